@@ -147,7 +147,7 @@ async function metricsContract(): Promise<JsonObject> {
 }
 
 async function typesFor(contract: JsonObject, banner: string): Promise<string> {
-  const ast = await openapiTS(contract as never, { alphabetize: false, exportType: true });
+  const ast = await openapiTS(contract as never, { alphabetize: false, exportType: true, enumValues: true });
   return `${banner}\n${astToString(ast)}`;
 }
 

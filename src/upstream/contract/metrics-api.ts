@@ -2370,3 +2370,40 @@ export interface operations {
         };
     };
 }
+type FlattenedDeepRequired<T> = {
+    [K in keyof T]-?: FlattenedDeepRequired<T[K] extends unknown[] | undefined | null ? Extract<T[K], unknown[]>[number] : T[K]>;
+};
+type ReadonlyArray<T> = [
+    Exclude<T, undefined>
+] extends [
+    unknown[]
+] ? Readonly<Exclude<T, undefined>> : Readonly<Exclude<T, undefined>[]>;
+export const pathsV2IcmTimeseriesGetParametersQueryGroupByValues: ReadonlyArray<FlattenedDeepRequired<paths>["/v2/icm/timeseries"]["get"]["parameters"]["query"]["groupBy"]> = ["srcBlockchainId", "destBlockchainId", "srcBlockchainId,destBlockchainId"];
+export const pathsV2IcmSummaryGetParametersQueryGroupByValues: ReadonlyArray<FlattenedDeepRequired<paths>["/v2/icm/summary"]["get"]["parameters"]["query"]["groupBy"]> = ["srcBlockchainId", "destBlockchainId", "srcBlockchainId,destBlockchainId"];
+export const pathsV2ValidatorsMetricsMetricGetParametersPathMetricValues: ReadonlyArray<FlattenedDeepRequired<paths>["/v2/validators/metrics/{metric}"]["get"]["parameters"]["path"]["metric"]> = ["totalCumulativeFeesDaily", "totalValidatorFeesDaily", "totalPayingValidatorsDaily"];
+export const pathsV2ValidationL1ValidationIdMetricsMetricGetParametersPathMetricValues: ReadonlyArray<FlattenedDeepRequired<paths>["/v2/validation/{l1ValidationId}/metrics/{metric}"]["get"]["parameters"]["path"]["metric"]> = ["validationCumulativeFeesDaily", "validationFeesDaily"];
+export const pathsV2ValidatorNodeIdMetricsMetricGetParametersPathMetricValues: ReadonlyArray<FlattenedDeepRequired<paths>["/v2/validator/{nodeId}/metrics/{metric}"]["get"]["parameters"]["path"]["metric"]> = ["perNodeCumulativeFeesPaid", "perNodeDailyFeesPaid"];
+export const pathsV2SubnetSubnetIdMetricsMetricGetParametersPathMetricValues: ReadonlyArray<FlattenedDeepRequired<paths>["/v2/subnet/{subnetId}/metrics/{metric}"]["get"]["parameters"]["path"]["metric"]> = ["perSubnetDailyFeesPaid", "perSubnetCumulativeFeesPaid", "perSubnetPayingValidators"];
+export const healthIndicatorResultDtoStatusValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["HealthIndicatorResultDto"]["status"]> = ["up", "down"];
+export const healthCheckResultDtoStatusValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["HealthCheckResultDto"]["status"]> = ["error", "ok", "shutting_down"];
+export const networkTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["NetworkType"]> = ["mainnet", "testnet"];
+export const networkValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["Network"]> = ["mainnet", "fuji", "testnet"];
+export const chainMetricValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["ChainMetric"]> = ["activeAddresses", "activeSenders", "cumulativeTxCount", "cumulativeAddresses", "cumulativeContracts", "cumulativeDeployers", "contracts", "deployers", "gasUsed", "txCount", "avgGps", "maxGps", "avgTps", "maxTps", "avgGasPrice", "maxGasPrice", "feesPaid"];
+export const timeIntervalGranularityValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["TimeIntervalGranularity"]> = ["hour", "day", "week", "month"];
+export const chainRollingWindowMetricValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["ChainRollingWindowMetric"]> = ["gasUsed", "txCount", "avgGps", "maxGps", "avgTps", "maxTps", "avgGasPrice", "maxGasPrice", "feesPaid", "contracts", "deployers", "activeAddresses", "activeSenders"];
+export const networkMetricValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["NetworkMetric"]> = ["delegatorCount", "delegatorWeight", "validatorCount", "validatorWeight"];
+export const allTimeNativeBalanceQueryDtoTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["AllTimeNativeBalanceQueryDto"]["type"]> = ["AllTimeNativeBalance"];
+export const anyTimeNativeBalanceQueryDtoTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["AnyTimeNativeBalanceQueryDto"]["type"]> = ["AnyTimeNativeBalance"];
+export const allTimeErc20BalanceQueryDtoTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["AllTimeErc20BalanceQueryDto"]["type"]> = ["AllTimeErc20Balance"];
+export const anyTimeErc20BalanceQueryDtoTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["AnyTimeErc20BalanceQueryDto"]["type"]> = ["AnyTimeErc20Balance"];
+export const allTimeNftHoldersQueryDtoTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["AllTimeNftHoldersQueryDto"]["type"]> = ["AllTimeNftHolders"];
+export const anyTimeNftHoldersQueryDtoTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["AnyTimeNftHoldersQueryDto"]["type"]> = ["AnyTimeNftHolders"];
+export const tokenTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["TokenType"]> = ["ERC20", "NATIVE"];
+export const latestBalanceQueryDtoTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["LatestBalanceQueryDto"]["type"]> = ["LatestBalance"];
+export const allTimeStarsArenaBalanceQueryDtoTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["AllTimeStarsArenaBalanceQueryDto"]["type"]> = ["AllTimeStarsArenaBalance"];
+export const anyTimeStarsArenaBalanceQueryDtoTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["AnyTimeStarsArenaBalanceQueryDto"]["type"]> = ["AnyTimeStarsArenaBalance"];
+export const latestStarsArenaBalanceQueryDtoTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["LatestStarsArenaBalanceQueryDto"]["type"]> = ["LatestBalanceStarsArena"];
+export const operatorValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["Operator"]> = ["AND", "OR"];
+export const legacyNetworksValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["LegacyNetworks"]> = ["mainnet", "fuji"];
+export const legacyIntervalValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["LegacyInterval"]> = ["hour", "day", "week", "month"];
+export const componentsParametersGlobalParamNetworkValues: ReadonlyArray<FlattenedDeepRequired<components>["parameters"]["GlobalParamNetwork"]> = ["mainnet", "fuji", "testnet"];

@@ -1,0 +1,77 @@
+/** Root fields for EVM chains, and the links from a chain to its metrics record and blocks. */
+import { ApiFeature, ChainMetricsInfoRef, EvmChainRef } from "../schema/chains.ts";
+import { EvmBlockConnectionRef, EvmBlockRef, evmBlockId } from "../schema/blocks.ts";
+import { builder } from "../schema/builder.ts";
+import { NetworkRef, upstreamNetwork } from "../schema/networks.ts";
+import { badUserInput } from "../src/errors.ts";
+import { toPageTokenConnection } from "../src/pagination.ts";
+import { queryBounds } from "../src/upstream/bounds.ts";
+import type { ApiFeature as UpstreamApiFeature } from "../src/upstream/types.ts";
+import { blockIdArgument, chainIdArgument } from "../src/validate.ts";
+
+const chainBlocksBounds = queryBounds("data", "/v1/chains/{chainId}/blocks");
+
+builder.queryFields((t) => ({
+  chains: t.field({
+    type: [EvmChainRef],
+    description: "The EVM chains the Data API indexes (`GET /v1/chains`), optionally of one network or with one feature.",
+    args: {
+      network: t.arg({ type: NetworkRef, description: "Only chains of this network." }),
+      feature: t.arg({ type: ApiFeature.ref, description: "Only chains with this Data API feature enabled." }),
+    },
+    resolve: async (_root, args, context) => {
+      if (args.feature === "UNKNOWN") throw badUserInput("feature", "feature must be a known feature, not UNKNOWN");
+      const chains = await context.upstreams.data.listChains(
+        { network: upstreamNetwork(args.network), feature: (args.feature ?? undefined) as UpstreamApiFeature | undefined },
+        context.call,
+      );
+      for (const chain of chains) {
+        context.loaders.chain.prime(chain.chainId, chain);
+        if (chain.platformChainId) context.loaders.chain.prime(chain.platformChainId, chain);
+      }
+      return chains;
+    },
+  }),
+  chain: t.field({
+    type: EvmChainRef,
+    nullable: true,
+    description: "One EVM chain by its EVM chain id (such as 43114) or its blockchain id; null when the Data API does not know it.",
+    args: { id: t.arg.id({ required: true, description: "An EVM chain id in decimal, or a blockchain id in cb58." }) },
+    resolve: (_root, args, context) => context.loaders.chain.load(chainIdArgument("id", String(args.id))),
+  }),
+}));
+
+builder.objectFields(EvmChainRef, (t) => ({
+  metricsInfo: t.field({
+    type: ChainMetricsInfoRef,
+    nullable: true,
+    description: "How the Metrics API knows this chain (`GET /v2/chains/{chainId}`); null when it has no metrics for it.",
+    resolve: (chain, _args, context) => context.loaders.metricsChain.load(chain.chainId),
+  }),
+  blocks: t.field({
+    type: EvmBlockConnectionRef,
+    nullable: true,
+    description: `The chain's latest blocks, newest first (\`GET /v1/chains/{chainId}/blocks\`). \`first\`: ${chainBlocksBounds.min} to ${chainBlocksBounds.max}, default ${chainBlocksBounds.default}.`,
+    args: { ...t.arg.connectionArgs() },
+    resolve: async (chain, args, context) => {
+      const connection = await toPageTokenConnection(args, {
+        bounds: { ...chainBlocksBounds, default: chainBlocksBounds.default ?? 10 },
+        filters: { field: "EvmChain.blocks", chainId: chain.chainId },
+        nodeKey: evmBlockId,
+        fetchPage: async (page) => {
+          const response = await context.upstreams.data.listLatestBlocks(chain.chainId, page, context.call);
+          return { items: response.blocks, nextPageToken: response.nextPageToken };
+        },
+      });
+      context.primeBlocks(connection.edges.map((edge) => edge.node));
+      return connection;
+    },
+  }),
+  block: t.field({
+    type: EvmBlockRef,
+    nullable: true,
+    description: "One block of the chain by number or hash (`GET /v1/chains/{chainId}/blocks/{blockId}`); null when there is none.",
+    args: { id: t.arg.string({ required: true, description: "A block number in decimal, or a block hash." }) },
+    resolve: (chain, args, context) => context.loaders.block.load({ chainId: chain.chainId, blockId: blockIdArgument("id", args.id) }),
+  }),
+}));

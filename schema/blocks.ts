@@ -1,0 +1,77 @@
+/** EVM blocks, as the Data API lists them and returns them one by one. */
+import type { EvmBlock } from "../src/upstream/types.ts";
+import { builder } from "./builder.ts";
+
+export const EvmBlockRef = builder.objectRef<EvmBlock>("EvmBlock");
+
+/** The global id of a block: its chain and hash, which is all the block route needs. */
+export function evmBlockId(block: Pick<EvmBlock, "chainId" | "blockHash">): string {
+  return `${block.chainId}:${block.blockHash}`;
+}
+
+export function parseEvmBlockId(id: string): { chainId: string; blockId: string } | null {
+  const separator = id.indexOf(":");
+  if (separator <= 0) return null;
+  return { chainId: id.slice(0, separator), blockId: id.slice(separator + 1) };
+}
+
+builder.node(EvmBlockRef, {
+  description: "A block of an EVM chain (`GET /v1/chains/{chainId}/blocks/{blockId}`).",
+  id: { resolve: evmBlockId },
+  loadOne: (id, context) => {
+    const key = parseEvmBlockId(id);
+    return key ? context.loaders.block.load(key) : null;
+  },
+  fields: (t) => ({
+    chainId: t.exposeString("chainId", { description: "The EVM chain id of the block's chain, in decimal." }),
+    blockNumber: t.field({ type: "BigInt", description: "The block's height.", resolve: (block) => block.blockNumber }),
+    blockHash: t.field({ type: "Hash", description: "The block's hash.", resolve: (block) => block.blockHash }),
+    parentHash: t.field({ type: "Hash", description: "The hash of the block before this one.", resolve: (block) => block.parentHash }),
+    blockTimestamp: t.field({
+      type: "SafeInt",
+      description: "When the block was proposed, in Unix seconds.",
+      resolve: (block) => block.blockTimestamp,
+    }),
+    blockTime: t.field({
+      type: "DateTime",
+      description: "When the block was proposed, as a date (from `blockTimestampMilliseconds` where known, else `blockTimestamp`).",
+      resolve: (block) => new Date(block.blockTimestampMilliseconds ?? block.blockTimestamp * 1000),
+    }),
+    blockTimestampMilliseconds: t.field({
+      type: "SafeInt",
+      nullable: true,
+      description: "When the block was proposed, in Unix milliseconds; only for blocks after the Granite upgrade.",
+      resolve: (block) => block.blockTimestampMilliseconds ?? null,
+    }),
+    blockMinDelayExcess: t.field({
+      type: "SafeInt",
+      nullable: true,
+      description: "The minimum block delay excess, in milliseconds; only for blocks after the Granite upgrade.",
+      resolve: (block) => block.blockMinDelayExcess ?? null,
+    }),
+    txCount: t.exposeInt("txCount", { description: "How many transactions the block holds." }),
+    baseFee: t.field({ type: "BigInt", description: "The base fee per gas of the block, in wei.", resolve: (block) => block.baseFee }),
+    gasUsed: t.field({ type: "BigInt", description: "Gas used by the block's transactions.", resolve: (block) => block.gasUsed }),
+    gasLimit: t.field({ type: "BigInt", description: "The most gas the block's transactions may use.", resolve: (block) => block.gasLimit }),
+    gasCost: t.field({ type: "BigInt", description: "The gas cost of the block, in wei.", resolve: (block) => block.gasCost }),
+    feesSpent: t.field({
+      type: "BigInt",
+      description: "Fees paid (burned) by the block's transactions, in wei.",
+      resolve: (block) => block.feesSpent,
+    }),
+    cumulativeTransactions: t.field({
+      type: "BigInt",
+      description: "Transactions on the chain up to and including this block.",
+      resolve: (block) => block.cumulativeTransactions,
+    }),
+  }),
+});
+
+export const EvmBlockConnectionRef = builder.connectionObject(
+  {
+    type: EvmBlockRef,
+    name: "EvmBlockConnection",
+    description: "A page of blocks, newest first.",
+  },
+  { name: "EvmBlockEdge", description: "A block and the cursor that continues after it." },
+);

@@ -1,0 +1,176 @@
+/**
+ * Relay connections over the upstream's page tokens (forward only).
+ *
+ * `first` becomes `pageSize` within the route's own bounds. Each edge's cursor records the
+ * page it came from (page token and page size), its index in that page, the key of its node
+ * and a hash of the field's filter arguments. So any edge's cursor resumes right after that
+ * edge, and a cursor is refused when used with other filters. The last edge of an upstream
+ * page carries that page's `nextPageToken` instead, so that ordinary forward paging costs one
+ * upstream call per page.
+ */
+import { createHash } from "node:crypto";
+import { badUserInput } from "./errors.ts";
+
+export interface PageBounds {
+  /** Smallest `pageSize` the route accepts. */
+  min: number;
+  /** Largest `pageSize` the route accepts. */
+  max: number;
+  /** `first` when the client gives none. */
+  default: number;
+}
+
+export interface ConnectionArgs {
+  first?: number | null | undefined;
+  after?: string | null | undefined;
+  last?: number | null | undefined;
+  before?: string | null | undefined;
+}
+
+export interface UpstreamPage<T> {
+  items: T[];
+  nextPageToken?: string | undefined;
+}
+
+export interface PageTokenConnection<T> {
+  edges: { cursor: string; node: T }[];
+  pageInfo: { hasNextPage: boolean; hasPreviousPage: boolean; startCursor: string | null; endCursor: string | null };
+}
+
+export interface PageTokenConnectionOptions<T> {
+  bounds: PageBounds;
+  /** What identifies the list: the field and its parent, plus every filter argument. */
+  filters: Record<string, unknown>;
+  /** A stable key of a node, used to find the edge again when a page has shifted. */
+  nodeKey: (node: T) => string;
+  fetchPage: (request: { pageSize: number; pageToken: string | undefined }) => Promise<UpstreamPage<T>>;
+}
+
+/** What a cursor says: resume after item `index` of the page (`pageToken`, `pageSize`). */
+interface Cursor {
+  pageToken: string | undefined;
+  pageSize: number;
+  /** -1: start at the beginning of the page. */
+  index: number;
+  nodeKey: string | undefined;
+  filterHash: string;
+}
+
+const CURSOR_VERSION = 1;
+
+function filterHash(filters: Record<string, unknown>): string {
+  const stable = JSON.stringify(Object.keys(filters).sort().map((key) => [key, filters[key] ?? null]));
+  return createHash("sha256").update(stable).digest("base64url").slice(0, 12);
+}
+
+function encodeCursor(cursor: Cursor): string {
+  const body = [CURSOR_VERSION, cursor.pageToken ?? null, cursor.pageSize, cursor.index, cursor.nodeKey ?? null, cursor.filterHash];
+  return Buffer.from(JSON.stringify(body)).toString("base64url");
+}
+
+function decodeCursor(text: string): Cursor {
+  const malformed = () => badUserInput("after", "after is not a cursor of this gateway; pass an edge's cursor or pageInfo.endCursor unchanged");
+  let body: unknown;
+  try {
+    body = JSON.parse(Buffer.from(text, "base64url").toString("utf8"));
+  } catch {
+    throw malformed();
+  }
+  if (!Array.isArray(body) || body.length !== 6 || body[0] !== CURSOR_VERSION) throw malformed();
+  const [, pageToken, pageSize, index, nodeKey, hash] = body as unknown[];
+  if (
+    (pageToken !== null && typeof pageToken !== "string") ||
+    !Number.isSafeInteger(pageSize) ||
+    !Number.isSafeInteger(index) ||
+    (nodeKey !== null && typeof nodeKey !== "string") ||
+    typeof hash !== "string"
+  ) {
+    throw malformed();
+  }
+  return {
+    pageToken: pageToken ?? undefined,
+    pageSize: pageSize as number,
+    index: index as number,
+    nodeKey: (nodeKey as string | null) ?? undefined,
+    filterHash: hash,
+  };
+}
+
+/** Checks the connection arguments against the route's bounds; throws before any upstream call. */
+export function validateConnectionArgs(args: ConnectionArgs, bounds: PageBounds, filters: Record<string, unknown>) {
+  if (args.last !== null && args.last !== undefined) {
+    throw badUserInput("last", "last is not supported: the upstream pages forward only; use first and after");
+  }
+  if (args.before !== null && args.before !== undefined) {
+    throw badUserInput("before", "before is not supported: the upstream pages forward only; use first and after");
+  }
+  const first = args.first ?? bounds.default;
+  if (!Number.isSafeInteger(first) || first < bounds.min || first > bounds.max) {
+    throw badUserInput("first", `first must be between ${bounds.min} and ${bounds.max}, got ${first}`, {
+      min: bounds.min,
+      max: bounds.max,
+    });
+  }
+  const hash = filterHash(filters);
+  let cursor: Cursor | undefined;
+  if (args.after !== null && args.after !== undefined) {
+    cursor = decodeCursor(args.after);
+    if (cursor.filterHash !== hash) {
+      throw badUserInput("after", "after belongs to another list: a cursor can only be used with the arguments of the query that returned it");
+    }
+    if (cursor.pageSize < bounds.min || cursor.pageSize > bounds.max || cursor.index < -1 || cursor.index >= cursor.pageSize) {
+      throw badUserInput("after", "after is not a cursor of this gateway; pass an edge's cursor or pageInfo.endCursor unchanged");
+    }
+  }
+  return { first, cursor, hash };
+}
+
+export async function toPageTokenConnection<T>(
+  args: ConnectionArgs,
+  options: PageTokenConnectionOptions<T>,
+): Promise<PageTokenConnection<T>> {
+  const { first, cursor, hash } = validateConnectionArgs(args, options.bounds, options.filters);
+  const edges: PageTokenConnection<T>["edges"] = [];
+  let more = false;
+
+  const take = (page: UpstreamPage<T>, pageToken: string | undefined, pageSize: number, from: number) => {
+    let index = from;
+    for (; index < page.items.length && edges.length < first; index += 1) {
+      const node = page.items[index] as T;
+      const lastOfPage = index === page.items.length - 1;
+      const edgeCursor: Cursor =
+        lastOfPage && page.nextPageToken
+          ? { pageToken: page.nextPageToken, pageSize, index: -1, nodeKey: undefined, filterHash: hash }
+          : { pageToken, pageSize, index, nodeKey: options.nodeKey(node), filterHash: hash };
+      edges.push({ cursor: encodeCursor(edgeCursor), node });
+    }
+    more = index < page.items.length || Boolean(page.nextPageToken);
+    return page.nextPageToken;
+  };
+
+  if (cursor && cursor.index >= 0) {
+    // Resume inside a page: read that page again and continue after the edge, found by its
+    // node key if the page has shifted since (a "latest" list grows at its head).
+    const page = await options.fetchPage({ pageSize: cursor.pageSize, pageToken: cursor.pageToken });
+    const found = cursor.nodeKey === undefined ? -1 : page.items.findIndex((item) => options.nodeKey(item) === cursor.nodeKey);
+    const next = take(page, cursor.pageToken, cursor.pageSize, (found >= 0 ? found : cursor.index) + 1);
+    const missing = first - edges.length;
+    if (missing > 0 && next) {
+      const pageSize = Math.max(options.bounds.min, missing);
+      take(await options.fetchPage({ pageSize, pageToken: next }), next, pageSize, 0);
+    }
+  } else {
+    const pageToken = cursor?.pageToken;
+    take(await options.fetchPage({ pageSize: first, pageToken }), pageToken, first, 0);
+  }
+
+  return {
+    edges,
+    pageInfo: {
+      hasNextPage: more,
+      hasPreviousPage: false,
+      startCursor: edges[0]?.cursor ?? null,
+      endCursor: edges[edges.length - 1]?.cursor ?? null,
+    },
+  };
+}

@@ -1,0 +1,45 @@
+/** `npm start`: serves the gateway; without upstream URLs, on the embedded simulator. */
+import { createServer } from "node:http";
+import { loadConfig } from "./config.ts";
+import { createLogger } from "./logger.ts";
+import { startSimulatorProcess, type SimulatorProcess } from "./simulator-process.ts";
+import { createGateway, type UpstreamUrls } from "./yoga.ts";
+
+const config = loadConfig();
+const logger = createLogger(config.logLevel);
+
+let simulator: SimulatorProcess | undefined;
+let urls: UpstreamUrls;
+if (config.dataApiUrl && config.metricsApiUrl) {
+  urls = { dataApiUrl: config.dataApiUrl, metricsApiUrl: config.metricsApiUrl };
+} else {
+  if (config.dataApiUrl || config.metricsApiUrl) {
+    throw new Error("set both DATA_API_URL and METRICS_API_URL, or neither to use the embedded simulator");
+  }
+  simulator = await startSimulatorProcess();
+  urls = { dataApiUrl: simulator.dataApiUrl, metricsApiUrl: simulator.metricsApiUrl };
+  logger.info(urls, "no DATA_API_URL/METRICS_API_URL set: serving the embedded simulator's sample network");
+}
+
+const gateway = createGateway(config, urls, logger);
+const server = createServer(gateway.yoga);
+server.listen(config.port, config.host, () => {
+  logger.info(
+    { url: `http://${config.host === "0.0.0.0" ? "localhost" : config.host}:${config.port}/graphql`, ...urls },
+    "gateway listening",
+  );
+});
+
+let stopping = false;
+async function shutdown(signal: string): Promise<void> {
+  if (stopping) return;
+  stopping = true;
+  logger.info({ signal }, "shutting down");
+  server.close();
+  server.closeIdleConnections();
+  await gateway.close();
+  await simulator?.stop();
+  process.exit(0);
+}
+process.once("SIGTERM", () => void shutdown("SIGTERM"));
+process.once("SIGINT", () => void shutdown("SIGINT"));

@@ -1,0 +1,54 @@
+/**
+ * Starts the embedded simulator as a child process, for `npm start` without upstream URLs.
+ * The gateway never imports the simulator: it runs `simulator/main.ts` and reads the one JSON
+ * line the simulator prints once it listens.
+ */
+import { spawn, type ChildProcess } from "node:child_process";
+import { createInterface } from "node:readline";
+import { fileURLToPath } from "node:url";
+import type { UpstreamUrls } from "./yoga.ts";
+
+const SIMULATOR_MAIN = fileURLToPath(new URL("../simulator/main.ts", import.meta.url));
+
+export interface SimulatorProcess extends UpstreamUrls {
+  stop(): Promise<void>;
+}
+
+export function startSimulatorProcess(env: Record<string, string> = {}, timeoutMs = 60_000): Promise<SimulatorProcess> {
+  const child: ChildProcess = spawn(process.execPath, ["--import", "tsx", SIMULATOR_MAIN], {
+    env: { ...process.env, SIM_DATA_PORT: "0", SIM_METRICS_PORT: "0", ...env },
+    stdio: ["ignore", "pipe", "inherit"],
+  });
+
+  const stop = () =>
+    new Promise<void>((resolve) => {
+      if (child.exitCode !== null || child.signalCode !== null) return resolve();
+      child.once("exit", () => resolve());
+      child.kill("SIGTERM");
+    });
+
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => {
+      void stop();
+      reject(new Error(`the simulator did not start within ${timeoutMs} ms`));
+    }, timeoutMs);
+    child.once("exit", (code, signal) => {
+      clearTimeout(timer);
+      reject(new Error(`the simulator exited before listening (code ${code}, signal ${signal})`));
+    });
+    const lines = createInterface({ input: child.stdout! });
+    lines.on("line", (line) => {
+      let message: { event?: string; dataUrl?: string; metricsUrl?: string };
+      try {
+        message = JSON.parse(line) as typeof message;
+      } catch {
+        return;
+      }
+      if (message.event === "listening" && message.dataUrl && message.metricsUrl) {
+        clearTimeout(timer);
+        child.removeAllListeners("exit");
+        resolve({ dataApiUrl: message.dataUrl, metricsApiUrl: message.metricsUrl, stop });
+      }
+    });
+  });
+}

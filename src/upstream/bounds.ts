@@ -1,0 +1,33 @@
+/** Page size bounds, read from the contract so that they are exactly the routes' own. */
+import dataContract from "./contract/data-api.json" with { type: "json" };
+import metricsContract from "./contract/metrics-api.json" with { type: "json" };
+
+export interface RouteBounds {
+  min: number;
+  max: number;
+  /** The route's default, when it has one. */
+  default: number | undefined;
+}
+
+interface Parameter {
+  name: string;
+  in: string;
+  schema?: { minimum?: number; maximum?: number; default?: number };
+}
+
+type Contract = { paths: Record<string, Record<string, { parameters?: Parameter[] }>> };
+
+const contracts: Record<"data" | "metrics", Contract> = {
+  data: dataContract as unknown as Contract,
+  metrics: metricsContract as unknown as Contract,
+};
+
+/** The bounds of a numeric query parameter of a route; throws at startup if the contract lacks them. */
+export function queryBounds(service: "data" | "metrics", route: string, parameter = "pageSize", method = "get"): RouteBounds {
+  const operation = contracts[service].paths[route]?.[method];
+  const schema = operation?.parameters?.find((p) => p.in === "query" && p.name === parameter)?.schema;
+  if (schema?.minimum === undefined || schema.maximum === undefined) {
+    throw new Error(`the contract has no bounds for ${parameter} of ${method.toUpperCase()} ${route}`);
+  }
+  return { min: schema.minimum, max: schema.maximum, default: schema.default };
+}

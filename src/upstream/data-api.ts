@@ -1,0 +1,99 @@
+/** The Data API: typed calls, with the shared cache for records that do not change. */
+import type { CacheConfig } from "../config.ts";
+import { nullIfNotFound } from "../errors.ts";
+import type { RecordCache } from "./cache.ts";
+import { ContractClient } from "./contract-client.ts";
+import type { CallOptions, UpstreamService } from "./http.ts";
+import type { ApiFeature, ChainInfo, DataPaths, EvmBlock, ListEvmBlocksResponse, UpstreamNetwork } from "./types.ts";
+
+export interface PageRequest {
+  pageSize: number;
+  pageToken?: string | undefined;
+}
+
+const HASH = /^0x[0-9a-fA-F]{64}$/;
+
+function blockCacheKey(chainId: string, blockId: string): string {
+  return HASH.test(blockId) ? `evm-block:${chainId}:${blockId.toLowerCase()}` : `evm-block:${chainId}:#${blockId}`;
+}
+
+export class DataApi {
+  readonly client: ContractClient<DataPaths>;
+
+  constructor(
+    service: UpstreamService,
+    private readonly cache: RecordCache,
+    private readonly cacheConfig: Pick<CacheConfig, "chainTtlMs">,
+  ) {
+    this.client = new ContractClient<DataPaths>(service);
+  }
+
+  /** `GET /v1/chains`; each filter combination is cached for the chain TTL. */
+  listChains(filter: { network?: UpstreamNetwork; feature?: ApiFeature }, options?: CallOptions): Promise<ChainInfo[]> {
+    const key = `evm-chains:${filter.network ?? "*"}:${filter.feature ?? "*"}`;
+    return this.cache.getOrLoad(
+      key,
+      async () => (await this.client.get("/v1/chains", { query: filter }, options)).chains,
+      this.cacheConfig.chainTtlMs,
+    );
+  }
+
+  /** `GET /v1/chains/{chainId}` by EVM chain id or blockchain id; null when the chain is unknown. */
+  getChain(chainId: string, options?: CallOptions): Promise<ChainInfo | null> {
+    return this.cache.getOrLoad(
+      `evm-chain:${chainId}`,
+      () => nullIfNotFound(this.client.get("/v1/chains/{chainId}", { params: { chainId } }, options)),
+      this.cacheConfig.chainTtlMs,
+    );
+  }
+
+  /** `GET /v1/chains/{chainId}/blocks`: the latest blocks of one chain, newest first. */
+  async listLatestBlocks(chainId: string, page: PageRequest, options?: CallOptions): Promise<ListEvmBlocksResponse> {
+    const response = await this.client.get(
+      "/v1/chains/{chainId}/blocks",
+      { params: { chainId }, query: { pageSize: page.pageSize, pageToken: page.pageToken } },
+      options,
+    );
+    this.rememberBlocks(response.blocks);
+    return response;
+  }
+
+  /** `GET /v1/blocks`: the latest blocks of every supported chain, newest first. */
+  async listLatestBlocksAllChains(
+    network: UpstreamNetwork | undefined,
+    page: PageRequest,
+    options?: CallOptions,
+  ): Promise<ListEvmBlocksResponse> {
+    const response = await this.client.get(
+      "/v1/blocks",
+      { query: { network, pageSize: page.pageSize, pageToken: page.pageToken } },
+      options,
+    );
+    this.rememberBlocks(response.blocks);
+    return response;
+  }
+
+  /**
+   * `GET /v1/chains/{chainId}/blocks/{blockId}` by number or hash; null when unknown.
+   * Accepted blocks are final on Avalanche, so a block found once is kept by hash and number.
+   */
+  async getBlock(chainId: string, blockId: string, options?: CallOptions): Promise<EvmBlock | null> {
+    const cached = this.cache.get<EvmBlock>(blockCacheKey(chainId, blockId));
+    if (cached) return cached;
+    const block = await nullIfNotFound(
+      this.client.get("/v1/chains/{chainId}/blocks/{blockId}", { params: { chainId, blockId } }, options),
+    );
+    if (block) this.rememberBlocks([block], chainId);
+    return block;
+  }
+
+  /** Keeps blocks in the shared cache under their chain id (and the id they were asked by). */
+  private rememberBlocks(blocks: readonly EvmBlock[], requestedChainId?: string): void {
+    for (const block of blocks) {
+      for (const chainId of new Set([block.chainId, requestedChainId ?? block.chainId])) {
+        this.cache.set(blockCacheKey(chainId, block.blockHash), block);
+        this.cache.set(blockCacheKey(chainId, block.blockNumber), block);
+      }
+    }
+  }
+}
