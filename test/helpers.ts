@@ -1,0 +1,68 @@
+/**
+ * Test harness: the simulator on real loopback sockets, and the gateway built over it.
+ * Tests send operations through `yoga.fetch`; the gateway reaches the simulator over HTTP.
+ */
+import type { TypedDocumentNode } from "@graphql-typed-document-node/core";
+import { print, type ExecutionResult, type GraphQLFormattedError } from "graphql";
+import { loadConfig, type GatewayConfig } from "../src/config.ts";
+import { createLogger } from "../src/logger.ts";
+import { createGateway, type Gateway } from "../src/yoga.ts";
+import { startSimulator } from "../simulator/server.ts";
+
+export type RunningSimulator = Awaited<ReturnType<typeof startSimulator>>;
+
+export interface Harness {
+  simulator: RunningSimulator;
+  gateway: Gateway;
+  config: GatewayConfig;
+  close(): Promise<void>;
+}
+
+export async function startHarness(env: Record<string, string> = {}): Promise<Harness> {
+  const simulator = await startSimulator({ dataPort: 0, metricsPort: 0 });
+  const config = loadConfig({ LOG_LEVEL: "silent", ...env });
+  const gateway = createGateway(config, { dataApiUrl: simulator.dataUrl, metricsApiUrl: simulator.metricsUrl }, createLogger("silent"));
+  return {
+    simulator,
+    gateway,
+    config,
+    async close() {
+      await gateway.close();
+      await simulator.close();
+    },
+  };
+}
+
+export interface Response<T> {
+  status: number;
+  headers: Headers;
+  body: ExecutionResult<T> & { errors?: GraphQLFormattedError[] };
+}
+
+export async function execute<T, V extends Record<string, unknown>>(
+  harness: Harness,
+  document: TypedDocumentNode<T, V> | string,
+  variables?: V,
+  headers: Record<string, string> = {},
+): Promise<Response<T>> {
+  const query = typeof document === "string" ? document : print(document);
+  const response = await harness.gateway.yoga.fetch("http://gateway.test/graphql", {
+    method: "POST",
+    headers: { "content-type": "application/json", accept: "application/graphql-response+json", ...headers },
+    body: JSON.stringify({ query, variables }),
+  });
+  return { status: response.status, headers: response.headers, body: (await response.json()) as Response<T>["body"] };
+}
+
+/** Upstream calls per route since the last reset, without the routes that saw none. */
+export function upstreamCalls(harness: Harness): Record<string, number> {
+  return Object.fromEntries(Object.entries(harness.simulator.counters()).filter(([, count]) => count > 0));
+}
+
+/** A GET straight to the simulator, bypassing the gateway (not reset-neutral: reset after). */
+export async function simulatorGet<T>(harness: Harness, service: "data" | "metrics", path: string): Promise<T> {
+  const base = service === "data" ? harness.simulator.dataUrl : harness.simulator.metricsUrl;
+  const response = await fetch(base + path);
+  if (!response.ok) throw new Error(`simulator ${path}: HTTP ${response.status}`);
+  return (await response.json()) as T;
+}
