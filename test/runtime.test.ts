@@ -1,0 +1,79 @@
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { loadConfig } from "../src/config.ts";
+import { startSimulatorProcess } from "../src/simulator-process.ts";
+import { ChainBlockDocument } from "./generated/graphql.ts";
+import { execute, startHarness, upstreamCalls, type Harness } from "./helpers.ts";
+
+describe("identical concurrent upstream GETs", () => {
+  let harness: Harness;
+  beforeAll(async () => {
+    harness = await startHarness();
+  });
+  afterAll(async () => {
+    await harness.close();
+  });
+  beforeEach(() => {
+    harness.gateway.cache.clear();
+    harness.simulator.resetCounters();
+  });
+
+  it("share one request across concurrent client requests", async () => {
+    harness.simulator.setKnobs({ latencyMs: 100 });
+    try {
+      const results = await Promise.all(
+        Array.from({ length: 5 }, () => execute(harness, ChainBlockDocument, { chainId: "43114", blockId: "2500" })),
+      );
+      for (const result of results) expect(result.body.data!.chain!.block!.blockNumber).toBe("2500");
+      expect(upstreamCalls(harness)).toEqual({
+        "GET /v1/chains": 1,
+        "GET /v1/chains/{chainId}/blocks/{blockId}": 2,
+      });
+    } finally {
+      harness.simulator.setKnobs({ latencyMs: 0 });
+    }
+  });
+
+  it("are not shared between callers with different API keys", async () => {
+    harness.simulator.setKnobs({ latencyMs: 100 });
+    try {
+      await Promise.all(
+        ["key-a", "key-b"].map((key) =>
+          execute(harness, `{ chain(id: "43114") { chainName } }`, {}, { "x-glacier-api-key": key }),
+        ),
+      );
+      expect(upstreamCalls(harness)).toEqual({ "GET /v1/chains": 2 });
+    } finally {
+      harness.simulator.setKnobs({ latencyMs: 0 });
+    }
+  });
+});
+
+describe("configuration", () => {
+  it("runs offline by default", () => {
+    const config = loadConfig({});
+    expect(config).toMatchObject({ dataApiUrl: undefined, metricsApiUrl: undefined, port: 4000, graphiql: true });
+  });
+
+  it("names the variable that is wrong", () => {
+    expect(() => loadConfig({ PORT: "http" })).toThrow(/PORT must be an integer/);
+    expect(() => loadConfig({ DATA_API_URL: "glacier" })).toThrow(/DATA_API_URL must be an absolute http\(s\) URL/);
+    expect(() => loadConfig({ METRICS_API_URL: "ftp://metrics" })).toThrow(/METRICS_API_URL must be an http\(s\) URL/);
+    expect(() => loadConfig({ DATA_API_URL: "https://user:pw@glacier" })).toThrow(/must not carry credentials/);
+    expect(() => loadConfig({ GRAPHIQL: "maybe" })).toThrow(/GRAPHIQL must be true or false/);
+  });
+});
+
+describe("the simulator as a child process (npm start without upstream URLs)", () => {
+  it("starts, answers on both services, and stops", async () => {
+    const simulator = await startSimulatorProcess();
+    try {
+      const chains = (await (await fetch(`${simulator.dataApiUrl}/v1/chains`)).json()) as { chains: unknown[] };
+      expect(chains.chains.length).toBeGreaterThan(0);
+      const health = await fetch(`${simulator.metricsApiUrl}/v2/health-check`);
+      expect(health.status).toBe(200);
+    } finally {
+      await simulator.stop();
+    }
+    await expect(fetch(`${simulator.dataApiUrl}/v1/chains`)).rejects.toThrow();
+  });
+});
