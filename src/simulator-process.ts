@@ -16,8 +16,9 @@ export interface SimulatorProcess extends UpstreamUrls {
 
 export function startSimulatorProcess(env: Record<string, string> = {}, timeoutMs = 60_000): Promise<SimulatorProcess> {
   const child: ChildProcess = spawn(process.execPath, ["--import", "tsx", SIMULATOR_MAIN], {
-    env: { ...process.env, SIM_DATA_PORT: "0", SIM_METRICS_PORT: "0", ...env },
-    stdio: ["ignore", "pipe", "inherit"],
+    env: { ...process.env, SIM_DATA_PORT: "0", SIM_METRICS_PORT: "0", SIM_EXIT_WITH_PARENT: "1", ...env },
+    // stdin is a pipe only so that the simulator sees it close when this process dies.
+    stdio: ["pipe", "pipe", "inherit"],
   });
 
   const stop = () =>

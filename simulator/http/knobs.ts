@@ -1,0 +1,88 @@
+import { createRandom, type Random } from "../network/random.ts";
+
+/** Behaviour that tests and benchmarks can change while the simulator runs. */
+export interface Knobs {
+  /** Delay added before every answer of a service route. */
+  latencyMs: number;
+  /** Share of requests, 0..1, answered with `errorStatus` instead of their result. */
+  errorRate: number;
+  /** Status of injected errors: a 4xx or 5xx, e.g. 429, 500, 503. */
+  errorStatus: number;
+  /** Route keys ("GET /v1/chains/{chainId}") that injected errors are limited to; empty means every route. */
+  errorRoutes: readonly string[];
+  /** Value of the retry-after header on injected 429s, in seconds. */
+  retryAfterSeconds: number;
+  /**
+   * Accepted values of the x-glacier-api-key header. When set, Data API
+   * requests without the header get 401 and with another value 403. The
+   * Metrics API never needs a key.
+   */
+  apiKeys: readonly string[] | null;
+}
+
+export const DEFAULT_KNOBS: Knobs = {
+  latencyMs: 0,
+  errorRate: 0,
+  errorStatus: 500,
+  errorRoutes: [],
+  retryAfterSeconds: 1,
+  apiKeys: null,
+};
+
+type Check = (value: unknown) => string | undefined;
+
+const isStringList = (value: unknown): value is string[] =>
+  Array.isArray(value) && value.every((item) => typeof item === "string");
+
+/**
+ * Validates a partial update of the knobs, e.g. the JSON body of
+ * `POST /_simulator/knobs`. `routeKeys` are the keys errorRoutes may name.
+ * @throws RangeError naming the first invalid knob.
+ */
+export function validateKnobs(update: unknown, routeKeys: ReadonlySet<string>): Partial<Knobs> {
+  if (typeof update !== "object" || update === null || Array.isArray(update)) {
+    throw new RangeError("knobs must be a JSON object");
+  }
+  const checks: Record<keyof Knobs, Check> = {
+    latencyMs: (value) =>
+      Number.isInteger(value) && (value as number) >= 0 ? undefined : "must be a non-negative integer",
+    errorRate: (value) =>
+      typeof value === "number" && value >= 0 && value <= 1 ? undefined : "must be a number from 0 to 1",
+    errorStatus: (value) =>
+      Number.isInteger(value) && (value as number) >= 400 && (value as number) <= 599
+        ? undefined
+        : "must be an HTTP error status from 400 to 599",
+    errorRoutes: (value) => {
+      if (!isStringList(value)) return "must be an array of route keys";
+      const unknown = value.find((key) => !routeKeys.has(key));
+      return unknown === undefined ? undefined : `has an unknown route key: ${unknown}`;
+    },
+    retryAfterSeconds: (value) =>
+      Number.isInteger(value) && (value as number) >= 0 ? undefined : "must be a non-negative integer",
+    apiKeys: (value) => (value === null || isStringList(value) ? undefined : "must be null or an array of strings"),
+  };
+  // An undefined value (possible in a Partial<Knobs> from code, never in JSON) leaves that knob as it is.
+  const changes = Object.entries(update).filter(([, value]) => value !== undefined);
+  for (const [name, value] of changes) {
+    const check = checks[name as keyof Knobs] as Check | undefined;
+    if (check === undefined) throw new RangeError(`unknown knob ${name}`);
+    const problem = check(value);
+    if (problem !== undefined) throw new RangeError(`${name} ${problem}`);
+  }
+  return Object.fromEntries(changes) as Partial<Knobs>;
+}
+
+/** Decides which requests get an injected error, with a seeded draw so that rates of 0 and 1 are exact. */
+export class FaultInjector {
+  private readonly random: Random;
+
+  constructor(seed: string) {
+    this.random = createRandom(seed, "faults");
+  }
+
+  shouldFail(routeKey: string, knobs: Knobs): boolean {
+    if (knobs.errorRate <= 0) return false;
+    if (knobs.errorRoutes.length > 0 && !knobs.errorRoutes.includes(routeKey)) return false;
+    return this.random.chance(knobs.errorRate);
+  }
+}

@@ -1,0 +1,75 @@
+import { createHash } from "node:crypto";
+import type { Sequence } from "../network/index.ts";
+import { badRequest } from "./errors.ts";
+
+export interface PageRequest {
+  pageToken: string | undefined;
+  pageSize: number | undefined;
+  /** The query the token belongs to; see RouteRequest.pageScope. */
+  scope: string;
+}
+
+export interface Page<T> {
+  items: T[];
+  /** Present only when more items follow. */
+  nextPageToken: string | undefined;
+}
+
+interface TokenPayload {
+  /** Index of the first item of the page. */
+  offset: number;
+  /** Hash of the scope that issued the token. */
+  scope: string;
+}
+
+/**
+ * One page of an ordered sequence. Page tokens are opaque to clients: the
+ * base64url of the next offset and a hash of the query that issued them, so a
+ * token replayed on another path or with other filters is refused. The page
+ * size may change from one page to the next.
+ */
+export function paginate<T>(source: Sequence<T>, request: PageRequest): Page<T> {
+  if (request.pageSize === undefined) {
+    throw new Error("paginate() needs a page size; the contract gives no default for this route");
+  }
+  const scope = scopeHash(request.scope);
+  const offset = request.pageToken === undefined ? 0 : decodePageToken(request.pageToken, scope);
+  const end = Math.min(source.length, offset + request.pageSize);
+  const items: T[] = [];
+  for (let index = offset; index < end; index++) {
+    const item = source.at(index);
+    if (item !== undefined) items.push(item);
+  }
+  return {
+    items,
+    nextPageToken: end < source.length ? encodePageToken({ offset: end, scope }) : undefined,
+  };
+}
+
+function scopeHash(scope: string): string {
+  return createHash("sha256").update(scope).digest("base64url").slice(0, 16);
+}
+
+function encodePageToken(payload: TokenPayload): string {
+  return Buffer.from(JSON.stringify(payload)).toString("base64url");
+}
+
+function decodePageToken(token: string, expectedScope: string): number {
+  let payload: unknown;
+  try {
+    payload = JSON.parse(Buffer.from(token, "base64url").toString("utf8"));
+  } catch {
+    throw badRequest("pageToken is malformed");
+  }
+  if (!isTokenPayload(payload)) throw badRequest("pageToken is malformed");
+  if (payload.scope !== expectedScope) {
+    throw badRequest("pageToken was issued for a different path or different filter parameters");
+  }
+  return payload.offset;
+}
+
+function isTokenPayload(value: unknown): value is TokenPayload {
+  if (typeof value !== "object" || value === null) return false;
+  const { offset, scope } = value as Record<string, unknown>;
+  return Number.isSafeInteger(offset) && (offset as number) >= 0 && typeof scope === "string";
+}

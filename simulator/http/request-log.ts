@@ -1,0 +1,43 @@
+/** One request as the simulator saw it, for tests that check what the gateway sent. */
+export interface RecordedRequest {
+  method: string;
+  /** The counter key of the matched route, or null when no route matched. */
+  route: string | null;
+  path: string;
+  query: Record<string, string>;
+  apiKey: string | null;
+  requestId: string | null;
+}
+
+const CAPACITY = 200;
+
+/** Per-route request counts and a ring buffer of the latest requests. */
+export class RequestLog {
+  private counts = new Map<string, number>();
+  private entries: RecordedRequest[] = [];
+  private next = 0;
+
+  record(request: RecordedRequest): void {
+    if (request.route !== null) this.counts.set(request.route, (this.counts.get(request.route) ?? 0) + 1);
+    if (this.entries.length < CAPACITY) this.entries.push(request);
+    else this.entries[this.next] = request;
+    this.next = (this.next + 1) % CAPACITY;
+  }
+
+  counters(): Record<string, number> {
+    return Object.fromEntries(this.counts);
+  }
+
+  /** Oldest first. */
+  requests(): RecordedRequest[] {
+    return this.entries.length < CAPACITY
+      ? [...this.entries]
+      : [...this.entries.slice(this.next), ...this.entries.slice(0, this.next)];
+  }
+
+  reset(): void {
+    this.counts.clear();
+    this.entries = [];
+    this.next = 0;
+  }
+}

@@ -1,0 +1,133 @@
+import { ChainBlocks, type EvmBlock, type Sequence } from "./blocks.ts";
+import { CHAIN_DEFINITIONS, type ChainInfo, type MetricsChain, type NetworkName } from "./chains.ts";
+
+export type { EvmBlock, Sequence } from "./blocks.ts";
+export type { ChainInfo, MetricsChain, NetworkName } from "./chains.ts";
+
+export interface NetworkOptions {
+  /** Any string; the same seed always gives the same network. */
+  seed: string;
+  blocksPerChain: number;
+  /** Time of the newest block of the network, in Unix seconds. */
+  headTime: number;
+}
+
+export const DEFAULT_NETWORK_OPTIONS: NetworkOptions = {
+  seed: "avalanche-simulator",
+  blocksPerChain: 5000,
+  headTime: Date.UTC(2026, 10, 1) / 1000,
+};
+
+export interface SimulatedChain {
+  network: NetworkName;
+  evmChainId: string;
+  blockchainId: string;
+  info: ChainInfo;
+  metrics: MetricsChain;
+  blocks: ChainBlocks;
+}
+
+/** The deterministic sample network that both simulated services answer from. */
+export class SampleNetwork {
+  /** Ordered by EVM chain id, as text, which is also the tie-break of the all-chains block order. */
+  readonly chains: readonly SimulatedChain[];
+  private readonly chainsById = new Map<string, SimulatedChain>();
+  private readonly latestBlocksByNetwork: Record<NetworkName | "all", BlockFeed>;
+
+  constructor(readonly options: NetworkOptions) {
+    const { seed, blocksPerChain, headTime } = options;
+    if (!Number.isInteger(blocksPerChain) || blocksPerChain < 1 || blocksPerChain > 0xffff_ffff) {
+      throw new RangeError(`blocksPerChain must be an integer from 1 to ${0xffff_ffff}`);
+    }
+    if (!Number.isInteger(headTime) || headTime < 0) {
+      throw new RangeError("headTime must be a non-negative integer (Unix seconds)");
+    }
+    this.chains = CHAIN_DEFINITIONS.map((definition) => ({
+      network: definition.network,
+      evmChainId: definition.info.chainId,
+      blockchainId: definition.metrics.blockchainId,
+      info: definition.info,
+      metrics: definition.metrics,
+      blocks: ChainBlocks.generate(definition.info.chainId, definition.profile, {
+        seed,
+        count: blocksPerChain,
+        headTimeMs: headTime * 1000,
+      }),
+    })).sort((a, b) => compareText(a.evmChainId, b.evmChainId));
+    for (const chain of this.chains) {
+      this.chainsById.set(chain.evmChainId, chain);
+      this.chainsById.set(chain.blockchainId, chain);
+    }
+    this.latestBlocksByNetwork = {
+      all: new BlockFeed(this.chains),
+      mainnet: new BlockFeed(this.chainsOn("mainnet")),
+      fuji: new BlockFeed(this.chainsOn("fuji")),
+    };
+  }
+
+  /** A chain by its EVM chain id or its blockchain id. */
+  chain(id: string): SimulatedChain | undefined {
+    return this.chainsById.get(id);
+  }
+
+  chainsOn(network: NetworkName | undefined): readonly SimulatedChain[] {
+    return network === undefined ? this.chains : this.chains.filter((chain) => chain.network === network);
+  }
+
+  /** Blocks of every chain (of one network, if given), newest first, in the order of `GET /v1/blocks`. */
+  latestBlocks(network: NetworkName | undefined): Sequence<EvmBlock> {
+    return this.latestBlocksByNetwork[network ?? "all"];
+  }
+}
+
+export function generateNetwork(options: Partial<NetworkOptions> = {}): SampleNetwork {
+  return new SampleNetwork({ ...DEFAULT_NETWORK_OPTIONS, ...options });
+}
+
+/** The network a contract `network` parameter selects; `testnet` is an alias of `fuji`. */
+export function networkNamed(network: "mainnet" | "fuji" | "testnet" | undefined): NetworkName | undefined {
+  return network === "testnet" ? "fuji" : network;
+}
+
+/**
+ * The blocks of several chains merged by descending block timestamp, ties
+ * broken by chain order and then by descending block number. Kept as two
+ * parallel columns (chain slot, block number) and materialized on access.
+ */
+class BlockFeed implements Sequence<EvmBlock> {
+  readonly length: number;
+  private readonly chainSlots: Uint8Array;
+  private readonly blockNumbers: Uint32Array;
+
+  constructor(private readonly chains: readonly SimulatedChain[]) {
+    this.length = chains.reduce((total, chain) => total + chain.blocks.count, 0);
+    this.chainSlots = new Uint8Array(this.length);
+    this.blockNumbers = new Uint32Array(this.length);
+    const next = chains.map((chain) => chain.blocks.headNumber);
+    for (let index = 0; index < this.length; index++) {
+      let best = -1;
+      let bestTimestamp = -Infinity;
+      for (let slot = 0; slot < chains.length; slot++) {
+        const number = next[slot]!;
+        if (number < 0) continue;
+        const timestamp = chains[slot]!.blocks.blockTimestamp(number);
+        if (timestamp > bestTimestamp) {
+          best = slot;
+          bestTimestamp = timestamp;
+        }
+      }
+      this.chainSlots[index] = best;
+      this.blockNumbers[index] = next[best]!;
+      next[best]!--;
+    }
+  }
+
+  at(index: number): EvmBlock | undefined {
+    if (!Number.isInteger(index) || index < 0 || index >= this.length) return undefined;
+    return this.chains[this.chainSlots[index]!]!.blocks.block(this.blockNumbers[index]!);
+  }
+}
+
+function compareText(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}

@@ -1,0 +1,225 @@
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import type { AddressInfo } from "node:net";
+import { setTimeout as delay } from "node:timers/promises";
+import { CONTROL_PREFIX, handleControl, type ControlTarget } from "./http/control.ts";
+import { HttpError, errorBody } from "./http/errors.ts";
+import { DEFAULT_KNOBS, FaultInjector, validateKnobs, type Knobs } from "./http/knobs.ts";
+import { RequestLog, type RecordedRequest } from "./http/request-log.ts";
+import { sendJson } from "./http/respond.ts";
+import type { RouteTable } from "./http/router.ts";
+import { DEFAULT_NETWORK_OPTIONS, SampleNetwork, type NetworkOptions } from "./network/index.ts";
+import { dataApiRoutes, metricsApiRoutes, type RouteOptions } from "./routes/index.ts";
+
+export type { Knobs } from "./http/knobs.ts";
+export type { RecordedRequest } from "./http/request-log.ts";
+export type { SampleNetwork } from "./network/index.ts";
+
+export interface ListenOptions {
+  /** Loopback by default. */
+  host: string;
+  /** 0 picks a free port. */
+  dataPort: number;
+  metricsPort: number;
+}
+
+export type SimulatorOptions = NetworkOptions & ListenOptions & RouteOptions & Knobs;
+
+export const DEFAULT_SIMULATOR_OPTIONS: SimulatorOptions = {
+  ...DEFAULT_NETWORK_OPTIONS,
+  host: "127.0.0.1",
+  dataPort: 0,
+  metricsPort: 0,
+  metricsChainsPageSize: 100,
+  ...DEFAULT_KNOBS,
+};
+
+export interface RunningSimulator {
+  /** Base URL of the Data API, e.g. "http://127.0.0.1:4010". */
+  dataUrl: string;
+  metricsUrl: string;
+  network: SampleNetwork;
+  /** Requests per route since the last reset, keyed "GET /v1/chains/{chainId}". */
+  counters(): Record<string, number>;
+  /** Clears the counters and the request log. */
+  resetCounters(): void;
+  /** The latest requests of both services, oldest first. */
+  requests(): RecordedRequest[];
+  knobs(): Knobs;
+  /** @throws RangeError when a knob value is invalid; no knob changes then. */
+  setKnobs(knobs: Partial<Knobs>): void;
+  close(): Promise<void>;
+}
+
+const API_KEY_HEADER = "x-glacier-api-key";
+const KEEP_ALIVE_TIMEOUT_MS = 60_000;
+const KNOB_NAMES = Object.keys(DEFAULT_KNOBS) as (keyof Knobs)[];
+
+interface Service {
+  routes: RouteTable;
+  requiresApiKey: boolean;
+}
+
+/** Starts the Data API and the Metrics API on two loopback listeners over one generated network. */
+export async function startSimulator(options: Partial<SimulatorOptions> = {}): Promise<RunningSimulator> {
+  const given = Object.entries(options).filter(([, value]) => value !== undefined);
+  const settings: SimulatorOptions = { ...DEFAULT_SIMULATOR_OPTIONS, ...Object.fromEntries(given) };
+  const network = new SampleNetwork({
+    seed: settings.seed,
+    blocksPerChain: settings.blocksPerChain,
+    headTime: settings.headTime,
+  });
+  const data: Service = { routes: dataApiRoutes(network), requiresApiKey: true };
+  const metrics: Service = { routes: metricsApiRoutes(network, settings), requiresApiKey: false };
+  const routeKeys = new Set([...data.routes.routes, ...metrics.routes.routes].map((route) => route.key));
+
+  let knobs: Knobs = { ...DEFAULT_KNOBS };
+  const setKnobs = (update: unknown): void => {
+    knobs = { ...knobs, ...validateKnobs(update, routeKeys) };
+  };
+  setKnobs(Object.fromEntries(KNOB_NAMES.map((name) => [name, settings[name]])));
+
+  const log = new RequestLog();
+  const faults = new FaultInjector(settings.seed);
+  const shutdown = new AbortController();
+  const control: ControlTarget = { log, knobs: () => knobs, setKnobs };
+
+  const listener = (service: Service) => (request: IncomingMessage, response: ServerResponse) => {
+    serve(service, request, response).catch((error: unknown) => {
+      if (shutdown.signal.aborted) return;
+      console.error("simulator: unexpected error", error);
+      if (!response.headersSent) sendJson(response, 500, errorBody(500, "Internal server error"));
+    });
+  };
+
+  async function serve(service: Service, request: IncomingMessage, response: ServerResponse): Promise<void> {
+    const method = request.method ?? "GET";
+    const url = request.url ?? "/";
+    const queryStart = url.indexOf("?");
+    const pathname = queryStart < 0 ? url : url.slice(0, queryStart);
+    const searchParams = new URLSearchParams(queryStart < 0 ? "" : url.slice(queryStart + 1));
+
+    if (pathname.startsWith(CONTROL_PREFIX)) return handleControl(request, response, pathname, control);
+
+    const { route, pathParams } = service.routes.match(method, pathname);
+    const apiKey = firstHeader(request, API_KEY_HEADER);
+    log.record({
+      method,
+      route: route?.key ?? null,
+      path: pathname,
+      query: Object.fromEntries(searchParams),
+      apiKey,
+      requestId: firstHeader(request, "x-request-id"),
+    });
+    // Read the knobs once so that a concurrent change cannot mix two settings in one answer.
+    const current = knobs;
+    if (current.latencyMs > 0) await delay(current.latencyMs, undefined, { signal: shutdown.signal });
+
+    if (route === undefined) {
+      return sendJson(response, 404, errorBody(404, `Cannot ${method} ${pathname}`));
+    }
+    try {
+      if (service.requiresApiKey && current.apiKeys !== null) {
+        if (apiKey === null) throw new HttpError(401, `Missing API key: send it in the ${API_KEY_HEADER} header`);
+        if (!current.apiKeys.includes(apiKey)) throw new HttpError(403, "Invalid API key");
+      }
+      if (faults.shouldFail(route.key, current)) throw injectedError(current);
+
+      const { path, query } = route.parameters.parse(pathParams, searchParams);
+      const body = await route.handle({
+        path,
+        query,
+        headers: request.headers,
+        pageScope: pageScope(route.key, path, query),
+      });
+      sendJson(response, route.successStatus, body);
+    } catch (error) {
+      if (!(error instanceof HttpError)) throw error;
+      sendJson(response, error.status, error.body, error.headers);
+    }
+  }
+
+  const started = await Promise.allSettled([
+    listen(listener(data), settings.host, settings.dataPort),
+    listen(listener(metrics), settings.host, settings.metricsPort),
+  ]);
+  const servers = started.flatMap((result) => (result.status === "fulfilled" ? [result.value] : []));
+  const failure = started.find((result) => result.status === "rejected");
+  if (failure !== undefined) {
+    await Promise.all(servers.map(stop));
+    throw failure.reason;
+  }
+  const [dataServer, metricsServer] = servers as [Server, Server];
+  let closed: Promise<void> = Promise.resolve();
+
+  return {
+    dataUrl: baseUrl(settings.host, dataServer),
+    metricsUrl: baseUrl(settings.host, metricsServer),
+    network,
+    counters: () => log.counters(),
+    resetCounters: () => log.reset(),
+    requests: () => log.requests(),
+    knobs: () => ({ ...knobs }),
+    setKnobs,
+    close: () => {
+      if (!shutdown.signal.aborted) {
+        shutdown.abort();
+        closed = Promise.all([stop(dataServer), stop(metricsServer)]).then(() => undefined);
+      }
+      return closed;
+    },
+  };
+}
+
+const INJECTED_ERROR_MESSAGES: Record<number, string> = {
+  429: "ThrottlerException: Too Many Requests",
+  500: "Internal server error",
+};
+
+function injectedError(knobs: Knobs): HttpError {
+  const { errorStatus } = knobs;
+  const headers: Record<string, string> =
+    errorStatus === 429 ? { "retry-after": String(knobs.retryAfterSeconds) } : {};
+  const message = INJECTED_ERROR_MESSAGES[errorStatus] ?? errorBody(errorStatus, "").error;
+  return new HttpError(errorStatus, message, headers);
+}
+
+function pageScope(routeKey: string, path: Record<string, unknown>, query: Record<string, unknown>): string {
+  const filters = Object.entries(query)
+    .filter(([name]) => name !== "pageToken" && name !== "pageSize")
+    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+  return JSON.stringify([routeKey, path, filters]);
+}
+
+function firstHeader(request: IncomingMessage, name: string): string | null {
+  const value = request.headers[name];
+  return (Array.isArray(value) ? value[0] : value) ?? null;
+}
+
+function listen(
+  handler: (request: IncomingMessage, response: ServerResponse) => void,
+  host: string,
+  port: number,
+): Promise<Server> {
+  const server = createServer(handler);
+  server.keepAliveTimeout = KEEP_ALIVE_TIMEOUT_MS;
+  server.headersTimeout = KEEP_ALIVE_TIMEOUT_MS + 1000;
+  return new Promise((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(port, host, () => {
+      server.off("error", reject);
+      resolve(server);
+    });
+  });
+}
+
+function stop(server: Server): Promise<void> {
+  return new Promise((resolve, reject) => {
+    server.close((error) => (error ? reject(error) : resolve()));
+    server.closeAllConnections();
+  });
+}
+
+function baseUrl(host: string, server: Server): string {
+  const { port } = server.address() as AddressInfo;
+  return `http://${host.includes(":") ? `[${host}]` : host}:${port}`;
+}
