@@ -3,6 +3,7 @@ import { EvmBlockConnectionRef, EvmBlockRef, evmBlockId } from "../schema/blocks
 import { builder } from "../schema/builder.ts";
 import { EvmChainRef } from "../schema/chains.ts";
 import { NetworkRef, upstreamNetwork } from "../schema/networks.ts";
+import { primeBlocks } from "../src/loaders/evm.ts";
 import { toPageTokenConnection } from "../src/pagination.ts";
 import { selectsOnly } from "../src/selection.ts";
 import { queryBounds } from "../src/upstream/bounds.ts";
@@ -29,11 +30,11 @@ builder.queryFields((t) => ({
         filters: { field: "Query.latestBlocks", network: network ?? null },
         nodeKey: evmBlockId,
         fetchPage: async (page) => {
-          const response = await context.upstreams.data.listLatestBlocksAllChains(network, page, context.call);
+          const response = await context.upstreams.evm.listLatestBlocksAllChains(network, page, context.call);
           return { items: response.blocks, nextPageToken: response.nextPageToken };
         },
       });
-      context.primeBlocks(connection.edges.map((edge) => edge.node));
+      primeBlocks(context.loaders, connection.edges.map((edge) => edge.node));
       return connection;
     },
   }),

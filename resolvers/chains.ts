@@ -4,6 +4,7 @@ import { EvmBlockConnectionRef, EvmBlockRef, evmBlockId } from "../schema/blocks
 import { builder } from "../schema/builder.ts";
 import { NetworkRef, upstreamNetwork } from "../schema/networks.ts";
 import { badUserInput } from "../src/errors.ts";
+import { primeBlocks, primeChains } from "../src/loaders/evm.ts";
 import { toPageTokenConnection } from "../src/pagination.ts";
 import { queryBounds } from "../src/upstream/bounds.ts";
 import type { ApiFeature as UpstreamApiFeature } from "../src/upstream/types.ts";
@@ -21,14 +22,11 @@ builder.queryFields((t) => ({
     },
     resolve: async (_root, args, context) => {
       if (args.feature === "UNKNOWN") throw badUserInput("feature", "feature must be a known feature, not UNKNOWN");
-      const chains = await context.upstreams.data.listChains(
+      const chains = await context.upstreams.evm.listChains(
         { network: upstreamNetwork(args.network), feature: (args.feature ?? undefined) as UpstreamApiFeature | undefined },
         context.call,
       );
-      for (const chain of chains) {
-        context.loaders.chain.prime(chain.chainId, chain);
-        if (chain.platformChainId) context.loaders.chain.prime(chain.platformChainId, chain);
-      }
+      primeChains(context.loaders, chains);
       return chains;
     },
   }),
@@ -59,11 +57,11 @@ builder.objectFields(EvmChainRef, (t) => ({
         filters: { field: "EvmChain.blocks", chainId: chain.chainId },
         nodeKey: evmBlockId,
         fetchPage: async (page) => {
-          const response = await context.upstreams.data.listLatestBlocks(chain.chainId, page, context.call);
+          const response = await context.upstreams.evm.listLatestBlocks(chain.chainId, page, context.call);
           return { items: response.blocks, nextPageToken: response.nextPageToken };
         },
       });
-      context.primeBlocks(connection.edges.map((edge) => edge.node));
+      primeBlocks(context.loaders, connection.edges.map((edge) => edge.node));
       return connection;
     },
   }),

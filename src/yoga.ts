@@ -6,7 +6,7 @@ import { createContext, type GatewayContext, type Upstreams } from "./context.ts
 import { schema } from "./graph.ts";
 import type { Logger } from "./logger.ts";
 import { RecordCache } from "./upstream/cache.ts";
-import { DataApi } from "./upstream/data-api.ts";
+import { EvmApi } from "./upstream/evm-api.ts";
 import { API_KEY_HEADER, UpstreamService } from "./upstream/http.ts";
 import { MetricsApi } from "./upstream/metrics-api.ts";
 
@@ -49,7 +49,7 @@ export function createGateway(config: GatewayConfig, urls: UpstreamUrls, logger:
   const dataService = new UpstreamService("Data API", urls.dataApiUrl, config.upstream, config.apiKey);
   const metricsService = new UpstreamService("Metrics API", urls.metricsApiUrl, config.upstream, config.apiKey);
   const upstreams: Upstreams = {
-    data: new DataApi(dataService, cache, config.cache),
+    evm: new EvmApi(dataService, cache, config.cache),
     metrics: new MetricsApi(metricsService, cache, config.cache),
   };
 

@@ -19,6 +19,12 @@ export interface CallOptions {
   signal?: AbortSignal | undefined;
 }
 
+/** One page of an upstream list: `pageSize` within the route's bounds, `pageToken` from the previous page. */
+export interface PageRequest {
+  pageSize: number;
+  pageToken?: string | undefined;
+}
+
 export interface UpstreamCall {
   /** Route template from the contract, e.g. `/v1/chains/{chainId}`; also the metrics label. */
   route: string;

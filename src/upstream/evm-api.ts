@@ -1,15 +1,10 @@
-/** The Data API: typed calls, with the shared cache for records that do not change. */
+/** The EVM routes of the Data API: typed calls, with the shared cache for records that do not change. */
 import type { CacheConfig } from "../config.ts";
 import { nullIfNotFound } from "../errors.ts";
 import type { RecordCache } from "./cache.ts";
 import { ContractClient } from "./contract-client.ts";
-import type { CallOptions, UpstreamService } from "./http.ts";
+import type { CallOptions, PageRequest, UpstreamService } from "./http.ts";
 import type { ApiFeature, ChainInfo, DataPaths, EvmBlock, ListEvmBlocksResponse, UpstreamNetwork } from "./types.ts";
-
-export interface PageRequest {
-  pageSize: number;
-  pageToken?: string | undefined;
-}
 
 const HASH = /^0x[0-9a-fA-F]{64}$/;
 
@@ -17,7 +12,7 @@ function blockCacheKey(chainId: string, blockId: string): string {
   return HASH.test(blockId) ? `evm-block:${chainId}:${blockId.toLowerCase()}` : `evm-block:${chainId}:#${blockId}`;
 }
 
-export class DataApi {
+export class EvmApi {
   readonly client: ContractClient<DataPaths>;
 
   constructor(

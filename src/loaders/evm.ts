@@ -1,0 +1,67 @@
+/** Per-request loaders for EVM chains and blocks. */
+import DataLoader from "dataloader";
+import type { Upstreams } from "../context.ts";
+import type { CallOptions } from "../upstream/http.ts";
+import type { ChainInfo, EvmBlock, MetricsChain } from "../upstream/types.ts";
+import { settle } from "./settle.ts";
+
+export interface BlockKey {
+  /** EVM chain id or blockchain id, as the upstream accepts either. */
+  chainId: string;
+  /** Block number (decimal) or block hash. */
+  blockId: string;
+}
+
+export interface EvmLoaders {
+  /** Chain records by EVM chain id or blockchain id; null when unknown. */
+  chain: DataLoader<string, ChainInfo | null>;
+  /** Blocks by chain and number or hash; null when unknown. */
+  block: DataLoader<BlockKey, EvmBlock | null, string>;
+  /** How the Metrics API knows a chain, by EVM chain id; null when it does not. */
+  metricsChain: DataLoader<string, MetricsChain | null>;
+}
+
+function blockKey({ chainId, blockId }: BlockKey): string {
+  return `${chainId}:${blockId.startsWith("0x") ? blockId.toLowerCase() : blockId}`;
+}
+
+export function createEvmLoaders({ evm, metrics }: Upstreams, call: CallOptions): EvmLoaders {
+  const chain = new DataLoader<string, ChainInfo | null>(async (ids) => {
+    // One `GET /v1/chains` answers every supported chain, by either of its ids; an id not in
+    // the list may still be a chain the list leaves out, so it gets its own look-up.
+    const all = await evm.listChains({}, call);
+    const byId = new Map<string, ChainInfo>();
+    for (const info of all) {
+      byId.set(info.chainId, info);
+      if (info.platformChainId) byId.set(info.platformChainId, info);
+    }
+    return Promise.all(ids.map((id) => byId.get(id) ?? settle(evm.getChain(id, call))));
+  });
+
+  const block = new DataLoader<BlockKey, EvmBlock | null, string>(
+    (keys) => Promise.all(keys.map((key) => settle(evm.getBlock(key.chainId, key.blockId, call)))),
+    { cacheKeyFn: blockKey },
+  );
+
+  const metricsChain = new DataLoader<string, MetricsChain | null>((ids) =>
+    Promise.all(ids.map((id) => settle(metrics.getChain(id, call)))),
+  );
+
+  return { chain, block, metricsChain };
+}
+
+/** Puts chain records listed by a page into the chain loader under both of their ids. */
+export function primeChains(loaders: EvmLoaders, chains: readonly ChainInfo[]): void {
+  for (const info of chains) {
+    loaders.chain.prime(info.chainId, info);
+    if (info.platformChainId) loaders.chain.prime(info.platformChainId, info);
+  }
+}
+
+/** Puts a page's blocks into the block loader under their hash and number. */
+export function primeBlocks(loaders: EvmLoaders, blocks: readonly EvmBlock[]): void {
+  for (const item of blocks) {
+    loaders.block.prime({ chainId: item.chainId, blockId: item.blockHash }, item);
+    loaders.block.prime({ chainId: item.chainId, blockId: item.blockNumber }, item);
+  }
+}
