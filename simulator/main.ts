@@ -22,6 +22,8 @@ function readOptions(env: NodeJS.ProcessEnv): Partial<SimulatorOptions> {
   assign("errorRate", number(env, "SIM_ERROR_RATE"));
   assign("errorStatus", integer(env, "SIM_ERROR_STATUS"));
   assign("errorRoutes", list(env, "SIM_ERROR_ROUTES"));
+  assign("faultKind", text(env, "SIM_FAULT_KIND") as SimulatorOptions["faultKind"] | undefined);
+  assign("slowBodyMs", integer(env, "SIM_SLOW_BODY_MS"));
   assign("retryAfterSeconds", integer(env, "SIM_RETRY_AFTER_SECONDS"));
   assign("apiKeys", list(env, "SIM_API_KEYS"));
   return options;

@@ -122,7 +122,17 @@ export async function startSimulator(options: Partial<SimulatorOptions> = {}): P
         if (apiKey === null) throw new HttpError(401, `Missing API key: send it in the ${API_KEY_HEADER} header`);
         if (!current.apiKeys.includes(apiKey)) throw new HttpError(403, "Invalid API key");
       }
-      if (faults.shouldFail(route.key, current)) throw injectedError(current);
+      const fault = faults.shouldFail(route.key, current) ? current.faultKind : null;
+      if (fault === "status") throw injectedError(current);
+      if (fault === "reset") {
+        request.socket.destroy();
+        return;
+      }
+      if (fault === "malformed") {
+        response.writeHead(200, { "content-type": "application/json; charset=utf-8" });
+        response.end('{"truncated": [');
+        return;
+      }
 
       const { path, query } = route.parameters.parse(pathParams, searchParams);
       const body = await route.handle({
@@ -131,6 +141,18 @@ export async function startSimulator(options: Partial<SimulatorOptions> = {}): P
         headers: request.headers,
         pageScope: pageScope(route.key, path, query),
       });
+      if (fault === "slow-body") {
+        const text = JSON.stringify(body);
+        response.writeHead(route.successStatus, {
+          "content-type": "application/json; charset=utf-8",
+          "content-length": Buffer.byteLength(text),
+        });
+        const half = Math.floor(text.length / 2);
+        response.write(text.slice(0, half));
+        await delay(current.slowBodyMs, undefined, { signal: shutdown.signal }).catch(() => undefined);
+        if (!response.destroyed) response.end(text.slice(half));
+        return;
+      }
       sendJson(response, route.successStatus, body);
     } catch (error) {
       if (!(error instanceof HttpError)) throw error;

@@ -11,6 +11,8 @@ export interface GatewayConfig {
   port: number;
   graphiql: boolean;
   logLevel: string;
+  /** Time a GraphQL request may take; every upstream call of the request ends by then. */
+  requestTimeoutMs: number;
   upstream: UpstreamConfig;
   cache: CacheConfig;
 }
@@ -22,6 +24,18 @@ export interface UpstreamConfig {
   headersTimeoutMs: number;
   bodyTimeoutMs: number;
   keepAliveTimeoutMs: number;
+  /** Retries of an idempotent GET after a connection error, 429, 502 or 503. */
+  retries: number;
+  retryBaseMs: number;
+  /** Each request adds this much to the retry budget; each retry takes 1. */
+  retryBudgetRatio: number;
+  retryBudgetCap: number;
+  /** The breaker opens when this share (percent) of recent calls failed... */
+  breakerErrorPercentage: number;
+  /** ...out of at least this many calls in the last 10 s. */
+  breakerVolumeThreshold: number;
+  /** How long the breaker stays open before one probe call may pass. */
+  breakerResetMs: number;
 }
 
 export interface CacheConfig {
@@ -42,6 +56,14 @@ function integer(env: Env, name: string, fallback: number, min = 0): number {
   if (!Number.isSafeInteger(value) || value < min) {
     throw new Error(`${name} must be an integer >= ${min}, got "${raw}"`);
   }
+  return value;
+}
+
+function ratio(env: Env, name: string, fallback: number): number {
+  const raw = env[name];
+  if (raw === undefined || raw.trim() === "") return fallback;
+  const value = Number(raw);
+  if (!Number.isFinite(value) || value < 0 || value > 1) throw new Error(`${name} must be a number from 0 to 1, got "${raw}"`);
   return value;
 }
 
@@ -78,12 +100,20 @@ export function loadConfig(env: Env = process.env): GatewayConfig {
     port: integer(env, "PORT", 4000),
     graphiql: boolean(env, "GRAPHIQL", true),
     logLevel: env.LOG_LEVEL?.trim() || "info",
+    requestTimeoutMs: integer(env, "REQUEST_TIMEOUT_MS", 15_000, 1),
     upstream: {
       connections: integer(env, "UPSTREAM_CONNECTIONS", 64, 1),
       connectTimeoutMs: integer(env, "UPSTREAM_CONNECT_TIMEOUT_MS", 3_000, 1),
       headersTimeoutMs: integer(env, "UPSTREAM_HEADERS_TIMEOUT_MS", 10_000, 1),
       bodyTimeoutMs: integer(env, "UPSTREAM_BODY_TIMEOUT_MS", 10_000, 1),
       keepAliveTimeoutMs: integer(env, "UPSTREAM_KEEPALIVE_TIMEOUT_MS", 30_000, 1),
+      retries: integer(env, "UPSTREAM_RETRIES", 2),
+      retryBaseMs: integer(env, "UPSTREAM_RETRY_BASE_MS", 100, 1),
+      retryBudgetRatio: ratio(env, "UPSTREAM_RETRY_BUDGET_RATIO", 0.2),
+      retryBudgetCap: integer(env, "UPSTREAM_RETRY_BUDGET_CAP", 50, 1),
+      breakerErrorPercentage: integer(env, "BREAKER_ERROR_PERCENTAGE", 50, 1),
+      breakerVolumeThreshold: integer(env, "BREAKER_VOLUME_THRESHOLD", 20, 1),
+      breakerResetMs: integer(env, "BREAKER_RESET_MS", 10_000, 1),
     },
     cache: {
       maxEntries: integer(env, "CACHE_MAX_ENTRIES", 50_000, 1),

@@ -1,10 +1,12 @@
 /** Builds the gateway: upstream clients, the shared cache, and the Yoga server over the schema. */
 import { randomUUID } from "node:crypto";
-import { createYoga, type YogaServerInstance } from "graphql-yoga";
+import { usePrometheus } from "@graphql-yoga/plugin-prometheus";
+import { createYoga, useReadinessCheck, type Plugin, type YogaServerInstance } from "graphql-yoga";
 import type { GatewayConfig } from "./config.ts";
 import { createContext, type GatewayContext, type Upstreams } from "./context.ts";
 import { schema } from "./graph.ts";
 import type { Logger } from "./logger.ts";
+import { GatewayMetrics } from "./metrics.ts";
 import { RecordCache } from "./upstream/cache.ts";
 import { EvmApi } from "./upstream/evm-api.ts";
 import { API_KEY_HEADER, UpstreamService } from "./upstream/http.ts";
@@ -19,10 +21,12 @@ export interface Gateway {
   yoga: YogaServerInstance<Record<string, never>, GatewayContext>;
   upstreams: Upstreams;
   cache: RecordCache;
+  metrics: GatewayMetrics;
   close(): Promise<void>;
 }
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
+const READY_TIMEOUT_MS = 2_000;
 
 const EXAMPLE_QUERY = `# Send your Data API key as the header x-glacier-api-key (Headers tab below);
 # without one, the gateway uses its own key, if it has one.
@@ -44,27 +48,100 @@ query LatestBlocks {
 }
 `;
 
+/** The caller's request id when it is a sane token, else a new one; sent upstream and returned. */
+function requestIdOf(request: Request): string {
+  const given = request.headers.get("x-request-id")?.trim();
+  return given && REQUEST_ID.test(given) ? given : randomUUID();
+}
+
+/** Returns the request id to the client and logs one line per GraphQL request, without secrets. */
+function useRequestLog(logger: Logger, requestIds: WeakMap<Request, string>): Plugin<GatewayContext> {
+  const started = new WeakMap<Request, number>();
+  const operations = new WeakMap<Request, string>();
+  return {
+    onRequest({ request }) {
+      started.set(request, performance.now());
+      requestIds.set(request, requestIdOf(request));
+    },
+    onParams({ params, request }) {
+      if (params.operationName) operations.set(request, params.operationName);
+    },
+    onResponse({ request, response }) {
+      const requestId = requestIds.get(request);
+      if (requestId) response.headers.set("x-request-id", requestId);
+      const start = started.get(request);
+      if (start === undefined || !new URL(request.url).pathname.startsWith("/graphql")) return;
+      logger.info(
+        {
+          requestId,
+          method: request.method,
+          operation: operations.get(request) ?? null,
+          status: response.status,
+          ms: Math.round((performance.now() - start) * 10) / 10,
+        },
+        "graphql request",
+      );
+    },
+  };
+}
+
 export function createGateway(config: GatewayConfig, urls: UpstreamUrls, logger: Logger): Gateway {
+  const metrics = new GatewayMetrics();
   const cache = new RecordCache(config.cache);
-  const dataService = new UpstreamService("Data API", urls.dataApiUrl, config.upstream, config.apiKey);
-  const metricsService = new UpstreamService("Metrics API", urls.metricsApiUrl, config.upstream, config.apiKey);
+  metrics.watchCache(cache);
+  const dataService = new UpstreamService("Data API", urls.dataApiUrl, config.upstream, config.apiKey, metrics);
+  const metricsService = new UpstreamService("Metrics API", urls.metricsApiUrl, config.upstream, config.apiKey, metrics);
   const upstreams: Upstreams = {
     evm: new EvmApi(dataService, cache, config.cache),
     metrics: new MetricsApi(metricsService, cache, config.cache),
   };
+  const requestIds = new WeakMap<Request, string>();
+
+  /** Ready when both services answer their health routes and no breaker is open. */
+  async function upstreamsReady(): Promise<boolean> {
+    if (dataService.breakerState === "open" || metricsService.breakerState === "open") return false;
+    const deadline = Date.now() + READY_TIMEOUT_MS;
+    try {
+      await Promise.all([
+        dataService.get({ route: "/v1/health-check" }, { deadline }),
+        metricsService.get({ route: "/v2/health-check" }, { deadline }),
+      ]);
+      return true;
+    } catch {
+      return false;
+    }
+  }
 
   const yoga = createYoga<Record<string, never>, GatewayContext>({
     schema,
     graphqlEndpoint: "/graphql",
+    healthCheckEndpoint: "/health",
     landingPage: false,
     logging: logger,
     graphiql: config.graphiql ? { title: "Avalanche GraphQL gateway", defaultQuery: EXAMPLE_QUERY } : false,
+    plugins: [
+      useRequestLog(logger, requestIds),
+      useReadinessCheck({ endpoint: "/ready", check: upstreamsReady }),
+      usePrometheus({
+        endpoint: "/metrics",
+        registry: metrics.registry,
+        metrics: {
+          graphql_envelop_request: true,
+          graphql_envelop_request_duration: true,
+          graphql_envelop_error_result: true,
+          graphql_envelop_phase_parse: true,
+          graphql_envelop_phase_validate: true,
+          graphql_envelop_phase_execute: true,
+          graphql_yoga_http_duration: true,
+        },
+      }),
+    ],
     context: ({ request }) => {
       const callerKey = request.headers.get(API_KEY_HEADER)?.trim();
-      const requestId = request.headers.get("x-request-id")?.trim();
       return createContext(upstreams, {
         apiKey: callerKey || undefined,
-        requestId: requestId && REQUEST_ID.test(requestId) ? requestId : randomUUID(),
+        requestId: requestIds.get(request) ?? requestIdOf(request),
+        deadline: Date.now() + config.requestTimeoutMs,
       });
     },
   });
@@ -73,6 +150,7 @@ export function createGateway(config: GatewayConfig, urls: UpstreamUrls, logger:
     yoga,
     upstreams,
     cache,
+    metrics,
     async close() {
       await Promise.all([dataService.close(), metricsService.close()]);
     },

@@ -10,6 +10,13 @@ export interface Knobs {
   errorStatus: number;
   /** Route keys ("GET /v1/chains/{chainId}") that injected errors are limited to; empty means every route. */
   errorRoutes: readonly string[];
+  /**
+   * What an injected fault is: `status` answers `errorStatus`; `reset` drops the connection
+   * without an answer; `malformed` answers 200 with a body that is not JSON; `slow-body` sends
+   * the real answer's first half, stalls `slowBodyMs`, then sends the rest.
+   */
+  faultKind: FaultKind;
+  slowBodyMs: number;
   /** Value of the retry-after header on injected 429s, in seconds. */
   retryAfterSeconds: number;
   /**
@@ -20,11 +27,16 @@ export interface Knobs {
   apiKeys: readonly string[] | null;
 }
 
+export const FAULT_KINDS = ["status", "reset", "malformed", "slow-body"] as const;
+export type FaultKind = (typeof FAULT_KINDS)[number];
+
 export const DEFAULT_KNOBS: Knobs = {
   latencyMs: 0,
   errorRate: 0,
   errorStatus: 500,
   errorRoutes: [],
+  faultKind: "status",
+  slowBodyMs: 5_000,
   retryAfterSeconds: 1,
   apiKeys: null,
 };
@@ -57,6 +69,10 @@ export function validateKnobs(update: unknown, routeKeys: ReadonlySet<string>): 
       const unknown = value.find((key) => !routeKeys.has(key));
       return unknown === undefined ? undefined : `has an unknown route key: ${unknown}`;
     },
+    faultKind: (value) =>
+      FAULT_KINDS.includes(value as FaultKind) ? undefined : `must be one of ${FAULT_KINDS.join(", ")}`,
+    slowBodyMs: (value) =>
+      Number.isInteger(value) && (value as number) >= 0 ? undefined : "must be a non-negative integer",
     retryAfterSeconds: (value) =>
       Number.isInteger(value) && (value as number) >= 0 ? undefined : "must be a non-negative integer",
     apiKeys: (value) => (value === null || isStringList(value) ? undefined : "must be null or an array of strings"),

@@ -1,12 +1,22 @@
 /**
  * One HTTP client per upstream service: an undici Pool with keep-alive and explicit
- * timeouts, JSON in and out, upstream errors mapped to typed GraphQL errors, and identical
- * concurrent GETs coalesced into one request.
+ * timeouts, JSON in and out, upstream errors mapped to typed GraphQL errors, identical
+ * concurrent GETs coalesced into one request, every call bounded by its request's deadline,
+ * idempotent GETs retried within a budget, and a circuit breaker that fails fast while the
+ * service is down.
  */
+import { setTimeout as sleep } from "node:timers/promises";
+import CircuitBreaker from "opossum";
 import { Pool, errors as undiciErrors } from "undici";
 import type { Dispatcher } from "undici";
 import type { UpstreamConfig } from "../config.ts";
-import { parseRetryAfter, upstreamMalformed, upstreamStatusError, upstreamUnreachable } from "../errors.ts";
+import {
+  UpstreamError,
+  parseRetryAfter,
+  upstreamMalformed,
+  upstreamStatusError,
+  upstreamUnreachable,
+} from "../errors.ts";
 
 export const API_KEY_HEADER = "x-glacier-api-key";
 
@@ -16,7 +26,8 @@ export interface CallOptions {
   /** The caller's API key, else the configured one. Sent only to this service's own origin. */
   apiKey?: string | undefined;
   requestId?: string | undefined;
-  signal?: AbortSignal | undefined;
+  /** Epoch milliseconds by which the GraphQL request must be answered; no upstream call outlives it. */
+  deadline?: number | undefined;
 }
 
 /** One page of an upstream list: `pageSize` within the route's bounds, `pageToken` from the previous page. */
@@ -32,6 +43,17 @@ export interface UpstreamCall {
   params?: Record<string, string | number>;
   query?: Record<string, QueryValue>;
 }
+
+export type BreakerState = "closed" | "open" | "half-open";
+
+/** What the client reports as it works; the gateway's metrics implement it. */
+export interface UpstreamObserver {
+  call(service: string, method: string, route: string, outcome: string, seconds: number): void;
+  retry(service: string, method: string, route: string): void;
+  breaker(service: string, state: BreakerState): void;
+}
+
+export const silentObserver: UpstreamObserver = { call() {}, retry() {}, breaker() {} };
 
 /** Fills a route template; every value is encoded so that no argument can reach another path. */
 export function buildPath(route: string, params: Record<string, string | number> = {}): string {
@@ -62,7 +84,7 @@ function upstreamMessage(body: string): string | null {
     if (typeof parsed.message === "string") return parsed.message;
     if (Array.isArray(parsed.message)) return parsed.message.map(String).join("; ");
   } catch {
-    // not JSON: fall through to no message rather than echo an arbitrary body
+    // not JSON: no message rather than echo an arbitrary body
   }
   return null;
 }
@@ -71,11 +93,57 @@ function describeNetworkError(error: unknown): string {
   if (error instanceof undiciErrors.ConnectTimeoutError) return "connect timeout";
   if (error instanceof undiciErrors.HeadersTimeoutError) return "no response headers in time";
   if (error instanceof undiciErrors.BodyTimeoutError) return "response body stalled";
-  if (error instanceof undiciErrors.RequestAbortedError) return "request aborted";
+  if (error instanceof undiciErrors.RequestAbortedError) return "the request's deadline passed";
+  if (error instanceof DOMException && (error.name === "TimeoutError" || error.name === "AbortError")) {
+    return "the request's deadline passed";
+  }
   if (error instanceof undiciErrors.SocketError) return "connection closed";
   const code = (error as { code?: unknown }).code;
   if (typeof code === "string") return code;
   return error instanceof Error ? error.name : "unknown error";
+}
+
+/** Retries spend from a budget that requests refill, so that retries never multiply an outage. */
+class RetryBudget {
+  private tokens: number;
+
+  constructor(
+    private readonly ratio: number,
+    private readonly cap: number,
+  ) {
+    this.tokens = cap;
+  }
+
+  deposit(): void {
+    this.tokens = Math.min(this.cap, this.tokens + this.ratio);
+  }
+
+  withdraw(): boolean {
+    if (this.tokens < 1) return false;
+    this.tokens -= 1;
+    return true;
+  }
+}
+
+interface Attempt {
+  method: "GET" | "POST";
+  route: string;
+  path: string;
+  body: string | undefined;
+  apiKey: string | undefined;
+  requestId: string | undefined;
+  deadline: number;
+}
+
+/** Errors that say the service is unwell; client errors (4xx) never open the breaker. */
+function countsAgainstService(error: unknown): boolean {
+  if (!(error instanceof UpstreamError)) return true;
+  return error.code === "UPSTREAM_UNAVAILABLE" || error.code === "UPSTREAM_ERROR";
+}
+
+function isRetryable(error: unknown): error is UpstreamError {
+  if (!(error instanceof UpstreamError)) return false;
+  return error.status === null || error.status === 429 || error.status === 502 || error.status === 503;
 }
 
 export class UpstreamService {
@@ -83,15 +151,21 @@ export class UpstreamService {
   private readonly origin: string;
   private readonly basePath: string;
   private readonly pool: Pool;
-  private readonly defaultApiKey: string | undefined;
+  private readonly breaker: CircuitBreaker<[Attempt], unknown>;
+  private readonly budget: RetryBudget;
   private readonly inFlight = new Map<string, Promise<unknown>>();
 
-  constructor(name: string, baseUrl: string, config: UpstreamConfig, defaultApiKey?: string) {
+  constructor(
+    name: string,
+    baseUrl: string,
+    private readonly config: UpstreamConfig,
+    private readonly defaultApiKey?: string,
+    private readonly observer: UpstreamObserver = silentObserver,
+  ) {
     const url = new URL(baseUrl);
     this.name = name;
     this.origin = url.origin;
     this.basePath = url.pathname.replace(/\/+$/, "");
-    this.defaultApiKey = defaultApiKey;
     this.pool = new Pool(this.origin, {
       connections: config.connections,
       pipelining: 1,
@@ -100,60 +174,136 @@ export class UpstreamService {
       bodyTimeout: config.bodyTimeoutMs,
       keepAliveTimeout: config.keepAliveTimeoutMs,
     });
+    this.budget = new RetryBudget(config.retryBudgetRatio, config.retryBudgetCap);
+    this.breaker = new CircuitBreaker((attempt: Attempt) => this.attempt(attempt), {
+      name,
+      timeout: false,
+      errorThresholdPercentage: config.breakerErrorPercentage,
+      volumeThreshold: config.breakerVolumeThreshold,
+      resetTimeout: config.breakerResetMs,
+      rollingCountTimeout: 10_000,
+      errorFilter: (error: unknown) => !countsAgainstService(error),
+    });
+    this.breaker.on("open", () => observer.breaker(name, "open"));
+    this.breaker.on("halfOpen", () => observer.breaker(name, "half-open"));
+    this.breaker.on("close", () => observer.breaker(name, "closed"));
+    observer.breaker(name, "closed");
+  }
+
+  get breakerState(): BreakerState {
+    return this.breaker.opened ? "open" : this.breaker.halfOpen ? "half-open" : "closed";
   }
 
   /** GET a JSON document; identical concurrent GETs (same URL and key) share one request. */
   get<T>(call: UpstreamCall, options: CallOptions = {}): Promise<T> {
     const path = this.basePath + buildPath(call.route, call.params) + buildQuery(call.query);
     const apiKey = options.apiKey ?? this.defaultApiKey;
+    const deadline = options.deadline ?? Date.now() + this.config.headersTimeoutMs + this.config.bodyTimeoutMs;
     const coalesceKey = `${apiKey ?? ""}\u0000${path}`;
-    const pending = this.inFlight.get(coalesceKey);
-    if (pending) return pending as Promise<T>;
-    // A coalesced request serves several callers, so no single caller's signal may abort it.
-    const request = this.send<T>("GET", path, undefined, apiKey, { ...options, signal: undefined }).finally(() => {
-      this.inFlight.delete(coalesceKey);
-    });
-    this.inFlight.set(coalesceKey, request);
-    return request;
+    let shared = this.inFlight.get(coalesceKey) as Promise<T> | undefined;
+    if (!shared) {
+      shared = this.send<T>({ method: "GET", route: call.route, path, body: undefined, apiKey, requestId: options.requestId, deadline });
+      this.inFlight.set(coalesceKey, shared);
+      void shared.then(
+        () => this.inFlight.delete(coalesceKey),
+        () => this.inFlight.delete(coalesceKey),
+      );
+      return shared;
+    }
+    // A caller that joins a request already under way still gets its own deadline.
+    return this.withinDeadline(shared, deadline);
   }
 
-  /** POST a JSON body; never coalesced. */
+  /** POST a JSON body; never retried, never coalesced. */
   post<T>(call: UpstreamCall, body: unknown, options: CallOptions = {}): Promise<T> {
     const path = this.basePath + buildPath(call.route, call.params) + buildQuery(call.query);
-    return this.send<T>("POST", path, JSON.stringify(body), options.apiKey ?? this.defaultApiKey, options);
+    return this.send<T>({
+      method: "POST",
+      route: call.route,
+      path,
+      body: JSON.stringify(body),
+      apiKey: options.apiKey ?? this.defaultApiKey,
+      requestId: options.requestId,
+      deadline: options.deadline ?? Date.now() + this.config.headersTimeoutMs + this.config.bodyTimeoutMs,
+    });
   }
 
   async close(): Promise<void> {
+    this.breaker.shutdown();
     await this.pool.close();
   }
 
-  private async send<T>(
-    method: "GET" | "POST",
-    path: string,
-    body: string | undefined,
-    apiKey: string | undefined,
-    options: CallOptions,
-  ): Promise<T> {
+  private async withinDeadline<T>(promise: Promise<T>, deadline: number): Promise<T> {
+    const remaining = deadline - Date.now();
+    if (remaining <= 0) throw upstreamUnreachable(this.name, "the request's deadline passed");
+    const timer = AbortSignal.timeout(remaining);
+    return Promise.race([
+      promise,
+      new Promise<never>((_, reject) => {
+        timer.addEventListener("abort", () => reject(upstreamUnreachable(this.name, "the request's deadline passed")));
+      }),
+    ]);
+  }
+
+  private async send<T>(attempt: Attempt): Promise<T> {
+    this.budget.deposit();
+    for (let retry = 0; ; retry += 1) {
+      try {
+        return (await this.breaker.fire(attempt)) as T;
+      } catch (error) {
+        if (CircuitBreaker.isOurError(error as Error)) {
+          throw upstreamUnreachable(this.name, "failing fast while the service recovers (circuit open)");
+        }
+        if (attempt.method !== "GET" || retry >= this.config.retries || !isRetryable(error)) throw error;
+        const backoff = this.backoffMs(retry, error);
+        if (Date.now() + backoff >= attempt.deadline || !this.budget.withdraw()) throw error;
+        this.observer.retry(this.name, attempt.method, attempt.route);
+        await sleep(backoff);
+      }
+    }
+  }
+
+  /** Full jitter on an exponential base, but never sooner than the service's `retry-after`. */
+  private backoffMs(retry: number, error: UpstreamError): number {
+    const exponential = this.config.retryBaseMs * 2 ** retry;
+    const jittered = Math.random() * exponential;
+    const retryAfter = (error.extensions.retryAfter as number | null | undefined) ?? null;
+    return retryAfter !== null ? Math.max(retryAfter * 1000, jittered) : jittered;
+  }
+
+  private async attempt(attempt: Attempt): Promise<unknown> {
+    const started = performance.now();
+    const observe = (outcome: string) =>
+      this.observer.call(this.name, attempt.method, attempt.route, outcome, (performance.now() - started) / 1000);
+    const remaining = attempt.deadline - Date.now();
+    if (remaining <= 0) {
+      observe("deadline");
+      throw upstreamUnreachable(this.name, "the request's deadline passed");
+    }
+
     const headers: Record<string, string> = { accept: "application/json" };
-    if (body !== undefined) headers["content-type"] = "application/json";
-    if (apiKey) headers[API_KEY_HEADER] = apiKey;
-    if (options.requestId) headers["x-request-id"] = options.requestId;
+    if (attempt.body !== undefined) headers["content-type"] = "application/json";
+    if (attempt.apiKey) headers[API_KEY_HEADER] = attempt.apiKey;
+    if (attempt.requestId) headers["x-request-id"] = attempt.requestId;
 
     let response: Dispatcher.ResponseData;
+    let text: string;
     try {
-      response = await this.pool.request({ method, path, headers, body, signal: options.signal });
+      response = await this.pool.request({
+        method: attempt.method,
+        path: attempt.path,
+        headers,
+        body: attempt.body,
+        signal: AbortSignal.timeout(remaining),
+      });
+      text = await response.body.text();
     } catch (error) {
+      observe("network-error");
       throw upstreamUnreachable(this.name, describeNetworkError(error));
     }
 
     const { statusCode } = response;
-    let text: string;
-    try {
-      text = await response.body.text();
-    } catch (error) {
-      throw upstreamUnreachable(this.name, describeNetworkError(error));
-    }
-
+    observe(String(statusCode));
     if (statusCode < 200 || statusCode >= 300) {
       const retryAfter = response.headers["retry-after"];
       throw upstreamStatusError(
@@ -164,7 +314,7 @@ export class UpstreamService {
       );
     }
     try {
-      return JSON.parse(text) as T;
+      return JSON.parse(text) as unknown;
     } catch {
       throw upstreamMalformed(this.name, statusCode);
     }

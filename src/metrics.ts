@@ -1,0 +1,101 @@
+/**
+ * Prometheus metrics of the gateway (prom-client), on a registry of its own per gateway so
+ * that several gateways in one process (tests) never share counters. GraphQL request counts
+ * and latencies by operation come from Yoga's Prometheus plugin on the same registry.
+ */
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from "prom-client";
+import type { RecordCache } from "./upstream/cache.ts";
+import type { BreakerState, UpstreamObserver } from "./upstream/http.ts";
+
+const BREAKER_LEVEL: Record<BreakerState, number> = { closed: 0, "half-open": 1, open: 2 };
+
+export class GatewayMetrics implements UpstreamObserver {
+  readonly registry = new Registry();
+  private readonly upstreamRequests: Counter<"service" | "method" | "route" | "outcome">;
+  private readonly upstreamDuration: Histogram<"service" | "route">;
+  private readonly upstreamRetries: Counter<"service" | "method" | "route">;
+  private readonly breakerState: Gauge<"service">;
+  private readonly loaderBatchSize: Histogram<"loader">;
+
+  constructor() {
+    collectDefaultMetrics({ register: this.registry, prefix: "gateway_process_" });
+    const registers = [this.registry];
+    this.upstreamRequests = new Counter({
+      name: "gateway_upstream_requests_total",
+      help: "Upstream HTTP attempts by service, route template and outcome (HTTP status, network-error or deadline).",
+      labelNames: ["service", "method", "route", "outcome"],
+      registers,
+    });
+    this.upstreamDuration = new Histogram({
+      name: "gateway_upstream_request_duration_seconds",
+      help: "Duration of upstream HTTP attempts, body included.",
+      labelNames: ["service", "route"],
+      buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
+      registers,
+    });
+    this.upstreamRetries = new Counter({
+      name: "gateway_upstream_retries_total",
+      help: "Retries of idempotent upstream GETs.",
+      labelNames: ["service", "method", "route"],
+      registers,
+    });
+    this.breakerState = new Gauge({
+      name: "gateway_upstream_breaker_state",
+      help: "Circuit breaker state per upstream service: 0 closed, 1 half-open, 2 open.",
+      labelNames: ["service"],
+      registers,
+    });
+    this.loaderBatchSize = new Histogram({
+      name: "gateway_loader_batch_size",
+      help: "Keys per DataLoader batch.",
+      labelNames: ["loader"],
+      buckets: [1, 2, 5, 10, 20, 50, 100],
+      registers,
+    });
+  }
+
+  call(service: string, method: string, route: string, outcome: string, seconds: number): void {
+    this.upstreamRequests.inc({ service, method, route, outcome });
+    this.upstreamDuration.observe({ service, route }, seconds);
+  }
+
+  retry(service: string, method: string, route: string): void {
+    this.upstreamRetries.inc({ service, method, route });
+  }
+
+  breaker(service: string, state: BreakerState): void {
+    this.breakerState.set({ service }, BREAKER_LEVEL[state]);
+  }
+
+  loaderBatch(loader: string, size: number): void {
+    this.loaderBatchSize.observe({ loader }, size);
+  }
+
+  /** Counts cache look-ups as they happen; sizes are read when Prometheus scrapes. */
+  watchCache(cache: RecordCache): void {
+    const registers = [this.registry];
+    const lookups = new Counter({
+      name: "gateway_cache_lookups_total",
+      help: "Shared record cache look-ups by result (hit or miss).",
+      labelNames: ["result"],
+      registers,
+    });
+    cache.onLookup = (hit) => lookups.inc({ result: hit ? "hit" : "miss" });
+    new Gauge({
+      name: "gateway_cache_entries",
+      help: "Records in the shared cache.",
+      registers,
+      collect() {
+        this.set(cache.stats().entries);
+      },
+    });
+    new Gauge({
+      name: "gateway_cache_bytes",
+      help: "Approximate bytes (JSON length) held by the shared cache.",
+      registers,
+      collect() {
+        this.set(cache.stats().bytes);
+      },
+    });
+  }
+}

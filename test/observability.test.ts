@@ -1,0 +1,63 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { ChainBlockDocument } from "./generated/graphql.ts";
+import { execute, startHarness, type Harness } from "./helpers.ts";
+
+let harness: Harness;
+
+beforeAll(async () => {
+  harness = await startHarness();
+});
+afterAll(async () => {
+  await harness.close();
+});
+
+function get(path: string, headers: Record<string, string> = {}) {
+  return harness.gateway.yoga.fetch(`http://gateway.test${path}`, { headers });
+}
+
+describe("health and readiness", () => {
+  it("/health answers while the process lives", async () => {
+    expect((await get("/health")).status).toBe(200);
+  });
+
+  it("/ready answers 200 when both upstreams answer their health routes", async () => {
+    harness.simulator.resetCounters();
+    expect((await get("/ready")).status).toBe(200);
+    expect(harness.simulator.counters()).toMatchObject({ "GET /v1/health-check": 1, "GET /v2/health-check": 1 });
+  });
+
+  it("/ready answers 503 when an upstream health route fails", async () => {
+    harness.simulator.setKnobs({ errorRate: 1, errorStatus: 500, errorRoutes: ["GET /v2/health-check"] });
+    try {
+      expect((await get("/ready")).status).toBe(503);
+    } finally {
+      harness.simulator.setKnobs({ errorRate: 0, errorRoutes: [] });
+    }
+  });
+});
+
+describe("request ids", () => {
+  it("returns the caller's request id and sends it upstream", async () => {
+    harness.simulator.resetCounters();
+    const result = await execute(harness, ChainBlockDocument, { chainId: "43114", blockId: "77" }, { "x-request-id": "trace-abc" });
+    expect(result.headers.get("x-request-id")).toBe("trace-abc");
+    expect(harness.simulator.requests().map((request) => request.requestId)).toContain("trace-abc");
+  });
+
+  it("makes one up when the caller sends none or an unsafe one", async () => {
+    const result = await execute(harness, `{ __typename }`, {}, { "x-request-id": "bad id\twith spaces" });
+    expect(result.headers.get("x-request-id")).toMatch(/^[0-9a-f-]{36}$/);
+  });
+});
+
+describe("Prometheus metrics", () => {
+  it("count GraphQL operations, upstream calls by route and status, and cache look-ups, without API keys", async () => {
+    await execute(harness, ChainBlockDocument, { chainId: "43114", blockId: "78" }, { "x-glacier-api-key": "secret-key-123" });
+    const text = await (await get("/metrics")).text();
+    expect(text).toMatch(/graphql_envelop_request_duration_bucket\{[^}]*operationName="ChainBlock"/);
+    expect(text).toMatch(/gateway_upstream_requests_total\{service="Data API",method="GET",route="\/v1\/chains\/\{chainId\}\/blocks\/\{blockId\}",outcome="200"\} \d+/);
+    expect(text).toMatch(/gateway_cache_lookups_total\{result="(hit|miss)"\} \d+/);
+    expect(text).toMatch(/gateway_upstream_breaker_state\{service="Data API"\} 0/);
+    expect(text).not.toContain("secret-key-123");
+  });
+});
