@@ -1,7 +1,18 @@
 /** The one Pothos builder of the gateway. Types register themselves on it, one file per domain. */
 import SchemaBuilder from "@pothos/core";
+import ComplexityPlugin from "@pothos/plugin-complexity";
 import RelayPlugin from "@pothos/plugin-relay";
+import { GraphQLError, isListType, isNonNullType, type GraphQLOutputType } from "graphql";
 import type { GatewayContext } from "../src/context.ts";
+
+/** What `first` costs when a client leaves it out: the most common route default. */
+const ASSUMED_PAGE_SIZE = 10;
+/** What a plain list (transfers of a transaction, chains) is assumed to hold. */
+const ASSUMED_LIST_LENGTH = 10;
+
+function isList(type: GraphQLOutputType): boolean {
+  return isListType(isNonNullType(type) ? type.ofType : type);
+}
 
 export const builder = new SchemaBuilder<{
   Context: GatewayContext;
@@ -16,8 +27,31 @@ export const builder = new SchemaBuilder<{
     EvmAddress: { Input: string; Output: string };
   };
 }>({
-  plugins: [RelayPlugin],
+  plugins: [RelayPlugin, ComplexityPlugin],
   defaultFieldNullability: false,
+  complexity: {
+    limit: (context) => ({ complexity: context.limits.cost, depth: context.limits.depth, breadth: context.limits.breadth }),
+    // A connection multiplies the cost of what is selected under it by `first`; its `edges` and
+    // `nodes` lists are that same page, so they do not multiply again.
+    fieldComplexity: (args, _context, field) => {
+      if (field.args.some((arg) => arg.name === "first")) {
+        const first = typeof args.first === "number" ? Math.max(args.first, 1) : ASSUMED_PAGE_SIZE;
+        return { field: 1, multiplier: first };
+      }
+      if (field.name === "edges" || field.name === "nodes") return { field: 1, multiplier: 1 };
+      return isList(field.type) ? { field: 1, multiplier: ASSUMED_LIST_LENGTH } : 1;
+    },
+    complexityError: (kind, result) => {
+      const limit = kind.toLowerCase();
+      const max = kind === "Complexity" ? result.maxComplexity : kind === "Depth" ? result.maxDepth : result.maxBreadth;
+      const actual = kind === "Complexity" ? result.complexity : kind === "Depth" ? result.depth : result.breadth;
+      const name = kind === "Complexity" ? "cost" : limit;
+      return new GraphQLError(
+        `The operation's ${name} is ${actual}, over the limit of ${max}; ask for fewer items (smaller first) or fewer fields`,
+        { extensions: { code: "BAD_USER_INPUT", limit: name, max, actual } },
+      );
+    },
+  },
   relay: {
     clientMutationId: "omit",
     cursorType: "String",

@@ -15,6 +15,31 @@ export interface GatewayConfig {
   requestTimeoutMs: number;
   upstream: UpstreamConfig;
   cache: CacheConfig;
+  limits: QueryLimits;
+  security: SecurityConfig;
+}
+
+/** Bounds on what one operation may ask, enforced before it runs. */
+export interface QueryLimits {
+  /** Cost: each field costs 1, and a connection multiplies its children's cost by `first`. */
+  cost: number;
+  depth: number;
+  /** Fields selected in the whole operation. */
+  breadth: number;
+  aliases: number;
+  tokens: number;
+  directives: number;
+}
+
+export interface SecurityConfig {
+  /** Largest accepted request body, in bytes. */
+  maxBodyBytes: number;
+  introspection: boolean;
+  /** Path of a JSON file mapping operation hashes (sha256 hex) to documents. */
+  persistedOperationsFile: string | undefined;
+  /** When true, only the persisted operations run. */
+  persistedOperationsOnly: boolean;
+  csrfPrevention: boolean;
 }
 
 export interface UpstreamConfig {
@@ -114,6 +139,21 @@ export function loadConfig(env: Env = process.env): GatewayConfig {
       breakerErrorPercentage: integer(env, "BREAKER_ERROR_PERCENTAGE", 50, 1),
       breakerVolumeThreshold: integer(env, "BREAKER_VOLUME_THRESHOLD", 20, 1),
       breakerResetMs: integer(env, "BREAKER_RESET_MS", 10_000, 1),
+    },
+    limits: {
+      cost: integer(env, "MAX_QUERY_COST", 20_000, 1),
+      depth: integer(env, "MAX_QUERY_DEPTH", 15, 1),
+      breadth: integer(env, "MAX_QUERY_BREADTH", 500, 1),
+      aliases: integer(env, "MAX_QUERY_ALIASES", 50, 1),
+      tokens: integer(env, "MAX_QUERY_TOKENS", 5_000, 1),
+      directives: integer(env, "MAX_QUERY_DIRECTIVES", 50, 1),
+    },
+    security: {
+      maxBodyBytes: integer(env, "MAX_BODY_BYTES", 100_000, 1),
+      introspection: boolean(env, "INTROSPECTION", true),
+      persistedOperationsFile: env.PERSISTED_OPERATIONS_FILE?.trim() || undefined,
+      persistedOperationsOnly: boolean(env, "PERSISTED_OPERATIONS_ONLY", false),
+      csrfPrevention: boolean(env, "CSRF_PREVENTION", true),
     },
     cache: {
       maxEntries: integer(env, "CACHE_MAX_ENTRIES", 50_000, 1),

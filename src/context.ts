@@ -5,6 +5,7 @@
  */
 import { createEvmLoaders, type EvmLoaders } from "./loaders/evm.ts";
 import type { EvmApi } from "./upstream/evm-api.ts";
+import type { QueryLimits } from "./config.ts";
 import type { CallOptions } from "./upstream/http.ts";
 import type { MetricsApi } from "./upstream/metrics-api.ts";
 
@@ -21,12 +22,15 @@ export interface GatewayContext {
   /** Sent with every upstream call of this request: the caller's key and request id. */
   call: CallOptions;
   loaders: Loaders;
+  /** The cost, depth and breadth an operation may have, checked before it runs. */
+  limits: QueryLimits;
 }
 
-export function createContext(upstreams: Upstreams, call: CallOptions): GatewayContext {
+export function createContext(upstreams: Upstreams, call: CallOptions, limits: QueryLimits): GatewayContext {
   return {
     upstreams,
     call,
+    limits,
     loaders: {
       ...createEvmLoaders(upstreams, call),
     },

@@ -7,6 +7,7 @@ import { createContext, type GatewayContext, type Upstreams } from "./context.ts
 import { schema } from "./graph.ts";
 import type { Logger } from "./logger.ts";
 import { GatewayMetrics } from "./metrics.ts";
+import { securityPlugins } from "./security.ts";
 import { RecordCache } from "./upstream/cache.ts";
 import { EvmApi } from "./upstream/evm-api.ts";
 import { API_KEY_HEADER, UpstreamService } from "./upstream/http.ts";
@@ -119,8 +120,11 @@ export function createGateway(config: GatewayConfig, urls: UpstreamUrls, logger:
     landingPage: false,
     logging: logger,
     graphiql: config.graphiql ? { title: "Avalanche GraphQL gateway", defaultQuery: EXAMPLE_QUERY } : false,
+    // Bodies beyond MAX_BODY_BYTES never reach the parser; see security.ts.
+    batching: false,
     plugins: [
       useRequestLog(logger, requestIds),
+      ...securityPlugins(config.security, config.limits),
       useReadinessCheck({ endpoint: "/ready", check: upstreamsReady }),
       usePrometheus({
         endpoint: "/metrics",
@@ -142,7 +146,7 @@ export function createGateway(config: GatewayConfig, urls: UpstreamUrls, logger:
         apiKey: callerKey || undefined,
         requestId: requestIds.get(request) ?? requestIdOf(request),
         deadline: Date.now() + config.requestTimeoutMs,
-      });
+      }, config.limits);
     },
   });
 

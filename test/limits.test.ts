@@ -1,0 +1,127 @@
+import { createHash } from "node:crypto";
+import { mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { execute, startHarness, upstreamCalls, type Harness } from "./helpers.ts";
+
+let harness: Harness;
+
+beforeAll(async () => {
+  harness = await startHarness({
+    MAX_QUERY_COST: "300",
+    MAX_QUERY_DEPTH: "6",
+    MAX_QUERY_ALIASES: "5",
+    MAX_QUERY_TOKENS: "400",
+    MAX_QUERY_DIRECTIVES: "3",
+    MAX_BODY_BYTES: "20000",
+  });
+});
+afterAll(async () => {
+  await harness.close();
+});
+beforeEach(() => {
+  harness.simulator.resetCounters();
+});
+
+async function refused(query: string, variables: Record<string, unknown> = {}) {
+  const result = await execute(harness, query, variables);
+  expect(result.body.errors?.length).toBeGreaterThan(0);
+  expect(upstreamCalls(harness)).toEqual({});
+  return result.body.errors![0]!;
+}
+
+describe("operation limits, before any upstream call", () => {
+  it("a connection costs first times its children", async () => {
+    const fits = await execute(harness, `{ latestBlocks(first: 20) { nodes { blockHash txCount chain { chainName } } } }`);
+    expect(fits.body.errors).toBeUndefined();
+    harness.simulator.resetCounters();
+    const error = await refused(`{ latestBlocks(first: 100) { nodes { blockHash txCount chain { chainName } } } }`);
+    expect(error.message).toMatch(/cost is \d+, over the limit of 300/);
+    expect(error.extensions).toMatchObject({ code: "BAD_USER_INPUT", limit: "cost", max: 300 });
+  });
+
+  it("depth", async () => {
+    const error = await refused(`{ chain(id: "43114") { block(id: "9") { parent { parent { parent { parent { blockHash } } } } } } }`);
+    expect(error.extensions).toMatchObject({ code: "BAD_USER_INPUT", limit: "depth", max: 6 });
+  });
+
+  it("aliases", async () => {
+    const aliases = Array.from({ length: 6 }, (_, index) => `a${index}: chain(id: "43114") { chainName }`).join(" ");
+    const error = await refused(`{ ${aliases} }`);
+    expect(error.message).toMatch(/Aliases limit of 5 exceeded, found 6/);
+  });
+
+  it("tokens", async () => {
+    const fields = Array.from({ length: 450 }, () => "__typename").join(" ");
+    const error = await refused(`{ ${fields} }`);
+    expect(error.message).toMatch(/Token limit of 400 exceeded/);
+  });
+
+  it("directives", async () => {
+    const error = await refused(`{ __typename @skip(if: false) @skip(if: false) @skip(if: false) @skip(if: false) }`);
+    expect(error.message).toMatch(/Directives limit of 3 exceeded, found 4/);
+  });
+
+  it("a body over the limit is refused with 413", async () => {
+    const response = await harness.gateway.yoga.fetch("http://gateway.test/graphql", {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ query: `{ __typename }`, variables: { padding: "x".repeat(30_000) } }),
+    });
+    expect(response.status).toBe(413);
+    expect(upstreamCalls(harness)).toEqual({});
+  });
+});
+
+describe("CSRF prevention", () => {
+  it("refuses a GET operation without a preflight header, and accepts it with one", async () => {
+    const url = `http://gateway.test/graphql?query=${encodeURIComponent("{ __typename }")}`;
+    const simple = await harness.gateway.yoga.fetch(url, { headers: { accept: "application/json" } });
+    expect(simple.status).toBe(403);
+    const preflighted = await harness.gateway.yoga.fetch(url, { headers: { accept: "application/json", "x-graphql-yoga-csrf": "1" } });
+    expect(preflighted.status).toBe(200);
+  });
+});
+
+describe("production switches", () => {
+  it("INTROSPECTION=false refuses introspection", async () => {
+    const closed = await startHarness({ INTROSPECTION: "false" });
+    try {
+      const result = await execute(closed, `{ __schema { types { name } } }`);
+      expect(result.body.errors?.[0]?.message).toMatch(/introspection/i);
+      const ordinary = await execute(closed, `{ chain(id: "43114") { chainName } }`);
+      expect(ordinary.body.errors).toBeUndefined();
+    } finally {
+      await closed.close();
+    }
+  });
+
+  it("PERSISTED_OPERATIONS_ONLY runs the known documents and nothing else", async () => {
+    const document = `query ChainName { chain(id: "43114") { chainName } }`;
+    const hash = createHash("sha256").update(document).digest("hex");
+    const file = join(mkdtempSync(join(tmpdir(), "persisted-")), "operations.json");
+    writeFileSync(file, JSON.stringify({ [hash]: document }));
+    const locked = await startHarness({ PERSISTED_OPERATIONS_FILE: file, PERSISTED_OPERATIONS_ONLY: "true" });
+    try {
+      const post = (body: unknown) =>
+        locked.gateway.yoga.fetch("http://gateway.test/graphql", {
+          method: "POST",
+          headers: { "content-type": "application/json" },
+          body: JSON.stringify(body),
+        });
+      const known = (await (await post({ extensions: { persistedQuery: { version: 1, sha256Hash: hash } } })).json()) as {
+        data: unknown;
+      };
+      expect(known.data).toEqual({ chain: { chainName: expect.any(String) } });
+      const arbitrary = (await (await post({ query: document })).json()) as { errors: { extensions: { code: string } }[] };
+      expect(arbitrary.errors[0]!.extensions.code).toBe("PERSISTED_QUERY_ONLY");
+      const unknown = (await (await post({ extensions: { persistedQuery: { version: 1, sha256Hash: "0".repeat(64) } } })).json()) as {
+        errors: { extensions: { code: string } }[];
+      };
+      expect(unknown.errors[0]!.extensions.code).toBe("PERSISTED_QUERY_NOT_FOUND");
+    } finally {
+      await locked.close();
+    }
+  });
+});
