@@ -70,6 +70,9 @@ export interface CacheConfig {
   maxBytes: number;
   /** How long chain records stay cached; they change rarely but do change. */
   chainTtlMs: number;
+  /** How long a whole query response is reused for the same caller (0: never): "latest" lists that clients poll. */
+  responseTtlMs: number;
+  responseMaxEntries: number;
 }
 
 type Env = Record<string, string | undefined>;
@@ -159,6 +162,8 @@ export function loadConfig(env: Env = process.env): GatewayConfig {
       maxEntries: integer(env, "CACHE_MAX_ENTRIES", 50_000, 1),
       maxBytes: integer(env, "CACHE_MAX_BYTES", 64 * 1024 * 1024, 1024),
       chainTtlMs: integer(env, "CHAIN_CACHE_TTL_MS", 5 * 60_000, 0),
+      responseTtlMs: integer(env, "RESPONSE_CACHE_TTL_MS", 1_000, 0),
+      responseMaxEntries: integer(env, "RESPONSE_CACHE_MAX_ENTRIES", 1_000, 1),
     },
   };
 }

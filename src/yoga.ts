@@ -1,6 +1,7 @@
 /** Builds the gateway: upstream clients, the shared cache, and the Yoga server over the schema. */
-import { randomUUID } from "node:crypto";
+import { createHash, randomUUID } from "node:crypto";
 import { usePrometheus } from "@graphql-yoga/plugin-prometheus";
+import { createInMemoryCache, useResponseCache } from "@graphql-yoga/plugin-response-cache";
 import { createYoga, useReadinessCheck, type Plugin, type YogaServerInstance } from "graphql-yoga";
 import type { GatewayConfig } from "./config.ts";
 import { createContext, type GatewayContext, type Upstreams } from "./context.ts";
@@ -125,6 +126,17 @@ export function createGateway(config: GatewayConfig, urls: UpstreamUrls, logger:
     plugins: [
       useRequestLog(logger, requestIds),
       ...securityPlugins(config.security, config.limits),
+      useResponseCache({
+        enabled: () => config.cache.responseTtlMs > 0,
+        ttl: config.cache.responseTtlMs,
+        cache: createInMemoryCache({ max: config.cache.responseMaxEntries }),
+        // Responses are shared only between requests with the same API key (or none).
+        session: (request) => {
+          const key = request.headers.get(API_KEY_HEADER)?.trim();
+          return key ? createHash("sha256").update(key).digest("base64url") : null;
+        },
+        invalidateViaMutation: false,
+      }),
       useReadinessCheck({ endpoint: "/ready", check: upstreamsReady }),
       usePrometheus({
         endpoint: "/metrics",

@@ -20,7 +20,8 @@ export interface Harness {
 
 export async function startHarness(env: Record<string, string> = {}): Promise<Harness> {
   const simulator = await startSimulator({ dataPort: 0, metricsPort: 0 });
-  const config = loadConfig({ LOG_LEVEL: "silent", ...env });
+  // The response cache would hide upstream calls from the counters; its own test turns it on.
+  const config = loadConfig({ LOG_LEVEL: "silent", RESPONSE_CACHE_TTL_MS: "0", ...env });
   const gateway = createGateway(config, { dataApiUrl: simulator.dataUrl, metricsApiUrl: simulator.metricsUrl }, createLogger("silent"));
   return {
     simulator,

@@ -61,3 +61,29 @@ describe("Prometheus metrics", () => {
     expect(text).not.toContain("secret-key-123");
   });
 });
+
+describe("the response cache", () => {
+  it("answers a repeated query from the cache within its TTL, per caller key, and never caches errors", async () => {
+    const cached = await startHarness({ RESPONSE_CACHE_TTL_MS: "60000" });
+    try {
+      const query = `{ latestBlocks(first: 3) { nodes { blockHash } } }`;
+      const first = await execute(cached, query);
+      cached.simulator.resetCounters();
+      const second = await execute(cached, query);
+      expect(second.body.data).toEqual(first.body.data);
+      expect(cached.simulator.counters()["GET /v1/blocks"] ?? 0).toBe(0);
+
+      await execute(cached, query, {}, { "x-glacier-api-key": "another-caller" });
+      expect(cached.simulator.counters()["GET /v1/blocks"]).toBe(1);
+
+      cached.simulator.setKnobs({ errorRate: 1, errorStatus: 500, errorRoutes: ["GET /v1/chains/{chainId}/blocks/{blockId}"] });
+      const failing = `{ chain(id: "43114") { block(id: "5") { blockHash } } }`;
+      await execute(cached, failing);
+      cached.simulator.setKnobs({ errorRate: 0 });
+      const healed = await execute(cached, failing);
+      expect(healed.body.errors).toBeUndefined();
+    } finally {
+      await cached.close();
+    }
+  });
+});

@@ -1,0 +1,150 @@
+/** The benchmark's processes: the simulator, the gateway and the baseline, each a child on loopback. */
+import { spawn, type ChildProcess } from "node:child_process";
+import { readFileSync } from "node:fs";
+import { createServer } from "node:net";
+import { createInterface } from "node:readline";
+import { fileURLToPath } from "node:url";
+
+const root = (path: string) => fileURLToPath(new URL(`../${path}`, import.meta.url));
+
+export interface Running {
+  name: string;
+  url: string;
+  pid: number;
+  /** Resident memory of the process now, from /proc. */
+  rssBytes(): number;
+  stop(): Promise<void>;
+}
+
+export interface RunningSimulator {
+  dataUrl: string;
+  metricsUrl: string;
+  knobs(knobs: Record<string, unknown>): Promise<void>;
+  reset(): Promise<void>;
+  counters(): Promise<Record<string, number>>;
+  stop(): Promise<void>;
+}
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer().listen(0, "127.0.0.1", () => {
+      const { port } = server.address() as { port: number };
+      server.close(() => resolve(port));
+    });
+    server.on("error", reject);
+  });
+}
+
+async function waitForHealth(url: string, child: ChildProcess): Promise<void> {
+  for (let attempt = 0; attempt < 600; attempt += 1) {
+    if (child.exitCode !== null) throw new Error("the gateway exited before it was ready");
+    try {
+      if ((await fetch(url)).ok) return;
+    } catch {
+      // not listening yet
+    }
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  throw new Error("the gateway did not become healthy in 60 s");
+}
+
+/** Spawns a TypeScript entry point and waits for the JSON line that `ready` accepts. */
+function start(
+  name: string,
+  entry: string,
+  env: Record<string, string>,
+  ready: (message: Record<string, unknown>) => string | undefined,
+): Promise<{ child: ChildProcess; url: string }> {
+  const child = spawn(process.execPath, ["--import", "tsx", root(entry)], {
+    env: { ...process.env, ...env },
+    stdio: ["pipe", "pipe", "inherit"],
+  });
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`${name} did not start in 60 s`)), 60_000);
+    child.once("exit", (code) => reject(new Error(`${name} exited with code ${code} before it was ready`)));
+    createInterface({ input: child.stdout! }).on("line", (line) => {
+      let message: Record<string, unknown>;
+      try {
+        message = JSON.parse(line) as Record<string, unknown>;
+      } catch {
+        return;
+      }
+      const url = ready(message);
+      if (url) {
+        clearTimeout(timer);
+        child.removeAllListeners("exit");
+        resolve({ child, url });
+      }
+    });
+  });
+}
+
+function stopper(child: ChildProcess): () => Promise<void> {
+  return () =>
+    new Promise((resolve) => {
+      if (child.exitCode !== null || child.signalCode !== null) return resolve();
+      child.once("exit", () => resolve());
+      child.kill("SIGTERM");
+    });
+}
+
+function rss(pid: number): number {
+  const status = readFileSync(`/proc/${pid}/status`, "utf8");
+  const kilobytes = /VmRSS:\s+(\d+) kB/.exec(status)?.[1];
+  return kilobytes ? Number(kilobytes) * 1024 : 0;
+}
+
+export async function startSimulator(): Promise<RunningSimulator> {
+  let metricsUrl = "";
+  const { child, url } = await start("simulator", "simulator/main.ts", { SIM_DATA_PORT: "0", SIM_METRICS_PORT: "0", SIM_EXIT_WITH_PARENT: "1" }, (message) => {
+    if (message.event !== "listening") return undefined;
+    metricsUrl = String(message.metricsUrl);
+    return String(message.dataUrl);
+  });
+  const control = async (path: string, body?: unknown) => {
+    const response = await fetch(`${url}/_simulator/${path}`, {
+      method: body === undefined && path === "counters" ? "GET" : "POST",
+      headers: { "content-type": "application/json" },
+      body: body === undefined ? (path === "counters" ? undefined : "{}") : JSON.stringify(body),
+    });
+    if (!response.ok) throw new Error(`simulator ${path}: HTTP ${response.status}`);
+    return response.json() as Promise<Record<string, unknown>>;
+  };
+  return {
+    dataUrl: url,
+    metricsUrl,
+    knobs: async (knobs) => void (await control("knobs", knobs)),
+    reset: async () => void (await control("reset")),
+    counters: async () => (await control("counters")).counts as Record<string, number>,
+    stop: stopper(child),
+  };
+}
+
+export async function startGateway(simulator: RunningSimulator, env: Record<string, string>): Promise<Running> {
+  const port = await freePort();
+  const child = spawn(process.execPath, ["--import", "tsx", root("src/server.ts")], {
+    env: {
+      ...process.env,
+      DATA_API_URL: simulator.dataUrl,
+      METRICS_API_URL: simulator.metricsUrl,
+      HOST: "127.0.0.1",
+      PORT: String(port),
+      LOG_LEVEL: "warn",
+      GRAPHIQL: "false",
+      ...env,
+    },
+    stdio: ["ignore", "ignore", "inherit"],
+  });
+  await waitForHealth(`http://127.0.0.1:${port}/health`, child);
+  return { name: "gateway", url: `http://127.0.0.1:${port}/graphql`, pid: child.pid!, rssBytes: () => rss(child.pid!), stop: stopper(child) };
+}
+
+export async function startBaseline(simulator: RunningSimulator): Promise<Running> {
+  const { child, url } = await start(
+    "baseline",
+    "bench/baseline.ts",
+    { DATA_API_URL: simulator.dataUrl, METRICS_API_URL: simulator.metricsUrl, PORT: "0" },
+    (message) => (message.event === "listening" ? String(message.url) : undefined),
+  );
+  return { name: "baseline", url, pid: child.pid!, rssBytes: () => rss(child.pid!), stop: stopper(child) };
+}

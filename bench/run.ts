@@ -1,0 +1,317 @@
+/**
+ * `npm run bench`: the simulator, the gateway and the baseline as separate processes on
+ * loopback, load from autocannon, results in bench/results/latest.{json,md}.
+ *
+ * Every figure is the median of BENCH_RUNS runs (default 3), and every comparison is a ratio
+ * of two things measured in the same run. Knobs: BENCH_SECONDS (per measurement, default 5),
+ * BENCH_MEMORY_SECONDS (default 60), BENCH_OPERATIONS (comma-separated names), BENCH_PHASES
+ * (comma-separated: calls,overhead,throughput,parallelism,memory,simulator).
+ */
+import { writeFile } from "node:fs/promises";
+import { cpus } from "node:os";
+import autocannon from "autocannon";
+import { referenceOperations, type ReferenceOperation } from "./operations/index.ts";
+import { startBaseline, startGateway, startSimulator, type Running, type RunningSimulator } from "./processes.ts";
+import { PlainUpstream } from "./upstream.ts";
+
+const RUNS = Number(process.env.BENCH_RUNS ?? 3);
+const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
+const MEMORY_SECONDS = Number(process.env.BENCH_MEMORY_SECONDS ?? 60);
+const PHASES = new Set((process.env.BENCH_PHASES ?? "calls,overhead,throughput,parallelism,memory,simulator").split(","));
+const SELECTED = process.env.BENCH_OPERATIONS?.split(",");
+const operations = referenceOperations.filter((operation) => !SELECTED || SELECTED.includes(operation.name));
+const ADDED_LATENCY_MS = 50;
+
+function median(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  const middle = Math.floor(sorted.length / 2);
+  return sorted.length % 2 ? sorted[middle]! : (sorted[middle - 1]! + sorted[middle]!) / 2;
+}
+
+function round(value: number, digits = 2): number {
+  const factor = 10 ** digits;
+  return Math.round(value * factor) / factor;
+}
+
+function log(message: string): void {
+  process.stderr.write(`[bench] ${message}\n`);
+}
+
+interface Load {
+  url: string;
+  body: string;
+  connections: number;
+  seconds: number;
+}
+
+interface LoadResult {
+  p50: number;
+  p99: number;
+  rps: number;
+  errors: number;
+}
+
+async function load({ url, body, connections, seconds }: Load): Promise<LoadResult> {
+  const result = await autocannon({
+    url,
+    method: "POST",
+    headers: { "content-type": "application/json", accept: "application/json" },
+    body,
+    connections,
+    duration: seconds,
+  });
+  return {
+    p50: result.latency.p50,
+    p99: result.latency.p99,
+    rps: result.requests.average,
+    errors: result.errors + result.timeouts + result.non2xx,
+  };
+}
+
+function gatewayBody(operation: ReferenceOperation): string {
+  return JSON.stringify({ query: operation.document, variables: operation.variables });
+}
+
+function baselineBody(operation: ReferenceOperation): string {
+  return JSON.stringify({ query: `{ run(operation: "${operation.name}") }` });
+}
+
+async function post(url: string, body: string): Promise<{ data?: unknown; errors?: unknown[] }> {
+  const response = await fetch(url, { method: "POST", headers: { "content-type": "application/json" }, body });
+  return (await response.json()) as { data?: unknown; errors?: unknown[] };
+}
+
+/** Runs gateway and baseline alternately, `RUNS` times, and takes the median of each figure. */
+async function compare(
+  gateway: Running,
+  baseline: Running,
+  operation: ReferenceOperation,
+  connections: number,
+): Promise<{ gateway: LoadResult; baseline: LoadResult }> {
+  const gatewayRuns: LoadResult[] = [];
+  const baselineRuns: LoadResult[] = [];
+  for (let run = 0; run < RUNS; run += 1) {
+    gatewayRuns.push(await load({ url: gateway.url, body: gatewayBody(operation), connections, seconds: SECONDS }));
+    baselineRuns.push(await load({ url: baseline.url, body: baselineBody(operation), connections, seconds: SECONDS }));
+  }
+  const summarize = (runs: LoadResult[]): LoadResult => ({
+    p50: median(runs.map((run) => run.p50)),
+    p99: median(runs.map((run) => run.p99)),
+    rps: median(runs.map((run) => run.rps)),
+    errors: runs.reduce((sum, run) => sum + run.errors, 0),
+  });
+  return { gateway: summarize(gatewayRuns), baseline: summarize(baselineRuns) };
+}
+
+async function warmUp(target: Running, body: string): Promise<void> {
+  const result = await post(target.url, body);
+  if (result.errors) throw new Error(`${target.name} answered with errors: ${JSON.stringify(result.errors).slice(0, 500)}`);
+}
+
+async function main(): Promise<void> {
+  const results: Record<string, unknown> = {
+    date: new Date().toISOString(),
+    machine: { cpus: cpus().length, model: cpus()[0]?.model ?? "unknown", node: process.version },
+    runs: RUNS,
+    secondsPerMeasurement: SECONDS,
+  };
+  const simulator: RunningSimulator = await startSimulator();
+  const upstream = new PlainUpstream(simulator.dataUrl, simulator.metricsUrl);
+  const stopAll: (() => Promise<void>)[] = [() => simulator.stop(), () => upstream.close()];
+  try {
+    if (PHASES.has("calls")) {
+      log("upstream calls, cold and warm");
+      const calls: Record<string, unknown> = {};
+      for (const operation of operations) {
+        const gateway = await startGateway(simulator, { RESPONSE_CACHE_TTL_MS: "0" });
+        try {
+          await simulator.reset();
+          const cold = await post(gateway.url, gatewayBody(operation));
+          if (cold.errors) throw new Error(`${operation.name}: ${JSON.stringify(cold.errors).slice(0, 500)}`);
+          const coldCounts = await simulator.counters();
+          await simulator.reset();
+          await post(gateway.url, gatewayBody(operation));
+          const warmCounts = await simulator.counters();
+          const fewest = await operation.fewestCalls(upstream);
+          const total = (counts: Record<string, number>) => Object.values(counts).reduce((sum, count) => sum + count, 0);
+          calls[operation.name] = {
+            fewestCold: fewest,
+            cold: total(coldCounts),
+            coldByRoute: coldCounts,
+            warm: total(warmCounts),
+            warmByRoute: warmCounts,
+          };
+        } finally {
+          await gateway.stop();
+        }
+      }
+      results.calls = calls;
+    }
+
+    const gateway = await startGateway(simulator, { RESPONSE_CACHE_TTL_MS: "0" });
+    const baseline = await startBaseline(simulator);
+    stopAll.push(() => gateway.stop(), () => baseline.stop());
+    for (const operation of operations) {
+      await warmUp(gateway, gatewayBody(operation));
+      await warmUp(baseline, baselineBody(operation));
+    }
+
+    if (PHASES.has("overhead")) {
+      log("overhead: 1 connection, no added latency");
+      await simulator.knobs({ latencyMs: 0 });
+      const overhead: Record<string, unknown> = {};
+      for (const operation of operations) {
+        const { gateway: g, baseline: b } = await compare(gateway, baseline, operation, 1);
+        overhead[operation.name] = { gatewayP50Ms: g.p50, baselineP50Ms: b.p50, ratio: round(g.p50 / b.p50), target: "<= 1.2" };
+      }
+      results.overhead = overhead;
+    }
+
+    if (PHASES.has("throughput")) {
+      log("throughput: 32 connections");
+      await simulator.knobs({ latencyMs: 0 });
+      const cached = await startGateway(simulator, {});
+      stopAll.push(() => cached.stop());
+      const throughput: Record<string, unknown> = {};
+      for (const operation of operations) {
+        await warmUp(cached, gatewayBody(operation));
+        const { gateway: g, baseline: b } = await compare(gateway, baseline, operation, 32);
+        const cachedRates: number[] = [];
+        for (let run = 0; run < RUNS; run += 1) {
+          cachedRates.push((await load({ url: cached.url, body: gatewayBody(operation), connections: 32, seconds: SECONDS })).rps);
+        }
+        const withCache = median(cachedRates);
+        throughput[operation.name] = {
+          gatewayRps: round(g.rps, 0),
+          baselineRps: round(b.rps, 0),
+          ratio: round(g.rps / b.rps),
+          gatewayWithResponseCacheRps: round(withCache, 0),
+          ratioWithResponseCache: round(withCache / b.rps),
+          errors: g.errors + b.errors,
+          target: ">= 1 (>= 3 where caching applies)",
+        };
+      }
+      results.throughput = throughput;
+    }
+
+    if (PHASES.has("parallelism")) {
+      log(`parallelism: ${ADDED_LATENCY_MS} ms added upstream latency`);
+      await simulator.knobs({ latencyMs: ADDED_LATENCY_MS });
+      const parallelism: Record<string, unknown> = {};
+      for (const operation of operations) {
+        const cold = await startGateway(simulator, { RESPONSE_CACHE_TTL_MS: "0", CACHE_MAX_ENTRIES: "1", CHAIN_CACHE_TTL_MS: "0" });
+        try {
+          const runs: number[] = [];
+          for (let run = 0; run < RUNS; run += 1) {
+            runs.push((await load({ url: cold.url, body: gatewayBody(operation), connections: 1, seconds: SECONDS })).p50);
+          }
+          const limit = operation.dependentCalls * ADDED_LATENCY_MS + 15;
+          parallelism[operation.name] = { dependentCalls: operation.dependentCalls, p50Ms: median(runs), limitMs: limit, ok: median(runs) <= limit };
+        } finally {
+          await cold.stop();
+        }
+      }
+      await simulator.knobs({ latencyMs: 0 });
+      results.parallelism = parallelism;
+    }
+
+    if (PHASES.has("memory")) {
+      log(`memory: ${MEMORY_SECONDS} s at 64 connections over every operation`);
+      const loaded = await startGateway(simulator, {});
+      stopAll.push(() => loaded.stop());
+      let peak = 0;
+      const sampler = setInterval(() => {
+        peak = Math.max(peak, loaded.rssBytes());
+      }, 250);
+      const perOperation = Math.max(1, Math.floor(MEMORY_SECONDS / operations.length));
+      const loads = await Promise.all(
+        operations.map((operation) =>
+          load({ url: loaded.url, body: gatewayBody(operation), connections: Math.max(1, Math.floor(64 / operations.length)), seconds: perOperation * operations.length }),
+        ),
+      );
+      clearInterval(sampler);
+      results.memory = {
+        seconds: perOperation * operations.length,
+        connections: 64,
+        peakRssMb: round(peak / 1024 / 1024, 1),
+        limitMb: 250,
+        errors: loads.reduce((sum, result) => sum + result.errors, 0),
+      };
+    }
+
+    if (PHASES.has("simulator")) {
+      log("the simulator alone, on the operations' upstream routes");
+      const simulatorSpeed: Record<string, unknown> = {};
+      for (const operation of operations) {
+        const paths = await operation.upstreamPaths(upstream);
+        const rates: number[] = [];
+        for (let run = 0; run < RUNS; run += 1) {
+          const byService = await Promise.all(
+            (["data", "metrics"] as const).map(async (service) => {
+              const requests = paths.filter((path) => path.service === service).map((path) => ({ method: "GET" as const, path: path.path }));
+              if (requests.length === 0) return 0;
+              const result = await autocannon({
+                url: service === "data" ? simulator.dataUrl : simulator.metricsUrl,
+                connections: 32,
+                duration: SECONDS,
+                requests,
+              });
+              return result.requests.average;
+            }),
+          );
+          rates.push(byService.reduce((sum, rate) => sum + rate, 0));
+        }
+        const upstreamRps = median(rates);
+        const operationsPerSecond = upstreamRps / paths.length;
+        const gatewayRps = (results.throughput as Record<string, { gatewayRps: number }> | undefined)?.[operation.name]?.gatewayRps;
+        simulatorSpeed[operation.name] = {
+          upstreamRequestsPerOperation: paths.length,
+          upstreamRps: round(upstreamRps, 0),
+          operationsPerSecond: round(operationsPerSecond, 0),
+          ratioToGateway: gatewayRps ? round(operationsPerSecond / gatewayRps) : null,
+          target: ">= 5",
+        };
+      }
+      results.simulator = simulatorSpeed;
+    }
+  } finally {
+    for (const stop of stopAll.reverse()) await stop().catch(() => undefined);
+  }
+
+  await writeFile(new URL("./results/latest.json", import.meta.url), `${JSON.stringify(results, null, 2)}\n`);
+  await writeFile(new URL("./results/latest.md", import.meta.url), markdown(results));
+  log("wrote bench/results/latest.json and bench/results/latest.md");
+}
+
+function markdown(results: Record<string, unknown>): string {
+  const lines = [
+    "# Benchmark results",
+    "",
+    `Written by \`npm run bench\` on ${String(results.date)}; ${JSON.stringify(results.machine)}. Every figure is the median of ${String(results.runs)} runs of ${String(results.secondsPerMeasurement)} s; every ratio compares two things measured in the same run.`,
+    "",
+  ];
+  const table = (title: string, data: unknown, columns: string[]) => {
+    if (!data) return;
+    lines.push(`## ${title}`, "", `| operation | ${columns.join(" | ")} |`, `|---|${columns.map(() => "---").join("|")}|`);
+    for (const [name, row] of Object.entries(data as Record<string, Record<string, unknown>>)) {
+      lines.push(`| ${name} | ${columns.map((column) => JSON.stringify(row[column] ?? "")).join(" | ")} |`);
+    }
+    lines.push("");
+  };
+  table("Upstream calls", results.calls, ["fewestCold", "cold", "warm", "warmByRoute"]);
+  table("Overhead (1 connection, no added latency)", results.overhead, ["gatewayP50Ms", "baselineP50Ms", "ratio", "target"]);
+  table("Throughput (32 connections)", results.throughput, [
+    "gatewayRps",
+    "baselineRps",
+    "ratio",
+    "gatewayWithResponseCacheRps",
+    "ratioWithResponseCache",
+    "errors",
+  ]);
+  table("Parallelism (50 ms upstream latency, cold caches)", results.parallelism, ["dependentCalls", "p50Ms", "limitMs", "ok"]);
+  if (results.memory) lines.push("## Memory", "", "```json", JSON.stringify(results.memory, null, 2), "```", "");
+  table("The simulator alone (32 connections)", results.simulator, ["upstreamRequestsPerOperation", "upstreamRps", "operationsPerSecond", "ratioToGateway"]);
+  return `${lines.join("\n")}\n`;
+}
+
+await main();
