@@ -131,6 +131,7 @@ export async function startGateway(simulator: RunningSimulator, env: Record<stri
       PORT: String(port),
       LOG_LEVEL: "warn",
       GRAPHIQL: "false",
+      NODE_ENV: "production",
       ...env,
     },
     stdio: ["ignore", "ignore", "inherit"],

@@ -57,6 +57,11 @@ export class RecordCache {
     return entry.value as T;
   }
 
+  /** Stores a record that does not change, unless it is already held (no copy, no re-measure). */
+  remember(key: string, value: unknown): void {
+    if (!this.lru.has(key)) this.lru.set(key, { value });
+  }
+
   /** `ttlMs` of 0 or undefined keeps the record until it is evicted. */
   set(key: string, value: unknown, ttlMs?: number): void {
     this.lru.set(key, { value }, ttlMs ? { ttl: ttlMs } : undefined);

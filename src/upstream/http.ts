@@ -91,8 +91,8 @@ function upstreamMessage(body: string): string | null {
 
 function describeNetworkError(error: unknown): string {
   if (error instanceof undiciErrors.ConnectTimeoutError) return "connect timeout";
-  if (error instanceof undiciErrors.HeadersTimeoutError) return "no response headers in time";
-  if (error instanceof undiciErrors.BodyTimeoutError) return "response body stalled";
+  if (error instanceof undiciErrors.HeadersTimeoutError) return "no response headers before the request's deadline";
+  if (error instanceof undiciErrors.BodyTimeoutError) return "the response body stalled past the request's deadline";
   if (error instanceof undiciErrors.RequestAbortedError) return "the request's deadline passed";
   if (error instanceof DOMException && (error.name === "TimeoutError" || error.name === "AbortError")) {
     return "the request's deadline passed";
@@ -289,12 +289,14 @@ export class UpstreamService {
     let response: Dispatcher.ResponseData;
     let text: string;
     try {
+      // The deadline bounds the wait for headers and every stall of the body.
       response = await this.pool.request({
         method: attempt.method,
         path: attempt.path,
         headers,
         body: attempt.body,
-        signal: AbortSignal.timeout(remaining),
+        headersTimeout: Math.min(this.config.headersTimeoutMs, remaining),
+        bodyTimeout: Math.min(this.config.bodyTimeoutMs, remaining),
       });
       text = await response.body.text();
     } catch (error) {
