@@ -122,7 +122,8 @@ export async function startSimulator(): Promise<RunningSimulator> {
 
 export async function startGateway(simulator: RunningSimulator, env: Record<string, string>): Promise<Running> {
   const port = await freePort();
-  const child = spawn(process.execPath, ["--import", "tsx", root("src/server.ts")], {
+  // The production build (npm run build), as operators run it.
+  const child = spawn(process.execPath, [root("dist/src/server.js")], {
     env: {
       ...process.env,
       DATA_API_URL: simulator.dataUrl,

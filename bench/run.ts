@@ -7,6 +7,7 @@
  * BENCH_MEMORY_SECONDS (default 60), BENCH_OPERATIONS (comma-separated names), BENCH_PHASES
  * (comma-separated: calls,overhead,throughput,parallelism,memory,simulator).
  */
+import { execSync } from "node:child_process";
 import { writeFile } from "node:fs/promises";
 import { cpus } from "node:os";
 import autocannon from "autocannon";
@@ -135,6 +136,8 @@ async function warmUp(target: Running, body: string): Promise<void> {
 }
 
 async function main(): Promise<void> {
+  log("building the gateway (npm run build)");
+  execSync("npm run -s build", { stdio: ["ignore", "ignore", "inherit"], cwd: new URL("..", import.meta.url) });
   const results: Record<string, unknown> = {
     date: new Date().toISOString(),
     machine: { cpus: cpus().length, model: cpus()[0]?.model ?? "unknown", node: process.version },

@@ -13,6 +13,8 @@ export interface GatewayConfig {
   logLevel: string;
   /** Time a GraphQL request may take; every upstream call of the request ends by then. */
   requestTimeoutMs: number;
+  /** How long a shutdown waits for requests in flight before closing their connections. */
+  shutdownGraceMs: number;
   upstream: UpstreamConfig;
   cache: CacheConfig;
   limits: QueryLimits;
@@ -129,6 +131,7 @@ export function loadConfig(env: Env = process.env): GatewayConfig {
     graphiql: boolean(env, "GRAPHIQL", true),
     logLevel: env.LOG_LEVEL?.trim() || "info",
     requestTimeoutMs: integer(env, "REQUEST_TIMEOUT_MS", 15_000, 1),
+    shutdownGraceMs: integer(env, "SHUTDOWN_GRACE_MS", 10_000, 0),
     upstream: {
       connections: integer(env, "UPSTREAM_CONNECTIONS", 64, 1),
       connectTimeoutMs: integer(env, "UPSTREAM_CONNECT_TIMEOUT_MS", 3_000, 1),

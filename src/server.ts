@@ -30,15 +30,24 @@ server.listen(config.port, config.host, () => {
   );
 });
 
+// On SIGTERM: stop accepting, let requests in flight finish (within a bound), close the
+// upstream pools, stop the simulator.
 let stopping = false;
 async function shutdown(signal: string): Promise<void> {
   if (stopping) return;
   stopping = true;
-  logger.info({ signal }, "shutting down");
-  server.close();
+  logger.info({ signal, graceMs: config.shutdownGraceMs }, "shutting down");
+  const drained = new Promise<void>((resolve) => server.close(() => resolve()));
   server.closeIdleConnections();
+  const timer = setTimeout(() => {
+    logger.warn("requests still in flight after the grace period: closing their connections");
+    server.closeAllConnections();
+  }, config.shutdownGraceMs);
+  await drained;
+  clearTimeout(timer);
   await gateway.close();
   await simulator?.stop();
+  logger.info("stopped");
   process.exit(0);
 }
 process.once("SIGTERM", () => void shutdown("SIGTERM"));

@@ -8,14 +8,17 @@ import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
 import type { UpstreamUrls } from "./yoga.ts";
 
-const SIMULATOR_MAIN = fileURLToPath(new URL("../simulator/main.ts", import.meta.url));
+// From the sources the simulator runs through tsx; from a build (dist/), as compiled JavaScript.
+const COMPILED = import.meta.url.endsWith(".js");
+const SIMULATOR_MAIN = fileURLToPath(new URL(`../simulator/main.${COMPILED ? "js" : "ts"}`, import.meta.url));
+const NODE_ARGUMENTS = COMPILED ? [SIMULATOR_MAIN] : ["--import", "tsx", SIMULATOR_MAIN];
 
 export interface SimulatorProcess extends UpstreamUrls {
   stop(): Promise<void>;
 }
 
 export function startSimulatorProcess(env: Record<string, string> = {}, timeoutMs = 60_000): Promise<SimulatorProcess> {
-  const child: ChildProcess = spawn(process.execPath, ["--import", "tsx", SIMULATOR_MAIN], {
+  const child: ChildProcess = spawn(process.execPath, NODE_ARGUMENTS, {
     env: { ...process.env, SIM_DATA_PORT: "0", SIM_METRICS_PORT: "0", SIM_EXIT_WITH_PARENT: "1", ...env },
     // stdin is a pipe only so that the simulator sees it close when this process dies.
     stdio: ["pipe", "pipe", "inherit"],
