@@ -1,8 +1,8 @@
-/** Per-request loaders for EVM chains and blocks. */
+/** Per-request loaders for EVM chains, blocks and transactions. */
 import DataLoader from "dataloader";
 import type { Upstreams } from "../context.ts";
 import type { CallOptions } from "../upstream/http.ts";
-import type { ChainInfo, EvmBlock, MetricsChain } from "../upstream/types.ts";
+import type { ChainInfo, CompleteTransaction, EvmBlock, EvmTransactionRecord, MetricsChain } from "../upstream/types.ts";
 import { settle } from "./settle.ts";
 
 export interface BlockKey {
@@ -12,6 +12,12 @@ export interface BlockKey {
   blockId: string;
 }
 
+export interface TransactionKey {
+  /** EVM chain id or blockchain id, as the upstream accepts either. */
+  chainId: string;
+  txHash: string;
+}
+
 export interface EvmLoaders {
   /** Chain records by EVM chain id or blockchain id; null when unknown. */
   chain: DataLoader<string, ChainInfo | null>;
@@ -19,6 +25,10 @@ export interface EvmLoaders {
   block: DataLoader<BlockKey, EvmBlock | null, string>;
   /** How the Metrics API knows a chain, by EVM chain id; null when it does not. */
   metricsChain: DataLoader<string, MetricsChain | null>;
+  /** Native transactions by chain and hash, as a list page gave them or from the complete view; null when unknown. */
+  transaction: DataLoader<TransactionKey, EvmTransactionRecord | null, string>;
+  /** The complete view of a transaction (all transfers and calls); null when unknown. */
+  completeTransaction: DataLoader<TransactionKey, CompleteTransaction | null, string>;
 }
 
 function blockKey({ chainId, blockId }: BlockKey): string {
@@ -47,7 +57,29 @@ export function createEvmLoaders({ evm, metrics }: Upstreams, call: CallOptions)
     Promise.all(ids.map((id) => settle(metrics.getChain(id, call)))),
   );
 
-  return { chain, block, metricsChain };
+  const completeTransaction = new DataLoader<TransactionKey, CompleteTransaction | null, string>(
+    async (keys) => {
+      const found = await Promise.all(keys.map((key) => settle(evm.getTransaction(key.chainId, key.txHash, call))));
+      found.forEach((item, index) => {
+        if (item && !(item instanceof Error)) transaction.prime(keys[index]!, item.nativeTransaction);
+      });
+      return found;
+    },
+    { cacheKeyFn: transactionKey },
+  );
+
+  // Keys that no list page primed are answered by the complete view, which holds the native record.
+  const transaction = new DataLoader<TransactionKey, EvmTransactionRecord | null, string>(
+    (keys) =>
+      Promise.all(keys.map((key) => settle(completeTransaction.load(key).then((found) => found?.nativeTransaction ?? null)))),
+    { cacheKeyFn: transactionKey },
+  );
+
+  return { chain, block, metricsChain, transaction, completeTransaction };
+}
+
+function transactionKey({ chainId, txHash }: TransactionKey): string {
+  return `${chainId}:${txHash.toLowerCase()}`;
 }
 
 /** Puts chain records listed by a page into the chain loader under both of their ids. */
@@ -64,4 +96,9 @@ export function primeBlocks(loaders: EvmLoaders, blocks: readonly EvmBlock[]): v
     loaders.block.prime({ chainId: item.chainId, blockId: item.blockHash }, item);
     loaders.block.prime({ chainId: item.chainId, blockId: item.blockNumber }, item);
   }
+}
+
+/** Puts a page's native transactions into the transaction loader under their chain and hash. */
+export function primeTransactions(loaders: EvmLoaders, transactions: readonly EvmTransactionRecord[]): void {
+  for (const item of transactions) loaders.transaction.prime({ chainId: item.chainId, txHash: item.txHash }, item);
 }

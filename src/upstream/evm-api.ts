@@ -4,12 +4,36 @@ import { nullIfNotFound } from "../errors.ts";
 import type { RecordCache } from "./cache.ts";
 import { ContractClient } from "./contract-client.ts";
 import type { CallOptions, PageRequest, UpstreamService } from "./http.ts";
-import type { ApiFeature, ChainInfo, DataPaths, EvmBlock, ListEvmBlocksResponse, UpstreamNetwork } from "./types.ts";
+import type {
+  ApiFeature,
+  ChainInfo,
+  CompleteTransaction,
+  DataPaths,
+  EvmBlock,
+  ListAddressTransactionsResponse,
+  ListEvmBlocksResponse,
+  ListNativeTransactionsResponse,
+  SortOrder,
+  UpstreamNetwork,
+} from "./types.ts";
 
 const HASH = /^0x[0-9a-fA-F]{64}$/;
 
 function blockCacheKey(chainId: string, blockId: string): string {
   return HASH.test(blockId) ? `evm-block:${chainId}:${blockId.toLowerCase()}` : `evm-block:${chainId}:#${blockId}`;
+}
+
+function transactionCacheKey(chainId: string, txHash: string): string {
+  return `evm-tx:${chainId}:${txHash.toLowerCase()}`;
+}
+
+/** The filters of an address's transaction list; block numbers as the route takes them. */
+export interface AddressTransactionsFilter {
+  /** First block, inclusive. */
+  startBlock?: number | undefined;
+  /** Last block, exclusive. */
+  endBlock?: number | undefined;
+  sortOrder?: SortOrder | undefined;
 }
 
 export class EvmApi {
@@ -82,12 +106,71 @@ export class EvmApi {
     return block;
   }
 
+  /**
+   * `GET /v1/chains/{chainId}/addresses/{address}/transactions`: the transactions that touch an
+   * address, each with only the transfers it sends or receives. Not cached: the list grows.
+   */
+  listAddressTransactions(
+    chainId: string,
+    address: string,
+    filter: AddressTransactionsFilter,
+    page: PageRequest,
+    options?: CallOptions,
+  ): Promise<ListAddressTransactionsResponse> {
+    return this.client.get(
+      "/v1/chains/{chainId}/addresses/{address}/transactions",
+      {
+        params: { chainId, address },
+        query: { ...filter, pageSize: page.pageSize, pageToken: page.pageToken },
+      },
+      options,
+    );
+  }
+
+  /**
+   * `GET /v1/chains/{chainId}/blocks/{blockId}/transactions`. A block's transactions are final,
+   * so each page is kept, by the block id and page it was asked by.
+   */
+  listBlockTransactions(
+    chainId: string,
+    blockId: string,
+    page: PageRequest,
+    options?: CallOptions,
+  ): Promise<ListNativeTransactionsResponse> {
+    const key = `evm-block-txs:${blockCacheKey(chainId, blockId)}:${page.pageSize}:${page.pageToken ?? ""}`;
+    return this.cache.getOrLoad(key, () =>
+      this.client.get(
+        "/v1/chains/{chainId}/blocks/{blockId}/transactions",
+        { params: { chainId, blockId }, query: { pageSize: page.pageSize, pageToken: page.pageToken } },
+        options,
+      ),
+    );
+  }
+
+  /**
+   * `GET /v1/chains/{chainId}/transactions/{txHash}`: the complete view of a transaction; null
+   * when unknown. Transactions in accepted blocks are final, so one found is kept.
+   */
+  async getTransaction(chainId: string, txHash: string, options?: CallOptions): Promise<CompleteTransaction | null> {
+    const cached = this.cache.get<CompleteTransaction>(transactionCacheKey(chainId, txHash));
+    if (cached) return cached;
+    const transaction = await nullIfNotFound(
+      this.client.get("/v1/chains/{chainId}/transactions/{txHash}", { params: { chainId, txHash } }, options),
+    );
+    if (transaction) {
+      for (const id of new Set([chainId, transaction.nativeTransaction.chainId])) {
+        this.cache.set(transactionCacheKey(id, txHash), transaction);
+      }
+    }
+    return transaction;
+  }
+
   /** Keeps blocks in the shared cache under their chain id (and the id they were asked by). */
   private rememberBlocks(blocks: readonly EvmBlock[], requestedChainId?: string): void {
     for (const block of blocks) {
       for (const chainId of new Set([block.chainId, requestedChainId ?? block.chainId])) {
-        this.cache.set(blockCacheKey(chainId, block.blockHash), block);
-        this.cache.set(blockCacheKey(chainId, block.blockNumber), block);
+        this.cache.remember(blockCacheKey(chainId, block.blockHash), block);
+        this.cache.remember(blockCacheKey(chainId, block.blockNumber), block);
       }
     }
   }

@@ -1,0 +1,308 @@
+/**
+ * The transactions of one chain, consistent with its blocks: each block holds `txCount` of
+ * them and their gas adds up to the block's `gasUsed`. Records are derived on demand from
+ * (seed, chain, block, index); what is stored is the address index (which transactions touch
+ * each address, and which each account sent, for nonces), built on first use.
+ */
+import type { ChainBlocks, Sequence } from "../blocks.ts";
+import type { ChainInfo } from "../chains.ts";
+import { sha256 } from "../ids.ts";
+import { chainCatalog, type ChainCatalog } from "./catalog.ts";
+import { NATIVE_TRANSFER_GAS, Planner, participants, type TxPlan } from "./plans.ts";
+import {
+  addressTransaction,
+  completeTransaction,
+  logCount,
+  nativeTransaction,
+  type GetTransactionResponse,
+  type NativeTransaction,
+  type RecordContext,
+  type TransactionDetails,
+  type TxPlace,
+} from "./records.ts";
+
+export type { GetTransactionResponse, NativeTransaction, TransactionDetails } from "./records.ts";
+
+export const TX_HASH_PATTERN = /^0x[0-9a-fA-F]{64}$/;
+export const ADDRESS_PATTERN = /^0x[0-9a-fA-F]{40}$/;
+
+export interface BlockRange {
+  /** First block, inclusive. */
+  startBlock?: number | undefined;
+  /** Last block, exclusive. */
+  endBlock?: number | undefined;
+  sortOrder: "asc" | "desc";
+}
+
+export interface ChainTransactionsOptions {
+  seed: string;
+  /** The network's "now", in Unix seconds. */
+  headTime: number;
+  /** Blockchain ids of the other chains of the same network. */
+  peers: readonly string[];
+}
+
+interface BlockPlans {
+  plans: TxPlan[];
+  gas: number[];
+  logStart: number[];
+}
+
+/** Compressed lists of transaction ordinals (position in the chain, counting from genesis) per address. */
+interface AddressIndex {
+  /** txStart[n] is the ordinal of block n's first transaction; txStart[count] is the total. */
+  txStart: Float64Array;
+  ids: Map<string, number>;
+  touched: OrdinalLists;
+  sent: OrdinalLists;
+}
+
+interface OrdinalLists {
+  offsets: Uint32Array;
+  ordinals: Uint32Array;
+}
+
+const PLAN_CACHE_BLOCKS = 512;
+
+export class ChainTransactions {
+  readonly catalog: ChainCatalog;
+  private readonly planner: Planner;
+  private readonly context: RecordContext;
+  private readonly hashSalt: string;
+  private index: AddressIndex | undefined;
+  private readonly planCache = new Map<number, BlockPlans>();
+
+  constructor(
+    info: ChainInfo,
+    private readonly blocks: ChainBlocks,
+    options: ChainTransactionsOptions,
+  ) {
+    this.catalog = chainCatalog(options.seed, info);
+    this.hashSalt = `transactions:${options.seed}:${info.chainId}`;
+    this.planner = new Planner(sha256(this.hashSalt).readUInt32BE(0), {
+      catalog: this.catalog,
+      interchain: info.enabledFeatures?.includes("teleporter") ?? false,
+      peerCount: options.peers.length,
+    });
+    this.context = { info, catalog: this.catalog, peers: options.peers, headTime: options.headTime };
+  }
+
+  /** How many transactions the chain holds. */
+  get count(): number {
+    const { txStart } = this.addressIndex();
+    return txStart[txStart.length - 1]!;
+  }
+
+  /** The transactions of a block in block order, or undefined for a block the chain does not have. */
+  blockTransactions(number: number): Sequence<NativeTransaction> | undefined {
+    const block = this.blocks.block(number);
+    if (block === undefined) return undefined;
+    return {
+      length: block.txCount,
+      at: (index) => {
+        if (!Number.isInteger(index) || index < 0 || index >= block.txCount) return undefined;
+        const { plan, place } = this.placed(number, index);
+        return nativeTransaction(plan, place, this.context);
+      },
+    };
+  }
+
+  /** The complete view of a transaction by hash (any letter case); undefined when the chain has none. */
+  transaction(hash: string): GetTransactionResponse | undefined {
+    const found = this.locate(hash);
+    if (found === undefined) return undefined;
+    const { plan, place } = this.placed(found.block, found.index);
+    return completeTransaction(plan, place, this.context);
+  }
+
+  /**
+   * The transactions that touch an address within a block range, oldest first for `asc` and
+   * newest first for `desc`, each with only the transfers and calls the address sends or receives.
+   */
+  addressTransactions(address: string, range: BlockRange): Sequence<TransactionDetails> {
+    const wanted = address.toLowerCase();
+    const index = this.addressIndex();
+    const id = index.ids.get(wanted);
+    if (id === undefined) return { length: 0, at: () => undefined };
+    const blockCount = this.blocks.count;
+    const first = Math.min(range.startBlock ?? 0, blockCount);
+    const end = Math.min(range.endBlock ?? blockCount, blockCount);
+    const { offsets, ordinals } = index.touched;
+    const listStart = offsets[id]!;
+    const listEnd = offsets[id + 1]!;
+    const from = first >= end ? listStart : lowerBound(ordinals, listStart, listEnd, index.txStart[first]!);
+    const to = first >= end ? listStart : lowerBound(ordinals, listStart, listEnd, index.txStart[end]!);
+    const ascending = range.sortOrder === "asc";
+    return {
+      length: to - from,
+      at: (position) => {
+        if (!Number.isInteger(position) || position < 0 || position >= to - from) return undefined;
+        const ordinal = ordinals[ascending ? from + position : to - 1 - position]!;
+        const { block, index: blockIndex } = this.locateOrdinal(ordinal);
+        const { plan, place } = this.placed(block, blockIndex);
+        return addressTransaction(plan, place, this.context, wanted);
+      },
+    };
+  }
+
+  /** The hash of the transaction at (block, index): random-looking, yet it tells where the transaction is. */
+  txHash(block: number, index: number): string {
+    const place = Buffer.alloc(6);
+    place.writeUInt32BE(block, 0);
+    place.writeUInt16BE(index, 4);
+    const prefix = sha256(this.hashSalt, place).subarray(0, 24);
+    const suffix = Buffer.alloc(8);
+    suffix.writeUIntBE(block * 0x10000 + index, 2, 6);
+    const mask = sha256(prefix);
+    for (let i = 0; i < 8; i++) suffix[i]! ^= mask[i]!;
+    return `0x${prefix.toString("hex")}${suffix.toString("hex")}`;
+  }
+
+  private locate(hash: string): { block: number; index: number } | undefined {
+    if (!TX_HASH_PATTERN.test(hash)) return undefined;
+    const bytes = Buffer.from(hash.slice(2), "hex");
+    const mask = sha256(bytes.subarray(0, 24));
+    for (let i = 0; i < 8; i++) bytes[24 + i]! ^= mask[i]!;
+    if (bytes[24] !== 0 || bytes[25] !== 0) return undefined;
+    const where = bytes.readUIntBE(26, 6);
+    const block = Math.floor(where / 0x10000);
+    const index = where % 0x10000;
+    const found = this.blocks.block(block);
+    if (found === undefined || index >= found.txCount) return undefined;
+    return this.txHash(block, index) === hash.toLowerCase() ? { block, index } : undefined;
+  }
+
+  private placed(number: number, index: number): { plan: TxPlan; place: TxPlace } {
+    const block = this.blocks.block(number)!;
+    const plans = this.blockPlans(number);
+    const plan = plans.plans[index]!;
+    const addressIndex = this.addressIndex();
+    const ordinal = addressIndex.txStart[number]! + index;
+    const sender = addressIndex.ids.get(plan.from)!;
+    const { offsets, ordinals } = addressIndex.sent;
+    const nonce = lowerBound(ordinals, offsets[sender]!, offsets[sender + 1]!, ordinal) - offsets[sender]!;
+    return {
+      plan,
+      place: { block, index, hash: this.txHash(number, index), nonce, gasUsed: plans.gas[index]!, logStart: plans.logStart[index]! },
+    };
+  }
+
+  /** A block's plans, with each transaction's gas (adding up to the block's) and first log index. */
+  private blockPlans(number: number): BlockPlans {
+    const cached = this.planCache.get(number);
+    if (cached) return cached;
+    const block = this.blocks.block(number)!;
+    const gasUsed = Number(block.gasUsed);
+    const plans = this.planner.block(number, block.txCount, gasUsed);
+    const spare = gasUsed - NATIVE_TRANSFER_GAS * plans.length;
+    const totalWeight = plans.reduce((total, plan) => total + plan.gasWeight, 0);
+    const lastWeighted = plans.findLastIndex((plan) => plan.gasWeight > 0);
+    const gas: number[] = [];
+    const logStart: number[] = [];
+    let shared = 0;
+    let logs = 0;
+    plans.forEach((plan, index) => {
+      let extra = totalWeight > 0 ? Math.floor((spare * plan.gasWeight) / totalWeight) : 0;
+      if (index === lastWeighted) extra = spare - shared;
+      shared += extra;
+      gas.push(NATIVE_TRANSFER_GAS + extra);
+      logStart.push(logs);
+      logs += logCount(plan);
+    });
+    const result = { plans, gas, logStart };
+    if (this.planCache.size >= PLAN_CACHE_BLOCKS) this.planCache.delete(this.planCache.keys().next().value!);
+    this.planCache.set(number, result);
+    return result;
+  }
+
+  private locateOrdinal(ordinal: number): { block: number; index: number } {
+    const { txStart } = this.addressIndex();
+    // The last block whose first ordinal is <= ordinal (empty blocks share their start).
+    let low = 0;
+    let high = txStart.length - 1;
+    while (low < high) {
+      const middle = (low + high + 1) >>> 1;
+      if (txStart[middle]! <= ordinal) low = middle;
+      else high = middle - 1;
+    }
+    return { block: low, index: ordinal - txStart[low]! };
+  }
+
+  private addressIndex(): AddressIndex {
+    this.index ??= this.buildIndex();
+    return this.index;
+  }
+
+  private buildIndex(): AddressIndex {
+    const count = this.blocks.count;
+    const txStart = new Float64Array(count + 1);
+    const ids = new Map<string, number>();
+    for (const address of this.catalog.allAddresses()) ids.set(address, ids.size);
+    const touched = new PairList();
+    const sent = new PairList();
+    for (let number = 0; number < count; number++) {
+      const block = this.blocks.block(number)!;
+      txStart[number + 1] = txStart[number]! + block.txCount;
+      if (block.txCount === 0) continue;
+      const plans = this.planner.block(number, block.txCount, Number(block.gasUsed));
+      plans.forEach((plan, index) => {
+        const ordinal = txStart[number]! + index;
+        for (const address of participants(plan)) {
+          let id = ids.get(address);
+          if (id === undefined) {
+            id = ids.size;
+            ids.set(address, id);
+          }
+          touched.push(id, ordinal);
+        }
+        sent.push(ids.get(plan.from)!, ordinal);
+      });
+    }
+    if (txStart[count]! > 0xffff_ffff) throw new RangeError(`chain ${this.context.info.chainId}: too many transactions to index`);
+    return { txStart, ids, touched: touched.group(ids.size), sent: sent.group(ids.size) };
+  }
+}
+
+/** (id, ordinal) pairs in typed arrays that grow; grouped by id into ascending ordinal lists. */
+class PairList {
+  private ids = new Uint32Array(1 << 16);
+  private ordinals = new Uint32Array(1 << 16);
+  private size = 0;
+
+  push(id: number, ordinal: number): void {
+    if (this.size === this.ids.length) {
+      const ids = new Uint32Array(this.size * 2);
+      ids.set(this.ids);
+      this.ids = ids;
+      const ordinals = new Uint32Array(this.size * 2);
+      ordinals.set(this.ordinals);
+      this.ordinals = ordinals;
+    }
+    this.ids[this.size] = id;
+    this.ordinals[this.size] = ordinal;
+    this.size++;
+  }
+
+  /** Pairs were pushed in ordinal order, so each id's list comes out ascending. */
+  group(idCount: number): OrdinalLists {
+    const offsets = new Uint32Array(idCount + 1);
+    for (let i = 0; i < this.size; i++) offsets[this.ids[i]! + 1]!++;
+    for (let id = 0; id < idCount; id++) offsets[id + 1]! += offsets[id]!;
+    const next = offsets.slice(0, idCount);
+    const ordinals = new Uint32Array(this.size);
+    for (let i = 0; i < this.size; i++) ordinals[next[this.ids[i]!]!++] = this.ordinals[i]!;
+    return { offsets, ordinals };
+  }
+}
+
+/** The first position in [start, end) whose value is >= value. */
+function lowerBound(values: Uint32Array, start: number, end: number, value: number): number {
+  let low = start;
+  let high = end;
+  while (low < high) {
+    const middle = (low + high) >>> 1;
+    if (values[middle]! < value) low = middle + 1;
+    else high = middle;
+  }
+  return low;
+}
