@@ -1,0 +1,470 @@
+/**
+ * Transactions of the primary network. The three chains describe them differently, so each has
+ * its own type; `PrimaryNetworkTransaction` holds what they share.
+ */
+import {
+  cChainExportTransactionTxTypeValues,
+  cChainImportTransactionTxTypeValues,
+  pChainTransactionTypeValues,
+  primaryNetworkAssetCapValues,
+  xChainNonLinearTransactionChainFormatValues,
+  xChainTransactionTypeValues,
+} from "../src/upstream/contract/data-api.ts";
+import { originOf } from "../src/upstream/primary-network-api.ts";
+import type {
+  BlockchainInfo,
+  BlsCredentials,
+  CChainAtomicTransaction,
+  EvmInput,
+  EvmOutput,
+  L1ValidatorManagerDetails,
+  L1ValidatorTransactionDetails,
+  PChainTransaction,
+  PrimaryNetworkTransaction,
+  SubnetOwnershipInfo,
+  TransactionVertexDetail,
+  XChainAssetDetails,
+  XChainTransaction,
+} from "../src/upstream/types.ts";
+import { builder } from "./builder.ts";
+import { upstreamEnum } from "./enums.ts";
+import { NetworkRef } from "./networks.ts";
+import {
+  AssetAmountRef,
+  chainInfoOf,
+  chainRecordId,
+  parseChainRecordId,
+  PrimaryNetworkAssetType,
+  PrimaryNetworkChainInfoRef,
+  PrimaryNetworkChainName,
+} from "./primary-network.ts";
+import { PChainUtxoRef, PrimaryNetworkUtxoRef, UtxoCredentialRef, UtxoRef } from "./primary-network-utxos.ts";
+
+export const PChainTransactionType = upstreamEnum(
+  "PChainTransactionType",
+  pChainTransactionTypeValues,
+  "The kind of a P-Chain transaction.",
+  {
+    AddValidatorTx: "Adds a primary network validator (before the Banff upgrade).",
+    AddSubnetValidatorTx: "Adds a validator to a subnet.",
+    AddDelegatorTx: "Delegates stake to a primary network validator (before the Banff upgrade).",
+    CreateChainTx: "Creates a blockchain on a subnet.",
+    CreateSubnetTx: "Creates a subnet; its id is the transaction's hash.",
+    ImportTx: "Takes AVAX that another chain exported to the P-Chain out of shared memory.",
+    ExportTx: "Sends AVAX to another chain's shared memory.",
+    AdvanceTimeTx: "Moves the P-Chain's clock forward (before the Banff upgrade).",
+    RewardValidatorTx: "Ends a staking period: returns the stake and pays the rewards.",
+    RemoveSubnetValidatorTx: "Removes a validator from a subnet.",
+    TransformSubnetTx: "Turns a subnet into an elastic (permissionless) subnet.",
+    AddPermissionlessValidatorTx: "Adds a validator, with its BLS key.",
+    AddPermissionlessDelegatorTx: "Delegates stake to a validator.",
+    BaseTx: "Transfers AVAX on the P-Chain.",
+    TransferSubnetOwnershipTx: "Hands a subnet to new owners.",
+    ConvertSubnetToL1Tx: "Converts a subnet into an L1 with its first validators and a validator manager.",
+    RegisterL1ValidatorTx: "Adds a validator to an L1.",
+    SetL1ValidatorWeightTx: "Changes an L1 validator's weight.",
+    DisableL1ValidatorTx: "Disables an L1 validator and returns its remaining balance.",
+    IncreaseL1ValidatorBalanceTx: "Adds to the balance an L1 validator pays its fees from.",
+    UNKNOWN: "A transaction the Data API does not classify, or a kind added after this gateway was built.",
+  },
+);
+
+export const XChainTransactionType = upstreamEnum(
+  "XChainTransactionType",
+  xChainTransactionTypeValues,
+  "The kind of an X-Chain transaction.",
+  {
+    BaseTx: "Transfers assets on the X-Chain.",
+    CreateAssetTx: "Creates an asset; its id is the transaction's hash.",
+    OperationTx: "Mints or transfers non-fungible tokens.",
+    ImportTx: "Takes assets that another chain exported to the X-Chain out of shared memory.",
+    ExportTx: "Sends assets to another chain's shared memory.",
+    UNKNOWN: "A transaction the Data API does not classify, or a kind added after this gateway was built.",
+  },
+);
+
+export const CChainAtomicTransactionType = upstreamEnum(
+  "CChainAtomicTransactionType",
+  [...cChainImportTransactionTxTypeValues, ...cChainExportTransactionTxTypeValues],
+  "The kind of a C-Chain atomic transaction.",
+  {
+    ImportTx: "Takes AVAX from shared memory into C-Chain accounts.",
+    ExportTx: "Sends AVAX from C-Chain accounts to another chain's shared memory.",
+  },
+);
+
+export const XChainFormat = upstreamEnum(
+  "XChainFormat",
+  xChainNonLinearTransactionChainFormatValues,
+  "Where an X-Chain transaction was accepted: in a vertex of the DAG, or in a block.",
+  { "non-linear": "In a vertex of the DAG (the X-Chain's early history).", linear: "In a block." },
+);
+
+export const AssetCap = upstreamEnum("AssetCap", primaryNetworkAssetCapValues, "Whether an asset's supply can grow.", {
+  fixed: "The supply was set when the asset was created.",
+  variable: "Holders of the minting rights can mint more.",
+});
+
+export const XChainAssetRef = builder.objectRef<XChainAssetDetails>("XChainAsset").implement({
+  description: "An asset the X-Chain knows, as the transaction that created it describes it.",
+  fields: (t) => ({
+    assetId: t.exposeString("assetId", { description: "The asset's id (cb58): the hash of the transaction that created it." }),
+    name: t.exposeString("name", { description: "The asset's name." }),
+    symbol: t.exposeString("symbol", { description: "The asset's ticker symbol." }),
+    denomination: t.exposeInt("denomination", { description: "Decimal places of the asset's amounts." }),
+    type: t.field({
+      type: PrimaryNetworkAssetType.ref,
+      description: "How the asset is held.",
+      resolve: (asset) => PrimaryNetworkAssetType.fromUpstream(asset.type) ?? "UNKNOWN",
+    }),
+    createdAtTimestamp: t.field({ type: "SafeInt", description: "When the asset was created, in Unix seconds.", resolve: (asset) => asset.createdAtTimestamp }),
+    cap: t.field({ type: AssetCap.ref, description: "Whether the supply can grow.", resolve: (asset) => AssetCap.fromUpstream(asset.cap) ?? "UNKNOWN" }),
+  }),
+});
+
+export const XChainTransactionVertexRef = builder.objectRef<TransactionVertexDetail>("XChainTransactionVertex").implement({
+  description: "A vertex that holds an X-Chain transaction, as the transaction names it.",
+  fields: (t) => ({
+    hash: t.exposeString("hash", { description: "The vertex's id (cb58)." }),
+    height: t.exposeInt("height", { description: "The vertex's height in the DAG." }),
+    timestamp: t.field({ type: "SafeInt", description: "When the vertex was accepted, in Unix seconds.", resolve: (vertex) => vertex.timestamp }),
+  }),
+});
+
+export const EvmInputRef = builder.objectRef<EvmInput>("EvmInput").implement({
+  description: "AVAX taken from a C-Chain account by an export.",
+  fields: (t) => ({
+    fromAddress: t.exposeString("fromAddress", { description: "The C-Chain account (0x address)." }),
+    asset: t.expose("asset", { type: AssetAmountRef, description: "The asset and amount taken, fee included." }),
+    credentials: t.expose("credentials", { type: [UtxoCredentialRef], description: "The signatures that authorized it." }),
+  }),
+});
+
+export const EvmOutputRef = builder.objectRef<EvmOutput>("EvmOutput").implement({
+  description: "AVAX credited to a C-Chain account by an import.",
+  fields: (t) => ({
+    toAddress: t.exposeString("toAddress", { description: "The C-Chain account (0x address)." }),
+    asset: t.expose("asset", { type: AssetAmountRef, description: "The asset and amount credited." }),
+  }),
+});
+
+export const L1ValidatorManagerRef = builder.objectRef<L1ValidatorManagerDetails>("L1ValidatorManager").implement({
+  description: "The contract that manages an L1's validator set, named when the subnet was converted to an L1.",
+  fields: (t) => ({
+    blockchainId: t.exposeString("blockchainId", { description: "The chain the contract is on (blockchain id, cb58)." }),
+    contractAddress: t.exposeString("contractAddress", { description: "The contract's address (0x)." }),
+  }),
+});
+
+export const L1ValidatorTransactionDetailsRef = builder.objectRef<L1ValidatorTransactionDetails>("L1ValidatorTransactionDetails").implement({
+  description: "What an L1 transaction did to one L1 validator, as of that transaction.",
+  fields: (t) => ({
+    validationId: t.exposeString("validationId", { description: "The validation's id (cb58): one validator's term on the L1." }),
+    validationIdHex: t.exposeString("validationIdHex", { description: "The same id as 0x hex." }),
+    nodeId: t.exposeString("nodeId", { description: "The validator's node (`NodeID-...`)." }),
+    subnetId: t.exposeString("subnetId", { description: "The L1 (its subnet id, cb58)." }),
+    weight: t.field({ type: "BigInt", description: "The validator's weight after the transaction.", resolve: (details) => details.weight }),
+    remainingBalance: t.field({
+      type: "BigInt",
+      description: "The validator's balance for fees after the transaction, in nAVAX.",
+      resolve: (details) => details.remainingBalance,
+    }),
+    balanceChange: t.field({
+      type: "BigInt",
+      nullable: true,
+      description: "How much the transaction changed the balance, in nAVAX (negative when returned).",
+      resolve: (details) => details.balanceChange ?? null,
+    }),
+    blsCredentials: t.field({
+      type: "JSONObject",
+      nullable: true,
+      description: "The validator's BLS credentials where the transaction sets them (registration, conversion), as the Data API sends them.",
+      resolve: (details) => details.blsCredentials ?? null,
+    }),
+  }),
+});
+
+export const SubnetOwnershipRef = builder.objectRef<SubnetOwnershipInfo>("SubnetOwnership").implement({
+  description: "Who controls a subnet: the keys that may change it.",
+  fields: (t) => ({
+    locktime: t.field({ type: "SafeInt", description: "Unix seconds before which the owners cannot act (0: none).", resolve: (info) => info.locktime }),
+    threshold: t.exposeInt("threshold", { description: "How many of `addresses` must sign." }),
+    addresses: t.exposeStringList("addresses", { description: "The owners' addresses." }),
+  }),
+});
+
+export const BlsCredentialsRef = builder.objectRef<BlsCredentials>("BlsCredentials").implement({
+  description: "A validator's BLS key, which signs Warp messages, with the proof that the validator holds its secret key.",
+  fields: (t) => ({
+    publicKey: t.exposeString("publicKey", { description: "The 48-byte compressed public key, as 0x hex." }),
+    proofOfPossession: t.exposeString("proofOfPossession", { description: "A 96-byte signature of the public key by its secret key, as 0x hex." }),
+  }),
+});
+
+export const BlockchainInfoRef = builder.objectRef<BlockchainInfo>("BlockchainInfo").implement({
+  description: "The blockchain a CreateChainTx created.",
+  fields: (t) => ({
+    chainName: t.exposeString("chainName", { description: "The chain's name." }),
+    vmId: t.exposeString("vmId", { description: "The virtual machine it runs (cb58)." }),
+    genesisData: t.field({
+      type: "JSON",
+      nullable: true,
+      description: "Its genesis: an object for EVM chains (config, alloc, ...), else the text the upstream gives.",
+      resolve: (info) => info.genesisData ?? null,
+    }),
+  }),
+});
+
+const TYPE_OF_CHAIN = { "p-chain": "PChainTransaction", "x-chain": "XChainTransaction", "c-chain": "CChainAtomicTransaction" } as const;
+
+export const PrimaryNetworkTransactionRef = builder.interfaceRef<PrimaryNetworkTransaction>("PrimaryNetworkTransaction").implement({
+  description:
+    "A transaction of the primary network. Each chain describes its transactions differently (`PChainTransaction`, `XChainTransaction`, `CChainAtomicTransaction`); the fields here are common to all three.",
+  interfaces: [builder.nodeInterfaceRef()],
+  resolveType: (tx) => TYPE_OF_CHAIN[originOf(tx).chain],
+  fields: (t) => ({
+    network: t.field({ type: NetworkRef, description: "The transaction's network.", resolve: (tx) => originOf(tx).network }),
+    blockchainId: t.field({ type: "String", description: "The transaction's chain (blockchain id, cb58).", resolve: (tx) => originOf(tx).blockchainId }),
+    chainName: t.field({
+      type: PrimaryNetworkChainName.ref,
+      description: "Which chain of the primary network the transaction is on.",
+      resolve: (tx) => originOf(tx).chain,
+    }),
+    txHash: t.exposeString("txHash", { description: "The transaction's id (cb58)." }),
+    timestamp: t.field({
+      type: "SafeInt",
+      description: "When the transaction was accepted, in Unix seconds (`blockTimestamp` on the P-Chain).",
+      resolve: (tx) => ("blockTimestamp" in tx ? tx.blockTimestamp : tx.timestamp),
+    }),
+    memo: t.exposeString("memo", { nullable: true, description: "The memo the sender attached." }),
+    sourceChain: t.exposeString("sourceChain", { nullable: true, description: "Imports: the chain the assets came from (blockchain id)." }),
+    destinationChain: t.exposeString("destinationChain", { nullable: true, description: "Exports: the chain the assets go to (blockchain id)." }),
+    blockHash: t.string({
+      nullable: true,
+      description: "The id of the block that holds the transaction; null in an X-Chain vertex.",
+      resolve: (tx) => ("blockHash" in tx ? tx.blockHash : null),
+    }),
+    consumedUtxos: t.field({
+      type: [PrimaryNetworkUtxoRef],
+      description: "The UTXOs the transaction spent.",
+      resolve: (tx) => ("consumedUtxos" in tx ? tx.consumedUtxos : []),
+    }),
+    emittedUtxos: t.field({
+      type: [PrimaryNetworkUtxoRef],
+      description: "The UTXOs the transaction created.",
+      resolve: (tx) => ("emittedUtxos" in tx ? tx.emittedUtxos : []),
+    }),
+  }),
+});
+
+export const PChainTransactionRef = builder.objectRef<PChainTransaction>("PChainTransaction");
+export const XChainTransactionRef = builder.objectRef<XChainTransaction>("XChainTransaction");
+export const CChainAtomicTransactionRef = builder.objectRef<CChainAtomicTransaction>("CChainAtomicTransaction");
+
+builder.node(PChainTransactionRef, {
+  description:
+    "A P-Chain transaction (`GET /v1/networks/{network}/blockchains/{blockchainId}/transactions/{txHash}`). Which fields are set depends on `txType`: staking fields on validator and delegator transactions, L1 fields on L1 transactions, and so on.",
+  interfaces: [PrimaryNetworkTransactionRef],
+  id: { resolve: (tx) => chainRecordId(tx, tx.txHash) },
+  isTypeOf: (tx) => originOf(tx as object).chain === "p-chain",
+  loadOne: (id, context) => {
+    const key = parseChainRecordId(id);
+    return key?.origin.chain === "p-chain" ? (context.loaders.primaryNetworkTransaction.load(key) as Promise<PChainTransaction | null>) : null;
+  },
+  fields: (t) => ({
+    txType: t.field({
+      type: PChainTransactionType.ref,
+      description: "The kind of transaction.",
+      resolve: (tx) => PChainTransactionType.fromUpstream(tx.txType) ?? "UNKNOWN",
+    }),
+    blockTimestamp: t.field({ type: "SafeInt", description: "When its block was accepted, in Unix seconds.", resolve: (tx) => tx.blockTimestamp }),
+    blockNumber: t.field({ type: "BigInt", description: "The height of its block.", resolve: (tx) => tx.blockNumber }),
+    blockHash: t.exposeString("blockHash", { description: "The id of its block (cb58)." }),
+    consumedUtxos: t.expose("consumedUtxos", { type: [PChainUtxoRef], description: "The UTXOs the transaction spent." }),
+    emittedUtxos: t.expose("emittedUtxos", { type: [PChainUtxoRef], description: "The UTXOs the transaction created." }),
+    value: t.expose("value", { type: [AssetAmountRef], description: "The amounts the transaction's outputs hold, per asset." }),
+    amountBurned: t.expose("amountBurned", { type: [AssetAmountRef], description: "The fees the transaction burned, per asset." }),
+    amountStaked: t.expose("amountStaked", { type: [AssetAmountRef], description: "Validator and delegator transactions: the stake locked, per asset." }),
+    amountL1ValidatorBalanceBurned: t.expose(
+      "amountL1ValidatorBalanceBurned",
+      { type: [AssetAmountRef], description: "L1 transactions: the AVAX moved into L1 validators' balances, per asset." },
+    ),
+    startTimestamp: t.field({
+      type: "SafeInt",
+      nullable: true,
+      description: "Validator and delegator transactions: when the staking period starts, in Unix seconds.",
+      resolve: (tx) => tx.startTimestamp ?? null,
+    }),
+    endTimestamp: t.field({
+      type: "SafeInt",
+      nullable: true,
+      description: "Validator and delegator transactions: when the staking period ends, in Unix seconds.",
+      resolve: (tx) => tx.endTimestamp ?? null,
+    }),
+    delegationFeePercent: t.exposeString("delegationFeePercent", {
+      nullable: true,
+      description: "Validator transactions: the share of delegators' rewards the validator keeps, in percent (such as \"2.0000\").",
+    }),
+    nodeId: t.exposeString("nodeId", { nullable: true, description: "The validator's node (`NodeID-...`), where the transaction concerns one." }),
+    subnetId: t.exposeString("subnetId", { nullable: true, description: "The subnet or L1 the transaction concerns (cb58)." }),
+    l1ValidatorManagerDetails: t.expose("l1ValidatorManagerDetails", {
+      type: L1ValidatorManagerRef,
+      nullable: true,
+      description: "ConvertSubnetToL1Tx: the contract that manages the L1's validators.",
+    }),
+    l1ValidatorDetails: t.expose("l1ValidatorDetails", {
+      type: [L1ValidatorTransactionDetailsRef],
+      nullable: true,
+      description: "L1 transactions: the L1 validators they concern, as of the transaction.",
+    }),
+    estimatedReward: t.field({
+      type: "BigInt",
+      nullable: true,
+      description: "Validator and delegator transactions: the reward expected at the end of the staking period, in nAVAX.",
+      resolve: (tx) => tx.estimatedReward ?? null,
+    }),
+    rewardTxHash: t.exposeString("rewardTxHash", {
+      nullable: true,
+      description: "Validator and delegator transactions: the RewardValidatorTx that ended the staking period, once there is one.",
+    }),
+    rewardAddresses: t.exposeStringList("rewardAddresses", { nullable: true, description: "Staking transactions: the addresses rewards go to." }),
+    memo: t.exposeString("memo", { nullable: true, description: "The memo the sender attached." }),
+    stakingTxHash: t.exposeString("stakingTxHash", {
+      nullable: true,
+      description: "RewardValidatorTx: the validator or delegator transaction whose staking period it ends.",
+    }),
+    subnetOwnershipInfo: t.expose("subnetOwnershipInfo", {
+      type: SubnetOwnershipRef,
+      nullable: true,
+      description: "CreateSubnetTx and TransferSubnetOwnershipTx: the subnet's owners after the transaction.",
+    }),
+    blsCredentials: t.expose("blsCredentials", {
+      type: BlsCredentialsRef,
+      nullable: true,
+      description: "AddPermissionlessValidatorTx: the validator's BLS key and proof of possession.",
+    }),
+    blockchainInfo: t.expose("blockchainInfo", { type: BlockchainInfoRef, nullable: true, description: "CreateChainTx: the blockchain created." }),
+  }),
+});
+
+builder.node(XChainTransactionRef, {
+  description:
+    "An X-Chain transaction (`GET /v1/networks/{network}/blockchains/{blockchainId}/transactions/{txHash}`), from a vertex of the DAG (`chainFormat` NON_LINEAR) or from a block (LINEAR).",
+  interfaces: [PrimaryNetworkTransactionRef],
+  id: { resolve: (tx) => chainRecordId(tx, tx.txHash) },
+  isTypeOf: (tx) => originOf(tx as object).chain === "x-chain",
+  loadOne: (id, context) => {
+    const key = parseChainRecordId(id);
+    return key?.origin.chain === "x-chain" ? (context.loaders.primaryNetworkTransaction.load(key) as Promise<XChainTransaction | null>) : null;
+  },
+  fields: (t) => ({
+    txType: t.field({
+      type: XChainTransactionType.ref,
+      description: "The kind of transaction.",
+      resolve: (tx) => XChainTransactionType.fromUpstream(tx.txType) ?? "UNKNOWN",
+    }),
+    chainFormat: t.field({
+      type: XChainFormat.ref,
+      description: "Whether a vertex or a block holds the transaction.",
+      resolve: (tx) => XChainFormat.fromUpstream(tx.chainFormat) ?? "UNKNOWN",
+    }),
+    memo: t.exposeString("memo", { description: "The memo the sender attached (empty when none)." }),
+    consumedUtxos: t.expose("consumedUtxos", { type: [UtxoRef], description: "The UTXOs the transaction spent." }),
+    emittedUtxos: t.expose("emittedUtxos", { type: [UtxoRef], description: "The UTXOs the transaction created." }),
+    amountUnlocked: t.expose("amountUnlocked", { type: [AssetAmountRef], description: "The amounts its spent UTXOs held, per asset." }),
+    amountCreated: t.expose("amountCreated", { type: [AssetAmountRef], description: "The amounts its new UTXOs hold, per asset." }),
+    assetCreated: t.expose("assetCreated", { type: XChainAssetRef, nullable: true, description: "CreateAssetTx: the asset created." }),
+    vertices: t.field({
+      type: [XChainTransactionVertexRef],
+      nullable: true,
+      description: "NON_LINEAR: the vertices that hold the transaction; null for a transaction in a block.",
+      resolve: (tx) => ("vertices" in tx ? tx.vertices : null),
+    }),
+    blockHeight: t.field({
+      type: "SafeInt",
+      nullable: true,
+      description: "LINEAR: the height of the block that holds the transaction; null in a vertex.",
+      resolve: (tx) => ("blockHeight" in tx ? tx.blockHeight : null),
+    }),
+  }),
+});
+
+builder.node(CChainAtomicTransactionRef, {
+  description:
+    "A C-Chain atomic transaction: an import into C-Chain accounts from shared memory, or an export from them (`GET /v1/networks/{network}/blockchains/{blockchainId}/transactions/{txHash}`).",
+  interfaces: [PrimaryNetworkTransactionRef],
+  id: { resolve: (tx) => chainRecordId(tx, tx.txHash) },
+  isTypeOf: (tx) => originOf(tx as object).chain === "c-chain",
+  loadOne: (id, context) => {
+    const key = parseChainRecordId(id);
+    return key?.origin.chain === "c-chain" ? (context.loaders.primaryNetworkTransaction.load(key) as Promise<CChainAtomicTransaction | null>) : null;
+  },
+  fields: (t) => ({
+    txType: t.field({
+      type: CChainAtomicTransactionType.ref,
+      description: "Import or export.",
+      resolve: (tx) => CChainAtomicTransactionType.fromUpstream(tx.txType) ?? "UNKNOWN",
+    }),
+    blockHeight: t.field({ type: "SafeInt", description: "The height of the C-Chain block that holds the transaction.", resolve: (tx) => tx.blockHeight }),
+    blockHash: t.exposeString("blockHash", { description: "The hash of that block (0x)." }),
+    memo: t.exposeString("memo", { description: "The memo the sender attached (empty when none)." }),
+    sourceChain: t.exposeString("sourceChain", { description: "The chain the AVAX comes from (blockchain id)." }),
+    destinationChain: t.exposeString("destinationChain", { description: "The chain the AVAX goes to (blockchain id)." }),
+    amountUnlocked: t.expose("amountUnlocked", { type: [AssetAmountRef], description: "The amounts taken from accounts or spent UTXOs, per asset." }),
+    amountCreated: t.expose("amountCreated", { type: [AssetAmountRef], description: "The amounts credited to accounts or to new UTXOs, per asset." }),
+    evmInputs: t.field({
+      type: [EvmInputRef],
+      nullable: true,
+      description: "Exports: the C-Chain accounts debited; null for an import.",
+      resolve: (tx) => ("evmInputs" in tx ? tx.evmInputs : null),
+    }),
+    evmOutputs: t.field({
+      type: [EvmOutputRef],
+      nullable: true,
+      description: "Imports: the C-Chain accounts credited; null for an export.",
+      resolve: (tx) => ("evmOutputs" in tx ? tx.evmOutputs : null),
+    }),
+    consumedUtxos: t.field({
+      type: [UtxoRef],
+      description: "Imports: the UTXOs taken from shared memory; empty for an export.",
+      resolve: (tx) => ("consumedUtxos" in tx ? tx.consumedUtxos : []),
+    }),
+    emittedUtxos: t.field({
+      type: [UtxoRef],
+      description: "Exports: the UTXOs put into shared memory; empty for an import.",
+      resolve: (tx) => ("emittedUtxos" in tx ? tx.emittedUtxos : []),
+    }),
+  }),
+});
+
+const connectionFields = { chainInfo: { type: PrimaryNetworkChainInfoRef, description: "The chain and network that answered.", resolve: chainInfoOf } };
+
+export const PChainTransactionConnectionRef = builder.connectionObject(
+  {
+    type: PChainTransactionRef,
+    name: "PChainTransactionConnection",
+    description: "A page of P-Chain transactions. A page may hold fewer than `first` when its transactions have many UTXOs; `pageInfo.hasNextPage` tells whether more follow.",
+    fields: (t) => ({ chainInfo: t.field(connectionFields.chainInfo) }),
+  },
+  { name: "PChainTransactionEdge", description: "A transaction and the cursor that continues after it." },
+);
+
+export const XChainTransactionConnectionRef = builder.connectionObject(
+  {
+    type: XChainTransactionRef,
+    name: "XChainTransactionConnection",
+    description: "A page of X-Chain transactions. A page may hold fewer than `first` when its transactions have many UTXOs; `pageInfo.hasNextPage` tells whether more follow.",
+    fields: (t) => ({ chainInfo: t.field(connectionFields.chainInfo) }),
+  },
+  { name: "XChainTransactionEdge", description: "A transaction and the cursor that continues after it." },
+);
+
+export const CChainAtomicTransactionConnectionRef = builder.connectionObject(
+  {
+    type: CChainAtomicTransactionRef,
+    name: "CChainAtomicTransactionConnection",
+    description: "A page of C-Chain atomic transactions. A page may hold fewer than `first` when its transactions have many UTXOs; `pageInfo.hasNextPage` tells whether more follow.",
+    fields: (t) => ({ chainInfo: t.field(connectionFields.chainInfo) }),
+  },
+  { name: "CChainAtomicTransactionEdge", description: "A transaction and the cursor that continues after it." },
+);

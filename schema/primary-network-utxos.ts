@@ -1,0 +1,203 @@
+/** UTXOs of the primary network: the P-Chain's record, and the one the X- and C-Chain share. */
+import { rewardTypeValues, utxosSortByOptionValues, utxoTypeValues } from "../src/upstream/contract/data-api.ts";
+import type { PChainUtxo, PrimaryNetworkUtxo, Utxo, UtxoCredential } from "../src/upstream/types.ts";
+import { builder } from "./builder.ts";
+import { graphqlEnumName, upstreamEnum } from "./enums.ts";
+import { AssetAmountRef, chainInfoOf, PrimaryNetworkChainInfoRef } from "./primary-network.ts";
+
+export function isPChainUtxo(utxo: PrimaryNetworkUtxo): utxo is PChainUtxo {
+  return "txHash" in utxo;
+}
+
+export const UtxoType = upstreamEnum("UtxoType", utxoTypeValues, "What a P-Chain UTXO is for.", {
+  STAKE: "Locked as stake of a validator or delegator until the staking period ends.",
+  TRANSFER: "Spendable AVAX (possibly time-locked).",
+});
+
+export const RewardType = upstreamEnum("RewardType", rewardTypeValues, "Which staking reward a P-Chain UTXO pays out.", {
+  VALIDATOR: "A validator's reward for its own stake.",
+  DELEGATOR: "A delegator's reward, less the validator's fee.",
+  VALIDATOR_FEE: "The fee a validator earns on a delegation to it.",
+});
+
+export const UtxoSortByRef = builder.enumType("UtxoSortBy", {
+  description: "What a list of UTXOs is ordered by.",
+  values: Object.fromEntries(
+    utxosSortByOptionValues.map((value) => [
+      graphqlEnumName(value),
+      { value, description: value === "amount" ? "The UTXO's amount." : "When the UTXO was created." },
+    ]),
+  ),
+});
+
+export const UtxoCredentialRef = builder.objectRef<UtxoCredential>("UtxoCredential").implement({
+  description: "A signature that authorized spending a UTXO (or an EVM input), with the key that made it.",
+  fields: (t) => ({
+    signature: t.exposeString("signature", { nullable: true, description: "The secp256k1 signature, as 0x hex." }),
+    publicKey: t.exposeString("publicKey", { nullable: true, description: "The signer's public key, as 0x hex." }),
+  }),
+});
+
+export const PrimaryNetworkUtxoRef = builder.interfaceRef<PrimaryNetworkUtxo>("PrimaryNetworkUtxo").implement({
+  description:
+    "An unspent or spent transaction output of the primary network: an amount of one asset that some addresses control. The P-Chain and the X-/C-Chain describe UTXOs differently; the fields here are common to both, under one name.",
+  resolveType: (utxo) => (isPChainUtxo(utxo) ? "PChainUtxo" : "Utxo"),
+  fields: (t) => ({
+    utxoId: t.exposeString("utxoId", { description: "The UTXO's id (cb58)." }),
+    addresses: t.exposeStringList("addresses", { description: "The addresses that control the UTXO, without chain letter (`avax1...`)." }),
+    asset: t.expose("asset", { type: AssetAmountRef, description: "The asset and amount the UTXO holds." }),
+    createdOnChainId: t.exposeString("createdOnChainId", { description: "The chain whose transaction created the UTXO (blockchain id)." }),
+    consumedOnChainId: t.exposeString("consumedOnChainId", {
+      description: "The chain the UTXO is spent on: the chain that created it, or the destination of the export that created it.",
+    }),
+    consumingTxHash: t.exposeString("consumingTxHash", { nullable: true, description: "The transaction that spent the UTXO; null while unspent." }),
+    utxoBytes: t.exposeString("utxoBytes", { nullable: true, description: "The UTXO's serialized bytes, as 0x hex." }),
+    threshold: t.field({
+      type: "Int",
+      nullable: true,
+      description: "How many of `addresses` must sign to spend the UTXO.",
+      resolve: (utxo) => utxo.threshold ?? null,
+    }),
+    creationTxHash: t.string({
+      description: "The transaction that created the UTXO (`txHash` of a P-Chain UTXO, `creationTxHash` otherwise).",
+      resolve: (utxo) => (isPChainUtxo(utxo) ? utxo.txHash : utxo.creationTxHash),
+    }),
+    creationTimestamp: t.field({
+      type: "SafeInt",
+      description: "When the UTXO was created, in Unix seconds (`blockTimestamp` of a P-Chain UTXO, `timestamp` otherwise).",
+      resolve: (utxo) => (isPChainUtxo(utxo) ? utxo.blockTimestamp : utxo.timestamp),
+    }),
+    consumingTimestamp: t.field({
+      type: "SafeInt",
+      nullable: true,
+      description: "When the UTXO was spent, in Unix seconds; null while unspent.",
+      resolve: (utxo) => (isPChainUtxo(utxo) ? utxo.consumingBlockTimestamp : utxo.consumingTxTimestamp) ?? null,
+    }),
+    spent: t.boolean({ description: "True once a transaction has spent the UTXO.", resolve: (utxo) => utxo.consumingTxHash !== undefined }),
+  }),
+});
+
+export const PChainUtxoRef = builder.objectRef<PChainUtxo>("PChainUtxo").implement({
+  description: "A UTXO as the P-Chain describes it: with the blocks that created and spent it, and its staking state.",
+  interfaces: [PrimaryNetworkUtxoRef],
+  isTypeOf: (utxo) => isPChainUtxo(utxo as PrimaryNetworkUtxo),
+  fields: (t) => ({
+    txHash: t.exposeString("txHash", { description: "The transaction that created the UTXO." }),
+    outputIndex: t.exposeInt("outputIndex", { description: "The UTXO's index among its transaction's outputs." }),
+    amount: t.field({
+      type: "BigInt",
+      deprecationReason: "The Data API deprecates it; use `asset.amount`.",
+      description: "The amount, in the asset's smallest unit.",
+      resolve: (utxo) => utxo.amount,
+    }),
+    assetId: t.exposeString("assetId", {
+      deprecationReason: "The Data API deprecates it; use `asset.assetId`.",
+      description: "The asset's id.",
+    }),
+    blockNumber: t.field({
+      type: "BigInt",
+      description: "The height of the block that created the UTXO, on the chain that created it (`createdOnChainId`).",
+      resolve: (utxo) => utxo.blockNumber,
+    }),
+    blockTimestamp: t.field({ type: "SafeInt", description: "When that block was accepted, in Unix seconds.", resolve: (utxo) => utxo.blockTimestamp }),
+    consumingBlockNumber: t.field({
+      type: "BigInt",
+      nullable: true,
+      description: "The height of the block that spent the UTXO, on `consumedOnChainId`; null while unspent.",
+      resolve: (utxo) => utxo.consumingBlockNumber ?? null,
+    }),
+    consumingBlockTimestamp: t.field({
+      type: "SafeInt",
+      nullable: true,
+      description: "When that block was accepted, in Unix seconds; null while unspent.",
+      resolve: (utxo) => utxo.consumingBlockTimestamp ?? null,
+    }),
+    platformLocktime: t.field({
+      type: "SafeInt",
+      nullable: true,
+      description: "Unix seconds until which the UTXO cannot be spent at all (0: not locked).",
+      resolve: (utxo) => utxo.platformLocktime ?? null,
+    }),
+    stakeableLocktime: t.field({
+      type: "SafeInt",
+      nullable: true,
+      description: "Unix seconds until which the UTXO can only be staked, not transferred.",
+      resolve: (utxo) => utxo.stakeableLocktime ?? null,
+    }),
+    staked: t.exposeBoolean("staked", { nullable: true, description: "True while the UTXO is locked as stake." }),
+    utxoStartTimestamp: t.field({
+      type: "SafeInt",
+      nullable: true,
+      description: "Stake: when the staking period starts, in Unix seconds.",
+      resolve: (utxo) => utxo.utxoStartTimestamp ?? null,
+    }),
+    utxoEndTimestamp: t.field({
+      type: "SafeInt",
+      nullable: true,
+      description: "Stake: when the staking period ends and the stake comes back, in Unix seconds.",
+      resolve: (utxo) => utxo.utxoEndTimestamp ?? null,
+    }),
+    rewardType: t.field({
+      type: RewardType.ref,
+      nullable: true,
+      description: "For a reward UTXO, which reward it pays.",
+      resolve: (utxo) => RewardType.fromUpstream(utxo.rewardType),
+    }),
+    utxoType: t.field({
+      type: UtxoType.ref,
+      description: "Stake or spendable.",
+      resolve: (utxo) => UtxoType.fromUpstream(utxo.utxoType) ?? "UNKNOWN",
+    }),
+  }),
+});
+
+export const UtxoRef = builder.objectRef<Utxo>("Utxo").implement({
+  description: "A UTXO as the X-Chain and the C-Chain describe it (on the C-Chain: one waiting in shared memory to be imported, or imported).",
+  interfaces: [PrimaryNetworkUtxoRef],
+  isTypeOf: (utxo) => !isPChainUtxo(utxo as PrimaryNetworkUtxo),
+  fields: (t) => ({
+    outputIndex: t.exposeString("outputIndex", { description: "The UTXO's index among its transaction's outputs, as the upstream writes it." }),
+    timestamp: t.field({ type: "SafeInt", description: "When the creating transaction was accepted, in Unix seconds.", resolve: (utxo) => utxo.timestamp }),
+    consumingTxTimestamp: t.field({
+      type: "SafeInt",
+      nullable: true,
+      description: "When the spending transaction was accepted, in Unix seconds; null while unspent.",
+      resolve: (utxo) => utxo.consumingTxTimestamp ?? null,
+    }),
+    locktime: t.field({ type: "SafeInt", description: "Unix seconds until which the UTXO cannot be spent (0: not locked).", resolve: (utxo) => utxo.locktime }),
+    threshold: t.exposeInt("threshold", { description: "How many of `addresses` must sign to spend the UTXO." }),
+    credentials: t.field({
+      type: [UtxoCredentialRef],
+      nullable: true,
+      description: "The signatures that spent the UTXO; null while unspent.",
+      resolve: (utxo) => utxo.credentials ?? null,
+    }),
+    groupId: t.exposeInt("groupId", { nullable: true, description: "NFTs: the group of the collection the token belongs to." }),
+    payload: t.exposeString("payload", { nullable: true, description: "NFTs: the token's payload, as 0x hex." }),
+    utxoType: t.exposeString("utxoType", { description: "The kind of output, as the Data API names it (such as `TRANSFER`)." }),
+  }),
+});
+
+export const PChainUtxoConnectionRef = builder.connectionObject(
+  {
+    type: PChainUtxoRef,
+    name: "PChainUtxoConnection",
+    description: "A page of P-Chain UTXOs.",
+    fields: (t) => ({
+      chainInfo: t.field({ type: PrimaryNetworkChainInfoRef, description: "The chain and network that answered.", resolve: chainInfoOf }),
+    }),
+  },
+  { name: "PChainUtxoEdge", description: "A UTXO and the cursor that continues after it." },
+);
+
+export const UtxoConnectionRef = builder.connectionObject(
+  {
+    type: UtxoRef,
+    name: "UtxoConnection",
+    description: "A page of X-Chain or C-Chain UTXOs.",
+    fields: (t) => ({
+      chainInfo: t.field({ type: PrimaryNetworkChainInfoRef, description: "The chain and network that answered.", resolve: chainInfoOf }),
+    }),
+  },
+  { name: "UtxoEdge", description: "A UTXO and the cursor that continues after it." },
+);
