@@ -20,6 +20,8 @@ const config: CodegenConfig = {
           SafeInt: "number",
           Hash: "string",
           EvmAddress: "string",
+          JSON: "unknown",
+          JSONObject: "Record<string, unknown>",
         },
       },
     },

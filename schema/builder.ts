@@ -8,7 +8,7 @@ import type { GatewayContext } from "../src/context.ts";
 /** What `first` costs when a client leaves it out: the most common route default. */
 const ASSUMED_PAGE_SIZE = 10;
 /** What a plain list (transfers of a transaction, chains) is assumed to hold. */
-const ASSUMED_LIST_LENGTH = 10;
+const ASSUMED_LIST_LENGTH = 5;
 
 function isList(type: GraphQLOutputType): boolean {
   return isListType(isNonNullType(type) ? type.ofType : type);
@@ -25,6 +25,8 @@ export const builder = new SchemaBuilder<{
     SafeInt: { Input: number; Output: number };
     Hash: { Input: string; Output: string };
     EvmAddress: { Input: string; Output: string };
+    JSON: { Input: unknown; Output: unknown };
+    JSONObject: { Input: Record<string, unknown>; Output: Record<string, unknown> };
   };
 }>({
   plugins: [RelayPlugin, ComplexityPlugin],

@@ -1,7 +1,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { setTimeout as delay } from "node:timers/promises";
-import { CONTROL_PREFIX, handleControl, type ControlTarget } from "./http/control.ts";
+import { CONTROL_PREFIX, handleControl, readJsonBody, type ControlTarget } from "./http/control.ts";
 import { HttpError, errorBody } from "./http/errors.ts";
 import { DEFAULT_KNOBS, FaultInjector, validateKnobs, type Knobs } from "./http/knobs.ts";
 import { RequestLog, type RecordedRequest } from "./http/request-log.ts";
@@ -140,6 +140,7 @@ export async function startSimulator(options: Partial<SimulatorOptions> = {}): P
         query,
         headers: request.headers,
         pageScope: pageScope(route.key, path, query),
+        body: method === "POST" ? await readJsonBody(request) : undefined,
       });
       if (fault === "slow-body") {
         const text = JSON.stringify(body);

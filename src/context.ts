@@ -4,18 +4,21 @@
  * keeps its loaders in `src/loaders/<domain>.ts`.
  */
 import { createEvmLoaders, type EvmLoaders } from "./loaders/evm.ts";
+import { createPrimaryNetworkLoaders, type PrimaryNetworkLoaders } from "./loaders/primary-network.ts";
 import type { EvmApi } from "./upstream/evm-api.ts";
 import type { QueryLimits } from "./config.ts";
 import type { CallOptions } from "./upstream/http.ts";
 import type { MetricsApi } from "./upstream/metrics-api.ts";
+import type { PrimaryNetworkApi } from "./upstream/primary-network-api.ts";
 
 /** One client per upstream domain. */
 export interface Upstreams {
   evm: EvmApi;
   metrics: MetricsApi;
+  primaryNetwork: PrimaryNetworkApi;
 }
 
-export type Loaders = EvmLoaders;
+export type Loaders = EvmLoaders & PrimaryNetworkLoaders;
 
 export interface GatewayContext {
   upstreams: Upstreams;
@@ -33,6 +36,7 @@ export function createContext(upstreams: Upstreams, call: CallOptions, limits: Q
     limits,
     loaders: {
       ...createEvmLoaders(upstreams, call),
+      ...createPrimaryNetworkLoaders(upstreams, call),
     },
   };
 }

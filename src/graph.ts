@@ -3,7 +3,16 @@ import { builder } from "../schema/builder.ts";
 import "../schema/scalars.ts";
 import "../schema/chains.ts";
 import "../schema/blocks.ts";
+import "../schema/primary-network.ts";
+import "../schema/primary-network-blocks.ts";
+import "../schema/primary-network-utxos.ts";
+import "../schema/primary-network-transactions.ts";
+import "../schema/primary-network-validators.ts";
+import "../schema/evm-transactions.ts";
 import "../resolvers/chains.ts";
 import "../resolvers/blocks.ts";
+import "../resolvers/primary-network.ts";
+import "../resolvers/primary-network-links.ts";
+import "../resolvers/evm-transactions.ts";
 
 export const schema = builder.toSchema();

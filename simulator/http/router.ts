@@ -13,6 +13,8 @@ export interface RouteRequest<PathParams, Query> {
    * every query parameter except pageToken and pageSize.
    */
   pageScope: string;
+  /** The parsed JSON body of a POST; undefined for a GET. Routes check its shape themselves. */
+  body: unknown;
 }
 
 /** A route as the router stores it, before the contract's types are erased. */

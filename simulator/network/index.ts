@@ -1,8 +1,11 @@
 import { ChainBlocks, type EvmBlock, type Sequence } from "./blocks.ts";
 import { CHAIN_DEFINITIONS, type ChainInfo, type MetricsChain, type NetworkName } from "./chains.ts";
+import { PRIMARY_CHAIN_IDS, PrimaryNetwork } from "./primary-network/index.ts";
+import { ChainTransactions } from "./evm-transactions/index.ts";
 
 export type { EvmBlock, Sequence } from "./blocks.ts";
 export type { ChainInfo, MetricsChain, NetworkName } from "./chains.ts";
+export type { ChainTransactions } from "./evm-transactions/index.ts";
 
 export interface NetworkOptions {
   /** Any string; the same seed always gives the same network. */
@@ -33,6 +36,8 @@ export class SampleNetwork {
   readonly chains: readonly SimulatedChain[];
   private readonly chainsById = new Map<string, SimulatedChain>();
   private readonly latestBlocksByNetwork: Record<NetworkName | "all", BlockFeed>;
+  private readonly primaryNetworks = new Map<NetworkName, PrimaryNetwork>();
+  private readonly transactionsByChain = new Map<SimulatedChain, ChainTransactions>();
 
   constructor(readonly options: NetworkOptions) {
     const { seed, blocksPerChain, headTime } = options;
@@ -74,9 +79,34 @@ export class SampleNetwork {
     return network === undefined ? this.chains : this.chains.filter((chain) => chain.network === network);
   }
 
+  /**
+   * The P-, X- and C-Chain history of a network, with its L1 validators' BLS keys. Generated on
+   * first use, so that simulators that never serve the primary network do not pay for it.
+   */
+  primaryNetwork(network: NetworkName): PrimaryNetwork {
+    let found = this.primaryNetworks.get(network);
+    if (found === undefined) {
+      const { seed, headTime } = this.options;
+      found = new PrimaryNetwork(network, seed, headTime, this.chain(PRIMARY_CHAIN_IDS[network].C)!.blocks);
+      this.primaryNetworks.set(network, found);
+    }
+    return found;
+  }
+
   /** Blocks of every chain (of one network, if given), newest first, in the order of `GET /v1/blocks`. */
   latestBlocks(network: NetworkName | undefined): Sequence<EvmBlock> {
     return this.latestBlocksByNetwork[network ?? "all"];
+  }
+
+  /** The transactions of a chain's blocks; generated on first use, so that start-up stays fast. */
+  transactions(chain: SimulatedChain): ChainTransactions {
+    let found = this.transactionsByChain.get(chain);
+    if (found === undefined) {
+      const peers = this.chainsOn(chain.network).filter((peer) => peer !== chain).map((peer) => peer.blockchainId);
+      found = new ChainTransactions(chain.info, chain.blocks, { seed: this.options.seed, headTime: this.options.headTime, peers });
+      this.transactionsByChain.set(chain, found);
+    }
+    return found;
   }
 }
 

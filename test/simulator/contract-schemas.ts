@@ -36,9 +36,16 @@ export class ContractSchemas {
   responseErrors(service: Service, method: string, template: string, status: number, body: unknown): string[] {
     const operation = this.documents[service].paths[template]?.[method.toLowerCase()];
     if (operation === undefined) throw new Error(`${method} ${template} is not in the ${service} contract`);
-    const ref = operation.responses[String(status)]?.content?.["application/json"]?.schema?.$ref;
-    if (ref === undefined) throw new Error(`${method} ${template} has no JSON schema for status ${status}`);
-    const validate = this.ajv.getSchema(`${this.baseId(service)}${ref}`);
+    const schema = operation.responses[String(status)]?.content?.["application/json"]?.schema;
+    if (schema === undefined) throw new Error(`${method} ${template} has no JSON schema for status ${status}`);
+    const ref = schema.$ref;
+    // A schema written in place (a oneOf of components) refers to components of the same document.
+    const inlineId = `https://contract.simulator.test/inline/${encodeURIComponent(`${service} ${method} ${template} ${status}`)}`;
+    if (ref === undefined && this.ajv.getSchema(inlineId) === undefined) {
+      const absolute = JSON.stringify(schema).replaceAll('"#/components/', `"${this.baseId(service)}#/components/`);
+      this.ajv.addSchema(JSON.parse(absolute), inlineId);
+    }
+    const validate = this.ajv.getSchema(ref === undefined ? inlineId : `${this.baseId(service)}${ref}`);
     if (validate === undefined) throw new Error(`cannot resolve ${ref}`);
     if (validate(body)) return [];
     return (validate.errors ?? []).map((error) => `${error.instancePath || "/"} ${error.message ?? ""}`);
