@@ -13,6 +13,10 @@ export interface GatewayConfig {
   logLevel: string;
   /** Time a GraphQL request may take; every upstream call of the request ends by then. */
   requestTimeoutMs: number;
+  /** Run operations through graphql-jit's compiled execution instead of graphql-js's interpreter. */
+  compiledExecution: boolean;
+  /** OpenTelemetry tracing over OTLP/HTTP (TRACING=otlp; endpoint from OTEL_EXPORTER_OTLP_ENDPOINT). */
+  tracing: boolean;
   /** How long a shutdown waits for requests in flight before closing their connections. */
   shutdownGraceMs: number;
   upstream: UpstreamConfig;
@@ -121,6 +125,13 @@ function url(env: Env, name: string): string | undefined {
   return parsed.toString().replace(/\/+$/, "");
 }
 
+function tracingMode(env: Env): boolean {
+  const raw = env.TRACING?.trim().toLowerCase();
+  if (!raw || raw === "off" || raw === "none") return false;
+  if (raw === "otlp") return true;
+  throw new Error(`TRACING must be otlp or off, got "${env.TRACING}"`);
+}
+
 export function loadConfig(env: Env = process.env): GatewayConfig {
   return {
     dataApiUrl: url(env, "DATA_API_URL"),
@@ -132,6 +143,8 @@ export function loadConfig(env: Env = process.env): GatewayConfig {
     logLevel: env.LOG_LEVEL?.trim() || "info",
     requestTimeoutMs: integer(env, "REQUEST_TIMEOUT_MS", 15_000, 1),
     shutdownGraceMs: integer(env, "SHUTDOWN_GRACE_MS", 10_000, 0),
+    tracing: tracingMode(env),
+    compiledExecution: boolean(env, "GRAPHQL_JIT", false),
     upstream: {
       connections: integer(env, "UPSTREAM_CONNECTIONS", 64, 1),
       connectTimeoutMs: integer(env, "UPSTREAM_CONNECT_TIMEOUT_MS", 3_000, 1),
@@ -147,7 +160,7 @@ export function loadConfig(env: Env = process.env): GatewayConfig {
       breakerResetMs: integer(env, "BREAKER_RESET_MS", 10_000, 1),
     },
     limits: {
-      cost: integer(env, "MAX_QUERY_COST", 20_000, 1),
+      cost: integer(env, "MAX_QUERY_COST", 50_000, 1),
       depth: integer(env, "MAX_QUERY_DEPTH", 15, 1),
       breadth: integer(env, "MAX_QUERY_BREADTH", 500, 1),
       aliases: integer(env, "MAX_QUERY_ALIASES", 50, 1),

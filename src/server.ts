@@ -21,7 +21,11 @@ if (config.dataApiUrl && config.metricsApiUrl) {
   logger.info(urls, "no DATA_API_URL/METRICS_API_URL set: serving the embedded simulator's sample network");
 }
 
-const gateway = createGateway(config, urls, logger);
+// Loaded only when tracing is on, so that a gateway without it never loads the SDK.
+const tracing = config.tracing ? await import("./tracing.ts").then(async (t) => t.startTracing(await t.otlpExporter())) : undefined;
+if (tracing) logger.info("OpenTelemetry tracing on, exporting over OTLP/HTTP");
+
+const gateway = createGateway(config, urls, logger, { plugins: tracing ? [tracing.plugin] : [] });
 const server = createServer(gateway.yoga);
 server.listen(config.port, config.host, () => {
   logger.info(
@@ -46,6 +50,7 @@ async function shutdown(signal: string): Promise<void> {
   await drained;
   clearTimeout(timer);
   await gateway.close();
+  await tracing?.shutdown();
   await simulator?.stop();
   logger.info("stopped");
   process.exit(0);

@@ -1,5 +1,6 @@
 /** Builds the gateway: upstream clients, the shared cache, and the Yoga server over the schema. */
 import { createHash, randomUUID } from "node:crypto";
+import { useGraphQlJit } from "@envelop/graphql-jit";
 import { usePrometheus } from "@graphql-yoga/plugin-prometheus";
 import { createInMemoryCache, useResponseCache } from "@graphql-yoga/plugin-response-cache";
 import { createYoga, useReadinessCheck, type Plugin, type YogaServerInstance } from "graphql-yoga";
@@ -13,6 +14,7 @@ import { RecordCache } from "./upstream/cache.ts";
 import { EvmApi } from "./upstream/evm-api.ts";
 import { API_KEY_HEADER, UpstreamService } from "./upstream/http.ts";
 import { MetricsApi } from "./upstream/metrics-api.ts";
+import { PrimaryNetworkApi } from "./upstream/primary-network-api.ts";
 
 export interface UpstreamUrls {
   dataApiUrl: string;
@@ -87,7 +89,12 @@ function useRequestLog(logger: Logger, requestIds: WeakMap<Request, string>): Pl
   };
 }
 
-export function createGateway(config: GatewayConfig, urls: UpstreamUrls, logger: Logger): Gateway {
+export interface GatewayOptions {
+  /** Plugins that run first, e.g. tracing. */
+  plugins?: Plugin[];
+}
+
+export function createGateway(config: GatewayConfig, urls: UpstreamUrls, logger: Logger, options: GatewayOptions = {}): Gateway {
   const metrics = new GatewayMetrics();
   const cache = new RecordCache(config.cache);
   metrics.watchCache(cache);
@@ -96,6 +103,7 @@ export function createGateway(config: GatewayConfig, urls: UpstreamUrls, logger:
   const upstreams: Upstreams = {
     evm: new EvmApi(dataService, cache, config.cache),
     metrics: new MetricsApi(metricsService, cache, config.cache),
+    primaryNetwork: new PrimaryNetworkApi(dataService, cache),
   };
   const requestIds = new WeakMap<Request, string>();
 
@@ -114,6 +122,22 @@ export function createGateway(config: GatewayConfig, urls: UpstreamUrls, logger:
     }
   }
 
+  const responseCache: Plugin[] =
+    config.cache.responseTtlMs > 0
+      ? [
+          useResponseCache({
+            ttl: config.cache.responseTtlMs,
+            cache: createInMemoryCache({ max: config.cache.responseMaxEntries }),
+            // Responses are shared only between requests with the same API key (or none).
+            session: (request) => {
+              const key = request.headers.get(API_KEY_HEADER)?.trim();
+              return key ? createHash("sha256").update(key).digest("base64url") : null;
+            },
+            invalidateViaMutation: false,
+          }),
+        ]
+      : [];
+
   const yoga = createYoga<Record<string, never>, GatewayContext>({
     schema,
     graphqlEndpoint: "/graphql",
@@ -121,22 +145,17 @@ export function createGateway(config: GatewayConfig, urls: UpstreamUrls, logger:
     landingPage: false,
     logging: logger,
     graphiql: config.graphiql ? { title: "Avalanche GraphQL gateway", defaultQuery: EXAMPLE_QUERY } : false,
+    // GraphiQL with its assets inlined, so that it works offline; loaded on the first page view only.
+    renderGraphiQL: async (options) => (await import("@graphql-yoga/render-graphiql")).renderGraphiQL(options),
     // Bodies beyond MAX_BODY_BYTES never reach the parser; see security.ts.
     batching: false,
     plugins: [
+      ...(options.plugins ?? []),
       useRequestLog(logger, requestIds),
       ...securityPlugins(config.security, config.limits),
-      useResponseCache({
-        enabled: () => config.cache.responseTtlMs > 0,
-        ttl: config.cache.responseTtlMs,
-        cache: createInMemoryCache({ max: config.cache.responseMaxEntries }),
-        // Responses are shared only between requests with the same API key (or none).
-        session: (request) => {
-          const key = request.headers.get(API_KEY_HEADER)?.trim();
-          return key ? createHash("sha256").update(key).digest("base64url") : null;
-        },
-        invalidateViaMutation: false,
-      }),
+      // Compiled execution must wrap `execute` before the response cache does.
+      ...(config.compiledExecution ? [useGraphQlJit() as Plugin] : []),
+      ...responseCache,
       useReadinessCheck({ endpoint: "/ready", check: upstreamsReady }),
       usePrometheus({
         endpoint: "/metrics",
