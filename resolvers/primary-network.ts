@@ -138,19 +138,17 @@ async function transactionConnection<T extends PrimaryNetworkTransaction>(
     sortOrder: args.sortOrder ?? undefined,
   };
   if (!filters.l1ValidationId) requireAddressesForFilters(args, origin.chain === "p-chain" ? " (or l1ValidationId)" : "");
-  let chainInfo: PrimaryNetworkChainInfo | undefined;
-  const connection = await toPageTokenConnection<T>(args, {
+  const connection = await toPageTokenConnection<T, PrimaryNetworkChainInfo>(args, {
     bounds: transactionsBounds,
     filters: { field, network: origin.network, blockchainId: origin.blockchainId, ...filters },
     nodeKey: (tx) => tx.txHash,
     fetchPage: async (page) => {
       const response = await context.upstreams.primaryNetwork.listTransactions(origin, filters, page, context.call);
-      chainInfo = response.chainInfo;
-      return { items: response.items as T[], nextPageToken: response.nextPageToken };
+      return { items: response.items as T[], nextPageToken: response.nextPageToken, meta: response.chainInfo };
     },
   });
   primeTransactions(context.loaders, origin, connection.edges.map((edge) => edge.node));
-  return { ...connection, chainInfo: chainInfo! };
+  return connection;
 }
 
 interface UtxoArgs extends ConnectionArgs {
@@ -170,18 +168,15 @@ async function utxoConnection<U extends PrimaryNetworkUtxo>(origin: PrimaryNetwo
     sortBy: args.sortBy ?? undefined,
     sortOrder: args.sortOrder ?? undefined,
   };
-  let chainInfo: PrimaryNetworkChainInfo | undefined;
-  const connection = await toPageTokenConnection<U>(args, {
+  return toPageTokenConnection<U, PrimaryNetworkChainInfo>(args, {
     bounds: utxosBounds,
     filters: { field, network: origin.network, blockchainId: origin.blockchainId, addresses, ...filters },
     nodeKey: (utxo) => utxo.utxoId,
     fetchPage: async (page) => {
       const response = await context.upstreams.primaryNetwork.listUtxos(origin, addresses, filters, page, context.call);
-      chainInfo = response.chainInfo;
-      return { items: response.items as U[], nextPageToken: response.nextPageToken };
+      return { items: response.items as U[], nextPageToken: response.nextPageToken, meta: response.chainInfo };
     },
   });
-  return { ...connection, chainInfo: chainInfo! };
 }
 
 const describeTransactions = (chain: string, extra: string) =>
@@ -256,19 +251,17 @@ builder.objectFields(PrimaryNetworkRef, (t) => ({
         nodeId: args.nodeId ?? undefined,
         subnetId: args.subnetId ? idArgument("subnetId", args.subnetId, "a subnet id") : undefined,
       };
-      let blockHeight = "";
-      const connection = await toPageTokenConnection<L1Validator>(args, {
+      const connection = await toPageTokenConnection<L1Validator, string>(args, {
         bounds: l1ValidatorsBounds,
         filters: { field: "PrimaryNetwork.l1Validators", network: scope.network, ...filters },
         nodeKey: (validator) => validator.validationId,
         fetchPage: async (page) => {
           const response = await context.upstreams.primaryNetwork.listL1Validators(scope.network, filters, page, context.call);
-          blockHeight = response.blockHeight;
-          return { items: response.items, nextPageToken: response.nextPageToken };
+          return { items: response.items, nextPageToken: response.nextPageToken, meta: response.blockHeight };
         },
       });
       primeL1Validators(context.loaders, scope.network, connection.edges.map((edge) => edge.node));
-      return { ...connection, blockHeight };
+      return connection;
     },
   }),
 }));
@@ -357,19 +350,17 @@ builder.objectFields(XChainRef, (t) => ({
     resolve: async (chain, args, context) => {
       if (args.height < MIN_VERTEX_HEIGHT) throw badUserInput("height", `height must be at least ${MIN_VERTEX_HEIGHT}, got ${args.height}`);
       const sortOrder = args.sortOrder ?? undefined;
-      let chainInfo: PrimaryNetworkChainInfo | undefined;
-      const connection = await toPageTokenConnection<XChainVertex>(args, {
+      const connection = await toPageTokenConnection<XChainVertex, PrimaryNetworkChainInfo>(args, {
         bounds: verticesBounds,
         filters: { field: "XChain.verticesAtHeight", network: chain.network, height: args.height, sortOrder },
         nodeKey: (vertex) => vertex.vertexHash,
         fetchPage: async (page) => {
           const response = await context.upstreams.primaryNetwork.listVerticesAtHeight(chain.network, args.height, sortOrder, page, context.call);
-          chainInfo = response.chainInfo;
-          return { items: response.items, nextPageToken: response.nextPageToken };
+          return { items: response.items, nextPageToken: response.nextPageToken, meta: response.chainInfo };
         },
       });
       primeVertices(context.loaders, chain.network, connection.edges.map((edge) => edge.node));
-      return { ...connection, chainInfo: chainInfo! };
+      return connection;
     },
   }),
 }));

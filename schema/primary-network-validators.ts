@@ -62,7 +62,7 @@ export const L1ValidatorConnectionRef = builder.connectionObject(
       blockHeight: t.field({
         type: "BigInt",
         description: "The P-Chain height the list is as of.",
-        resolve: (connection) => (connection as unknown as { blockHeight: string }).blockHeight,
+        resolve: (connection) => (connection as unknown as { meta: string }).meta,
       }),
     }),
   },

@@ -74,12 +74,9 @@ export const PrimaryNetworkChainInfoRef = builder.objectRef<PrimaryNetworkChainI
   }),
 });
 
-/**
- * A connection of a primary-network list carries the chain stamp of the upstream answer beside
- * its edges (`toPageTokenConnection` builds the edges; the resolver adds `chainInfo`).
- */
+/** The chain stamp of the upstream answer behind a connection (`meta` of its last page). */
 export function chainInfoOf(connection: object): PrimaryNetworkChainInfo {
-  return (connection as { chainInfo: PrimaryNetworkChainInfo }).chainInfo;
+  return (connection as { meta: PrimaryNetworkChainInfo }).meta;
 }
 
 /** The parent of `PrimaryNetwork`: a network, not an upstream record. */

@@ -27,23 +27,27 @@ export interface ConnectionArgs {
   before?: string | null | undefined;
 }
 
-export interface UpstreamPage<T> {
+export interface UpstreamPage<T, Meta = undefined> {
   items: T[];
   nextPageToken?: string | undefined;
+  /** What the upstream answers beside its list (a chain stamp, a block height). */
+  meta?: Meta;
 }
 
-export interface PageTokenConnection<T> {
+export interface PageTokenConnection<T, Meta = undefined> {
   edges: { cursor: string; node: T }[];
   pageInfo: { hasNextPage: boolean; hasPreviousPage: boolean; startCursor: string | null; endCursor: string | null };
+  /** The `meta` of the last upstream page read. */
+  meta: Meta | undefined;
 }
 
-export interface PageTokenConnectionOptions<T> {
+export interface PageTokenConnectionOptions<T, Meta = undefined> {
   bounds: PageBounds;
   /** What identifies the list: the field and its parent, plus every filter argument. */
   filters: Record<string, unknown>;
   /** A stable key of a node, used to find the edge again when a page has shifted. */
   nodeKey: (node: T) => string;
-  fetchPage: (request: { pageSize: number; pageToken: string | undefined }) => Promise<UpstreamPage<T>>;
+  fetchPage: (request: { pageSize: number; pageToken: string | undefined }) => Promise<UpstreamPage<T, Meta>>;
 }
 
 /** What a cursor says: resume after item `index` of the page (`pageToken`, `pageSize`). */
@@ -125,15 +129,17 @@ export function validateConnectionArgs(args: ConnectionArgs, bounds: PageBounds,
   return { first, cursor, hash };
 }
 
-export async function toPageTokenConnection<T>(
+export async function toPageTokenConnection<T, Meta = undefined>(
   args: ConnectionArgs,
-  options: PageTokenConnectionOptions<T>,
-): Promise<PageTokenConnection<T>> {
+  options: PageTokenConnectionOptions<T, Meta>,
+): Promise<PageTokenConnection<T, Meta>> {
   const { first, cursor, hash } = validateConnectionArgs(args, options.bounds, options.filters);
-  const edges: PageTokenConnection<T>["edges"] = [];
+  const edges: PageTokenConnection<T, Meta>["edges"] = [];
   let more = false;
+  let meta: Meta | undefined;
 
-  const take = (page: UpstreamPage<T>, pageToken: string | undefined, pageSize: number, from: number) => {
+  const take = (page: UpstreamPage<T, Meta>, pageToken: string | undefined, pageSize: number, from: number) => {
+    meta = page.meta;
     let index = from;
     for (; index < page.items.length && edges.length < first; index += 1) {
       const node = page.items[index] as T;
@@ -166,6 +172,7 @@ export async function toPageTokenConnection<T>(
 
   return {
     edges,
+    meta,
     pageInfo: {
       hasNextPage: more,
       hasPreviousPage: false,
