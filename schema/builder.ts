@@ -68,6 +68,7 @@ export const builder = new SchemaBuilder<{
     endCursorFieldOptions: { description: "The cursor of the last edge; pass it as `after` for the next page." },
     nodesQueryOptions: false,
     nodeQueryOptions: {
+      args: { id: { description: "The object's `id`, as a field `id` of this gateway returned it." } },
       description: "Refetches any object that has an `id` of this gateway (a block, a chain, ...). Null when it no longer exists.",
     },
     nodeTypeOptions: { description: "An object that can be refetched by its global `id` through `Query.node`." },
