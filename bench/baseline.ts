@@ -9,7 +9,9 @@ import { referenceOperations } from "./operations/index.ts";
 import { PlainUpstream } from "./upstream.ts";
 
 const upstream = new PlainUpstream(process.env.DATA_API_URL!, process.env.METRICS_API_URL!);
-const operations = new Map(referenceOperations.map((operation) => [operation.name, operation]));
+const operations = new Map(
+  await Promise.all(referenceOperations.map(async (operation) => [operation.name, await operation.prepare(upstream)] as const)),
+);
 
 const yoga = createYoga({
   logging: false,
@@ -26,7 +28,7 @@ const yoga = createYoga({
         run: (_root: unknown, args: { operation: string }) => {
           const operation = operations.get(args.operation);
           if (!operation) throw new Error(`unknown operation ${args.operation}`);
-          return operation.baseline(upstream);
+          return operation.baseline();
         },
       },
     },

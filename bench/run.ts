@@ -12,7 +12,7 @@ import { writeFile } from "node:fs/promises";
 import { cpus } from "node:os";
 import autocannon from "autocannon";
 import { Pool } from "undici";
-import { referenceOperations, type ReferenceOperation } from "./operations/index.ts";
+import { referenceOperations, type PreparedOperation, type ReferenceOperation } from "./operations/index.ts";
 import { startBaseline, startGateway, startSimulator, type Running, type RunningSimulator } from "./processes.ts";
 import { PlainUpstream } from "./upstream.ts";
 
@@ -21,7 +21,9 @@ const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
 const MEMORY_SECONDS = Number(process.env.BENCH_MEMORY_SECONDS ?? 60);
 const PHASES = new Set((process.env.BENCH_PHASES ?? "calls,overhead,throughput,parallelism,memory,simulator").split(","));
 const SELECTED = process.env.BENCH_OPERATIONS?.split(",");
-const operations = referenceOperations.filter((operation) => !SELECTED || SELECTED.includes(operation.name));
+const selected = referenceOperations.filter((operation) => !SELECTED || SELECTED.includes(operation.name));
+type Operation = ReferenceOperation & PreparedOperation;
+let operations: Operation[] = [];
 const ADDED_LATENCY_MS = 50;
 
 function median(values: number[]): number {
@@ -95,11 +97,11 @@ async function load({ url, body, connections, seconds }: Load): Promise<LoadResu
   };
 }
 
-function gatewayBody(operation: ReferenceOperation): string {
+function gatewayBody(operation: Operation): string {
   return JSON.stringify({ query: operation.document, variables: operation.variables });
 }
 
-function baselineBody(operation: ReferenceOperation): string {
+function baselineBody(operation: Operation): string {
   return JSON.stringify({ query: `{ run(operation: "${operation.name}") }` });
 }
 
@@ -112,7 +114,7 @@ async function post(url: string, body: string): Promise<{ data?: unknown; errors
 async function compare(
   gateway: Running,
   baseline: Running,
-  operation: ReferenceOperation,
+  operation: Operation,
   connections: number,
 ): Promise<{ gateway: LoadResult; baseline: LoadResult }> {
   const gatewayRuns: LoadResult[] = [];
@@ -146,6 +148,7 @@ async function main(): Promise<void> {
   };
   const simulator: RunningSimulator = await startSimulator();
   const upstream = new PlainUpstream(simulator.dataUrl, simulator.metricsUrl);
+  operations = await Promise.all(selected.map(async (operation) => ({ ...operation, ...(await operation.prepare(upstream)) })));
   const stopAll: (() => Promise<void>)[] = [() => simulator.stop(), () => upstream.close()];
   try {
     if (PHASES.has("calls")) {
@@ -161,7 +164,7 @@ async function main(): Promise<void> {
           await simulator.reset();
           await post(gateway.url, gatewayBody(operation));
           const warmCounts = await simulator.counters();
-          const fewest = await operation.fewestCalls(upstream);
+          const fewest = operation.fewestCalls;
           const total = (counts: Record<string, number>) => Object.values(counts).reduce((sum, count) => sum + count, 0);
           calls[operation.name] = {
             fewestCold: fewest,
@@ -279,12 +282,18 @@ async function main(): Promise<void> {
       log("the simulator alone, on the operations' upstream routes");
       const simulatorSpeed: Record<string, unknown> = {};
       for (const operation of operations) {
-        const paths = await operation.upstreamPaths(upstream);
+        const paths = operation.upstreamPaths;
         const rates: number[] = [];
         for (let run = 0; run < RUNS; run += 1) {
           const byService = await Promise.all(
             (["data", "metrics"] as const).map(async (service) => {
-              const requests = paths.filter((path) => path.service === service).map((path) => ({ method: "GET" as const, path: path.path }));
+              const requests = paths
+                .filter((path) => path.service === service)
+                .map((path) => ({
+                  method: path.method ?? ("GET" as const),
+                  path: path.path,
+                  ...(path.body === undefined ? {} : { body: JSON.stringify(path.body), headers: { "content-type": "application/json" } }),
+                }));
               if (requests.length === 0) return 0;
               const result = await autocannon({
                 url: service === "data" ? simulator.dataUrl : simulator.metricsUrl,

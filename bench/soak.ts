@@ -10,6 +10,7 @@ import { writeFile } from "node:fs/promises";
 import autocannon from "autocannon";
 import { referenceOperations } from "./operations/index.ts";
 import { startGateway, startSimulator } from "./processes.ts";
+import { PlainUpstream } from "./upstream.ts";
 
 const SECONDS = Number(process.env.SOAK_SECONDS ?? 600);
 const CONNECTIONS = Number(process.env.SOAK_CONNECTIONS ?? 64);
@@ -35,6 +36,10 @@ async function main(): Promise<void> {
   log("building the gateway (npm run build)");
   execSync("npm run -s build", { stdio: ["ignore", "ignore", "inherit"], cwd: new URL("..", import.meta.url) });
   const simulator = await startSimulator();
+  const upstream = new PlainUpstream(simulator.dataUrl, simulator.metricsUrl);
+  const operations = await Promise.all(
+    referenceOperations.map(async (operation) => ({ document: operation.document, ...(await operation.prepare(upstream)) })),
+  );
   const gateway = await startGateway(simulator, { REQUEST_TIMEOUT_MS: "5000" });
   const responses = { total: 0, withErrors: 0, httpErrors: 0 };
   const errorCodes: Record<string, number> = {};
@@ -58,7 +63,7 @@ async function main(): Promise<void> {
       connections: CONNECTIONS,
       duration: SECONDS,
       timeout: 30,
-      requests: referenceOperations.map((operation) => ({
+      requests: operations.map((operation) => ({
         method: "POST" as const,
         headers: { "content-type": "application/json" },
         body: JSON.stringify({ query: operation.document, variables: operation.variables }),
@@ -128,6 +133,7 @@ async function main(): Promise<void> {
     if (!report.pass) process.exitCode = 1;
   } finally {
     await gateway.stop();
+    await upstream.close();
     await simulator.stop();
   }
 }
