@@ -7,12 +7,12 @@
  * BENCH_MEMORY_SECONDS (default 60), BENCH_OPERATIONS (comma-separated names), BENCH_PHASES
  * (comma-separated: calls,overhead,throughput,parallelism,memory,simulator).
  */
-import { execSync } from "node:child_process";
 import { writeFile } from "node:fs/promises";
 import { cpus } from "node:os";
 import autocannon from "autocannon";
 import { Pool } from "undici";
 import { referenceOperations, type PreparedOperation, type ReferenceOperation } from "./operations/index.ts";
+import { buildGateway } from "./build.ts";
 import { startBaseline, startGateway, startSimulator, type Running, type RunningSimulator } from "./processes.ts";
 import { PlainUpstream } from "./upstream.ts";
 
@@ -138,8 +138,7 @@ async function warmUp(target: Running, body: string): Promise<void> {
 }
 
 async function main(): Promise<void> {
-  log("building the gateway (npm run build)");
-  execSync("npm run -s build", { stdio: ["ignore", "ignore", "inherit"], cwd: new URL("..", import.meta.url) });
+  buildGateway(log);
   const results: Record<string, unknown> = {
     date: new Date().toISOString(),
     machine: { cpus: cpus().length, model: cpus()[0]?.model ?? "unknown", node: process.version },

@@ -5,10 +5,10 @@
  * body). Passes when every error in the responses is one the faults explain and resident
  * memory stays flat after the first minute. Writes bench/results/soak.{json,md}.
  */
-import { execSync } from "node:child_process";
 import { writeFile } from "node:fs/promises";
 import autocannon from "autocannon";
 import { referenceOperations } from "./operations/index.ts";
+import { buildGateway } from "./build.ts";
 import { startGateway, startSimulator } from "./processes.ts";
 import { PlainUpstream } from "./upstream.ts";
 
@@ -33,8 +33,7 @@ function log(message: string): void {
 }
 
 async function main(): Promise<void> {
-  log("building the gateway (npm run build)");
-  execSync("npm run -s build", { stdio: ["ignore", "ignore", "inherit"], cwd: new URL("..", import.meta.url) });
+  buildGateway(log);
   const simulator = await startSimulator();
   const upstream = new PlainUpstream(simulator.dataUrl, simulator.metricsUrl);
   const operations = await Promise.all(
