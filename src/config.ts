@@ -19,6 +19,8 @@ export interface GatewayConfig {
   tracing: boolean;
   /** How long a shutdown waits for requests in flight before closing their connections. */
   shutdownGraceMs: number;
+  /** How often an export operation with subscribers is read again. */
+  exportPollIntervalMs: number;
   upstream: UpstreamConfig;
   cache: CacheConfig;
   limits: QueryLimits;
@@ -143,8 +145,9 @@ export function loadConfig(env: Env = process.env): GatewayConfig {
     logLevel: env.LOG_LEVEL?.trim() || "info",
     requestTimeoutMs: integer(env, "REQUEST_TIMEOUT_MS", 15_000, 1),
     shutdownGraceMs: integer(env, "SHUTDOWN_GRACE_MS", 10_000, 0),
+    exportPollIntervalMs: integer(env, "EXPORT_POLL_INTERVAL_MS", 2_000, 20),
     tracing: tracingMode(env),
-    compiledExecution: boolean(env, "GRAPHQL_JIT", false),
+    compiledExecution: boolean(env, "GRAPHQL_JIT", true),
     upstream: {
       connections: integer(env, "UPSTREAM_CONNECTIONS", 64, 1),
       connectTimeoutMs: integer(env, "UPSTREAM_CONNECT_TIMEOUT_MS", 3_000, 1),

@@ -3,9 +3,12 @@ import { createHash, randomUUID } from "node:crypto";
 import { useGraphQlJit } from "@envelop/graphql-jit";
 import { usePrometheus } from "@graphql-yoga/plugin-prometheus";
 import { createInMemoryCache, useResponseCache } from "@graphql-yoga/plugin-response-cache";
+import { getOperationAST, type ExecutionArgs } from "graphql";
+import { getVariableValues } from "graphql/execution/values.js";
 import { createYoga, useReadinessCheck, type Plugin, type YogaServerInstance } from "graphql-yoga";
 import type { GatewayConfig } from "./config.ts";
 import { createContext, type GatewayContext, type Upstreams } from "./context.ts";
+import { ExportWatch } from "./export-watch.ts";
 import { schema } from "./graph.ts";
 import type { Logger } from "./logger.ts";
 import { GatewayMetrics } from "./metrics.ts";
@@ -14,7 +17,9 @@ import { RecordCache } from "./upstream/cache.ts";
 import { EvmApi } from "./upstream/evm-api.ts";
 import { API_KEY_HEADER, UpstreamService } from "./upstream/http.ts";
 import { MetricsApi } from "./upstream/metrics-api.ts";
+import { OperationsApi } from "./upstream/operations-api.ts";
 import { PrimaryNetworkApi } from "./upstream/primary-network-api.ts";
+import { WarpApi } from "./upstream/warp-api.ts";
 
 export interface UpstreamUrls {
   dataApiUrl: string;
@@ -30,6 +35,18 @@ export interface Gateway {
 }
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
+
+/**
+ * Compiled execution coerces variables itself, with terser messages than our scalars give
+ * ("expected type Hash"); operations whose variables do not coerce run through graphql-js,
+ * which reports each scalar's own explanation.
+ */
+function variablesAreValid({ schema: executionSchema, document, operationName, variableValues }: ExecutionArgs): boolean {
+  const operation = getOperationAST(document, operationName);
+  if (!operation?.variableDefinitions?.length) return true;
+  const coerced = getVariableValues(executionSchema, operation.variableDefinitions, variableValues ?? {}, { maxErrors: 1 });
+  return coerced.errors === undefined;
+}
 const READY_TIMEOUT_MS = 2_000;
 
 const EXAMPLE_QUERY = `# Send your Data API key as the header x-glacier-api-key (Headers tab below);
@@ -104,7 +121,13 @@ export function createGateway(config: GatewayConfig, urls: UpstreamUrls, logger:
     evm: new EvmApi(dataService, cache, config.cache),
     metrics: new MetricsApi(metricsService, cache, config.cache),
     primaryNetwork: new PrimaryNetworkApi(dataService, cache),
+    operations: new OperationsApi(dataService),
+    warp: new WarpApi(dataService),
   };
+  const exportWatch = new ExportWatch((id, call) => upstreams.operations.getOperation(id, call), {
+    intervalMs: config.exportPollIntervalMs,
+    readTimeoutMs: config.requestTimeoutMs,
+  });
   const requestIds = new WeakMap<Request, string>();
 
   /** Ready when both services answer their health routes and no breaker is open. */
@@ -154,20 +177,26 @@ export function createGateway(config: GatewayConfig, urls: UpstreamUrls, logger:
       useRequestLog(logger, requestIds),
       ...securityPlugins(config.security, config.limits),
       // Compiled execution must wrap `execute` before the response cache does.
-      ...(config.compiledExecution ? [useGraphQlJit() as Plugin] : []),
+      ...(config.compiledExecution ? [useGraphQlJit({}, { enableIf: variablesAreValid }) as Plugin] : []),
       ...responseCache,
       useReadinessCheck({ endpoint: "/ready", check: upstreamsReady }),
       usePrometheus({
         endpoint: "/metrics",
         registry: metrics.registry,
+        // Count and latency by operation, and errors; per-phase timings cost more than they tell.
         metrics: {
-          graphql_envelop_request: true,
           graphql_envelop_request_duration: true,
           graphql_envelop_error_result: true,
-          graphql_envelop_phase_parse: true,
-          graphql_envelop_phase_validate: true,
-          graphql_envelop_phase_execute: true,
-          graphql_yoga_http_duration: true,
+          graphql_envelop_deprecated_field: false,
+          graphql_envelop_request: false,
+          graphql_envelop_request_time_summary: false,
+          graphql_envelop_phase_parse: false,
+          graphql_envelop_phase_validate: false,
+          graphql_envelop_phase_context: false,
+          graphql_envelop_phase_execute: false,
+          graphql_envelop_phase_subscribe: false,
+          graphql_envelop_schema_change: false,
+          graphql_yoga_http_duration: false,
         },
       }),
     ],
@@ -177,7 +206,7 @@ export function createGateway(config: GatewayConfig, urls: UpstreamUrls, logger:
         apiKey: callerKey || undefined,
         requestId: requestIds.get(request) ?? requestIdOf(request),
         deadline: Date.now() + config.requestTimeoutMs,
-      }, config.limits);
+      }, config.limits, exportWatch);
     },
   });
 
@@ -187,6 +216,7 @@ export function createGateway(config: GatewayConfig, urls: UpstreamUrls, logger:
     cache,
     metrics,
     async close() {
+      exportWatch.close();
       await Promise.all([dataService.close(), metricsService.close()]);
     },
   };
