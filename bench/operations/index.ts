@@ -4,9 +4,13 @@
  * data allows (from the simulator's own answers), and its baseline: the same upstream calls
  * made by hand with undici.
  */
+import { addressPage } from "./address-page.ts";
+import { blockPage } from "./block-page.ts";
+import { deepQuery } from "./deep-query.ts";
 import { latestBlocks } from "./latest-blocks.ts";
+import { primaryNetworkTransactions } from "./primary-network-transactions.ts";
 import type { ReferenceOperation } from "./types.ts";
 
 export type { PreparedOperation, ReferenceOperation, UpstreamPath } from "./types.ts";
 
-export const referenceOperations: ReferenceOperation[] = [latestBlocks];
+export const referenceOperations: ReferenceOperation[] = [latestBlocks, addressPage, blockPage, primaryNetworkTransactions, deepQuery];
