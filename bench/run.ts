@@ -154,7 +154,8 @@ async function main(): Promise<void> {
       log("upstream calls, cold and warm");
       const calls: Record<string, unknown> = {};
       for (const operation of operations) {
-        const gateway = await startGateway(simulator, { RESPONSE_CACHE_TTL_MS: "0" });
+        // What one request needs, the chain list included: no preload here.
+        const gateway = await startGateway(simulator, { RESPONSE_CACHE_TTL_MS: "0", CHAIN_LIST_PRELOAD: "false" });
         try {
           await simulator.reset();
           const cold = await post(gateway.url, gatewayBody(operation));
@@ -236,18 +237,21 @@ async function main(): Promise<void> {
       log(`parallelism: ${ADDED_LATENCY_MS} ms added upstream latency`);
       await simulator.knobs({ latencyMs: ADDED_LATENCY_MS });
       const parallelism: Record<string, unknown> = {};
-      for (const operation of operations) {
-        const cold = await startGateway(simulator, { RESPONSE_CACHE_TTL_MS: "0", CACHE_MAX_ENTRIES: "1", CHAIN_CACHE_TTL_MS: "0" });
-        try {
+      // A gateway that keeps no record that does not change (the chain list it keeps loaded), so
+      // that every request makes each upstream call its operation needs: only their dependencies
+      // may add up. Warmed first, so that the figure is the steady state, not the first request.
+      const uncached = await startGateway(simulator, { RESPONSE_CACHE_TTL_MS: "0", RECORD_CACHE: "false" });
+      try {
+        for (const operation of operations) {
+          await warmUp(uncached, gatewayBody(operation));
           const runs: number[] = [];
-          for (let run = 0; run < RUNS; run += 1) {
-            runs.push((await load({ url: cold.url, body: gatewayBody(operation), connections: 1, seconds: SECONDS })).p50);
-          }
+          for (let run = 0; run < RUNS; run += 1) runs.push(await sequentialLatency(uncached.url, gatewayBody(operation), SECONDS));
           const limit = operation.dependentCalls * ADDED_LATENCY_MS + 15;
-          parallelism[operation.name] = { dependentCalls: operation.dependentCalls, p50Ms: median(runs), limitMs: limit, ok: median(runs) <= limit };
-        } finally {
-          await cold.stop();
+          const p50 = round(median(runs), 1);
+          parallelism[operation.name] = { dependentCalls: operation.dependentCalls, p50Ms: p50, limitMs: limit, ok: p50 <= limit };
         }
+      } finally {
+        await uncached.stop();
       }
       await simulator.knobs({ latencyMs: 0 });
       results.parallelism = parallelism;
@@ -352,7 +356,7 @@ function markdown(results: Record<string, unknown>): string {
     "ratioWithResponseCache",
     "errors",
   ]);
-  table("Parallelism (50 ms upstream latency, cold caches)", results.parallelism, ["dependentCalls", "p50Ms", "limitMs", "ok"]);
+  table("Parallelism (50 ms upstream latency, no record cache: every call is made)", results.parallelism, ["dependentCalls", "p50Ms", "limitMs", "ok"]);
   if (results.memory) lines.push("## Memory", "", "```json", JSON.stringify(results.memory, null, 2), "```", "");
   table("The simulator alone (32 connections)", results.simulator, ["upstreamRequestsPerOperation", "upstreamRps", "operationsPerSecond", "ratioToGateway"]);
   return `${lines.join("\n")}\n`;

@@ -78,6 +78,10 @@ export interface CacheConfig {
   maxBytes: number;
   /** How long chain records stay cached; they change rarely but do change. */
   chainTtlMs: number;
+  /** Keep records that do not change (blocks, finalized transactions, vertices) across requests. */
+  finalRecords: boolean;
+  /** Load the chain list at start and refresh it before it expires, so that no request waits for it. */
+  preloadChains: boolean;
   /** How long a whole query response is reused for the same caller (0: never): "latest" lists that clients poll. */
   responseTtlMs: number;
   responseMaxEntries: number;
@@ -181,6 +185,8 @@ export function loadConfig(env: Env = process.env): GatewayConfig {
       maxEntries: integer(env, "CACHE_MAX_ENTRIES", 50_000, 1),
       maxBytes: integer(env, "CACHE_MAX_BYTES", 64 * 1024 * 1024, 1024),
       chainTtlMs: integer(env, "CHAIN_CACHE_TTL_MS", 5 * 60_000, 0),
+      preloadChains: boolean(env, "CHAIN_LIST_PRELOAD", true),
+      finalRecords: boolean(env, "RECORD_CACHE", true),
       responseTtlMs: integer(env, "RESPONSE_CACHE_TTL_MS", 1_000, 0),
       responseMaxEntries: integer(env, "RESPONSE_CACHE_MAX_ENTRIES", 1_000, 1),
     },

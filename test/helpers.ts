@@ -20,8 +20,9 @@ export interface Harness {
 
 export async function startHarness(env: Record<string, string> = {}): Promise<Harness> {
   const simulator = await startSimulator({ dataPort: 0, metricsPort: 0 });
-  // The response cache would hide upstream calls from the counters; its own test turns it on.
-  const config = loadConfig({ LOG_LEVEL: "silent", RESPONSE_CACHE_TTL_MS: "0", ...env });
+  // The response cache and the chain-list preload would hide or add upstream calls that tests
+  // count exactly; their own tests turn them on.
+  const config = loadConfig({ LOG_LEVEL: "silent", RESPONSE_CACHE_TTL_MS: "0", CHAIN_LIST_PRELOAD: "false", ...env });
   const gateway = createGateway(config, { dataApiUrl: simulator.dataUrl, metricsApiUrl: simulator.metricsUrl }, createLogger("silent"));
   return {
     simulator,

@@ -77,3 +77,18 @@ describe("the simulator as a child process (npm start without upstream URLs)", (
     await expect(fetch(`${simulator.dataApiUrl}/v1/chains`)).rejects.toThrow();
   });
 });
+
+describe("the chain list preload", () => {
+  it("loads the chain list at start, so that the first request's chain look-ups wait for nothing", async () => {
+    const preloaded = await startHarness({ CHAIN_LIST_PRELOAD: "true" });
+    try {
+      await expect.poll(() => preloaded.simulator.counters()["GET /v1/chains"] ?? 0).toBe(1);
+      preloaded.simulator.resetCounters();
+      const result = await execute(preloaded, `{ chain(id: "43114") { chainName } c: chain(id: "43113") { chainName } }`);
+      expect(result.body.errors).toBeUndefined();
+      expect(upstreamCalls(preloaded)).toEqual({});
+    } finally {
+      await preloaded.close();
+    }
+  });
+});

@@ -98,8 +98,9 @@ function transfers(item: TransactionDetails) {
 export const addressPage: ReferenceOperation = {
   name: "address-page",
   document: operationDocument("address-page"),
-  // the chain list (Query.chain), then the address's page, then the blocks of its transactions side by side
-  dependentCalls: 3,
+  // the address's page, then the blocks of its transactions side by side (the gateway keeps the
+  // chain list loaded, so Query.chain waits for nothing)
+  dependentCalls: 2,
   async prepare(upstream) {
     const address = await busiestSender(upstream);
     const pagePath = `/v1/chains/${CHAIN_ID}/addresses/${address}/transactions?sortOrder=desc&pageSize=${FIRST}`;

@@ -15,8 +15,8 @@ const transactionsPath = (blockHash: string) => `/v1/chains/${CHAIN_ID}/blocks/$
 export const blockPage: ReferenceOperation = {
   name: "block-page",
   document: operationDocument("block-page"),
-  // the chain list (Query.chain), then the block, then its transactions (asked by the block's hash)
-  dependentCalls: 3,
+  // the block, then its transactions (the chain list is kept loaded)
+  dependentCalls: 2,
   async prepare(upstream) {
     const latest = await upstream.get<Schemas["ListEvmBlocksResponse"]>("data", `/v1/chains/${CHAIN_ID}/blocks?pageSize=100`);
     const busiest = latest.blocks.reduce((most, block) => (block.txCount > most.txCount ? block : most));

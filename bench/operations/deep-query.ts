@@ -25,8 +25,9 @@ function withTransactions(blocks: EvmBlock[]): EvmBlock[] {
 export const deepQuery: ReferenceOperation = {
   name: "deep-query",
   document: operationDocument("deep-query"),
-  // the blocks, then their transactions side by side, then the chain list for the transactions' blocks
-  dependentCalls: 3,
+  // the blocks, then their transactions side by side (the blocks prime the block loader and the
+  // chain list is kept loaded)
+  dependentCalls: 2,
   async prepare(upstream) {
     const reference = await upstream.get<Schemas["ListEvmBlocksResponse"]>("data", pagePath);
     const blocksWithTransactions = withTransactions(reference.blocks);

@@ -20,7 +20,7 @@ function missingParents(blocks: EvmBlock[]): { chainId: string; hash: string }[]
 export const latestBlocks: ReferenceOperation = {
   name: "latest-blocks",
   document: operationDocument("latest-blocks"),
-  // the page, then (side by side) the chain list and the parents the page lacks
+  // the page, then the parents the page lacks side by side (the chain list is kept loaded)
   dependentCalls: 2,
   async prepare(upstream) {
     const pagePath = `/v1/blocks?pageSize=${FIRST}`;

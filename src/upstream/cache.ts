@@ -34,7 +34,10 @@ export class RecordCache {
   /** Told of every look-up; the gateway's metrics count them. */
   onLookup: (hit: boolean) => void = () => {};
 
-  constructor(config: Pick<CacheConfig, "maxEntries" | "maxBytes">) {
+  private readonly keepsFinalRecords: boolean;
+
+  constructor(config: Pick<CacheConfig, "maxEntries" | "maxBytes" | "finalRecords">) {
+    this.keepsFinalRecords = config.finalRecords;
     this.lru = new LRUCache<string, Entry>({
       max: config.maxEntries,
       maxSize: config.maxBytes,
@@ -59,11 +62,15 @@ export class RecordCache {
 
   /** Stores a record that does not change, unless it is already held (no copy, no re-measure). */
   remember(key: string, value: unknown): void {
-    if (!this.lru.has(key)) this.lru.set(key, { value });
+    if (this.keepsFinalRecords && !this.lru.has(key)) this.lru.set(key, { value });
   }
 
-  /** `ttlMs` of 0 or undefined keeps the record until it is evicted. */
+  /**
+   * `ttlMs` of 0 or undefined stores a record that does not change: kept until evicted, and not
+   * at all when the cache is told to hold no such records.
+   */
   set(key: string, value: unknown, ttlMs?: number): void {
+    if (!ttlMs && !this.keepsFinalRecords) return;
     this.lru.set(key, { value }, ttlMs ? { ttl: ttlMs } : undefined);
   }
 
@@ -85,6 +92,12 @@ export class RecordCache {
     }
     if (value !== null && value !== undefined) this.set(key, value, ttlMs);
     return value;
+  }
+
+  /** Loads a value anew and stores it; a failed load keeps what is stored (refresh-ahead). */
+  async refresh(key: string, load: () => Promise<unknown>, ttlMs?: number): Promise<void> {
+    const value = await load();
+    if (value !== null && value !== undefined) this.set(key, value, ttlMs);
   }
 
   stats(): CacheStats {

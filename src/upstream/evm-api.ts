@@ -19,6 +19,10 @@ import type {
 
 const HASH = /^0x[0-9a-fA-F]{64}$/;
 
+function chainListKey(filter: { network?: string; feature?: string }): string {
+  return `evm-chains:${filter.network ?? "*"}:${filter.feature ?? "*"}`;
+}
+
 function blockCacheKey(chainId: string, blockId: string): string {
   return HASH.test(blockId) ? `evm-block:${chainId}:${blockId.toLowerCase()}` : `evm-block:${chainId}:#${blockId}`;
 }
@@ -49,12 +53,24 @@ export class EvmApi {
 
   /** `GET /v1/chains`; each filter combination is cached for the chain TTL. */
   listChains(filter: { network?: UpstreamNetwork; feature?: ApiFeature }, options?: CallOptions): Promise<ChainInfo[]> {
-    const key = `evm-chains:${filter.network ?? "*"}:${filter.feature ?? "*"}`;
-    return this.cache.getOrLoad(
-      key,
-      async () => (await this.client.get("/v1/chains", { query: filter }, options)).chains,
-      this.cacheConfig.chainTtlMs,
-    );
+    return this.cache.getOrLoad(chainListKey(filter), () => this.fetchChains(filter, options), this.cacheConfig.chainTtlMs);
+  }
+
+  /**
+   * Loads the full chain list now and again before it expires, so that no request waits for
+   * it: nearly every query resolves a chain. Returns the function that stops the refreshing.
+   */
+  keepChainsFresh(onError: (error: unknown) => void): () => void {
+    const refresh = () => this.cache.refresh(chainListKey({}), () => this.fetchChains({}), this.cacheConfig.chainTtlMs).catch(onError);
+    void refresh();
+    if (this.cacheConfig.chainTtlMs === 0) return () => {};
+    const timer = setInterval(refresh, Math.max(1_000, Math.floor(this.cacheConfig.chainTtlMs * 0.8)));
+    timer.unref();
+    return () => clearInterval(timer);
+  }
+
+  private async fetchChains(filter: { network?: UpstreamNetwork; feature?: ApiFeature }, options?: CallOptions): Promise<ChainInfo[]> {
+    return (await this.client.get("/v1/chains", { query: filter }, options)).chains;
   }
 
   /** `GET /v1/chains/{chainId}` by EVM chain id or blockchain id; null when the chain is unknown. */
