@@ -1,0 +1,193 @@
+/**
+ * Watches export operations for subscribers. All subscribers of one operation (with the same API
+ * key) share one poller, which reads the operation at a fixed interval, hands each subscriber
+ * the operation whenever its status or metadata changes, and ends everyone's stream when the job
+ * ends. A subscriber that leaves stops counting; the poller stops with the last one.
+ */
+import { createHash } from "node:crypto";
+import { GatewayError, UpstreamError } from "./errors.ts";
+import type { CallOptions } from "./upstream/http.ts";
+import type { ExportOperation, ExportOperationStatus } from "./upstream/types.ts";
+
+/** Reads one operation; null when it does not exist. */
+export type ReadOperation = (operationId: string, options: CallOptions) => Promise<ExportOperation | null>;
+
+/** What a subscriber receives: the operation, or the error that ends its stream. */
+export type ExportEvent = ExportOperation | GatewayError;
+
+const FINAL_STATUSES: ReadonlySet<ExportOperationStatus> = new Set(["COMPLETED", "COMPLETED_WITH_WARNING", "FAILED"]);
+/** Consecutive failed reads a poller rides out (outages, rate limits) before it gives up. */
+const MAX_TRANSIENT_FAILURES = 3;
+
+export interface ExportWatchOptions {
+  intervalMs: number;
+  /** How long one read may take. */
+  readTimeoutMs: number;
+}
+
+export class ExportWatch {
+  private readonly pollers = new Map<string, Poller>();
+
+  constructor(
+    private readonly read: ReadOperation,
+    private readonly options: ExportWatchOptions,
+  ) {}
+
+  /** The operation's changes until the job ends; the caller's API key reads it. */
+  watch(operationId: string, call: CallOptions): AsyncIterableIterator<ExportEvent> {
+    const key = `${call.apiKey ? createHash("sha256").update(call.apiKey).digest("hex") : ""}:${operationId}`;
+    let poller = this.pollers.get(key);
+    if (poller === undefined) {
+      const created = new Poller(operationId, call, this.read, this.options, () => {
+        if (this.pollers.get(key) === created) this.pollers.delete(key);
+      });
+      this.pollers.set(key, created);
+      poller = created;
+    }
+    return poller.subscribe();
+  }
+
+  /** Ends every stream; for shutdown. */
+  close(): void {
+    for (const poller of [...this.pollers.values()]) poller.finish();
+  }
+}
+
+class Poller {
+  private readonly subscribers = new Set<Subscriber>();
+  private latest: ExportOperation | undefined;
+  private latestKey: string | undefined;
+  private timer: NodeJS.Timeout | undefined;
+  private failures = 0;
+  private stopped = false;
+
+  constructor(
+    private readonly operationId: string,
+    private readonly call: CallOptions,
+    private readonly read: ReadOperation,
+    private readonly options: ExportWatchOptions,
+    private readonly onStop: () => void,
+  ) {
+    void this.poll();
+  }
+
+  subscribe(): AsyncIterableIterator<ExportEvent> {
+    const subscriber = new Subscriber(() => {
+      this.subscribers.delete(subscriber);
+      if (this.subscribers.size === 0) this.stop();
+    });
+    this.subscribers.add(subscriber);
+    if (this.latest !== undefined) subscriber.push(this.latest);
+    return subscriber;
+  }
+
+  /** Ends every subscriber's stream, after an error if there is one, and stops polling. */
+  finish(error?: GatewayError): void {
+    for (const subscriber of this.subscribers) {
+      if (error) subscriber.push(error);
+      subscriber.end();
+    }
+    this.subscribers.clear();
+    this.stop();
+  }
+
+  private stop(): void {
+    if (this.stopped) return;
+    this.stopped = true;
+    clearTimeout(this.timer);
+    this.onStop();
+  }
+
+  private async poll(): Promise<void> {
+    let operation: ExportOperation | null;
+    try {
+      operation = await this.read(this.operationId, {
+        apiKey: this.call.apiKey,
+        requestId: this.call.requestId,
+        deadline: Date.now() + this.options.readTimeoutMs,
+      });
+    } catch (error) {
+      if (this.stopped) return;
+      this.failures += 1;
+      if (!isTransient(error) || this.failures > MAX_TRANSIENT_FAILURES) {
+        return this.finish(error instanceof GatewayError ? error : new GatewayError("The export operation could not be read", "UPSTREAM_ERROR"));
+      }
+      return this.schedule();
+    }
+    if (this.stopped) return;
+    this.failures = 0;
+    if (operation === null) {
+      return this.finish(new GatewayError(`No export operation has the id ${JSON.stringify(this.operationId)}`, "NOT_FOUND"));
+    }
+    const key = JSON.stringify([operation.operationStatus, operation.metadata ?? null]);
+    if (key !== this.latestKey) {
+      this.latest = operation;
+      this.latestKey = key;
+      for (const subscriber of this.subscribers) subscriber.push(operation);
+    }
+    if (FINAL_STATUSES.has(operation.operationStatus)) return this.finish();
+    this.schedule();
+  }
+
+  private schedule(): void {
+    this.timer = setTimeout(() => void this.poll(), this.options.intervalMs);
+    this.timer.unref();
+  }
+}
+
+function isTransient(error: unknown): boolean {
+  return error instanceof UpstreamError && (error.code === "UPSTREAM_UNAVAILABLE" || error.code === "RATE_LIMITED");
+}
+
+/** One subscriber's stream: events queue until it asks for them. */
+class Subscriber implements AsyncIterableIterator<ExportEvent> {
+  private readonly queue: ExportEvent[] = [];
+  private waiting: ((result: IteratorResult<ExportEvent>) => void) | undefined;
+  private ended = false;
+
+  constructor(private readonly onLeave: () => void) {}
+
+  push(event: ExportEvent): void {
+    if (this.ended) return;
+    if (this.waiting) {
+      this.waiting({ value: event, done: false });
+      this.waiting = undefined;
+    } else {
+      this.queue.push(event);
+    }
+  }
+
+  /** No more events; those queued are still delivered. */
+  end(): void {
+    this.ended = true;
+    if (this.waiting && this.queue.length === 0) {
+      this.waiting({ value: undefined, done: true });
+      this.waiting = undefined;
+    }
+  }
+
+  next(): Promise<IteratorResult<ExportEvent>> {
+    const event = this.queue.shift();
+    if (event !== undefined) return Promise.resolve({ value: event, done: false });
+    if (this.ended) return Promise.resolve({ value: undefined, done: true });
+    return new Promise((resolve) => {
+      this.waiting = resolve;
+    });
+  }
+
+  /** The subscriber left (the client disconnected or the stream completed). */
+  return(): Promise<IteratorResult<ExportEvent>> {
+    if (!this.ended) {
+      this.ended = true;
+      this.queue.length = 0;
+      this.onLeave();
+    }
+    this.waiting?.({ value: undefined, done: true });
+    this.waiting = undefined;
+    return Promise.resolve({ value: undefined, done: true });
+  }
+
+  [Symbol.asyncIterator](): AsyncIterableIterator<ExportEvent> {
+    return this;
+  }
+}
