@@ -20,6 +20,8 @@ export interface BlockGenerationOptions {
   count: number;
   /** Time of the network's head in Unix milliseconds; every chain's last block is at or before it. */
   headTimeMs: number;
+  /** Mean time between blocks; each chain keeps the jitter of its profile, scaled to this mean. */
+  meanIntervalMs: number;
 }
 
 /** One typed array per block field, indexed by block number. */
@@ -71,12 +73,13 @@ export class ChainBlocks {
     const meanGasPerTx = (profile.gasPerTx.min + profile.gasPerTx.max) / 2;
     // The expected gas of a block: the base fee drifts up above it and down below it.
     const targetGas = (1 - profile.emptyBlockRate) * (profile.maxTxPerBlock / 3 + 0.5) * meanGasPerTx;
+    const stretch = options.meanIntervalMs / ((profile.intervalMs.min + profile.intervalMs.max) / 2);
 
     baseFee[0] = profile.baseFeeWei.initial;
     minDelayExcess[0] = profile.minDelayExcess;
     for (let n = 1; n < count; n++) {
       const intervalMs = random.int(profile.intervalMs.min, profile.intervalMs.max);
-      timestampMs[n] = timestampMs[n - 1]! + intervalMs;
+      timestampMs[n] = timestampMs[n - 1]! + Math.round(intervalMs * stretch);
 
       const transactions = random.chance(profile.emptyBlockRate)
         ? 0
@@ -90,11 +93,12 @@ export class ChainBlocks {
       const parentFee = baseFee[n - 1]!;
       const adjusted = Math.round(parentFee * (1 + (gasUsed[n - 1]! - targetGas) / targetGas / 8));
       baseFee[n] = Math.min(profile.baseFeeWei.max, Math.max(profile.baseFeeWei.min, adjusted));
+      // On the profile's own time scale, so that spreading blocks out does not zero the cost.
       blockGasCost[n] = profile.blockGasCostPerMs * Math.max(0, profile.targetIntervalMs - intervalMs);
       minDelayExcess[n] = Math.max(0, minDelayExcess[n - 1]! + random.int(-2000, 2000));
     }
 
-    const headOffsetMs = random.int(0, profile.intervalMs.max);
+    const headOffsetMs = Math.round(random.int(0, profile.intervalMs.max) * stretch);
     const shiftMs = options.headTimeMs - headOffsetMs - timestampMs[count - 1]!;
     if (shiftMs < 0) {
       throw new RangeError(`chain ${chainId}: ${count} blocks do not fit between 1970 and the head time`);

@@ -31,3 +31,11 @@ export function queryBounds(service: "data" | "metrics", route: string, paramete
   }
   return { min: schema.minimum, max: schema.maximum, default: schema.default };
 }
+
+/** The lower bound of a numeric query parameter that the contract bounds from below only (timestamps). */
+export function queryMinimum(service: "data" | "metrics", route: string, parameter: string, method = "get"): number {
+  const operation = contracts[service].paths[route]?.[method];
+  const minimum = operation?.parameters?.find((p) => p.in === "query" && p.name === parameter)?.schema?.minimum;
+  if (minimum === undefined) throw new Error(`the contract has no minimum for ${parameter} of ${method.toUpperCase()} ${route}`);
+  return minimum;
+}

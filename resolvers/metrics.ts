@@ -1,0 +1,324 @@
+/**
+ * Metrics API fields: chain metrics (of a chain and of a network), staking, subnet and
+ * validator-fee metrics, token holders, BTC.b bridged addresses and the legacy average TPS.
+ * Every argument is checked before any upstream call.
+ */
+import { builder } from "../schema/builder.ts";
+import { EvmChainRef } from "../schema/chains.ts";
+import { graphqlEnumName } from "../schema/enums.ts";
+import {
+  AddressBalanceConnectionRef,
+  ChainMetricRef,
+  DAY_ONLY_CHAIN_METRICS,
+  LegacyAvgTpsConnectionRef,
+  MetricConnectionRef,
+  MetricIntervalRef,
+  MetricsScopeRef,
+  StakingMetricRef,
+  SubnetMetricRef,
+  ValidatorFeeMetricRef,
+  type LegacyAvgTpsMeta,
+} from "../schema/metrics.ts";
+import { PrimaryNetworkRef } from "../schema/primary-network.ts";
+import type { GatewayContext } from "../src/context.ts";
+import { badUserInput, nullIfNotFound } from "../src/errors.ts";
+import { toPageTokenConnection, type ConnectionArgs, type PageBounds, type UpstreamPage } from "../src/pagination.ts";
+import { queryBounds, queryMinimum } from "../src/upstream/bounds.ts";
+import type { MetricsRange } from "../src/upstream/metrics-api.ts";
+import type { AddressBalance, ChainMetricName, MetricValue, MetricsTimeInterval } from "../src/upstream/types.ts";
+
+const CHAIN_METRICS_ROUTE = "/v2/chains/{chainId}/metrics/{metric}";
+const STAKING_ROUTE = "/v2/networks/{network}/metrics/{metric}";
+const SUBNET_ROUTE = "/v2/subnet/{subnetId}/metrics/{metric}";
+const VALIDATOR_FEES_ROUTE = "/v2/validators/metrics/{metric}";
+const HOLDERS_ROUTE = "/v2/chains/{chainId}/contracts/{address}/balances";
+const BTCB_ROUTE = "/v2/chains/43114/btcb/bridged:getAddresses";
+
+function withDefault(route: string): PageBounds {
+  const bounds = queryBounds("metrics", route);
+  if (bounds.default === undefined) throw new Error(`the contract has no default pageSize for GET ${route}`);
+  return { ...bounds, default: bounds.default };
+}
+
+const chainMetricsBounds = withDefault(CHAIN_METRICS_ROUTE);
+const stakingBounds = withDefault(STAKING_ROUTE);
+const holdersBounds = withDefault(HOLDERS_ROUTE);
+const btcbBounds = withDefault(BTCB_ROUTE);
+/** Routes without a pageSize are paged by the gateway, in pages as large as the chain metrics route's. */
+const gatewayPagedBounds = chainMetricsBounds;
+
+// The primary network's subnet id, mostly zero bytes, is only 37 characters long.
+const CB58 = /^[1-9A-HJ-NP-Za-km-z]{36,60}$/;
+
+function firstText(bounds: PageBounds): string {
+  return `\`first\`: ${bounds.min} to ${bounds.max}, default ${bounds.default}.`;
+}
+
+const RANGE_TEXT =
+  "`from` and `to` (Unix seconds, at least 0, both inclusive) keep the points whose timestamp lies between them; they need not be aligned to the interval: a point starts at or after `from`.";
+
+const pointKey = (point: MetricValue) => String(point.timestamp);
+const addressKey = (entry: AddressBalance) => entry.address;
+
+/** `from` and `to` as the route's startTimestamp and endTimestamp, within the route's bounds. */
+function timeRange(args: { from?: number | null; to?: number | null }, route: string): MetricsRange {
+  for (const [name, parameter] of [["from", "startTimestamp"], ["to", "endTimestamp"]] as const) {
+    const value = args[name];
+    const minimum = queryMinimum("metrics", route, parameter);
+    if (value !== null && value !== undefined && value < minimum) {
+      throw badUserInput(name, `${name} must be a Unix time in seconds of at least ${minimum}, got ${value}`, { min: minimum });
+    }
+  }
+  if (args.from !== null && args.from !== undefined && args.to !== null && args.to !== undefined && args.from > args.to) {
+    throw badUserInput("from", `from must not be after to, got from ${args.from} and to ${args.to}`);
+  }
+  return { startTimestamp: args.from ?? undefined, endTimestamp: args.to ?? undefined };
+}
+
+function checkInterval(metric: ChainMetricName, interval: MetricsTimeInterval): void {
+  if (interval !== "day" && DAY_ONLY_CHAIN_METRICS.has(metric)) {
+    throw badUserInput(
+      "interval",
+      `interval must be DAY for ${graphqlEnumName(metric)}: cumulative, average and maximum metrics, CONTRACTS, DEPLOYERS and FEES_PAID are daily only`,
+      { allowed: ["DAY"] },
+    );
+  }
+}
+
+function thresholdArgument(value: string): string {
+  if (value.startsWith("-")) throw badUserInput("threshold", `threshold must be 0 or more, got ${value}`, { min: 0 });
+  return value;
+}
+
+function subnetIdArgument(value: string): string {
+  if (CB58.test(value)) return value;
+  throw badUserInput("subnetId", `subnetId must be a subnet id in cb58, got ${JSON.stringify(value)}`);
+}
+
+/**
+ * The page fetcher of a route whose pages the gateway cannot size (no pageSize parameter): the
+ * upstream's own page (for a route without page parameters, its whole answer) is cut into pages
+ * of `first` here. The page tokens this makes hold the upstream's token and an offset in its page.
+ */
+function slicedPages<T, Meta = undefined>(fetchUpstream: (pageToken: string | undefined) => Promise<UpstreamPage<T, Meta>>) {
+  return async (request: { pageSize: number; pageToken: string | undefined }): Promise<UpstreamPage<T, Meta>> => {
+    const [upstreamToken, offset] = request.pageToken === undefined ? [undefined, 0] : parseSlice(request.pageToken);
+    const page = await fetchUpstream(upstreamToken);
+    const end = offset + request.pageSize;
+    const nextPageToken =
+      end < page.items.length ? sliceToken(upstreamToken, end) : page.nextPageToken === undefined ? undefined : sliceToken(page.nextPageToken, 0);
+    return { items: page.items.slice(offset, end), nextPageToken, meta: page.meta };
+  };
+}
+
+function sliceToken(upstreamToken: string | undefined, offset: number): string {
+  return JSON.stringify([upstreamToken ?? null, offset]);
+}
+
+function parseSlice(token: string): [string | undefined, number] {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(token);
+  } catch {
+    parsed = undefined;
+  }
+  if (!Array.isArray(parsed) || parsed.length !== 2 || (parsed[0] !== null && typeof parsed[0] !== "string") || !Number.isSafeInteger(parsed[1]) || parsed[1] < 0) {
+    throw badUserInput("after", "after is not a cursor of this gateway; pass an edge's cursor or pageInfo.endCursor unchanged");
+  }
+  return [(parsed[0] as string | null) ?? undefined, parsed[1] as number];
+}
+
+interface ChainMetricArgs extends ConnectionArgs {
+  metric: ChainMetricName;
+  interval?: MetricsTimeInterval | null;
+  from?: number | null;
+  to?: number | null;
+}
+
+/** A chain metric of one chain (its EVM chain id) or of a network (`total`, `mainnet`, `testnet`). */
+function chainMetricConnection(scope: string, field: string, args: ChainMetricArgs, context: GatewayContext) {
+  const interval = args.interval ?? "day";
+  checkInterval(args.metric, interval);
+  const range = timeRange(args, CHAIN_METRICS_ROUTE);
+  return toPageTokenConnection(args, {
+    bounds: chainMetricsBounds,
+    filters: { field, scope, metric: args.metric, interval, ...range },
+    nodeKey: pointKey,
+    fetchPage: async (page) => {
+      const response = await context.upstreams.metrics.chainMetrics(scope, args.metric, { ...range, timeInterval: interval }, page, context.call);
+      return { items: response.results, nextPageToken: response.nextPageToken };
+    },
+  });
+}
+
+const CHAIN_METRIC_TEXT = `Points newest first. ${RANGE_TEXT} \`interval\` defaults to DAY; the metrics marked daily only refuse any other. ${firstText(chainMetricsBounds)}`;
+
+builder.queryFields((t) => ({
+  networkMetrics: t.field({
+    type: MetricConnectionRef,
+    description: `A chain metric added up over the chains of a network, or of both (\`GET ${CHAIN_METRICS_ROUTE}\` with chainId total, mainnet or testnet). ${CHAIN_METRIC_TEXT}`,
+    args: {
+      ...t.arg.connectionArgs(),
+      scope: t.arg({ type: MetricsScopeRef, required: true, description: "Which chains to add up." }),
+      metric: t.arg({ type: ChainMetricRef, required: true, description: "The metric." }),
+      interval: t.arg({ type: MetricIntervalRef, defaultValue: "day", description: "How long each point covers." }),
+      from: t.arg({ type: "SafeInt", description: "The earliest point's timestamp, in Unix seconds." }),
+      to: t.arg({ type: "SafeInt", description: "The latest point's timestamp, in Unix seconds." }),
+    },
+    resolve: (_root, args, context) => chainMetricConnection(args.scope, "Query.networkMetrics", args, context),
+  }),
+  subnetMetrics: t.field({
+    type: MetricConnectionRef,
+    description: `A daily metric of the fees a subnet's L1 validators pay (\`GET ${SUBNET_ROUTE}\`); empty for a subnet without L1 validators. Points newest first. ${RANGE_TEXT} The route answers the whole range at once; the gateway pages it: ${firstText(gatewayPagedBounds)}`,
+    args: {
+      ...t.arg.connectionArgs(),
+      subnetId: t.arg.id({ required: true, description: "The subnet (or L1) id, in cb58." }),
+      metric: t.arg({ type: SubnetMetricRef, required: true, description: "The metric." }),
+      from: t.arg({ type: "SafeInt", description: "The earliest point's timestamp, in Unix seconds." }),
+      to: t.arg({ type: "SafeInt", description: "The latest point's timestamp, in Unix seconds." }),
+    },
+    resolve: (_root, args, context) => {
+      const subnetId = subnetIdArgument(String(args.subnetId));
+      const range = timeRange(args, SUBNET_ROUTE);
+      return toPageTokenConnection(args, {
+        bounds: gatewayPagedBounds,
+        filters: { field: "Query.subnetMetrics", subnetId, metric: args.metric, ...range },
+        nodeKey: pointKey,
+        fetchPage: slicedPages(async () => ({
+          items: (await context.upstreams.metrics.subnetMetrics(subnetId, args.metric, range, context.call)).results,
+        })),
+      });
+    },
+  }),
+  validatorFeeMetrics: t.field({
+    type: MetricConnectionRef,
+    description: `A daily metric of the fees all L1 validators pay (\`GET ${VALIDATOR_FEES_ROUTE}\`). Points newest first. ${RANGE_TEXT} The route answers the whole range at once; the gateway pages it: ${firstText(gatewayPagedBounds)}`,
+    args: {
+      ...t.arg.connectionArgs(),
+      metric: t.arg({ type: ValidatorFeeMetricRef, required: true, description: "The metric." }),
+      from: t.arg({ type: "SafeInt", description: "The earliest point's timestamp, in Unix seconds." }),
+      to: t.arg({ type: "SafeInt", description: "The latest point's timestamp, in Unix seconds." }),
+    },
+    resolve: (_root, args, context) => {
+      const range = timeRange(args, VALIDATOR_FEES_ROUTE);
+      return toPageTokenConnection(args, {
+        bounds: gatewayPagedBounds,
+        filters: { field: "Query.validatorFeeMetrics", metric: args.metric, ...range },
+        nodeKey: pointKey,
+        fetchPage: slicedPages(async () => ({
+          items: (await context.upstreams.metrics.validatorFeeMetrics(args.metric, range, context.call)).results,
+        })),
+      });
+    },
+  }),
+  btcbBridgedAddresses: t.field({
+    type: AddressBalanceConnectionRef,
+    description: `Addresses that bridged more BTC.b to the mainnet C-Chain than \`threshold\`, with their net bridged amount, the largest first (\`GET ${BTCB_ROUTE}\`). ${firstText(btcbBounds)}`,
+    args: {
+      ...t.arg.connectionArgs(),
+      threshold: t.arg({ type: "BigInt", required: true, description: "The net bridged amount to exceed, in BTC.b's smallest unit (satoshi); 0 or more." }),
+    },
+    resolve: (_root, args, context) => {
+      const threshold = thresholdArgument(args.threshold);
+      return toPageTokenConnection(args, {
+        bounds: btcbBounds,
+        filters: { field: "Query.btcbBridgedAddresses", threshold },
+        nodeKey: addressKey,
+        fetchPage: async (page) => {
+          const response = await context.upstreams.metrics.btcbBridgedAddresses(threshold, page, context.call);
+          return { items: response.addresses, nextPageToken: response.nextPageToken };
+        },
+      });
+    },
+  }),
+}));
+
+builder.objectFields(EvmChainRef, (t) => ({
+  metrics: t.field({
+    type: MetricConnectionRef,
+    nullable: true,
+    description: `A metric of this chain (\`GET ${CHAIN_METRICS_ROUTE}\`); null when the Metrics API does not know the chain. ${CHAIN_METRIC_TEXT}`,
+    args: {
+      ...t.arg.connectionArgs(),
+      metric: t.arg({ type: ChainMetricRef, required: true, description: "The metric." }),
+      interval: t.arg({ type: MetricIntervalRef, defaultValue: "day", description: "How long each point covers." }),
+      from: t.arg({ type: "SafeInt", description: "The earliest point's timestamp, in Unix seconds." }),
+      to: t.arg({ type: "SafeInt", description: "The latest point's timestamp, in Unix seconds." }),
+    },
+    resolve: (chain, args, context) => nullIfNotFound(chainMetricConnection(chain.chainId, "EvmChain.metrics", args, context)),
+  }),
+  tokenHolders: t.field({
+    type: AddressBalanceConnectionRef,
+    nullable: true,
+    description: `Addresses whose balance of an ERC-20 token of this chain was above \`threshold\` at some time from \`from\` to \`to\`, with their latest balance, the largest first (\`GET ${HOLDERS_ROUTE}\`); null when the Metrics API does not know the chain. \`from\` and \`to\`: Unix seconds, at least 0, either may be left out. ${firstText(holdersBounds)}`,
+    args: {
+      ...t.arg.connectionArgs(),
+      contract: t.arg({ type: "EvmAddress", required: true, description: "The token's contract address." }),
+      threshold: t.arg({ type: "BigInt", required: true, description: "The balance to exceed, in the token's smallest unit; 0 or more." }),
+      from: t.arg({ type: "SafeInt", description: "The start of the time frame, in Unix seconds." }),
+      to: t.arg({ type: "SafeInt", description: "The end of the time frame, in Unix seconds." }),
+    },
+    resolve: (chain, args, context) => {
+      const threshold = thresholdArgument(args.threshold);
+      const range = timeRange(args, HOLDERS_ROUTE);
+      const contract = args.contract.toLowerCase();
+      return nullIfNotFound(
+        toPageTokenConnection(args, {
+          bounds: holdersBounds,
+          filters: { field: "EvmChain.tokenHolders", chainId: chain.chainId, contract, threshold, ...range },
+          nodeKey: addressKey,
+          fetchPage: async (page) => {
+            const response = await context.upstreams.metrics.tokenHolders(chain.chainId, contract, { ...range, threshold }, page, context.call);
+            return { items: response.addresses, nextPageToken: response.nextPageToken };
+          },
+        }),
+      );
+    },
+  }),
+  avgTps: t.field({
+    type: LegacyAvgTpsConnectionRef,
+    nullable: true,
+    description: `The chain's daily average transactions per second from the legacy route (\`GET /v1/avg_tps/{chainId}\`), newest first, with when its data was last updated; null when the route does not know the chain. The route sizes its own pages; the gateway pages within them: ${firstText(gatewayPagedBounds)}`,
+    args: { ...t.arg.connectionArgs() },
+    resolve: (chain, args, context) =>
+      nullIfNotFound(
+        toPageTokenConnection<MetricValue, LegacyAvgTpsMeta>(args, {
+          bounds: gatewayPagedBounds,
+          filters: { field: "EvmChain.avgTps", chainId: chain.chainId },
+          nodeKey: pointKey,
+          fetchPage: slicedPages(async (pageToken) => {
+            const response = await context.upstreams.metrics.legacyAvgTps(chain.chainId, pageToken, context.call);
+            return { items: response.results, nextPageToken: response.nextPageToken, meta: { status: response.status, lastRun: response.lastRun } };
+          }),
+        }),
+      ),
+  }),
+}));
+
+builder.objectFields(PrimaryNetworkRef, (t) => ({
+  stakingMetrics: t.field({
+    type: MetricConnectionRef,
+    nullable: true,
+    description: `A daily staking metric of this network's primary network, or of another subnet (\`GET ${STAKING_ROUTE}\`). Points newest first. ${RANGE_TEXT} ${firstText(stakingBounds)}`,
+    args: {
+      ...t.arg.connectionArgs(),
+      metric: t.arg({ type: StakingMetricRef, required: true, description: "The metric." }),
+      subnetId: t.arg.id({ description: "The subnet (or L1) id, in cb58; the primary network when left out." }),
+      from: t.arg({ type: "SafeInt", description: "The earliest point's timestamp, in Unix seconds." }),
+      to: t.arg({ type: "SafeInt", description: "The latest point's timestamp, in Unix seconds." }),
+    },
+    resolve: (scope, args, context) => {
+      const subnetId = args.subnetId === null || args.subnetId === undefined ? undefined : subnetIdArgument(String(args.subnetId));
+      const range = timeRange(args, STAKING_ROUTE);
+      return toPageTokenConnection(args, {
+        bounds: stakingBounds,
+        filters: { field: "PrimaryNetwork.stakingMetrics", network: scope.network, metric: args.metric, subnetId: subnetId ?? null, ...range },
+        nodeKey: pointKey,
+        fetchPage: async (page) => {
+          const response = await context.upstreams.metrics.stakingMetrics(scope.network, args.metric, { ...range, subnetId }, page, context.call);
+          return { items: response.results, nextPageToken: response.nextPageToken };
+        },
+      });
+    },
+  }),
+}));

@@ -1,0 +1,187 @@
+/**
+ * Time series and address lists of the Metrics API: chain, staking, subnet and validator-fee
+ * metrics as points, and addresses ranked by a token amount.
+ */
+import {
+  chainMetricValues,
+  networkMetricValues,
+  pathsV2SubnetSubnetIdMetricsMetricGetParametersPathMetricValues as subnetMetricValues,
+  pathsV2ValidatorsMetricsMetricGetParametersPathMetricValues as validatorFeeMetricValues,
+  timeIntervalGranularityValues,
+} from "../src/upstream/contract/metrics-api.ts";
+import type { AddressBalance, ChainMetricName, LegacyMetricsResponse, MetricValue } from "../src/upstream/types.ts";
+import { builder } from "./builder.ts";
+import { graphqlEnumName } from "./enums.ts";
+
+/** An input enum over a contract value list; every value needs its own description. */
+function contractEnum<const Value extends string>(
+  name: string,
+  values: readonly Value[],
+  description: string,
+  valueDescriptions: Record<Value, string>,
+) {
+  const entries: Record<string, { value: Value; description: string }> = {};
+  for (const value of values) entries[graphqlEnumName(value)] = { value, description: valueDescriptions[value] };
+  return builder.enumType(name, { description, values: entries });
+}
+
+const DAY_ONLY = "Daily only (`interval: DAY`).";
+
+export const ChainMetricRef = contractEnum(
+  "ChainMetric",
+  chainMetricValues,
+  "A metric of an EVM chain, or of all chains of a network. A point's value covers the interval that starts at its timestamp.",
+  {
+    activeAddresses: "Distinct addresses in the from or to field of a transaction or of an ERC-20, ERC-721 or ERC-1155 transfer in the interval.",
+    activeSenders: "Distinct addresses in the from field of a transaction or of a token transfer in the interval.",
+    cumulativeTxCount: `Transactions from genesis to the end of the point's day. ${DAY_ONLY}`,
+    cumulativeAddresses: `Distinct addresses (counted as for ACTIVE_ADDRESSES) from genesis to the end of the point's day. ${DAY_ONLY}`,
+    cumulativeContracts: `Contracts created (CREATE, CREATE2 and CREATE3 traces) from genesis up to the point's timestamp, so not yet those of its own day. ${DAY_ONLY}`,
+    cumulativeDeployers: `Distinct addresses that created a contract, from genesis to the end of the point's day. ${DAY_ONLY}`,
+    contracts: `Contracts created in the day. ${DAY_ONLY}`,
+    deployers: `Distinct addresses that created a contract in the day. ${DAY_ONLY}`,
+    gasUsed: "Gas used by the interval's transactions.",
+    txCount: "Transactions in the interval: the sum of its blocks' transaction counts.",
+    avgGps: `Gas per second over the day: the day's gas divided by the time from the last block of the day before to the day's last block. ${DAY_ONLY}`,
+    maxGps: `The highest gas per second of one block of the day (its gas over the time since the block before). ${DAY_ONLY}`,
+    avgTps: `Transactions per second over the day, measured like AVG_GPS. ${DAY_ONLY}`,
+    maxTps: `The highest transactions per second of one block of the day, measured like MAX_GPS. ${DAY_ONLY}`,
+    avgGasPrice: `The mean gas price of the day's transactions, in wei, from their receipts. ${DAY_ONLY}`,
+    maxGasPrice: `The highest gas price of the day's transactions, in wei. ${DAY_ONLY}`,
+    feesPaid: `Fees paid in the day, in wei: gas used times gas price, summed over its transactions. ${DAY_ONLY}`,
+  },
+);
+
+/** The chain metrics that the Metrics API serves only with `timeInterval=day`. */
+export const DAY_ONLY_CHAIN_METRICS: ReadonlySet<ChainMetricName> = new Set(
+  chainMetricValues.filter((metric) => /^(cumulative|max|avg)/.test(metric) || ["contracts", "deployers", "feesPaid"].includes(metric)),
+);
+
+export const MetricIntervalRef = contractEnum(
+  "MetricInterval",
+  timeIntervalGranularityValues,
+  "How long each point of a chain metric covers; timestamps are the intervals' starts in UTC.",
+  {
+    hour: "One point per hour, stamped on the hour.",
+    day: "One point per day, stamped at 00:00 UTC.",
+    week: "One point per week, stamped at 00:00 UTC on Monday.",
+    month: "One point per month, stamped at 00:00 UTC on the first day.",
+  },
+);
+
+export const MetricsScopeRef = builder.enumType("MetricsScope", {
+  description: "Which chains a network-wide chain metric adds up.",
+  values: {
+    TOTAL: { value: "total", description: "Every chain the Metrics API tracks, on both networks." },
+    MAINNET: { value: "mainnet", description: "The chains of the mainnet." },
+    TESTNET: { value: "testnet", description: "The chains of the Fuji test network." },
+  } as const,
+});
+
+export const StakingMetricRef = contractEnum(
+  "StakingMetric",
+  networkMetricValues,
+  "A daily staking metric of a subnet (the primary network unless another subnet is given).",
+  {
+    delegatorCount: "Delegations active on the day.",
+    delegatorWeight: "Stake delegated on the day, in nAVAX.",
+    validatorCount: "Validators active on the day.",
+    validatorWeight: "Weight of the day's validators: their stake in nAVAX on the primary network, their L1 weight on an L1.",
+  },
+);
+
+export const SubnetMetricRef = contractEnum(
+  "SubnetMetric",
+  subnetMetricValues,
+  "A daily metric of the fees that the L1 validators of one subnet pay for validating.",
+  {
+    perSubnetDailyFeesPaid: "Fees the subnet's L1 validators paid in the day.",
+    perSubnetCumulativeFeesPaid: "Fees the subnet's L1 validators paid from their start to the end of the day.",
+    perSubnetPayingValidators: "The subnet's L1 validators that paid fees in the day.",
+  },
+);
+
+export const ValidatorFeeMetricRef = contractEnum(
+  "ValidatorFeeMetric",
+  validatorFeeMetricValues,
+  "A daily metric of the fees that all L1 validators pay for validating.",
+  {
+    totalCumulativeFeesDaily: "Fees all L1 validators paid from their start to the end of the day.",
+    totalValidatorFeesDaily: "Fees all L1 validators paid in the day.",
+    totalPayingValidatorsDaily: "L1 validators that paid fees in the day.",
+  },
+);
+
+export const MetricPointRef = builder.objectRef<MetricValue>("MetricPoint").implement({
+  description: "One value of a metric series: it covers the interval (hour, day, week or month) that starts at its timestamp.",
+  fields: (t) => ({
+    value: t.exposeFloat("value", { description: "The metric's value for the interval; its unit is the metric's (see the metric enum)." }),
+    timestamp: t.field({
+      type: "SafeInt",
+      description: "The start of the interval, in Unix seconds, aligned to the hour, to 00:00 UTC, to Monday or to the first of the month.",
+      resolve: (point) => point.timestamp,
+    }),
+    time: t.field({ type: "DateTime", description: "The start of the interval as a date, for charts.", resolve: (point) => new Date(point.timestamp * 1000) }),
+  }),
+});
+
+export const MetricConnectionRef = builder.connectionObject(
+  { type: MetricPointRef, name: "MetricConnection", description: "A page of a metric series, newest point first." },
+  { name: "MetricEdge", description: "A point of a metric series and the cursor that continues after it." },
+);
+
+/** What the legacy average-TPS route answers beside its points. */
+export type LegacyAvgTpsMeta = Pick<LegacyMetricsResponse, "status" | "lastRun">;
+
+export const LegacyAvgTpsConnectionRef = builder.connectionObject(
+  {
+    type: MetricPointRef,
+    name: "LegacyAvgTpsConnection",
+    description: "A page of a chain's daily average transactions per second from the legacy route, newest first, with the state of its data.",
+    fields: (t) => ({
+      status: t.field({
+        type: "Int",
+        description: "The status number the legacy route reports with its data (200 when it is current).",
+        resolve: (connection) => (connection as unknown as { meta: LegacyAvgTpsMeta }).meta.status,
+      }),
+      lastRun: t.field({
+        type: "SafeInt",
+        nullable: true,
+        description: "When the data was last updated, in Unix seconds.",
+        resolve: (connection) => (connection as unknown as { meta: LegacyAvgTpsMeta }).meta.lastRun ?? null,
+      }),
+      lastRunTime: t.field({
+        type: "DateTime",
+        nullable: true,
+        description: "When the data was last updated, as a date.",
+        resolve: (connection) => {
+          const { lastRun } = (connection as unknown as { meta: LegacyAvgTpsMeta }).meta;
+          return lastRun === undefined ? null : new Date(lastRun * 1000);
+        },
+      }),
+    }),
+  },
+  { name: "LegacyAvgTpsEdge", description: "A daily average TPS point and the cursor that continues after it." },
+);
+
+const DECIMAL = /^(0|[1-9][0-9]*)$/;
+
+export const AddressBalanceRef = builder.objectRef<AddressBalance>("AddressBalance").implement({
+  description: "An address of a ranked list, with the amount it is ranked by.",
+  fields: (t) => ({
+    address: t.field({ type: "EvmAddress", description: "The EVM address.", resolve: (entry) => entry.address }),
+    amount: t.field({
+      type: "BigInt",
+      nullable: true,
+      description:
+        "The amount the list ranks by, in the token's smallest unit: the latest balance for token holders, the net bridged amount for BTC.b. Null when the upstream's sort key is not a whole number (see `sortKey`).",
+      resolve: (entry) => (DECIMAL.test(entry.sortKey) ? entry.sortKey : null),
+    }),
+    sortKey: t.exposeString("sortKey", { description: "The value the upstream ranks the list by, as it sent it." }),
+  }),
+});
+
+export const AddressBalanceConnectionRef = builder.connectionObject(
+  { type: AddressBalanceRef, name: "AddressBalanceConnection", description: "A page of addresses, the largest amount first." },
+  { name: "AddressBalanceEdge", description: "An address and the cursor that continues after it." },
+);

@@ -1,0 +1,103 @@
+/**
+ * The Metrics API's data, computed from the sample network on first use and kept: chain
+ * metrics per (scope, metric, interval), staking and L1 fee metrics per network, balances per
+ * token. Reading a chain's transactions takes a while for a busy chain, so it happens in slices
+ * that let other requests through, and once per chain.
+ */
+import type { NetworkName, SampleNetwork, SimulatedChain } from "../index.ts";
+import { bridged, holders, openingBalances, type AddressDetails, type HolderQuery } from "./balances.ts";
+import { AddressBook, scanTransactions, type TransactionActivity } from "./chain-activity.ts";
+import { chainMetricSeries, needsActivity, type ChainMetric } from "./chain-metrics.ts";
+import type { MetricPoint, TimeInterval } from "./time.ts";
+import { ValidatorHistory, type StakingMetric, type SubnetFeeMetric, type ValidatorFeeMetric } from "./validators.ts";
+
+export { DAY_ONLY_METRICS } from "./chain-metrics.ts";
+export { withinRange } from "./time.ts";
+
+const BTCB_SYMBOL = "BTC.b";
+
+export class NetworkMetrics {
+  private readonly book = new AddressBook();
+  private readonly activities = new Map<SimulatedChain, Promise<TransactionActivity>>();
+  private readonly series = new Map<string, Promise<MetricPoint[]>>();
+  private readonly validatorHistories = new Map<NetworkName, ValidatorHistory>();
+  private readonly openings = new Map<string, Promise<Map<number, bigint>>>();
+
+  constructor(private readonly network: SampleNetwork) {}
+
+  /**
+   * A chain metric over some chains, newest first. `scope` names them (an EVM chain id, or
+   * `total`, `mainnet`, `testnet`) and keys the cache.
+   */
+  chainMetric(scope: string, chains: readonly SimulatedChain[], metric: ChainMetric, interval: TimeInterval): Promise<MetricPoint[]> {
+    const key = `${scope}:${metric}:${interval}`;
+    let found = this.series.get(key);
+    if (found === undefined) {
+      found = Promise.all(
+        chains.map(async (chain) => ({ blocks: chain.blocks, activity: needsActivity(metric) ? await this.activity(chain) : undefined })),
+      ).then((measured) => chainMetricSeries(measured, metric, interval));
+      this.series.set(key, found);
+    }
+    return found;
+  }
+
+  /** Daily staking metrics of a subnet of a network, newest first. */
+  staking(network: NetworkName, metric: StakingMetric, subnetId: string): MetricPoint[] {
+    return this.validators(network).staking(metric, subnetId);
+  }
+
+  /** Daily L1 validator fee metrics of a subnet, on whichever network has it; empty for a subnet without L1 validators. */
+  subnetFees(subnetId: string, metric: SubnetFeeMetric): MetricPoint[] {
+    for (const network of ["mainnet", "fuji"] as const) {
+      const points = this.validators(network).fees(metric, subnetId);
+      if (points.length > 0) return points;
+    }
+    return [];
+  }
+
+  /** Daily fee metrics of every L1 validator of the mainnet. */
+  validatorFees(metric: ValidatorFeeMetric): MetricPoint[] {
+    return this.validators("mainnet").fees(metric, undefined);
+  }
+
+  /** Holders of an ERC-20 token of a chain above a threshold within a time window; empty for a contract without transfers. */
+  async tokenHolders(chain: SimulatedChain, contract: string, query: HolderQuery): Promise<AddressDetails[]> {
+    const token = contract.toLowerCase();
+    const moves = (await this.activity(chain)).erc20.get(token) ?? [];
+    return holders(moves, await this.opening(chain, token), query, this.book);
+  }
+
+  /** Addresses that bridged more BTC.b to a chain than the threshold. */
+  async bridgedBtcb(chain: SimulatedChain, threshold: bigint): Promise<AddressDetails[]> {
+    const token = this.network.transactions(chain).catalog.erc20.find((candidate) => candidate.symbol === BTCB_SYMBOL)!;
+    return bridged(await this.opening(chain, token.address.toLowerCase()), threshold, this.book);
+  }
+
+  private activity(chain: SimulatedChain): Promise<TransactionActivity> {
+    let found = this.activities.get(chain);
+    if (found === undefined) {
+      found = scanTransactions(chain, this.network.transactions(chain), this.book);
+      this.activities.set(chain, found);
+    }
+    return found;
+  }
+
+  private opening(chain: SimulatedChain, token: string): Promise<Map<number, bigint>> {
+    const key = `${chain.evmChainId}:${token}`;
+    let found = this.openings.get(key);
+    if (found === undefined) {
+      found = this.activity(chain).then((activity) => openingBalances(activity.erc20.get(token) ?? []));
+      this.openings.set(key, found);
+    }
+    return found;
+  }
+
+  private validators(network: NetworkName): ValidatorHistory {
+    let found = this.validatorHistories.get(network);
+    if (found === undefined) {
+      found = new ValidatorHistory(this.network.primaryNetwork(network));
+      this.validatorHistories.set(network, found);
+    }
+    return found;
+  }
+}

@@ -1,0 +1,34 @@
+/**
+ * Metrics API page tokens: the simulator's page tokens, stamped with the time they were issued.
+ * A token older than the token lifetime (24 hours, the `metricsTokenTtlMs` knob) is refused with
+ * 400 and a message that says it expired, so that a client knows to start again from the first page.
+ */
+import { badRequest } from "../../http/errors.ts";
+import { paginate, type Page, type PageRequest } from "../../http/pagination.ts";
+import type { Sequence } from "../../network/index.ts";
+
+export const EXPIRED_TOKEN_MESSAGE = "pageToken has expired; request the first page again";
+
+export function metricsPage<T>(source: Sequence<T>, request: PageRequest, tokenTtlMs: number): Page<T> {
+  const pageToken = request.pageToken === undefined ? undefined : unstamp(request.pageToken, tokenTtlMs);
+  const page = paginate(source, { ...request, pageToken });
+  return { items: page.items, nextPageToken: page.nextPageToken === undefined ? undefined : stamp(page.nextPageToken) };
+}
+
+function stamp(token: string): string {
+  return Buffer.from(JSON.stringify([Date.now(), token])).toString("base64url");
+}
+
+function unstamp(text: string, tokenTtlMs: number): string {
+  let stamped: unknown;
+  try {
+    stamped = JSON.parse(Buffer.from(text, "base64url").toString("utf8"));
+  } catch {
+    throw badRequest("pageToken is malformed");
+  }
+  if (!Array.isArray(stamped) || stamped.length !== 2 || !Number.isSafeInteger(stamped[0]) || typeof stamped[1] !== "string") {
+    throw badRequest("pageToken is malformed");
+  }
+  if (Date.now() - (stamped[0] as number) > tokenTtlMs) throw badRequest(EXPIRED_TOKEN_MESSAGE);
+  return stamped[1] as string;
+}
