@@ -18,6 +18,7 @@ function readOptions(env: NodeJS.ProcessEnv): Partial<SimulatorOptions> {
   assign("seed", text(env, "SIM_SEED"));
   assign("blocksPerChain", integer(env, "SIM_BLOCKS_PER_CHAIN"));
   assign("headTime", integer(env, "SIM_HEAD_TIME"));
+  assign("blockIntervalSeconds", number(env, "SIM_BLOCK_INTERVAL_SECONDS"));
   assign("latencyMs", integer(env, "SIM_LATENCY_MS"));
   assign("errorRate", number(env, "SIM_ERROR_RATE"));
   assign("errorStatus", integer(env, "SIM_ERROR_STATUS"));
@@ -26,6 +27,7 @@ function readOptions(env: NodeJS.ProcessEnv): Partial<SimulatorOptions> {
   assign("slowBodyMs", integer(env, "SIM_SLOW_BODY_MS"));
   assign("retryAfterSeconds", integer(env, "SIM_RETRY_AFTER_SECONDS"));
   assign("apiKeys", list(env, "SIM_API_KEYS"));
+  assign("metricsTokenTtlMs", integer(env, "SIM_METRICS_TOKEN_TTL_MS"));
   return options;
 }
 

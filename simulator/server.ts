@@ -8,6 +8,8 @@ import { RequestLog, type RecordedRequest } from "./http/request-log.ts";
 import { sendJson } from "./http/respond.ts";
 import type { RouteTable } from "./http/router.ts";
 import { DEFAULT_NETWORK_OPTIONS, SampleNetwork, type NetworkOptions } from "./network/index.ts";
+import { EXPORT_DOWNLOAD_PATH, ExportJobs } from "./network/exports/index.ts";
+import { serveExportDownload } from "./routes/data/exports.ts";
 import { dataApiRoutes, metricsApiRoutes, type RouteOptions } from "./routes/index.ts";
 
 export type { Knobs } from "./http/knobs.ts";
@@ -67,9 +69,12 @@ export async function startSimulator(options: Partial<SimulatorOptions> = {}): P
     seed: settings.seed,
     blocksPerChain: settings.blocksPerChain,
     headTime: settings.headTime,
+    blockIntervalSeconds: settings.blockIntervalSeconds,
   });
-  const data: Service = { routes: dataApiRoutes(network), requiresApiKey: true };
-  const metrics: Service = { routes: metricsApiRoutes(network, settings), requiresApiKey: false };
+  // Knobs are read when a job is created, long after `knobs` is set below.
+  const exportJobs = new ExportJobs(network, () => knobs.exportJobMs);
+  const data: Service = { routes: dataApiRoutes(network, exportJobs), requiresApiKey: true };
+  const metrics: Service = { routes: metricsApiRoutes(network, settings, () => knobs.metricsTokenTtlMs), requiresApiKey: false };
   const routeKeys = new Set([...data.routes.routes, ...metrics.routes.routes].map((route) => route.key));
 
   let knobs: Knobs = { ...DEFAULT_KNOBS };
@@ -99,6 +104,7 @@ export async function startSimulator(options: Partial<SimulatorOptions> = {}): P
     const searchParams = new URLSearchParams(queryStart < 0 ? "" : url.slice(queryStart + 1));
 
     if (pathname.startsWith(CONTROL_PREFIX)) return handleControl(request, response, pathname, control);
+    if (service === data && pathname.startsWith(EXPORT_DOWNLOAD_PATH)) return serveExportDownload(exportJobs, request, response, pathname);
 
     const { route, pathParams } = service.routes.match(method, pathname);
     const apiKey = firstHeader(request, API_KEY_HEADER);

@@ -5,17 +5,22 @@
  */
 import { createEvmLoaders, type EvmLoaders } from "./loaders/evm.ts";
 import { createPrimaryNetworkLoaders, type PrimaryNetworkLoaders } from "./loaders/primary-network.ts";
+import type { ExportWatch } from "./export-watch.ts";
 import type { EvmApi } from "./upstream/evm-api.ts";
 import type { QueryLimits } from "./config.ts";
 import type { CallOptions } from "./upstream/http.ts";
 import type { MetricsApi } from "./upstream/metrics-api.ts";
+import type { OperationsApi } from "./upstream/operations-api.ts";
 import type { PrimaryNetworkApi } from "./upstream/primary-network-api.ts";
+import type { WarpApi } from "./upstream/warp-api.ts";
 
 /** One client per upstream domain. */
 export interface Upstreams {
   evm: EvmApi;
   metrics: MetricsApi;
   primaryNetwork: PrimaryNetworkApi;
+  operations: OperationsApi;
+  warp: WarpApi;
 }
 
 export type Loaders = EvmLoaders & PrimaryNetworkLoaders;
@@ -27,13 +32,16 @@ export interface GatewayContext {
   loaders: Loaders;
   /** The cost, depth and breadth an operation may have, checked before it runs. */
   limits: QueryLimits;
+  /** The gateway's one registry of export-operation pollers, shared by all subscriptions. */
+  exportWatch: ExportWatch;
 }
 
-export function createContext(upstreams: Upstreams, call: CallOptions, limits: QueryLimits): GatewayContext {
+export function createContext(upstreams: Upstreams, call: CallOptions, limits: QueryLimits, exportWatch: ExportWatch): GatewayContext {
   return {
     upstreams,
     call,
     limits,
+    exportWatch,
     loaders: {
       ...createEvmLoaders(upstreams, call),
       ...createPrimaryNetworkLoaders(upstreams, call),

@@ -9,10 +9,16 @@ import "../schema/primary-network-utxos.ts";
 import "../schema/primary-network-transactions.ts";
 import "../schema/primary-network-validators.ts";
 import "../schema/evm-transactions.ts";
+import "../schema/metrics.ts";
+import "../schema/exports.ts";
+import "../schema/warp.ts";
 import "../resolvers/chains.ts";
 import "../resolvers/blocks.ts";
 import "../resolvers/primary-network.ts";
 import "../resolvers/primary-network-links.ts";
 import "../resolvers/evm-transactions.ts";
+import "../resolvers/metrics.ts";
+import "../resolvers/exports.ts";
+import "../resolvers/warp.ts";
 
 export const schema = builder.toSchema();

@@ -129,6 +129,9 @@ export function createGateway(config: GatewayConfig, urls: UpstreamUrls, logger:
     readTimeoutMs: config.requestTimeoutMs,
   });
   const requestIds = new WeakMap<Request, string>();
+  const stopChainRefresh = config.cache.preloadChains
+    ? upstreams.evm.keepChainsFresh((error) => logger.warn({ err: error }, "could not refresh the chain list; serving the one held"))
+    : () => {};
 
   /** Ready when both services answer their health routes and no breaker is open. */
   async function upstreamsReady(): Promise<boolean> {
@@ -216,6 +219,7 @@ export function createGateway(config: GatewayConfig, urls: UpstreamUrls, logger:
     cache,
     metrics,
     async close() {
+      stopChainRefresh();
       exportWatch.close();
       await Promise.all([dataService.close(), metricsService.close()]);
     },

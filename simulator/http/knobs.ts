@@ -25,6 +25,10 @@ export interface Knobs {
    * Metrics API never needs a key.
    */
   apiKeys: readonly string[] | null;
+  /** How long a transaction export job runs before it ends, in ms; applies to jobs created after a change. */
+  exportJobMs: number;
+  /** How long a Metrics API page token stays valid after it is issued, in ms; an older one gets a 400. */
+  metricsTokenTtlMs: number;
 }
 
 export const FAULT_KINDS = ["status", "reset", "malformed", "slow-body"] as const;
@@ -39,6 +43,8 @@ export const DEFAULT_KNOBS: Knobs = {
   slowBodyMs: 5_000,
   retryAfterSeconds: 1,
   apiKeys: null,
+  exportJobMs: 3_000,
+  metricsTokenTtlMs: 24 * 60 * 60 * 1000,
 };
 
 type Check = (value: unknown) => string | undefined;
@@ -76,6 +82,10 @@ export function validateKnobs(update: unknown, routeKeys: ReadonlySet<string>): 
     retryAfterSeconds: (value) =>
       Number.isInteger(value) && (value as number) >= 0 ? undefined : "must be a non-negative integer",
     apiKeys: (value) => (value === null || isStringList(value) ? undefined : "must be null or an array of strings"),
+    exportJobMs: (value) =>
+      Number.isInteger(value) && (value as number) >= 0 ? undefined : "must be a non-negative integer",
+    metricsTokenTtlMs: (value) =>
+      Number.isInteger(value) && (value as number) >= 0 ? undefined : "must be a non-negative integer",
   };
   // An undefined value (possible in a Partial<Knobs> from code, never in JSON) leaves that knob as it is.
   const changes = Object.entries(update).filter(([, value]) => value !== undefined);

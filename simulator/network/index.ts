@@ -13,12 +13,16 @@ export interface NetworkOptions {
   blocksPerChain: number;
   /** Time of the newest block of the network, in Unix seconds. */
   headTime: number;
+  /** Mean time between two blocks of a chain, in seconds. */
+  blockIntervalSeconds: number;
 }
 
 export const DEFAULT_NETWORK_OPTIONS: NetworkOptions = {
   seed: "avalanche-simulator",
   blocksPerChain: 5000,
   headTime: Date.UTC(2026, 10, 1) / 1000,
+  // 36 minutes: 5,000 blocks span about 125 days, enough for daily, weekly and monthly metrics.
+  blockIntervalSeconds: 2160,
 };
 
 export interface SimulatedChain {
@@ -40,12 +44,15 @@ export class SampleNetwork {
   private readonly transactionsByChain = new Map<SimulatedChain, ChainTransactions>();
 
   constructor(readonly options: NetworkOptions) {
-    const { seed, blocksPerChain, headTime } = options;
+    const { seed, blocksPerChain, headTime, blockIntervalSeconds } = options;
     if (!Number.isInteger(blocksPerChain) || blocksPerChain < 1 || blocksPerChain > 0xffff_ffff) {
       throw new RangeError(`blocksPerChain must be an integer from 1 to ${0xffff_ffff}`);
     }
     if (!Number.isInteger(headTime) || headTime < 0) {
       throw new RangeError("headTime must be a non-negative integer (Unix seconds)");
+    }
+    if (!Number.isFinite(blockIntervalSeconds) || blockIntervalSeconds <= 0) {
+      throw new RangeError("blockIntervalSeconds must be a positive number");
     }
     this.chains = CHAIN_DEFINITIONS.map((definition) => ({
       network: definition.network,
@@ -57,6 +64,7 @@ export class SampleNetwork {
         seed,
         count: blocksPerChain,
         headTimeMs: headTime * 1000,
+        meanIntervalMs: blockIntervalSeconds * 1000,
       }),
     })).sort((a, b) => compareText(a.evmChainId, b.evmChainId));
     for (const chain of this.chains) {
