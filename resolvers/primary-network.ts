@@ -28,9 +28,9 @@ import type { GatewayContext } from "../src/context.ts";
 import { badUserInput } from "../src/errors.ts";
 import { primeL1Validators, primeTransactions, primeVertices } from "../src/loaders/primary-network.ts";
 import { toPageTokenConnection, type ConnectionArgs } from "../src/pagination.ts";
-import { queryBounds, type RouteBounds } from "../src/upstream/bounds.ts";
-import dataContract from "../src/upstream/contract/data-api.json" with { type: "json" };
+import { queryBounds, queryMinimum, type RouteBounds } from "../src/upstream/bounds.ts";
 import { findPrimaryChain, type PrimaryNetworkOrigin, type TransactionFilters } from "../src/upstream/primary-network-api.ts";
+import { CB58_ID } from "../src/validate.ts";
 import type {
   CChainAtomicTransaction,
   L1Validator,
@@ -54,25 +54,15 @@ const utxosBounds = pageBounds(queryBounds("data", `${BLOCKCHAIN_ROUTE}/utxos`, 
 const verticesRoute = `${BLOCKCHAIN_ROUTE}/vertices:listByHeight`;
 const verticesBounds = pageBounds(queryBounds("data", verticesRoute));
 const l1ValidatorsBounds = pageBounds(queryBounds("data", "/v1/networks/{network}/l1Validators"));
-const MIN_TIMESTAMP = queryMinimum(transactionsRoute, "startTimestamp");
-const MIN_VERTEX_HEIGHT = queryMinimum(verticesRoute, "vertexHeight");
+const MIN_TIMESTAMP = queryMinimum("data", transactionsRoute, "startTimestamp");
+const MIN_VERTEX_HEIGHT = queryMinimum("data", verticesRoute, "vertexHeight");
 
 function pageBounds(bounds: RouteBounds) {
   return { ...bounds, default: bounds.default ?? 10 };
 }
 
-/** The minimum of a numeric query parameter that the contract bounds from below only. */
-function queryMinimum(route: string, parameter: string): number {
-  type Parameter = { name: string; in: string; schema?: { minimum?: number } };
-  const paths = (dataContract as unknown as { paths: Record<string, { get?: { parameters?: Parameter[] } }> }).paths;
-  const minimum = paths[route]?.get?.parameters?.find((p) => p.in === "query" && p.name === parameter)?.schema?.minimum;
-  if (minimum === undefined) throw new Error(`the contract has no minimum for ${parameter} of GET ${route}`);
-  return minimum;
-}
-
 const BECH32_ADDRESS = /^(?:[PXC]-)?[a-z]{1,83}1[02-9ac-hj-np-z]{6,}$/;
 const EVM_ADDRESS = /^0x[0-9a-fA-F]{40}$/;
-const CB58 = /^[1-9A-HJ-NP-Za-km-z]{40,60}$/;
 const HEX_ID = /^0x[0-9a-fA-F]{64}$/;
 const HEIGHT = /^(0|[1-9][0-9]{0,19})$/;
 const NODE_ID = /^NodeID-[1-9A-HJ-NP-Za-km-z]{20,40}$/;
@@ -90,7 +80,7 @@ function addressesArgument(argument: string, addresses: readonly string[], evm: 
 }
 
 function idArgument(argument: string, value: string, what: string, allowHex = false): string {
-  if (CB58.test(value) || (allowHex && HEX_ID.test(value))) return value;
+  if (CB58_ID.test(value) || (allowHex && HEX_ID.test(value))) return value;
   throw badUserInput(argument, `${argument} must be ${what} in cb58${allowHex ? " or as 0x and 64 hex digits" : ""}, got ${JSON.stringify(value)}`);
 }
 
@@ -274,7 +264,7 @@ builder.interfaceFields(PrimaryNetworkChainRef, (t) => ({
     args: { id: t.arg.string({ required: true, description: "A block height in decimal, or a block id: cb58 on the P- and X-Chain, 0x hex on the C-Chain." }) },
     resolve: (chain, args, context) => {
       const cChain = chain.chain === "c-chain";
-      if (!HEIGHT.test(args.id) && !(cChain ? HEX_ID.test(args.id) : CB58.test(args.id))) {
+      if (!HEIGHT.test(args.id) && !(cChain ? HEX_ID.test(args.id) : CB58_ID.test(args.id))) {
         throw badUserInput(
           "id",
           `id must be a block height in decimal or a block id (${cChain ? "0x and 64 hex digits" : "cb58"}), got ${JSON.stringify(args.id)}`,

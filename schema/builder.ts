@@ -84,3 +84,5 @@ export const builder = new SchemaBuilder<{
 });
 
 builder.queryType({ description: "Entry points into the Avalanche chain data and metrics graph." });
+builder.mutationType({ description: "Operations that start work upstream: transaction exports and Warp signature aggregation." });
+builder.subscriptionType({ description: "Streams over Server-Sent Events (send `accept: text/event-stream`)." });

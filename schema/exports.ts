@@ -12,8 +12,6 @@ import type { ExportOperation, PrimaryNetworkExportType, TransactionExportMetada
 import { builder } from "./builder.ts";
 import { graphqlEnumName, upstreamEnum } from "./enums.ts";
 
-builder.mutationType({ description: "Operations that start work upstream: transaction exports and Warp signature aggregation." });
-builder.subscriptionType({ description: "Streams over Server-Sent Events (send `accept: text/event-stream`)." });
 
 const EXPORT_TYPE_DESCRIPTIONS = {
   TRANSACTION_EXPORT_EVM: "Transactions of EVM chains (the C-Chain or L1s) that touch some addresses.",

@@ -2,7 +2,8 @@
 import { badUserInput } from "./errors.ts";
 
 const EVM_CHAIN_ID = /^[1-9][0-9]{0,19}$/;
-const CB58_ID = /^[1-9A-HJ-NP-Za-km-z]{40,60}$/;
+/** A 32-byte id in cb58 (base58 with a checksum): 37 characters for the all-zero primary network id, ~50 otherwise. */
+export const CB58_ID = /^[1-9A-HJ-NP-Za-km-z]{36,60}$/;
 const HASH = /^0x[0-9a-fA-F]{64}$/;
 const BLOCK_NUMBER = /^(0|[1-9][0-9]{0,19})$/;
 

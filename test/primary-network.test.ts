@@ -329,3 +329,14 @@ describe("L1 validators", () => {
     expect(upstreamCalls(harness)).toEqual({});
   });
 });
+
+describe("ids in cb58", () => {
+  it("accepts the primary network's own subnet id, whose cb58 is mostly leading ones", async () => {
+    const result = await execute(harness, L1ValidatorsPageDocument, {
+      network: "MAINNET",
+      subnetId: "11111111111111111111111111111111LpoYY",
+    });
+    expect(result.body.errors).toBeUndefined();
+    expect(upstreamCalls(harness)).toEqual({ [L1_ROUTE]: 1 });
+  });
+});
