@@ -88,6 +88,11 @@ function stopper(child: ChildProcess): () => Promise<void> {
     });
 }
 
+function productionNodeFlags(): string[] {
+  const manifest = JSON.parse(readFileSync(root("package.json"), "utf8")) as { config?: { nodeFlags?: string } };
+  return manifest.config?.nodeFlags?.split(/\s+/).filter(Boolean) ?? [];
+}
+
 function rss(pid: number): number {
   const status = readFileSync(`/proc/${pid}/status`, "utf8");
   const kilobytes = /VmRSS:\s+(\d+) kB/.exec(status)?.[1];
@@ -122,8 +127,8 @@ export async function startSimulator(): Promise<RunningSimulator> {
 
 export async function startGateway(simulator: RunningSimulator, env: Record<string, string>): Promise<Running> {
   const port = await freePort();
-  // The production build (npm run build), as operators run it.
-  const child = spawn(process.execPath, [root("dist/src/server.js")], {
+  // The production build (npm run build), with the V8 flags `npm run start:prod` gives it.
+  const child = spawn(process.execPath, [...productionNodeFlags(), root("dist/src/server.js")], {
     env: {
       ...process.env,
       DATA_API_URL: simulator.dataUrl,

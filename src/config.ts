@@ -182,13 +182,13 @@ export function loadConfig(env: Env = process.env): GatewayConfig {
       csrfPrevention: boolean(env, "CSRF_PREVENTION", true),
     },
     cache: {
-      maxEntries: integer(env, "CACHE_MAX_ENTRIES", 50_000, 1),
-      maxBytes: integer(env, "CACHE_MAX_BYTES", 64 * 1024 * 1024, 1024),
+      maxEntries: integer(env, "CACHE_MAX_ENTRIES", 20_000, 1),
+      maxBytes: integer(env, "CACHE_MAX_BYTES", 16 * 1024 * 1024, 1024),
       chainTtlMs: integer(env, "CHAIN_CACHE_TTL_MS", 5 * 60_000, 0),
       preloadChains: boolean(env, "CHAIN_LIST_PRELOAD", true),
       finalRecords: boolean(env, "RECORD_CACHE", true),
       responseTtlMs: integer(env, "RESPONSE_CACHE_TTL_MS", 1_000, 0),
-      responseMaxEntries: integer(env, "RESPONSE_CACHE_MAX_ENTRIES", 1_000, 1),
+      responseMaxEntries: integer(env, "RESPONSE_CACHE_MAX_ENTRIES", 200, 1),
     },
   };
 }
