@@ -11,6 +11,7 @@ import { createContext, type GatewayContext, type Upstreams } from "./context.ts
 import { ExportWatch } from "./export-watch.ts";
 import { schema } from "./graph.ts";
 import type { Logger } from "./logger.ts";
+import { GRAPHIQL_EXAMPLES } from "./graphiql-examples.ts";
 import { GatewayMetrics } from "./metrics.ts";
 import { securityPlugins } from "./security.ts";
 import { RecordCache } from "./upstream/cache.ts";
@@ -49,25 +50,6 @@ function variablesAreValid({ schema: executionSchema, document, operationName, v
 }
 const READY_TIMEOUT_MS = 2_000;
 
-const EXAMPLE_QUERY = `# Send your Data API key as the header x-glacier-api-key (Headers tab below);
-# without one, the gateway uses its own key, if it has one.
-query LatestBlocks {
-  latestBlocks(first: 5) {
-    edges {
-      cursor
-      node {
-        blockNumber
-        blockHash
-        blockTime
-        txCount
-        chain { chainName network }
-        parent { blockHash }
-      }
-    }
-    pageInfo { hasNextPage endCursor }
-  }
-}
-`;
 
 /** The caller's request id when it is a sane token, else a new one; sent upstream and returned. */
 function requestIdOf(request: Request): string {
@@ -170,7 +152,17 @@ export function createGateway(config: GatewayConfig, urls: UpstreamUrls, logger:
     healthCheckEndpoint: "/health",
     landingPage: false,
     logging: logger,
-    graphiql: config.graphiql ? { title: "Avalanche GraphQL gateway", defaultQuery: EXAMPLE_QUERY } : false,
+    graphiql: config.graphiql
+      ? {
+          title: "Avalanche GraphQL gateway",
+          defaultQuery: GRAPHIQL_EXAMPLES[0]?.query,
+          defaultTabs: GRAPHIQL_EXAMPLES.map((example) => ({
+            query: example.query,
+            variables: example.variables ? JSON.stringify(example.variables, null, 2) : undefined,
+          })),
+          headers: JSON.stringify({ "x-glacier-api-key": "" }),
+        }
+      : false,
     // GraphiQL with its assets inlined, so that it works offline; loaded on the first page view only.
     renderGraphiQL: async (options) => (await import("@graphql-yoga/render-graphiql")).renderGraphiQL(options),
     // Bodies beyond MAX_BODY_BYTES never reach the parser; see security.ts.

@@ -1,0 +1,200 @@
+/**
+ * The operations GraphiQL opens with: one tab per common explorer screen. Their ids are from the
+ * embedded simulator's sample network (a test runs every tab against it); on the real services,
+ * put ids of your own in the Variables tab.
+ */
+
+export interface GraphiQLExample {
+  query: string;
+  variables?: Record<string, unknown>;
+}
+
+const HEADER = `# Send your Data API key as the header x-glacier-api-key (Headers tab below);
+# without one, the gateway uses its own key, if it has one.
+`;
+
+export const GRAPHIQL_EXAMPLES: GraphiQLExample[] = [
+  {
+    query: `${HEADER}query LatestBlocks {
+  latestBlocks(first: 5) {
+    edges {
+      cursor
+      node {
+        blockNumber
+        blockHash
+        blockTime
+        txCount
+        chain { chainName network }
+        parent { blockHash }
+      }
+    }
+    pageInfo { hasNextPage endCursor }
+  }
+}
+`,
+  },
+  {
+    query: `# A block page: the block, its parent and its transactions.
+query Block($chainId: ID!, $blockId: String!) {
+  chain(id: $chainId) {
+    chainName
+    block(id: $blockId) {
+      blockNumber
+      blockHash
+      blockTime
+      txCount
+      gasUsed
+      baseFee
+      parent { blockNumber blockHash }
+      transactions(first: 10) {
+        nodes { txHash from { address } to { address } value txStatus method { methodName } }
+        pageInfo { hasNextPage endCursor }
+      }
+    }
+  }
+}
+`,
+    variables: { chainId: "43114", blockId: "4998" },
+  },
+  {
+    query: `# A transaction page: the complete view, with every transfer and internal call.
+query Transaction($chainId: ID!, $hash: Hash!) {
+  chain(id: $chainId) {
+    transaction(hash: $hash) {
+      txHash
+      txStatus
+      blockTime
+      from { address name }
+      to { address name }
+      value
+      gasUsed
+      gasPrice
+      method { callType methodName }
+      erc20Transfers { from { address } to { address } value erc20Token { symbol decimals price { value currencyCode } } }
+      erc721Transfers { from { address } to { address } erc721Token { name tokenId } }
+      internalTransactions { from { address } to { address } value internalTxType isReverted }
+      block { blockNumber txCount }
+    }
+  }
+}
+`,
+    variables: { chainId: "43114", hash: "0x6aae3eb714421cd81d33e0a6215442b1fefc773dc6d61e18164eb3d3e5dc6224" },
+  },
+  {
+    query: `# An address page: its transactions, each with the transfers it sent or received.
+query Address($chainId: ID!, $address: EvmAddress!, $after: String) {
+  chain(id: $chainId) {
+    address(address: $address) {
+      transactions(first: 10, after: $after, sortOrder: DESC) {
+        nodes {
+          transaction { txHash blockTime txStatus value method { methodName } }
+          erc20Transfers { value from { address } to { address } erc20Token { symbol } }
+          erc721Transfers { erc721Token { name tokenId } }
+          internalTransactions { value isReverted }
+        }
+        pageInfo { hasNextPage endCursor }
+      }
+    }
+  }
+}
+`,
+    variables: { chainId: "43114", address: "0xcd12af610f1850d9f9b80048b8257587e61b6011" },
+  },
+  {
+    query: `# The P-Chain: its latest transactions with their UTXOs.
+query PChain {
+  primaryNetwork(network: FUJI) {
+    pChain {
+      transactions(first: 10) {
+        chainInfo { chainName network }
+        nodes {
+          txHash
+          txType
+          blockTimestamp
+          block { blockNumber }
+          ... on PChainTransaction {
+            nodeId
+            subnetId
+            amountStaked { symbol amount }
+            emittedUtxos { utxoId addresses asset { symbol amount } }
+          }
+        }
+        pageInfo { hasNextPage endCursor }
+      }
+    }
+  }
+}
+`,
+  },
+  {
+    query: `# L1 validators, with their balances and owners.
+query L1Validators {
+  primaryNetwork(network: FUJI) {
+    l1Validators(first: 10, includeInactive: true) {
+      blockHeight
+      nodes {
+        validationId
+        nodeId
+        subnetId
+        weight
+        remainingBalance
+        creationTimestamp
+        remainingBalanceOwner { addresses threshold }
+      }
+      pageInfo { hasNextPage endCursor }
+    }
+  }
+}
+`,
+  },
+  {
+    query: `# A chart: the C-Chain's transactions per day, with dates.
+query ChainMetric {
+  chain(id: "43114") {
+    chainName
+    metrics(metric: TX_COUNT, interval: DAY, first: 30) {
+      nodes { time value }
+      pageInfo { hasNextPage endCursor }
+    }
+  }
+}
+`,
+  },
+  {
+    query: `# An export job: start one, then read it (or subscribe to it: subscription { exportOperation(id: ...) { ... } }).
+mutation ExportTransactions($addresses: [String!]!) {
+  exportTransactions(
+    input: { evm: { addresses: $addresses, includeChains: ["43114"] }, firstDate: "2026-10-01", lastDate: "2026-10-31" }
+  ) {
+    id
+    operationId
+    operationType
+    operationStatus
+    createdAtTimestamp
+  }
+}
+`,
+    variables: { addresses: ["0xcd12af610f1850d9f9b80048b8257587e61b6011"] },
+  },
+  {
+    query: `# A Warp message that a P-Chain transaction implies, signed by its L1's validators, decoded and verified.
+query WarpSignature($txHash: String!) {
+  warpSignature(network: FUJI, txHash: $txHash) {
+    signedMessage
+    decoded {
+      networkId
+      sourceChainId
+      signers
+      verification {
+        valid
+        problem
+        signedWeightShare
+        signers { nodeIds weightShare }
+      }
+    }
+  }
+}
+`,
+    variables: { txHash: "KupbNYcW6bM8dBciSQqrPWLQ8Zjvbfa1uKTHpTWkbTfrQU9FC" },
+  },
+];
