@@ -4,6 +4,43 @@ import { builder } from "./builder.ts";
 
 export const EvmBlockRef = builder.objectRef<EvmBlock>("EvmBlock");
 
+type SchemaTypes = typeof builder extends PothosSchemaTypes.SchemaBuilder<infer Types> ? Types : never;
+
+/** What a block and each transaction in it tell of the block's time. */
+interface BlockTimed {
+  blockTimestamp: number;
+  blockTimestampMilliseconds?: number;
+  blockMinDelayExcess?: number;
+}
+
+/** The time fields of a block, on the block itself and on the records that carry its time. */
+export function blockTimeFields<Parent extends BlockTimed>(t: PothosSchemaTypes.ObjectFieldBuilder<SchemaTypes, Parent>, whose: string) {
+  return {
+    blockTimestamp: t.field({
+      type: "SafeInt",
+      description: `When ${whose} was proposed, in Unix seconds.`,
+      resolve: (parent) => parent.blockTimestamp,
+    }),
+    blockTime: t.field({
+      type: "DateTime",
+      description: `When ${whose} was proposed, as a date (from \`blockTimestampMilliseconds\` where known, else \`blockTimestamp\`).`,
+      resolve: (parent) => new Date(parent.blockTimestampMilliseconds ?? parent.blockTimestamp * 1000),
+    }),
+    blockTimestampMilliseconds: t.field({
+      type: "SafeInt",
+      nullable: true,
+      description: `When ${whose} was proposed, in Unix milliseconds; only for blocks after the Granite upgrade.`,
+      resolve: (parent) => parent.blockTimestampMilliseconds ?? null,
+    }),
+    blockMinDelayExcess: t.field({
+      type: "SafeInt",
+      nullable: true,
+      description: `The minimum block delay excess of ${whose}, in milliseconds; only for blocks after the Granite upgrade.`,
+      resolve: (parent) => parent.blockMinDelayExcess ?? null,
+    }),
+  };
+}
+
 /** The global id of a block: its chain and hash, which is all the block route needs. */
 export function evmBlockId(block: Pick<EvmBlock, "chainId" | "blockHash">): string {
   return `${block.chainId}:${block.blockHash}`;
@@ -27,28 +64,7 @@ builder.node(EvmBlockRef, {
     blockNumber: t.field({ type: "BigInt", description: "The block's height.", resolve: (block) => block.blockNumber }),
     blockHash: t.field({ type: "Hash", description: "The block's hash.", resolve: (block) => block.blockHash }),
     parentHash: t.field({ type: "Hash", description: "The hash of the block before this one.", resolve: (block) => block.parentHash }),
-    blockTimestamp: t.field({
-      type: "SafeInt",
-      description: "When the block was proposed, in Unix seconds.",
-      resolve: (block) => block.blockTimestamp,
-    }),
-    blockTime: t.field({
-      type: "DateTime",
-      description: "When the block was proposed, as a date (from `blockTimestampMilliseconds` where known, else `blockTimestamp`).",
-      resolve: (block) => new Date(block.blockTimestampMilliseconds ?? block.blockTimestamp * 1000),
-    }),
-    blockTimestampMilliseconds: t.field({
-      type: "SafeInt",
-      nullable: true,
-      description: "When the block was proposed, in Unix milliseconds; only for blocks after the Granite upgrade.",
-      resolve: (block) => block.blockTimestampMilliseconds ?? null,
-    }),
-    blockMinDelayExcess: t.field({
-      type: "SafeInt",
-      nullable: true,
-      description: "The minimum block delay excess, in milliseconds; only for blocks after the Granite upgrade.",
-      resolve: (block) => block.blockMinDelayExcess ?? null,
-    }),
+    ...blockTimeFields(t, "the block"),
     txCount: t.exposeInt("txCount", { description: "How many transactions the block holds." }),
     baseFee: t.field({ type: "BigInt", description: "The base fee per gas of the block, in wei.", resolve: (block) => block.baseFee }),
     gasUsed: t.field({ type: "BigInt", description: "Gas used by the block's transactions.", resolve: (block) => block.gasUsed }),

@@ -4,6 +4,7 @@
  */
 import { transactionMethodTypeValues, transactionStatusValues } from "../src/upstream/contract/data-api.ts";
 import type { AddressTransaction, ChainInfo, EvmTransactionRecord, TransactionMethod } from "../src/upstream/types.ts";
+import { blockTimeFields } from "./blocks.ts";
 import { builder } from "./builder.ts";
 import { EvmChainRef } from "./chains.ts";
 import { upstreamEnum } from "./enums.ts";
@@ -101,28 +102,7 @@ builder.node(EvmTransactionRef, {
     blockNumber: t.field({ type: "BigInt", description: "The height of the transaction's block.", resolve: (tx) => tx.blockNumber }),
     blockHash: t.field({ type: "Hash", description: "The hash of the transaction's block.", resolve: (tx) => tx.blockHash }),
     blockIndex: t.exposeInt("blockIndex", { description: "The transaction's position in its block, from 0." }),
-    blockTimestamp: t.field({
-      type: "SafeInt",
-      description: "When the transaction's block was proposed, in Unix seconds.",
-      resolve: (tx) => tx.blockTimestamp,
-    }),
-    blockTime: t.field({
-      type: "DateTime",
-      description: "When the transaction's block was proposed, as a date (from milliseconds where known).",
-      resolve: (tx) => new Date(tx.blockTimestampMilliseconds ?? tx.blockTimestamp * 1000),
-    }),
-    blockTimestampMilliseconds: t.field({
-      type: "SafeInt",
-      nullable: true,
-      description: "When the transaction's block was proposed, in Unix milliseconds; only for blocks after the Granite upgrade.",
-      resolve: (tx) => tx.blockTimestampMilliseconds ?? null,
-    }),
-    blockMinDelayExcess: t.field({
-      type: "SafeInt",
-      nullable: true,
-      description: "The block's minimum delay excess, in milliseconds; only for blocks after the Granite upgrade.",
-      resolve: (tx) => tx.blockMinDelayExcess ?? null,
-    }),
+    ...blockTimeFields(t, "the transaction's block"),
     txStatus: t.field({
       type: EvmTransactionStatus.ref,
       description: "Whether the transaction succeeded or reverted (upstream `1` or `0`).",

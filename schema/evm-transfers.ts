@@ -163,8 +163,9 @@ const nftMetadataFields = {
   background: "The background color the metadata asks for, as hex digits without #.",
 } as const;
 
-export const Erc721TokenMetadataRef = builder.objectRef<Erc721TokenMetadata>("Erc721TokenMetadata").implement({
-  description: "The metadata of an ERC-721 token, as far as the Data API indexed it.",
+/** What the metadata of ERC-721 and ERC-1155 tokens have in common. */
+export const NftTokenMetadataRef = builder.interfaceRef<Erc721TokenMetadata | Erc1155TokenMetadata>("NftTokenMetadata").implement({
+  description: "The metadata of an NFT (ERC-721 or ERC-1155), as far as the Data API indexed it.",
   fields: (t) => ({
     indexStatus: t.field({
       type: NftIndexStatus.ref,
@@ -184,6 +185,13 @@ export const Erc721TokenMetadataRef = builder.objectRef<Erc721TokenMetadata>("Er
     animationUri: t.exposeString("animationUri", { nullable: true, description: nftMetadataFields.animationUri }),
     externalUrl: t.exposeString("externalUrl", { nullable: true, description: nftMetadataFields.externalUrl }),
     background: t.exposeString("background", { nullable: true, description: nftMetadataFields.background }),
+  }),
+});
+
+export const Erc721TokenMetadataRef = builder.objectRef<Erc721TokenMetadata>("Erc721TokenMetadata").implement({
+  description: "The metadata of an ERC-721 token, as far as the Data API indexed it.",
+  interfaces: [NftTokenMetadataRef],
+  fields: (t) => ({
     attributes: t.exposeString("attributes", {
       nullable: true,
       description: "The token's attributes (traits) as the JSON text of the metadata.",
@@ -193,25 +201,8 @@ export const Erc721TokenMetadataRef = builder.objectRef<Erc721TokenMetadata>("Er
 
 export const Erc1155TokenMetadataRef = builder.objectRef<Erc1155TokenMetadata>("Erc1155TokenMetadata").implement({
   description: "The metadata of an ERC-1155 token, as far as the Data API indexed it.",
+  interfaces: [NftTokenMetadataRef],
   fields: (t) => ({
-    indexStatus: t.field({
-      type: NftIndexStatus.ref,
-      description: nftMetadataFields.indexStatus,
-      resolve: (metadata) => NftIndexStatus.fromUpstream(metadata.indexStatus) ?? "UNKNOWN",
-    }),
-    metadataLastUpdatedTimestamp: t.field({
-      type: "SafeInt",
-      nullable: true,
-      description: nftMetadataFields.metadataLastUpdatedTimestamp,
-      resolve: (metadata) => metadata.metadataLastUpdatedTimestamp ?? null,
-    }),
-    name: t.exposeString("name", { nullable: true, description: nftMetadataFields.name }),
-    symbol: t.exposeString("symbol", { nullable: true, description: nftMetadataFields.symbol }),
-    imageUri: t.exposeString("imageUri", { nullable: true, description: nftMetadataFields.imageUri }),
-    description: t.exposeString("description", { nullable: true, description: nftMetadataFields.description }),
-    animationUri: t.exposeString("animationUri", { nullable: true, description: nftMetadataFields.animationUri }),
-    externalUrl: t.exposeString("externalUrl", { nullable: true, description: nftMetadataFields.externalUrl }),
-    background: t.exposeString("background", { nullable: true, description: nftMetadataFields.background }),
     decimals: t.exposeInt("decimals", {
       nullable: true,
       description: "Decimal places of the token's balances, from its metadata (0 for indivisible items).",
