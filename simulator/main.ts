@@ -28,6 +28,7 @@ function readOptions(env: NodeJS.ProcessEnv): Partial<SimulatorOptions> {
   assign("retryAfterSeconds", integer(env, "SIM_RETRY_AFTER_SECONDS"));
   assign("apiKeys", list(env, "SIM_API_KEYS"));
   assign("metricsTokenTtlMs", integer(env, "SIM_METRICS_TOKEN_TTL_MS"));
+  assign("exportJobMs", integer(env, "SIM_EXPORT_JOB_MS"));
   return options;
 }
 

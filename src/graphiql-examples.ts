@@ -195,6 +195,6 @@ query WarpSignature($txHash: String!) {
   }
 }
 `,
-    variables: { txHash: "KupbNYcW6bM8dBciSQqrPWLQ8Zjvbfa1uKTHpTWkbTfrQU9FC" },
+    variables: { txHash: "c4M3wtskLkEoByJDxKnkiWoaCbozhyLcMD8Cs3zVuYxTjQ4Tm" },
   },
 ];

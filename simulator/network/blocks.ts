@@ -144,6 +144,21 @@ export class ChainBlocks {
     return Math.floor(this.columns.timestampMs[number]! / 1000);
   }
 
+  // Single fields, for scans of the whole chain that would otherwise build every block.
+
+  blockTxCount(number: number): number {
+    return this.columns.txCount[number]!;
+  }
+
+  blockGasUsed(number: number): number {
+    return this.columns.gasUsed[number]!;
+  }
+
+  /** In wei. */
+  blockBaseFee(number: number): number {
+    return this.columns.baseFee[number]!;
+  }
+
   /** The number of the block with this 0x-prefixed hash (any letter case), if the chain has it. */
   numberOfHash(hash: string): number | undefined {
     if (!BLOCK_HASH_PATTERN.test(hash)) return undefined;

@@ -18,7 +18,10 @@ const ASSETS_BASE_URL = "https://assets.avax-simulator.example";
 
 /** How a chain produces blocks: the parameters of its block generator. */
 export interface BlockProfile {
-  /** Time between consecutive blocks, drawn uniformly from this range. */
+  /**
+   * The chain's rhythm: the time between consecutive blocks is drawn uniformly from this range, then
+   * scaled so that its mean is the network's `blockIntervalSeconds`.
+   */
   intervalMs: { min: number; max: number };
   gasLimit: number;
   /** Base fee bounds in wei; it moves with the parent block's gas use, EIP-1559 style. */
@@ -26,7 +29,7 @@ export interface BlockProfile {
   emptyBlockRate: number;
   maxTxPerBlock: number;
   gasPerTx: { min: number; max: number };
-  /** Block gas cost charged per millisecond a block comes before the target interval; 0 disables it. */
+  /** Block gas cost charged per millisecond a block's unscaled interval falls short of the target; 0 disables it. */
   blockGasCostPerMs: number;
   targetIntervalMs: number;
   minDelayExcess: number;

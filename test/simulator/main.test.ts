@@ -25,6 +25,7 @@ describe("npm run simulator", () => {
         SIM_ERROR_RATE: "1",
         SIM_ERROR_STATUS: "503",
         SIM_ERROR_ROUTES: "GET /v1/chains/{chainId}",
+        SIM_EXPORT_JOB_MS: "250",
       },
       stdio: ["ignore", "pipe", "inherit"],
     });
@@ -41,6 +42,8 @@ describe("npm run simulator", () => {
     expect(((await head.json()) as { blocks: { blockNumber: string }[] }).blocks[0]!.blockNumber).toBe("299");
     expect((await fetch(`${listening.dataUrl}/v1/chains/43114`)).status).toBe(503);
     expect((await fetch(`${listening.metricsUrl}/v2/chains/43114`)).status).toBe(200);
+    const { knobs } = (await (await fetch(`${listening.dataUrl}/_simulator/knobs`)).json()) as { knobs: { exportJobMs: number } };
+    expect(knobs.exportJobMs).toBe(250);
 
     const exited = once(child, "exit");
     child.kill("SIGTERM");

@@ -6,7 +6,8 @@ import {
   type components,
 } from "../../src/upstream/contract/data-api.ts";
 import { generateNetwork } from "../../simulator/network/index.ts";
-import { PRIMARY_CHAIN_IDS } from "../../simulator/network/primary-network/index.ts";
+import { PRIMARY_CHAIN_IDS, type TransactionFilter } from "../../simulator/network/primary-network/index.ts";
+import type { CTransaction, PTransaction } from "../../simulator/network/primary-network/model.ts";
 import { PAGE_UTXO_THRESHOLD } from "../../simulator/routes/data/primary-network.ts";
 import { startSimulator, type RunningSimulator } from "../../simulator/server.ts";
 import { expectContract, getJson, postJson, type JsonResponse } from "./http.ts";
@@ -31,6 +32,15 @@ const VERTICES = "GET /v1/networks/{network}/blockchains/{blockchainId}/vertices
 const VERTEX = "GET /v1/networks/{network}/blockchains/{blockchainId}/vertices/{vertexHash}";
 const L1_VALIDATORS = "GET /v1/networks/{network}/l1Validators";
 const CHAINS = ["p-chain", "x-chain", "c-chain"] as const;
+const DAY = 86_400;
+const EVERY_TRANSACTION: TransactionFilter = {
+  addresses: undefined,
+  txTypes: undefined,
+  startTimestamp: undefined,
+  endTimestamp: undefined,
+  l1ValidationId: undefined,
+  sortOrder: "asc",
+};
 
 let simulator: RunningSimulator;
 let data: string;
@@ -146,6 +156,74 @@ describe("primary network: the sample history", () => {
       if (!("blockHeight" in tx)) continue;
       expect(cChain.block(tx.blockHeight)!.blockHash).toBe(tx.blockHash);
     }
+  });
+
+  it("spreads each network's history over the 40 days up to the head, with C-Chain transactions where the C-Chain has blocks", () => {
+    const networks = [
+      ["default", simulator.network],
+      ["400 blocks a chain", generateNetwork({ blocksPerChain: 400 })],
+      ["2 s blocks", generateNetwork({ blockIntervalSeconds: 2 })],
+    ] as const;
+    for (const [label, network] of networks) {
+      const { headTime } = network.options;
+      for (const name of ["mainnet", "fuji"] as const) {
+        const primary = network.primaryNetwork(name);
+        const cBlocks = network.chain(PRIMARY_CHAIN_IDS[name].C)!.blocks;
+        const where = `${name}, ${label}`;
+        const days = new Map<number, number>();
+        const pChain = primary.transactions("P", EVERY_TRANSACTION);
+        for (const tx of pChain) {
+          expect(tx.timestamp, where).toBeGreaterThanOrEqual(headTime - 40 * DAY);
+          expect(tx.timestamp, where).toBeLessThanOrEqual(headTime);
+          const day = Math.floor((headTime - tx.timestamp) / DAY);
+          days.set(day, (days.get(day) ?? 0) + 1);
+        }
+        expect(days.size, where).toBeGreaterThanOrEqual(30);
+        // The C-Chain's window may be hours (2 s blocks): the history crowds into it, never more than a third.
+        expect(Math.max(...days.values()), where).toBeLessThan(pChain.length / 3);
+        for (const tx of primary.transactions("C", EVERY_TRANSACTION) as CTransaction[]) {
+          expect(tx.timestamp, where).toBe(cBlocks.blockTimestamp(tx.blockNumber));
+        }
+      }
+    }
+  });
+
+  it("rewards each staking period that has ended, when it ends", () => {
+    const { headTime } = simulator.network.options;
+    for (const name of ["mainnet", "fuji"] as const) {
+      const primary = simulator.network.primaryNetwork(name);
+      const staking = (primary.transactions("P", EVERY_TRANSACTION) as PTransaction[]).filter(
+        (tx) => /^Add(Permissionless)?(Validator|Delegator)Tx$/.test(tx.txType),
+      );
+      let rewarded = 0;
+      for (const tx of staking) {
+        const { startTimestamp, endTimestamp, rewardTxHash } = tx.fields;
+        expect(startTimestamp!).toBeGreaterThan(tx.timestamp);
+        expect(endTimestamp! - startTimestamp!).toBeGreaterThanOrEqual(DAY);
+        if (endTimestamp! > headTime) {
+          expect(rewardTxHash).toBeUndefined();
+          continue;
+        }
+        const reward = primary.transaction("P", rewardTxHash!)!;
+        expect(reward.txType).toBe("RewardValidatorTx");
+        expect(reward.timestamp - endTimestamp!).toBeGreaterThanOrEqual(0);
+        expect(reward.timestamp - endTimestamp!).toBeLessThan(3600);
+        rewarded++;
+      }
+      expect(rewarded).toBeGreaterThan(10);
+    }
+  });
+
+  it("keeps Fuji's L1s able to sign at the default quorum with a buffer, while mainnet's L1 cannot", () => {
+    const activeShare = (name: "mainnet" | "fuji", subnetId: string) => {
+      const members = simulator.network.primaryNetwork(name).l1Validators.filter((validator) => validator.subnetId === subnetId);
+      const weight = (list: typeof members) => list.reduce((total, validator) => total + validator.weight, 0);
+      return weight(members.filter((validator) => validator.remainingBalance > 0)) / weight(members);
+    };
+    const subnets = (name: "mainnet" | "fuji") => new Set(simulator.network.primaryNetwork(name).l1Validators.map((validator) => validator.subnetId));
+    for (const subnetId of subnets("fuji")) expect(activeShare("fuji", subnetId)).toBeGreaterThanOrEqual(0.85);
+    const [first] = simulator.network.primaryNetwork("mainnet").transactions("P", { ...EVERY_TRANSACTION, txTypes: new Set(["ConvertSubnetToL1Tx"]) });
+    expect(activeShare("mainnet", (first as PTransaction).fields.subnetId!)).toBeLessThan(0.6);
   });
 
   it("answers the same for the same seed and differently for another", async () => {

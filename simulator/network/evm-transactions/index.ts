@@ -8,10 +8,11 @@ import type { ChainBlocks, Sequence } from "../blocks.ts";
 import type { ChainInfo } from "../chains.ts";
 import { sha256 } from "../ids.ts";
 import { chainCatalog, type ChainCatalog } from "./catalog.ts";
-import { NATIVE_TRANSFER_GAS, Planner, participants, type TxPlan } from "./plans.ts";
+import { NATIVE_TRANSFER_GAS, Planner, participants, type InternalCallType, type TxPlan } from "./plans.ts";
 import {
   addressTransaction,
   completeTransaction,
+  gasPrice,
   logCount,
   nativeTransaction,
   type GetTransactionResponse,
@@ -41,6 +42,34 @@ export interface ChainTransactionsOptions {
   /** Blockchain ids of the other chains of the same network. */
   peers: readonly string[];
 }
+
+/**
+ * The facts of a transaction the metrics read: the same as its records hold, taken from its plan
+ * without building them.
+ */
+export interface TransactionSummary {
+  from: string;
+  to: string;
+  gasUsed: number;
+  /** Wei per unit of gas. */
+  gasPrice: bigint;
+  /** In log order: ERC-20, then ERC-721, then ERC-1155 transfers. */
+  tokenTransfers: readonly TokenTransferSummary[];
+  /** CREATE, CREATE2 and CREATE3 calls, in call order. */
+  contractCreations: readonly ContractCreationSummary[];
+}
+
+export type TokenTransferSummary = { token: string; from: string; to: string } & (
+  | { standard: "ERC-20" | "ERC-1155"; /** Base units. */ value: string }
+  | { standard: "ERC-721" }
+);
+
+export interface ContractCreationSummary {
+  deployer: string;
+  reverted: boolean;
+}
+
+const CREATE_CALLS: ReadonlySet<InternalCallType> = new Set(["CREATE", "CREATE2", "CREATE3"]);
 
 interface BlockPlans {
   plans: TxPlan[];
@@ -105,6 +134,23 @@ export class ChainTransactions {
         return nativeTransaction(plan, place, this.context);
       },
     };
+  }
+
+  /** The summaries of a block's transactions in block order, or undefined for a block the chain does not have. */
+  blockSummaries(number: number): TransactionSummary[] | undefined {
+    const { blocks } = this;
+    if (!Number.isInteger(number) || number < 0 || number >= blocks.count) return undefined;
+    // Not kept in the plan cache: a scan of the whole chain would only push out the blocks being served.
+    const { plans, gas } = this.planCache.get(number) ?? this.planBlock(number, blocks.blockTxCount(number), blocks.blockGasUsed(number));
+    const baseFee = BigInt(blocks.blockBaseFee(number));
+    return plans.map((plan, index) => ({
+      from: plan.from,
+      to: plan.to,
+      gasUsed: gas[index]!,
+      gasPrice: gasPrice(baseFee, plan),
+      tokenTransfers: tokenTransfers(plan),
+      contractCreations: contractCreations(plan),
+    }));
   }
 
   /** The complete view of a transaction by hash (any letter case); undefined when the chain has none. */
@@ -187,13 +233,20 @@ export class ChainTransactions {
     };
   }
 
-  /** A block's plans, with each transaction's gas (adding up to the block's) and first log index. */
+  /** A block's plans, kept for the blocks being served. */
   private blockPlans(number: number): BlockPlans {
     const cached = this.planCache.get(number);
     if (cached) return cached;
     const block = this.blocks.block(number)!;
-    const gasUsed = Number(block.gasUsed);
-    const plans = this.planner.block(number, block.txCount, gasUsed);
+    const result = this.planBlock(number, block.txCount, Number(block.gasUsed));
+    if (this.planCache.size >= PLAN_CACHE_BLOCKS) this.planCache.delete(this.planCache.keys().next().value!);
+    this.planCache.set(number, result);
+    return result;
+  }
+
+  /** A block's plans, with each transaction's gas (adding up to the block's) and first log index. */
+  private planBlock(number: number, txCount: number, gasUsed: number): BlockPlans {
+    const plans = this.planner.block(number, txCount, gasUsed);
     const spare = gasUsed - NATIVE_TRANSFER_GAS * plans.length;
     const totalWeight = plans.reduce((total, plan) => total + plan.gasWeight, 0);
     const lastWeighted = plans.findLastIndex((plan) => plan.gasWeight > 0);
@@ -209,10 +262,7 @@ export class ChainTransactions {
       logStart.push(logs);
       logs += logCount(plan);
     });
-    const result = { plans, gas, logStart };
-    if (this.planCache.size >= PLAN_CACHE_BLOCKS) this.planCache.delete(this.planCache.keys().next().value!);
-    this.planCache.set(number, result);
-    return result;
+    return { plans, gas, logStart };
   }
 
   private locateOrdinal(ordinal: number): { block: number; index: number } {
@@ -261,6 +311,26 @@ export class ChainTransactions {
     if (txStart[count]! > 0xffff_ffff) throw new RangeError(`chain ${this.context.info.chainId}: too many transactions to index`);
     return { txStart, ids, touched: touched.group(ids.size), sent: sent.group(ids.size) };
   }
+}
+
+const NO_TRANSFERS: readonly TokenTransferSummary[] = [];
+const NO_CREATIONS: readonly ContractCreationSummary[] = [];
+
+function tokenTransfers(plan: TxPlan): readonly TokenTransferSummary[] {
+  if (logCount(plan) === 0) return NO_TRANSFERS;
+  const found: TokenTransferSummary[] = [];
+  for (const { token, from, to, value } of plan.erc20) found.push({ standard: "ERC-20", token: token.address, from, to, value });
+  for (const { collection, from, to } of plan.erc721) found.push({ standard: "ERC-721", token: collection.address, from, to });
+  for (const { collection, from, to, value } of plan.erc1155) found.push({ standard: "ERC-1155", token: collection.address, from, to, value });
+  return found;
+}
+
+function contractCreations(plan: TxPlan): readonly ContractCreationSummary[] {
+  let found: ContractCreationSummary[] | undefined;
+  for (const call of plan.internal) {
+    if (CREATE_CALLS.has(call.type)) (found ??= []).push({ deployer: call.from, reverted: call.reverted });
+  }
+  return found ?? NO_CREATIONS;
 }
 
 /** (id, ordinal) pairs in typed arrays that grow; grouped by id into ascending ordinal lists. */

@@ -65,13 +65,18 @@ export function nativeTransaction(plan: TxPlan, place: TxPlace, context: RecordC
     txType: plan.legacy ? 0 : 2,
     gasLimit: String(gasLimit(plan, place.gasUsed)),
     gasUsed: String(place.gasUsed),
-    gasPrice: (BigInt(block.baseFee) + BigInt(plan.tipGwei) * GWEI).toString(),
+    gasPrice: gasPrice(BigInt(block.baseFee), plan).toString(),
     nonce: String(place.nonce),
     from: catalog.richAddress(plan.from),
     to: catalog.richAddress(plan.to),
     method: { ...plan.method },
     value: plan.value,
   };
+}
+
+/** What the transaction paid per unit of gas, in wei: its block's base fee and its tip. */
+export function gasPrice(baseFee: bigint, plan: TxPlan): bigint {
+  return baseFee + BigInt(plan.tipGwei) * GWEI;
 }
 
 export function fullNativeTransaction(plan: TxPlan, place: TxPlace, context: RecordContext): FullNativeTransactionDetails {

@@ -1,8 +1,8 @@
 /**
  * What a chain's transactions did, block by block: who took part and who sent (in transactions
  * and token transfers), which contracts were created and by whom, gas prices and fees, and every
- * ERC-20 transfer. Read once from the chain's own transaction records, the ones the Data API
- * serves, so that metrics and records always agree.
+ * ERC-20 transfer. Read once from the summaries of the chain's transactions, which come from the
+ * same plans as the records the Data API serves, so that metrics and records always agree.
  */
 import { setImmediate as yieldToEventLoop } from "node:timers/promises";
 import { ZERO_ADDRESS } from "../evm-transactions/catalog.ts";
@@ -59,22 +59,28 @@ export interface TransactionActivity {
   erc20: Map<string, Erc20Move[]>;
 }
 
-const CREATE_CALLS = new Set(["CREATE", "CREATE2", "CREATE3"]);
 /** Blocks read between two yields, so that a long scan does not hold up other requests. */
 const BLOCKS_PER_SLICE = 25;
 
 class IdListBuilder {
   private readonly offsets: number[] = [0];
   private readonly ids: number[] = [];
-  private readonly block = new Set<number>();
+  /** Per id, the block it was last added in plus one (0: never), so that a block lists an id once. */
+  private addedIn = new Uint32Array(1024);
 
   add(id: number): void {
-    this.block.add(id);
+    const block = this.offsets.length;
+    if (id >= this.addedIn.length) {
+      const grown = new Uint32Array(Math.max(2 * this.addedIn.length, id + 1));
+      grown.set(this.addedIn);
+      this.addedIn = grown;
+    }
+    if (this.addedIn[id] === block) return;
+    this.addedIn[id] = block;
+    this.ids.push(id);
   }
 
   endBlock(): void {
-    this.ids.push(...this.block);
-    this.block.clear();
     this.offsets.push(this.ids.length);
   }
 
@@ -101,45 +107,40 @@ export async function scanTransactions(
   const gasPriceSum: bigint[] = [];
   const gasPriceMax: bigint[] = [];
   const erc20 = new Map<string, Erc20Move[]>();
-  // Mints come from the zero address, which is nobody's.
-  const take = (list: IdListBuilder, address: string) => {
-    if (address !== ZERO_ADDRESS) list.add(book.id(address));
+  // Both sides of a transaction or transfer take part and its from side sends; mints come from the
+  // zero address, which is nobody's.
+  const parties = (from: string, to: string) => {
+    if (from !== ZERO_ADDRESS) {
+      const sender = book.id(from);
+      participants.add(sender);
+      senders.add(sender);
+    }
+    if (to !== ZERO_ADDRESS) participants.add(book.id(to));
   };
 
   for (let number = 0; number < blocks.count; number++) {
     if (number % BLOCKS_PER_SLICE === 0) await yieldToEventLoop();
-    const list = transactions.blockTransactions(number)!;
     const timestamp = blocks.blockTimestamp(number);
     let blockFees = 0n;
     let priceSum = 0n;
     let priceMax = 0n;
-    for (let index = 0; index < list.length; index++) {
-      const native = list.at(index)!;
-      take(participants, native.from.address);
-      take(participants, native.to.address);
-      take(senders, native.from.address);
-      const price = BigInt(native.gasPrice);
-      blockFees += BigInt(native.gasUsed) * price;
+    for (const transaction of transactions.blockSummaries(number)!) {
+      parties(transaction.from, transaction.to);
+      const price = transaction.gasPrice;
+      blockFees += BigInt(transaction.gasUsed) * price;
       priceSum += price;
       if (price > priceMax) priceMax = price;
-      // A native transfer emits no logs and makes no calls: its record is all there is.
-      if (native.method?.callType === "NATIVE_TRANSFER") continue;
-      const view = transactions.transaction(native.txHash)!;
-      for (const transfer of [...(view.erc20Transfers ?? []), ...(view.erc721Transfers ?? []), ...(view.erc1155Transfers ?? [])]) {
-        take(participants, transfer.from.address);
-        take(participants, transfer.to.address);
-        take(senders, transfer.from.address);
+      for (const transfer of transaction.tokenTransfers) {
+        parties(transfer.from, transfer.to);
+        if (transfer.standard !== "ERC-20") continue;
+        let moves = erc20.get(transfer.token);
+        if (moves === undefined) erc20.set(transfer.token, (moves = []));
+        moves.push({ timestamp, from: book.id(transfer.from), to: book.id(transfer.to), value: BigInt(transfer.value) });
       }
-      for (const transfer of view.erc20Transfers ?? []) {
-        const token = transfer.erc20Token.address.toLowerCase();
-        let moves = erc20.get(token);
-        if (moves === undefined) erc20.set(token, (moves = []));
-        moves.push({ timestamp, from: book.id(transfer.from.address), to: book.id(transfer.to.address), value: BigInt(transfer.value) });
-      }
-      for (const call of view.internalTransactions ?? []) {
-        if (!CREATE_CALLS.has(call.internalTxType) || call.isReverted) continue;
+      for (const creation of transaction.contractCreations) {
+        if (creation.reverted) continue;
         contracts[number]!++;
-        take(deployers, call.from.address);
+        deployers.add(book.id(creation.deployer));
       }
     }
     participants.endBlock();

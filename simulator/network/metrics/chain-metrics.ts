@@ -82,8 +82,9 @@ function blockBuckets(blocks: ChainBlocks, interval: TimeInterval): Map<number, 
     buckets.set(start, bucket);
   };
   for (let number = 0; number < blocks.count; number++) {
-    const block = blocks.block(number)!;
-    const timestamp = block.blockTimestamp;
+    const timestamp = blocks.blockTimestamp(number);
+    const txCount = blocks.blockTxCount(number);
+    const gas = blocks.blockGasUsed(number);
     const blockStart = intervalStart(timestamp, interval);
     if (blockStart !== start) {
       if (number > 0) close();
@@ -91,12 +92,11 @@ function blockBuckets(blocks: ChainBlocks, interval: TimeInterval): Map<number, 
       bucket = emptyBlockBucket();
       since = number > 0 ? last : timestamp;
     }
-    const gas = Number(block.gasUsed);
-    bucket.txCount += block.txCount;
+    bucket.txCount += txCount;
     bucket.gasUsed += gas;
     const elapsed = number > 0 ? timestamp - last : 0;
     if (elapsed > 0) {
-      bucket.maxTps = Math.max(bucket.maxTps, block.txCount / elapsed);
+      bucket.maxTps = Math.max(bucket.maxTps, txCount / elapsed);
       bucket.maxGps = Math.max(bucket.maxGps, gas / elapsed);
     }
     last = timestamp;
@@ -114,7 +114,7 @@ function activityBuckets(blocks: ChainBlocks, activity: TransactionActivity, int
     const price = activity.gasPriceMax[number]!;
     bucket.fees += activity.fees[number]!;
     bucket.gasPriceSum += activity.gasPriceSum[number]!;
-    bucket.gasPrices += blocks.block(number)!.txCount;
+    bucket.gasPrices += blocks.blockTxCount(number);
     if (price > bucket.gasPriceMax) bucket.gasPriceMax = price;
     bucket.contracts += activity.contracts[number]!;
     for (const id of blockIds(activity.participants, number)) bucket.participants.add(id);

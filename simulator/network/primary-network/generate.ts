@@ -4,11 +4,12 @@
  * UTXO has a creating transaction, and a consuming one once spent. Cross-chain exports leave
  * UTXOs in shared memory that a later import on the destination consumes.
  *
- * The first transactions of each chain work through a list of every transaction type of the
- * contract (in an order that meets their preconditions; a test checks that the default network
- * gets through it); the rest are drawn at random. The
- * X-Chain starts as a DAG of vertices and later moves to linear blocks; C-Chain atomic
- * transactions sit in blocks of the simulated C-Chain, so they happen in its time window.
+ * The steps are spread over the 40 days up to the head time. The first transactions of each chain
+ * work through a list of every transaction type of the contract (in an order that meets their
+ * preconditions; a test checks that the default network gets through it); the rest are drawn at
+ * random. A staking period is rewarded when it ends. The X-Chain starts as a DAG of vertices and
+ * later moves to linear blocks; C-Chain atomic transactions sit in blocks of the simulated C-Chain,
+ * so they happen in its time window.
  */
 import type { ChainBlocks } from "../blocks.ts";
 import { PRIMARY_NETWORK_SUBNET_ID, type NetworkName } from "../chains.ts";
@@ -43,6 +44,20 @@ const L1_FEE_PER_SECOND = 512;
 const ZERO_ID = "11111111111111111111111111111111LpoYY";
 const SUBNET_EVM_VM_ID = "srEXiWaHuhNyGwPUi444Tu47ZEDwxTWrbQiuD7FmgSAQ6X7Dy";
 const WALLETS = 12;
+/** How far back the history starts. */
+const HISTORY_DAYS = 40;
+/** About this share of the steps are C-Chain atomic transactions, all in the C-Chain's time window. */
+const C_CHAIN_SHARE = 0.09;
+/** The least share of the steps that falls in the C-Chain's time window, however short it is. */
+const MIN_C_WINDOW_SHARE = 0.3;
+/** How far into the history the X-Chain moves from DAG vertices to linear blocks. */
+const X_LINEAR_FROM = 0.35;
+/**
+ * How much of an L1's weight its active validators hold, so that the sample shows signature
+ * aggregation both succeed and fail at the default quorum of 67 %: Fuji's L1s always keep at least
+ * this share; mainnet's, once they start losing validators, lose the heaviest until they hold less.
+ */
+const L1_ACTIVE_SHARE: Record<NetworkName, number> = { fuji: 0.85, mainnet: 0.6 };
 
 export const AVAX_ASSET_IDS: Record<NetworkName, string> = {
   mainnet: "FvwEAhmxKfeiG8SnEvq42hc6whRyY3EFYAvebMqDNDGCgxN5Z",
@@ -153,6 +168,13 @@ interface Subnet {
   validators: { nodeId: string; end: number; removed: boolean }[];
 }
 
+/** A change to an L1's validators: one added with its weight, one given a new weight, or one disabled. */
+interface L1Change {
+  added?: number;
+  reweighted?: { validator: SimL1Validator; weight: number };
+  disabled?: SimL1Validator;
+}
+
 /** A step's transaction, ready to be made once the step has its block or vertex. */
 type Plan<Place> = (place: Place) => SimTransaction;
 type Planner<Place> = () => Plan<Place> | undefined;
@@ -185,7 +207,7 @@ class HistoryBuilder {
   constructor(private readonly input: GenerationInput) {
     const { seed, network } = input;
     this.random = createRandom(seed, `primary-network:${network}`);
-    this.now = input.headTime - 40 * DAY;
+    this.now = input.headTime - HISTORY_DAYS * DAY;
     this.avax = { assetId: AVAX_ASSET_IDS[network], name: "Avalanche", symbol: "AVAX", denomination: 9, type: "secp256k1" };
     this.assets.push(this.avax);
     this.wallets = Array.from({ length: WALLETS }, (_, index) => {
@@ -202,26 +224,34 @@ class HistoryBuilder {
   build(): PrimaryNetworkHistory {
     const { headTime, cBlocks } = this.input;
     const start = this.now;
-    const steps = this.input.network === "mainnet" ? 360 : 260;
-    const tailSteps = Math.round(steps * 0.3);
-    const cFirst = cBlocks.blockTimestamp(0);
-    const cLast = cBlocks.blockTimestamp(cBlocks.headNumber);
-    const tailStart = Math.min(Math.max(start + DAY, cFirst), headTime);
-    this.xLinearFrom = start + Math.floor((tailStart - start) * 0.35);
+    // After the genesis.
+    const steps = this.input.network === "mainnet" ? 359 : 259;
+    // C-Chain atomic transactions need a C-Chain block at or after their time, so the steps that
+    // can make them fall from the C-Chain's first block (or the history's start) to the head time:
+    // spread over the history as evenly as the window allows, yet never fewer than a share of all.
+    const windowStart = Math.min(Math.max(start, cBlocks.blockTimestamp(0)), headTime);
+    const windowShare = Math.max(MIN_C_WINDOW_SHARE, (headTime - windowStart) / (headTime - start));
+    const windowSteps = Math.round(steps * windowShare);
+    const earlySteps = steps - windowSteps;
+    const cChance = (C_CHAIN_SHARE * steps) / windowSteps;
+    this.xLinearFrom = start + Math.floor((headTime - start) * X_LINEAR_FROM);
 
     this.genesis();
     const queues = { P: [...P_CHAIN_FIRST], X: [...X_CHAIN_FIRST], C: [...C_CHAIN_FIRST] };
-    for (let step = 1; step < steps; step++) {
-      const inTail = step >= steps - tailSteps;
-      const planned = inTail
-        ? tailStart + Math.floor(((Math.max(cLast, tailStart) - tailStart) * (step - (steps - tailSteps))) / tailSteps)
-        : start + Math.floor(((tailStart - start) * step) / (steps - tailSteps)) - this.random.int(0, 600);
+    for (let step = 0; step < steps; step++) {
+      const inWindow = step >= earlySteps;
+      // Each step at a random time within its own slot of its part of the history.
+      const [from, to, slot, slots] = inWindow
+        ? [windowStart, headTime, step - earlySteps, windowSteps]
+        : [start, windowStart, step, earlySteps];
+      const planned = from + Math.floor(((to - from) * (slot + this.random.next())) / slots);
+      this.rewardStakers(planned);
       this.now = Math.max(this.now + 1, Math.min(planned, headTime));
-      const draw = this.random.next();
-      const chain: ChainKey = inTail ? (draw < 0.4 ? "P" : draw < 0.7 ? "X" : "C") : draw < 0.6 ? "P" : "X";
+      const chain: ChainKey = inWindow && this.random.chance(cChance) ? "C" : this.random.chance(0.6) ? "P" : "X";
       const made = chain === "C" ? this.stepC(queues.C) : chain === "X" ? this.stepX(queues.X) : false;
       if (!made) this.stepP(queues.P);
     }
+    this.rewardStakers(headTime);
     return {
       wallets: this.wallets,
       avax: this.avax,
@@ -257,21 +287,32 @@ class HistoryBuilder {
   }
 
   private stepP(queue: PChainTransactionType[]): boolean {
-    const due = this.stakers.find((staker) => !staker.rewarded && staker.end <= this.now);
-    let kind: PChainTransactionType;
-    let plan: Plan<SimBlock> | undefined;
-    if (due) {
-      kind = "RewardValidatorTx";
-      plan = (block) => this.rewardValidator(block, due);
-    } else {
-      [kind, plan] = this.choose(queue, P_CHAIN_WEIGHTS, (candidate) => this.planP(candidate)) ?? ["BaseTx", undefined];
-    }
-    if (!plan) return false;
-    const proposal = kind === "RewardValidatorTx" || kind === "AdvanceTimeTx";
+    const chosen = this.choose(queue, P_CHAIN_WEIGHTS, (candidate) => this.planP(candidate));
+    if (!chosen) return false;
+    const [kind, plan] = chosen;
+    const proposal = kind === "AdvanceTimeTx";
     const block = this.newPBlock(proposal ? "BanffProposalBlock" : "BanffStandardBlock", true);
-    this.finishP(plan(block) as PTransaction);
+    const tx = plan(block) as PTransaction;
+    this.finishP(tx);
     if (proposal) this.newPBlock("BanffCommitBlock", true);
+    // A mainnet L1 that starts losing validators goes on losing them until it is short of its share.
+    if (kind === "DisableL1ValidatorTx" && this.input.network === "mainnet" && this.activeShare(tx.fields.subnetId!) >= L1_ACTIVE_SHARE.mainnet) {
+      queue.unshift(kind);
+    }
     return true;
+  }
+
+  /** Rewards each staking period that ends by `until`, at its end (or as soon after as the P-Chain's time allows). */
+  private rewardStakers(until: number): void {
+    const due = this.stakers.filter((staker) => !staker.rewarded && staker.end <= until).sort((a, b) => a.end - b.end);
+    for (const staker of due) {
+      const at = Math.max(this.now + 1, staker.end);
+      if (at > until) return;
+      this.now = at;
+      const block = this.newPBlock("BanffProposalBlock", true);
+      this.finishP(this.rewardValidator(block, staker));
+      this.newPBlock("BanffCommitBlock", true);
+    }
   }
 
   private stepX(queue: XChainTransactionType[]): boolean {
@@ -548,7 +589,7 @@ class HistoryBuilder {
       };
       subnet.converted = true;
       for (const balance of balances) {
-        const validator = this.newL1Validator(subnet, `${tx.txHash}:${tx.l1Changes.length}`, balance);
+        const validator = this.newL1Validator(subnet, `${tx.txHash}:${tx.l1Changes.length}`, balance, this.random.int(20, 200));
         tx.l1Changes.push({ validator, weight: validator.weight, remainingBalance: balance, showCredentials: true });
       }
       return tx;
@@ -559,6 +600,8 @@ class HistoryBuilder {
     const subnet = this.pick(this.subnets.filter((candidate) => candidate.converted));
     const payer = this.payer("P", 20n * NANO_AVAX);
     if (!subnet || !payer) return undefined;
+    const weight = this.random.int(20, 200);
+    if (!this.keepsActiveShare(subnet.subnetId, { added: weight })) return undefined;
     return (block) => {
       const tx = this.newPTx("RegisterL1ValidatorTx", block);
       const balance = this.random.int(1, 4) * 1_000_000_000;
@@ -566,7 +609,7 @@ class HistoryBuilder {
       tx.burned = TX_FEE;
       tx.l1BalanceBurned = BigInt(balance);
       this.supply -= BigInt(balance);
-      const validator = this.newL1Validator(subnet, `register:${tx.txHash}`, balance);
+      const validator = this.newL1Validator(subnet, `register:${tx.txHash}`, balance, weight);
       tx.l1Changes.push({ validator, weight: validator.weight, remainingBalance: balance, balanceChange: balance, showCredentials: true });
       tx.fields = { subnetId: subnet.subnetId };
       return tx;
@@ -577,11 +620,13 @@ class HistoryBuilder {
     const validator = this.pick(this.l1Validators.filter((candidate) => candidate.remainingBalance > 0));
     const payer = this.payer("P", TX_FEE * 10n);
     if (!validator || !payer) return undefined;
+    const weight = this.random.int(10, 500);
+    if (!this.keepsActiveShare(validator.subnetId, { reweighted: { validator, weight } })) return undefined;
     return (block) => {
       const tx = this.newPTx("SetL1ValidatorWeightTx", block);
       this.fund(tx, payer, TX_FEE);
       tx.burned = TX_FEE;
-      validator.weight = this.random.int(10, 500);
+      validator.weight = weight;
       tx.l1Changes.push({ validator, weight: validator.weight, remainingBalance: validator.remainingBalance, showCredentials: false });
       tx.fields = { subnetId: validator.subnetId };
       return tx;
@@ -612,10 +657,21 @@ class HistoryBuilder {
     };
   }
 
-  /** Disables a validator of an L1 that keeps at least one other; its balance goes back to its owner. */
+  /**
+   * Disables a validator of an L1 that keeps at least one other; its balance goes back to its owner.
+   * On mainnet, the heaviest validator of an L1 that still holds its share of active weight.
+   */
   private planDisable(): Plan<SimBlock> | undefined {
     const active = this.l1Validators.filter((candidate) => candidate.remainingBalance > 0);
-    const validator = this.pick(active.filter((candidate) => active.some((other) => other !== candidate && other.subnetId === candidate.subnetId)));
+    const allowed = active.filter(
+      (candidate) =>
+        active.some((other) => other !== candidate && other.subnetId === candidate.subnetId) &&
+        this.keepsActiveShare(candidate.subnetId, { disabled: candidate }),
+    );
+    const declining =
+      this.input.network === "mainnet" ? allowed.filter((candidate) => this.activeShare(candidate.subnetId) >= L1_ACTIVE_SHARE.mainnet) : [];
+    const validator =
+      declining.length > 0 ? declining.reduce((heaviest, candidate) => (candidate.weight > heaviest.weight ? candidate : heaviest)) : this.pick(allowed);
     const payer = this.payer("P", TX_FEE * 10n);
     if (!validator || !payer) return undefined;
     return (block) => {
@@ -633,7 +689,30 @@ class HistoryBuilder {
     };
   }
 
-  private newL1Validator(subnet: Subnet, label: string, balance: number): SimL1Validator {
+  /**
+   * Whether an L1 keeps to its network's share of active weight (L1_ACTIVE_SHARE) after a change: on
+   * Fuji it never falls below the share; on mainnet, once below, it never climbs back.
+   */
+  private keepsActiveShare(subnetId: string, change: L1Change): boolean {
+    const share = L1_ACTIVE_SHARE[this.input.network];
+    const after = this.activeShare(subnetId, change);
+    return this.input.network === "fuji" ? after >= share : after < share || this.activeShare(subnetId) >= share;
+  }
+
+  /** The share of an L1's weight its active validators hold, after a change if one is given. */
+  private activeShare(subnetId: string, change: L1Change = {}): number {
+    let active = change.added ?? 0;
+    let total = change.added ?? 0;
+    for (const validator of this.l1Validators) {
+      if (validator.subnetId !== subnetId) continue;
+      const weight = validator === change.reweighted?.validator ? change.reweighted.weight : validator.weight;
+      total += weight;
+      if (validator.remainingBalance > 0 && validator !== change.disabled) active += weight;
+    }
+    return total === 0 ? 1 : active / total;
+  }
+
+  private newL1Validator(subnet: Subnet, label: string, balance: number, weight: number): SimL1Validator {
     const validationBytes = this.digest(`validation:${label}`);
     const nodeId = this.nodeId(`l1:${label}`);
     const owner = this.pick(this.wallets)!;
@@ -643,7 +722,7 @@ class HistoryBuilder {
       validationIdHex: `0x${validationBytes.toString("hex")}`,
       nodeId,
       subnetId: subnet.subnetId,
-      weight: this.random.int(20, 200),
+      weight,
       remainingBalance: balance,
       creationTimestamp: this.now,
       bls: new BlsKey(this.input.seed, `${this.input.network}:l1:${label}`),
