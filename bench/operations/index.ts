@@ -6,6 +6,7 @@
  */
 import { addressPage } from "./address-page.ts";
 import { blockPage } from "./block-page.ts";
+import { chainMetric90Days } from "./chain-metric-90-days.ts";
 import { deepQuery } from "./deep-query.ts";
 import { latestBlocks } from "./latest-blocks.ts";
 import { primaryNetworkTransactions } from "./primary-network-transactions.ts";
@@ -13,4 +14,11 @@ import type { ReferenceOperation } from "./types.ts";
 
 export type { PreparedOperation, ReferenceOperation, UpstreamPath } from "./types.ts";
 
-export const referenceOperations: ReferenceOperation[] = [latestBlocks, addressPage, blockPage, primaryNetworkTransactions, deepQuery];
+export const referenceOperations: ReferenceOperation[] = [
+  latestBlocks,
+  addressPage,
+  blockPage,
+  primaryNetworkTransactions,
+  deepQuery,
+  chainMetric90Days,
+];
