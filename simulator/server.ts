@@ -5,7 +5,8 @@ import { CONTROL_PREFIX, handleControl, readJsonBody, type ControlTarget } from 
 import { HttpError, errorBody } from "./http/errors.ts";
 import { DEFAULT_KNOBS, FaultInjector, validateKnobs, type Knobs } from "./http/knobs.ts";
 import { RequestLog, type RecordedRequest } from "./http/request-log.ts";
-import { sendJson } from "./http/respond.ts";
+import { AnswerCache, CHANGING_ROUTES } from "./http/answer-cache.ts";
+import { sendJson, sendJsonText } from "./http/respond.ts";
 import type { RouteTable } from "./http/router.ts";
 import { DEFAULT_NETWORK_OPTIONS, SampleNetwork, type NetworkOptions } from "./network/index.ts";
 import { EXPORT_DOWNLOAD_PATH, ExportJobs } from "./network/exports/index.ts";
@@ -59,6 +60,8 @@ const KNOB_NAMES = Object.keys(DEFAULT_KNOBS) as (keyof Knobs)[];
 interface Service {
   routes: RouteTable;
   requiresApiKey: boolean;
+  /** Answers of reads kept serialized; none for the Metrics API, whose page tokens expire. */
+  answers?: AnswerCache;
 }
 
 /** Starts the Data API and the Metrics API on two loopback listeners over one generated network. */
@@ -73,7 +76,7 @@ export async function startSimulator(options: Partial<SimulatorOptions> = {}): P
   });
   // Knobs are read when a job is created, long after `knobs` is set below.
   const exportJobs = new ExportJobs(network, () => knobs.exportJobMs);
-  const data: Service = { routes: dataApiRoutes(network, exportJobs), requiresApiKey: true };
+  const data: Service = { routes: dataApiRoutes(network, exportJobs), requiresApiKey: true, answers: new AnswerCache(10_000) };
   const metrics: Service = { routes: metricsApiRoutes(network, settings, () => knobs.metricsTokenTtlMs), requiresApiKey: false };
   const routeKeys = new Set([...data.routes.routes, ...metrics.routes.routes].map((route) => route.key));
 
@@ -140,6 +143,10 @@ export async function startSimulator(options: Partial<SimulatorOptions> = {}): P
         return;
       }
 
+      const remembered = service.answers && fault === null && method === "GET" && !CHANGING_ROUTES.has(route.key);
+      const answer = remembered ? service.answers?.get(url) : undefined;
+      if (answer !== undefined) return sendJsonText(response, route.successStatus, answer);
+
       const { path, query } = route.parameters.parse(pathParams, searchParams);
       const body = await route.handle({
         path,
@@ -159,6 +166,11 @@ export async function startSimulator(options: Partial<SimulatorOptions> = {}): P
         await delay(current.slowBodyMs, undefined, { signal: shutdown.signal }).catch(() => undefined);
         if (!response.destroyed) response.end(text.slice(half));
         return;
+      }
+      if (remembered) {
+        const text = JSON.stringify(body);
+        service.answers?.set(url, text);
+        return sendJsonText(response, route.successStatus, text);
       }
       sendJson(response, route.successStatus, body);
     } catch (error) {

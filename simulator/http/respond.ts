@@ -6,7 +6,11 @@ export function sendJson(
   body: unknown,
   headers: Record<string, string> = {},
 ): void {
-  const payload = JSON.stringify(body);
+  sendJsonText(response, status, JSON.stringify(body), headers);
+}
+
+/** Sends JSON that is already serialized. */
+export function sendJsonText(response: ServerResponse, status: number, payload: string, headers: Record<string, string> = {}): void {
   response.writeHead(status, {
     ...headers,
     "content-type": "application/json; charset=utf-8",
