@@ -8,9 +8,9 @@ import { DEFAULT_PRIMARY_NETWORK_EXPORT_TYPE, ExportOperationRef, ExportTransact
 import { badUserInput, GatewayError } from "../src/errors.ts";
 import { primaryNetworkOptionsIncludeChainsValues } from "../src/upstream/contract/data-api.ts";
 import type { PrimaryNetworkExportChain, PrimaryNetworkExportType, TransactionExportRequest } from "../src/upstream/types.ts";
+import { EVM_ADDRESS } from "../src/validate.ts";
 
 const DATE = /^(\d{4})-(\d{2})-(\d{2})$/;
-const EVM_ADDRESS = /^0x[0-9a-fA-F]{40}$/;
 const EVM_CHAIN_ID = /^[1-9][0-9]{0,19}$/;
 const BECH32_ADDRESS = /^(?:[PXC]-)?[a-z]{1,83}1[02-9ac-hj-np-z]{6,}$/;
 const OPERATION_ID = /^[A-Za-z0-9._:-]{1,128}$/;

@@ -26,6 +26,7 @@ import { toPageTokenConnection, type ConnectionArgs, type PageBounds, type Upstr
 import { queryBounds, queryMinimum } from "../src/upstream/bounds.ts";
 import type { MetricsRange } from "../src/upstream/metrics-api.ts";
 import type { AddressBalance, ChainMetricName, MetricValue, MetricsTimeInterval } from "../src/upstream/types.ts";
+import { CB58_ID } from "../src/validate.ts";
 
 const CHAIN_METRICS_ROUTE = "/v2/chains/{chainId}/metrics/{metric}";
 const STAKING_ROUTE = "/v2/networks/{network}/metrics/{metric}";
@@ -48,7 +49,6 @@ const btcbBounds = withDefault(BTCB_ROUTE);
 const gatewayPagedBounds = chainMetricsBounds;
 
 // The primary network's subnet id, mostly zero bytes, is only 37 characters long.
-const CB58 = /^[1-9A-HJ-NP-Za-km-z]{36,60}$/;
 
 function firstText(bounds: PageBounds): string {
   return `\`first\`: ${bounds.min} to ${bounds.max}, default ${bounds.default}.`;
@@ -91,7 +91,7 @@ function thresholdArgument(value: string): string {
 }
 
 function subnetIdArgument(value: string): string {
-  if (CB58.test(value)) return value;
+  if (CB58_ID.test(value)) return value;
   throw badUserInput("subnetId", `subnetId must be a subnet id in cb58, got ${JSON.stringify(value)}`);
 }
 

@@ -30,7 +30,7 @@ import { primeL1Validators, primeTransactions, primeVertices } from "../src/load
 import { toPageTokenConnection, type ConnectionArgs } from "../src/pagination.ts";
 import { queryBounds, queryMinimum, type RouteBounds } from "../src/upstream/bounds.ts";
 import { findPrimaryChain, type PrimaryNetworkOrigin, type TransactionFilters } from "../src/upstream/primary-network-api.ts";
-import { CB58_ID } from "../src/validate.ts";
+import { CB58_ID, EVM_ADDRESS, HEX_32 } from "../src/validate.ts";
 import type {
   CChainAtomicTransaction,
   L1Validator,
@@ -62,8 +62,6 @@ function pageBounds(bounds: RouteBounds) {
 }
 
 const BECH32_ADDRESS = /^(?:[PXC]-)?[a-z]{1,83}1[02-9ac-hj-np-z]{6,}$/;
-const EVM_ADDRESS = /^0x[0-9a-fA-F]{40}$/;
-const HEX_ID = /^0x[0-9a-fA-F]{64}$/;
 const HEIGHT = /^(0|[1-9][0-9]{0,19})$/;
 const NODE_ID = /^NodeID-[1-9A-HJ-NP-Za-km-z]{20,40}$/;
 
@@ -80,7 +78,7 @@ function addressesArgument(argument: string, addresses: readonly string[], evm: 
 }
 
 function idArgument(argument: string, value: string, what: string, allowHex = false): string {
-  if (CB58_ID.test(value) || (allowHex && HEX_ID.test(value))) return value;
+  if (CB58_ID.test(value) || (allowHex && HEX_32.test(value))) return value;
   throw badUserInput(argument, `${argument} must be ${what} in cb58${allowHex ? " or as 0x and 64 hex digits" : ""}, got ${JSON.stringify(value)}`);
 }
 
@@ -264,7 +262,7 @@ builder.interfaceFields(PrimaryNetworkChainRef, (t) => ({
     args: { id: t.arg.string({ required: true, description: "A block height in decimal, or a block id: cb58 on the P- and X-Chain, 0x hex on the C-Chain." }) },
     resolve: (chain, args, context) => {
       const cChain = chain.chain === "c-chain";
-      if (!HEIGHT.test(args.id) && !(cChain ? HEX_ID.test(args.id) : CB58_ID.test(args.id))) {
+      if (!HEIGHT.test(args.id) && !(cChain ? HEX_32.test(args.id) : CB58_ID.test(args.id))) {
         throw badUserInput(
           "id",
           `id must be a block height in decimal or a block id (${cChain ? "0x and 64 hex digits" : "cb58"}), got ${JSON.stringify(args.id)}`,

@@ -16,15 +16,15 @@ import type {
   SortOrder,
   UpstreamNetwork,
 } from "./types.ts";
+import { HEX_32 } from "../validate.ts";
 
-const HASH = /^0x[0-9a-fA-F]{64}$/;
 
 function chainListKey(filter: { network?: string; feature?: string }): string {
   return `evm-chains:${filter.network ?? "*"}:${filter.feature ?? "*"}`;
 }
 
 function blockCacheKey(chainId: string, blockId: string): string {
-  return HASH.test(blockId) ? `evm-block:${chainId}:${blockId.toLowerCase()}` : `evm-block:${chainId}:#${blockId}`;
+  return HEX_32.test(blockId) ? `evm-block:${chainId}:${blockId.toLowerCase()}` : `evm-block:${chainId}:#${blockId}`;
 }
 
 function transactionCacheKey(chainId: string, txHash: string): string {
