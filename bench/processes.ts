@@ -128,7 +128,9 @@ export async function startSimulator(): Promise<RunningSimulator> {
 export async function startGateway(simulator: RunningSimulator, env: Record<string, string>): Promise<Running> {
   const port = await freePort();
   // The production build (npm run build), with the V8 flags `npm run start:prod` gives it.
-  const child = spawn(process.execPath, [...productionNodeFlags(), root("dist/src/server.js")], {
+  // BENCH_CPU_PROFILE_DIR=dir: each gateway writes a V8 CPU profile there when it stops.
+  const profile = process.env.BENCH_CPU_PROFILE_DIR ? ["--cpu-prof", `--cpu-prof-dir=${process.env.BENCH_CPU_PROFILE_DIR}`] : [];
+  const child = spawn(process.execPath, [...productionNodeFlags(), ...profile, root("dist/src/server.js")], {
     env: {
       ...process.env,
       DATA_API_URL: simulator.dataUrl,

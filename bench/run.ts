@@ -5,7 +5,8 @@
  * Every figure is the median of BENCH_RUNS runs (default 3), and every comparison is a ratio
  * of two things measured in the same run. Knobs: BENCH_SECONDS (per measurement, default 5),
  * BENCH_MEMORY_SECONDS (default 60), BENCH_OPERATIONS (comma-separated names), BENCH_PHASES
- * (comma-separated: calls,overhead,throughput,parallelism,memory,simulator).
+ * (comma-separated: calls,overhead,throughput,parallelism,memory,simulator), BENCH_WARM_UP_SECONDS
+ * (load before measuring, default 2), BENCH_CPU_PROFILE_DIR (gateways write V8 CPU profiles there).
  */
 import { writeFile } from "node:fs/promises";
 import { cpus } from "node:os";
@@ -132,9 +133,16 @@ async function compare(
   return { gateway: summarize(gatewayRuns), baseline: summarize(baselineRuns) };
 }
 
+const WARM_UP_SECONDS = Number(process.env.BENCH_WARM_UP_SECONDS ?? 2);
+
+/**
+ * Checks that the target answers without errors, then loads it briefly, so that what is
+ * measured is the steady state of optimized code rather than the JIT compiler warming up.
+ */
 async function warmUp(target: Running, body: string): Promise<void> {
   const result = await post(target.url, body);
   if (result.errors) throw new Error(`${target.name} answered with errors: ${JSON.stringify(result.errors).slice(0, 500)}`);
+  if (WARM_UP_SECONDS > 0) await load({ url: target.url, body, connections: 32, seconds: WARM_UP_SECONDS });
 }
 
 async function main(): Promise<void> {

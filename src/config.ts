@@ -1,4 +1,6 @@
 /** Gateway configuration, read once from the environment. Every value has a default that runs offline. */
+import { availableParallelism } from "node:os";
+import type { RedisConfig } from "./redis.ts";
 
 export interface GatewayConfig {
   /** Base URL of the Data API; undefined means "start the embedded simulator". */
@@ -25,6 +27,22 @@ export interface GatewayConfig {
   cache: CacheConfig;
   limits: QueryLimits;
   security: SecurityConfig;
+  /** Shared by several gateways when set (REDIS_URL); everything works in one process without it. */
+  redis: RedisConfig | undefined;
+  rateLimit: RateLimitConfig;
+  /** Gateway processes sharing the port (node:cluster); `WORKERS=auto` is one per core. */
+  workers: number;
+}
+
+/** Per-caller token buckets; an operation costs the upstream calls it is estimated to make. */
+export interface RateLimitConfig {
+  enabled: boolean;
+  /** Tokens added to a caller's bucket per second. */
+  ratePerSecond: number;
+  /** Most tokens a bucket holds: the largest burst a caller may spend at once. */
+  burst: number;
+  /** Take the caller's address from the first X-Forwarded-For hop (behind a trusted proxy). */
+  trustProxy: boolean;
 }
 
 /** Bounds on what one operation may ask, enforced before it runs. */
@@ -85,6 +103,8 @@ export interface CacheConfig {
   /** How long a whole query response is reused for the same caller (0: never): "latest" lists that clients poll. */
   responseTtlMs: number;
   responseMaxEntries: number;
+  /** Most bytes of answers the response cache holds. */
+  responseMaxBytes: number;
 }
 
 type Env = Record<string, string | undefined>;
@@ -131,11 +151,49 @@ function url(env: Env, name: string): string | undefined {
   return parsed.toString().replace(/\/+$/, "");
 }
 
+function redisUrl(env: Env): string | undefined {
+  const raw = env.REDIS_URL?.trim();
+  if (!raw) return undefined;
+  let parsed: URL;
+  try {
+    parsed = new URL(raw);
+  } catch {
+    throw new Error("REDIS_URL must be a redis:// or rediss:// URL");
+  }
+  // The URL may carry a password: never echo it.
+  if (parsed.protocol !== "redis:" && parsed.protocol !== "rediss:") throw new Error("REDIS_URL must be a redis:// or rediss:// URL");
+  return raw;
+}
+
+function workers(env: Env): number {
+  const raw = env.WORKERS?.trim().toLowerCase();
+  if (raw === "auto") return availableParallelism();
+  return integer(env, "WORKERS", 1, 1);
+}
+
+function positiveNumber(env: Env, name: string, fallback: number): number {
+  const raw = env[name];
+  if (raw === undefined || raw.trim() === "") return fallback;
+  const value = Number(raw);
+  if (!Number.isFinite(value) || value <= 0) throw new Error(`${name} must be a positive number, got "${raw}"`);
+  return value;
+}
+
 function tracingMode(env: Env): boolean {
   const raw = env.TRACING?.trim().toLowerCase();
   if (!raw || raw === "off" || raw === "none") return false;
   if (raw === "otlp") return true;
   throw new Error(`TRACING must be otlp or off, got "${env.TRACING}"`);
+}
+
+function redisConfig(env: Env): RedisConfig | undefined {
+  const url = redisUrl(env);
+  if (!url) return undefined;
+  return {
+    url,
+    timeoutMs: integer(env, "REDIS_TIMEOUT_MS", 100, 1),
+    keyPrefix: env.REDIS_KEY_PREFIX?.trim() || "avalanche-gateway:",
+  };
 }
 
 export function loadConfig(env: Env = process.env): GatewayConfig {
@@ -188,7 +246,16 @@ export function loadConfig(env: Env = process.env): GatewayConfig {
       preloadChains: boolean(env, "CHAIN_LIST_PRELOAD", true),
       finalRecords: boolean(env, "RECORD_CACHE", true),
       responseTtlMs: integer(env, "RESPONSE_CACHE_TTL_MS", 1_000, 0),
-      responseMaxEntries: integer(env, "RESPONSE_CACHE_MAX_ENTRIES", 200, 1),
+      responseMaxEntries: integer(env, "RESPONSE_CACHE_MAX_ENTRIES", 1_000, 1),
+      responseMaxBytes: integer(env, "RESPONSE_CACHE_MAX_BYTES", 8 * 1024 * 1024, 1024),
     },
+    redis: redisConfig(env),
+    rateLimit: {
+      enabled: boolean(env, "RATE_LIMIT", true),
+      ratePerSecond: positiveNumber(env, "RATE_LIMIT_RATE", 100),
+      burst: positiveNumber(env, "RATE_LIMIT_BURST", 1_000),
+      trustProxy: boolean(env, "TRUST_PROXY", false),
+    },
+    workers: workers(env),
   };
 }

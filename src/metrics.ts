@@ -16,6 +16,9 @@ export class GatewayMetrics implements UpstreamObserver {
   private readonly upstreamRetries: Counter<"service" | "method" | "route">;
   private readonly breakerState: Gauge<"service">;
   private readonly loaderBatchSize: Histogram<"loader">;
+  private readonly responseCacheLookups: Counter<"result">;
+  private readonly redisAvailable: Gauge;
+  private readonly redisFallbacks: Counter<"operation">;
 
   constructor() {
     collectDefaultMetrics({ register: this.registry, prefix: "gateway_process_" });
@@ -52,6 +55,36 @@ export class GatewayMetrics implements UpstreamObserver {
       buckets: [1, 2, 5, 10, 20, 50, 100],
       registers,
     });
+    this.responseCacheLookups = new Counter({
+      name: "gateway_response_cache_lookups_total",
+      help: "Response cache look-ups of cacheable requests: a hit in this process (local), in the shared tier (shared), or a miss.",
+      labelNames: ["result"],
+      registers,
+    });
+    this.redisAvailable = new Gauge({
+      name: "gateway_redis_up",
+      help: "1 while the shared Redis answers, 0 while the gateway falls back to its local cache and buckets (or has no Redis).",
+      registers,
+    });
+    this.redisFallbacks = new Counter({
+      name: "gateway_redis_fallbacks_total",
+      help: "Redis commands that failed or timed out, by what they were for; each was answered from local state.",
+      labelNames: ["operation"],
+      registers,
+    });
+  }
+
+  redisUp(up: boolean): void {
+    this.redisAvailable.set(up ? 1 : 0);
+  }
+
+  /** A Redis command that failed or timed out, so that the gateway went on with what it holds locally. */
+  redisFallback(operation: string): void {
+    this.redisFallbacks.inc({ operation });
+  }
+
+  responseCacheLookup(result: "local" | "shared" | "miss"): void {
+    this.responseCacheLookups.inc({ result });
   }
 
   call(service: string, method: string, route: string, outcome: string, seconds: number): void {

@@ -129,6 +129,22 @@ export function validateConnectionArgs(args: ConnectionArgs, bounds: PageBounds,
   return { first, cursor, hash };
 }
 
+/** An edge whose cursor is encoded only when a client asks for it (most ask for one, at most). */
+class PageEdge<T> {
+  private encoded: string | undefined;
+
+  constructor(
+    readonly node: T,
+    private readonly position: Cursor,
+    private readonly nodeKey: ((node: T) => string) | undefined,
+  ) {}
+
+  get cursor(): string {
+    this.encoded ??= encodeCursor(this.nodeKey ? { ...this.position, nodeKey: this.nodeKey(this.node) } : this.position);
+    return this.encoded;
+  }
+}
+
 export async function toPageTokenConnection<T, Meta = undefined>(
   args: ConnectionArgs,
   options: PageTokenConnectionOptions<T, Meta>,
@@ -147,8 +163,8 @@ export async function toPageTokenConnection<T, Meta = undefined>(
       const edgeCursor: Cursor =
         lastOfPage && page.nextPageToken
           ? { pageToken: page.nextPageToken, pageSize, index: -1, nodeKey: undefined, filterHash: hash }
-          : { pageToken, pageSize, index, nodeKey: options.nodeKey(node), filterHash: hash };
-      edges.push({ cursor: encodeCursor(edgeCursor), node });
+          : { pageToken, pageSize, index, nodeKey: undefined, filterHash: hash };
+      edges.push(new PageEdge(node, edgeCursor, lastOfPage && page.nextPageToken ? undefined : options.nodeKey));
     }
     more = index < page.items.length || Boolean(page.nextPageToken);
     return page.nextPageToken;
@@ -176,8 +192,12 @@ export async function toPageTokenConnection<T, Meta = undefined>(
     pageInfo: {
       hasNextPage: more,
       hasPreviousPage: false,
-      startCursor: edges[0]?.cursor ?? null,
-      endCursor: edges[edges.length - 1]?.cursor ?? null,
+      get startCursor() {
+        return edges[0]?.cursor ?? null;
+      },
+      get endCursor() {
+        return edges[edges.length - 1]?.cursor ?? null;
+      },
     },
   };
 }

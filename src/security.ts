@@ -1,5 +1,6 @@
 /**
- * Protections applied before an operation runs: body size, CSRF, introspection, persisted
+ * Protections applied before an operation runs: body size (useBodyLimit, which must run before
+ * anything reads a body), CSRF, introspection, persisted
  * operations, and the aliases/tokens/directives limits (GraphQL Armor). Cost, depth and
  * breadth are checked by the schema's complexity plugin, which knows what a connection costs.
  */
@@ -12,7 +13,7 @@ import type { Plugin } from "graphql-yoga";
 import type { QueryLimits, SecurityConfig } from "./config.ts";
 
 /** Refuses bodies over the limit by their declared length, before Yoga reads them. */
-function useBodyLimit(maxBodyBytes: number): Plugin {
+export function useBodyLimit(maxBodyBytes: number): Plugin {
   return {
     onRequest({ request, endResponse, fetchAPI }) {
       if (request.method !== "POST") return;
@@ -53,7 +54,7 @@ export function securityPlugins(security: SecurityConfig, limits: QueryLimits): 
     costLimit: { enabled: false },
     blockFieldSuggestion: { enabled: !security.introspection },
   });
-  const plugins: Plugin[] = [useBodyLimit(security.maxBodyBytes), armor as Plugin];
+  const plugins: Plugin[] = [armor as Plugin];
   if (security.csrfPrevention) plugins.push(useCSRFPrevention({ requestHeaders: ["x-graphql-yoga-csrf", "apollo-require-preflight"] }));
   if (!security.introspection) plugins.push(useDisableIntrospection() as Plugin);
   if (security.persistedOperationsFile) {

@@ -26,7 +26,7 @@ const tracing = config.tracing ? await import("./tracing.ts").then(async (t) => 
 if (tracing) logger.info("OpenTelemetry tracing on, exporting over OTLP/HTTP");
 
 const gateway = createGateway(config, urls, logger, { plugins: tracing ? [tracing.plugin] : [] });
-const server = createServer(gateway.yoga);
+const server = createServer(gateway.listener);
 server.listen(config.port, config.host, () => {
   logger.info(
     { url: `http://${config.host === "0.0.0.0" ? "localhost" : config.host}:${config.port}/graphql`, ...urls },

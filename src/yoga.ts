@@ -1,8 +1,8 @@
 /** Builds the gateway: upstream clients, the shared cache, and the Yoga server over the schema. */
-import { createHash, randomUUID } from "node:crypto";
+import { randomUUID } from "node:crypto";
+import type { IncomingMessage, ServerResponse } from "node:http";
 import { useGraphQlJit } from "@envelop/graphql-jit";
 import { usePrometheus } from "@graphql-yoga/plugin-prometheus";
-import { createInMemoryCache, useResponseCache } from "@graphql-yoga/plugin-response-cache";
 import { getOperationAST, type ExecutionArgs } from "graphql";
 import { getVariableValues } from "graphql/execution/values.js";
 import { createYoga, useReadinessCheck, type Plugin, type YogaServerInstance } from "graphql-yoga";
@@ -13,7 +13,8 @@ import { schema } from "./graph.ts";
 import type { Logger } from "./logger.ts";
 import { GRAPHIQL_EXAMPLES } from "./graphiql-examples.ts";
 import { GatewayMetrics } from "./metrics.ts";
-import { securityPlugins } from "./security.ts";
+import { useResponseCache } from "./response-cache.ts";
+import { securityPlugins, useBodyLimit } from "./security.ts";
 import { RecordCache } from "./upstream/cache.ts";
 import { EvmApi } from "./upstream/evm-api.ts";
 import { API_KEY_HEADER, UpstreamService } from "./upstream/http.ts";
@@ -29,6 +30,8 @@ export interface UpstreamUrls {
 
 export interface Gateway {
   yoga: YogaServerInstance<Record<string, never>, GatewayContext>;
+  /** The Node HTTP handler to serve: Yoga, with small JSON bodies read ahead. */
+  listener: (request: IncomingMessage, response: ServerResponse) => void;
   upstreams: Upstreams;
   cache: RecordCache;
   metrics: GatewayMetrics;
@@ -49,6 +52,7 @@ function variablesAreValid({ schema: executionSchema, document, operationName, v
   return coerced.errors === undefined;
 }
 const READY_TIMEOUT_MS = 2_000;
+const GRAPHQL_ENDPOINT = "/graphql";
 
 
 /** The caller's request id when it is a sane token, else a new one; sent upstream and returned. */
@@ -134,21 +138,19 @@ export function createGateway(config: GatewayConfig, urls: UpstreamUrls, logger:
     config.cache.responseTtlMs > 0
       ? [
           useResponseCache({
-            ttl: config.cache.responseTtlMs,
-            cache: createInMemoryCache({ max: config.cache.responseMaxEntries }),
-            // Responses are shared only between requests with the same API key (or none).
-            session: (request) => {
-              const key = request.headers.get(API_KEY_HEADER)?.trim();
-              return key ? createHash("sha256").update(key).digest("base64url") : null;
-            },
-            invalidateViaMutation: false,
-          }),
+            ttlMs: config.cache.responseTtlMs,
+            maxEntries: config.cache.responseMaxEntries,
+            maxBytes: config.cache.responseMaxBytes,
+            graphqlEndpoint: GRAPHQL_ENDPOINT,
+            sessionHeader: API_KEY_HEADER,
+            onLookup: (result) => metrics.responseCacheLookup(result),
+          }) as Plugin,
         ]
       : [];
 
   const yoga = createYoga<Record<string, never>, GatewayContext>({
     schema,
-    graphqlEndpoint: "/graphql",
+    graphqlEndpoint: GRAPHQL_ENDPOINT,
     healthCheckEndpoint: "/health",
     landingPage: false,
     logging: logger,
@@ -165,15 +167,19 @@ export function createGateway(config: GatewayConfig, urls: UpstreamUrls, logger:
       : false,
     // GraphiQL with its assets inlined, so that it works offline; loaded on the first page view only.
     renderGraphiQL: async (options) => (await import("@graphql-yoga/render-graphiql")).renderGraphiQL(options),
-    // Bodies beyond MAX_BODY_BYTES never reach the parser; see security.ts.
+    // Bodies beyond MAX_BODY_BYTES never reach the parser: useBodyLimit refuses a POST without
+    // a declared length or over the limit, and Node's HTTP parser holds a body to its declared
+    // length. Yoga's own limit would pipe every body through one more stream.
+    maxRequestBodySize: false,
     batching: false,
     plugins: [
       ...(options.plugins ?? []),
+      useBodyLimit(config.security.maxBodyBytes),
+      // Before the request log: a hit is logged and carries its request id like any answer.
+      ...responseCache,
       useRequestLog(logger, requestIds),
       ...securityPlugins(config.security, config.limits),
-      // Compiled execution must wrap `execute` before the response cache does.
       ...(config.compiledExecution ? [useGraphQlJit({}, { enableIf: variablesAreValid }) as Plugin] : []),
-      ...responseCache,
       useReadinessCheck({ endpoint: "/ready", check: upstreamsReady }),
       usePrometheus({
         endpoint: "/metrics",
@@ -205,8 +211,29 @@ export function createGateway(config: GatewayConfig, urls: UpstreamUrls, logger:
     },
   });
 
+  /**
+   * Reads a POST body within the limit into one string before Yoga sees the request, so that
+   * Yoga reads it as a string rather than through a stream pipeline per request. Bodies without
+   * a declared length or over the limit go to Yoga unread, which refuses them.
+   */
+  function listener(request: IncomingMessage & { body?: string }, response: ServerResponse): void {
+    const declared = Number(request.headers["content-length"]);
+    if (request.method !== "POST" || !(declared > 0 && declared <= config.security.maxBodyBytes)) {
+      void yoga(request, response);
+      return;
+    }
+    const chunks: Buffer[] = [];
+    request.on("data", (chunk: Buffer) => chunks.push(chunk));
+    request.once("end", () => {
+      request.body = Buffer.concat(chunks).toString("utf8");
+      void yoga(request, response);
+    });
+    request.once("error", () => response.destroy());
+  }
+
   return {
     yoga,
+    listener,
     upstreams,
     cache,
     metrics,

@@ -67,10 +67,15 @@ describe("the response cache", () => {
     const cached = await startHarness({ RESPONSE_CACHE_TTL_MS: "60000" });
     try {
       const query = `{ latestBlocks(first: 3) { nodes { blockHash } } }`;
-      const first = await execute(cached, query);
+      const first = await execute(cached, query, {}, { "x-request-id": "first-request" });
+      expect(first.headers.get("x-response-cache")).toBeNull();
       cached.simulator.resetCounters();
-      const second = await execute(cached, query);
+      const second = await execute(cached, query, {}, { "x-request-id": "second-request" });
       expect(second.body.data).toEqual(first.body.data);
+      expect(second.headers.get("x-response-cache")).toBe("hit");
+      expect(second.headers.get("content-type")).toBe(first.headers.get("content-type"));
+      // A hit still carries its own request id.
+      expect(second.headers.get("x-request-id")).toBe("second-request");
       expect(cached.simulator.counters()["GET /v1/blocks"] ?? 0).toBe(0);
 
       await execute(cached, query, {}, { "x-glacier-api-key": "another-caller" });
@@ -82,6 +87,25 @@ describe("the response cache", () => {
       cached.simulator.setKnobs({ errorRate: 0 });
       const healed = await execute(cached, failing);
       expect(healed.body.errors).toBeUndefined();
+      expect(healed.headers.get("x-response-cache")).toBeNull();
+
+      const metrics = await (await cached.gateway.yoga.fetch("http://gateway.test/metrics")).text();
+      expect(metrics).toMatch(/gateway_response_cache_lookups_total\{result="local"\} 1\n/);
+      expect(metrics).toMatch(/gateway_response_cache_lookups_total\{result="miss"\} 4\n/);
+    } finally {
+      await cached.close();
+    }
+  });
+
+  it("never answers a mutation from the cache", async () => {
+    const cached = await startHarness({ RESPONSE_CACHE_TTL_MS: "60000" });
+    try {
+      const mutation = `mutation { exportTransactions(input: { evm: { addresses: ["0x0000000000000000000000000000000000000001"], includeChains: ["43114"] }, firstDate: "2024-01-01", lastDate: "2024-01-02" }) { operationId } }`;
+      const first = await execute(cached, mutation);
+      const second = await execute(cached, mutation);
+      expect(second.headers.get("x-response-cache")).toBeNull();
+      expect(Object.entries(cached.simulator.counters()).filter(([route]) => route.startsWith("POST")).map(([, count]) => count)).toEqual([2]);
+      expect(first.body.errors ?? second.body.errors).toBeUndefined();
     } finally {
       await cached.close();
     }

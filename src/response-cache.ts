@@ -1,0 +1,117 @@
+/**
+ * The short-TTL response cache for queries that clients poll ("latest" lists, charts, pages
+ * everyone opens): the exact bytes of an error-free query answer, keyed by the request body,
+ * its Accept header and the caller's API key, so that callers with different keys never share
+ * an answer. A hit is answered before Yoga parses, validates or executes anything.
+ *
+ * Only POST requests with a JSON body are cached: their key is the whole request, and CSRF
+ * prevention never applies to them (a cross-site form cannot send JSON).
+ */
+import { createHash } from "node:crypto";
+import { getOperationAST, type ExecutionResult } from "graphql";
+import type { Plugin } from "graphql-yoga";
+import { LRUCache } from "lru-cache";
+import type { GatewayContext } from "./context.ts";
+
+export interface CachedResponse {
+  body: string;
+  contentType: string;
+}
+
+/** A second tier shared by several gateways (Redis); it must never throw. */
+export interface SharedResponseTier {
+  get(key: string): Promise<CachedResponse | undefined>;
+  set(key: string, response: CachedResponse, ttlMs: number): void;
+}
+
+export interface ResponseCacheOptions {
+  ttlMs: number;
+  maxEntries: number;
+  maxBytes: number;
+  graphqlEndpoint: string;
+  /** The header that carries the caller's API key. */
+  sessionHeader: string;
+  shared?: SharedResponseTier | undefined;
+  /** Told of every look-up: `local`/`shared` hits, or a miss. */
+  onLookup?: (result: "local" | "shared" | "miss") => void;
+}
+
+function isJsonPost(request: Request): boolean {
+  if (request.method !== "POST") return false;
+  const type = request.headers.get("content-type") ?? "";
+  return type.startsWith("application/json") || type.startsWith("application/graphql+json");
+}
+
+export function useResponseCache(options: ResponseCacheOptions): Plugin<GatewayContext> {
+  const local = new LRUCache<string, CachedResponse>({
+    max: options.maxEntries,
+    maxSize: options.maxBytes,
+    ttl: options.ttlMs,
+    sizeCalculation: (entry, key) => entry.body.length + entry.contentType.length + key.length,
+  });
+  /** Requests that missed, by their key; and the results worth storing. */
+  const pending = new WeakMap<Request, string>();
+  const storable = new WeakMap<Request, ExecutionResult>();
+  const lookup = options.onLookup ?? (() => {});
+
+  function respond(entry: CachedResponse, fetchAPI: { Response: typeof Response }): Response {
+    return new fetchAPI.Response(entry.body, { status: 200, headers: { "content-type": entry.contentType, "x-response-cache": "hit" } });
+  }
+
+  return {
+    async onRequest({ request, url, setRequest, setRequestHandler, fetchAPI }) {
+      if (url.pathname !== options.graphqlEndpoint || !isJsonPost(request)) return;
+      const body = await request.text();
+      let current = request;
+      // Fetch implementations other than Yoga's own cannot read a body twice.
+      if (request.bodyUsed) {
+        current = new fetchAPI.Request(request.url, { method: "POST", headers: request.headers, body, signal: request.signal });
+        setRequest(current);
+      }
+      const key = createHash("sha256")
+        .update(current.headers.get(options.sessionHeader)?.trim() ?? "")
+        .update("\0")
+        .update(current.headers.get("accept") ?? "")
+        .update("\0")
+        .update(body)
+        .digest("base64url");
+      let entry = local.get(key);
+      if (entry) {
+        lookup("local");
+      } else if (options.shared) {
+        entry = await options.shared.get(key);
+        if (entry) {
+          lookup("shared");
+          local.set(key, entry);
+        }
+      }
+      if (entry) {
+        const hit = entry;
+        setRequestHandler(() => respond(hit, fetchAPI));
+        return;
+      }
+      lookup("miss");
+      pending.set(current, key);
+    },
+
+    onExecute({ args }) {
+      const request = args.contextValue.request;
+      if (!pending.has(request) || getOperationAST(args.document, args.operationName)?.operation !== "query") return;
+      return {
+        onExecuteDone({ result }) {
+          if (!(Symbol.asyncIterator in result) && !result.errors?.length) storable.set(request, result);
+        },
+      };
+    },
+
+    async onResponse({ request, response, setResponse, fetchAPI }) {
+      const key = pending.get(request);
+      if (key === undefined || !storable.has(request) || response.status !== 200) return;
+      const body = await response.text();
+      if (response.bodyUsed) setResponse(new fetchAPI.Response(body, { status: response.status, headers: response.headers }));
+      const entry = { body, contentType: response.headers.get("content-type") ?? "application/json" };
+      local.set(key, entry);
+      options.shared?.set(key, entry, options.ttlMs);
+    },
+  };
+}
