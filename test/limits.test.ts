@@ -1,4 +1,6 @@
 import { createHash } from "node:crypto";
+import { createServer, type Server } from "node:http";
+import { connect, type AddressInfo } from "node:net";
 import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -70,6 +72,66 @@ describe("operation limits, before any upstream call", () => {
       body: JSON.stringify({ query: `{ __typename }`, variables: { padding: "x".repeat(30_000) } }),
     });
     expect(response.status).toBe(413);
+    expect(upstreamCalls(harness)).toEqual({});
+  });
+});
+
+describe("bodies over HTTP (the Node listener reads and parses JSON bodies ahead)", () => {
+  let server: Server;
+  let base: string;
+  beforeAll(async () => {
+    server = createServer(harness.gateway.listener);
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+    base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  });
+  afterAll(async () => {
+    await new Promise((resolve) => server.close(resolve));
+  });
+
+  /** A raw HTTP/1.1 exchange, so that the request is exactly what the test says (no client fix-ups). */
+  function raw(head: string, body: string): Promise<{ status: number; text: string }> {
+    return new Promise((resolve, reject) => {
+      const socket = connect((server.address() as AddressInfo).port, "127.0.0.1", () => socket.end(head + body));
+      let received = "";
+      socket.on("data", (chunk) => (received += chunk.toString()));
+      socket.on("end", () => resolve({ status: Number(/^HTTP\/1\.1 (\d+)/.exec(received)?.[1]), text: received }));
+      socket.on("error", reject);
+    });
+  }
+
+  async function post(body: string, contentType = "application/json") {
+    const response = await fetch(`${base}/graphql`, { method: "POST", headers: { "content-type": contentType }, body });
+    return { status: response.status, body: (await response.json()) as { data?: unknown; errors?: { message: string }[] } };
+  }
+
+  it("runs an operation", async () => {
+    const result = await post(JSON.stringify({ query: "{ __typename }" }));
+    expect(result).toEqual({ status: 200, body: { data: { __typename: "Query" } } });
+  });
+
+  it.each([
+    ["malformed JSON", "{ not json", "application/json"],
+    ["an empty object", "{}", "application/json"],
+    ["a JSON number", "42", "application/json"],
+    ["a JSON array", "[]", "application/json"],
+    ["a GraphQL document", "query { __typename }", "application/graphql"],
+    ["plain text", "{ __typename }", "text/plain"],
+  ])("answers %s exactly as Yoga itself does", async (_, body, contentType) => {
+    const overHttp = await fetch(`${base}/graphql`, { method: "POST", headers: { "content-type": contentType }, body });
+    const direct = await harness.gateway.yoga.fetch("http://gateway.test/graphql", { method: "POST", headers: { "content-type": contentType }, body });
+    expect(overHttp.status).toBe(direct.status);
+    expect(await overHttp.text()).toBe(await direct.text());
+  });
+
+  it("refuses a body over the limit with 413 and a chunked body without a length with 411, reading neither", async () => {
+    const over = await post(JSON.stringify({ query: "{ __typename }", variables: { padding: "x".repeat(30_000) } }));
+    expect(over.status).toBe(413);
+    const chunk = JSON.stringify({ query: "{ __typename }" });
+    const chunked = await raw(
+      "POST /graphql HTTP/1.1\r\nhost: gateway\r\ncontent-type: application/json\r\ntransfer-encoding: chunked\r\nconnection: close\r\n\r\n",
+      `${chunk.length.toString(16)}\r\n${chunk}\r\n0\r\n\r\n`,
+    );
+    expect(chunked.status).toBe(411);
     expect(upstreamCalls(harness)).toEqual({});
   });
 });
