@@ -1,0 +1,95 @@
+/**
+ * `npm run bench:profile -- <operation> [KEY=value ...]`: loads the production gateway with one
+ * reference operation at 32 connections while V8 profiles it, then prints where the time went
+ * (self time by function, and inclusive time by package) and leaves the `.cpuprofile` (open it in
+ * Chrome DevTools) in bench/profiles/. KEY=value pairs are gateway environment variables, e.g.
+ * RESPONSE_CACHE_TTL_MS=0 to profile execution rather than the response cache.
+ */
+import { mkdirSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { fileURLToPath } from "node:url";
+import autocannon from "autocannon";
+import { buildGateway } from "./build.ts";
+import { referenceOperations } from "./operations/index.ts";
+import { startGateway, startSimulator } from "./processes.ts";
+import { PlainUpstream } from "./upstream.ts";
+
+interface ProfileNode {
+  id: number;
+  callFrame: { functionName: string; url: string; lineNumber: number };
+  children?: number[];
+}
+
+const [name = "", ...settings] = process.argv.slice(2);
+const operation = referenceOperations.find((candidate) => candidate.name === name);
+if (!operation) {
+  process.stderr.write(`usage: npm run bench:profile -- <${referenceOperations.map((o) => o.name).join("|")}> [KEY=value ...]\n`);
+  process.exit(2);
+}
+const env = Object.fromEntries(settings.map((setting) => setting.split(/=(.*)/s).slice(0, 2) as [string, string]));
+const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
+const directory = fileURLToPath(new URL(`profiles/${name}-${Date.now()}`, import.meta.url));
+
+function where(url: string): string {
+  if (url.includes("/node_modules/")) {
+    const parts = url.split("/node_modules/").at(-1)!.split("/");
+    return parts[0]!.startsWith("@") ? `${parts[0]}/${parts[1]}` : parts[0]!;
+  }
+  if (url.includes("/dist/")) return url.split("/dist/").at(-1)!;
+  return url ? `node:${url.split("/").at(-1)}` : "(native)";
+}
+
+function summarize(path: string): void {
+  const profile = JSON.parse(readFileSync(path, "utf8")) as { nodes: ProfileNode[]; samples: number[]; timeDeltas: number[] };
+  const nodes = new Map(profile.nodes.map((node) => [node.id, node]));
+  const parents = new Map<number, number>();
+  for (const node of profile.nodes) for (const child of node.children ?? []) parents.set(child, node.id);
+  const selfTime = new Map<number, number>();
+  profile.samples.forEach((id, index) => selfTime.set(id, (selfTime.get(id) ?? 0) + (profile.timeDeltas[index] ?? 0)));
+  const total = profile.timeDeltas.reduce((sum, delta) => sum + delta, 0);
+  const byFunction = new Map<string, number>();
+  const byPlace = new Map<string, number>();
+  for (const [id, time] of selfTime) {
+    const frame = nodes.get(id)!.callFrame;
+    const label = `${frame.functionName || "(anonymous)"}  ${where(frame.url)}:${frame.lineNumber}`;
+    byFunction.set(label, (byFunction.get(label) ?? 0) + time);
+    const seen = new Set<string>();
+    for (let current: number | undefined = id; current !== undefined; current = parents.get(current)) {
+      const place = where(nodes.get(current)!.callFrame.url);
+      if (!seen.has(place)) byPlace.set(place, (byPlace.get(place) ?? 0) + time);
+      seen.add(place);
+    }
+  }
+  const top = (map: Map<string, number>, count: number) =>
+    [...map].sort((a, b) => b[1] - a[1]).slice(0, count).map(([label, time]) => `${((100 * time) / total).toFixed(1).padStart(5)} %  ${label}`);
+  process.stdout.write(`\nself time, by function:\n${top(byFunction, 25).join("\n")}\n`);
+  process.stdout.write(`\ninclusive time, by package or gateway file:\n${top(byPlace, 25).join("\n")}\n\nprofile: ${path}\n`);
+}
+
+buildGateway((message) => process.stderr.write(`[profile] ${message}\n`));
+const simulator = await startSimulator();
+const upstream = new PlainUpstream(simulator.dataUrl, simulator.metricsUrl);
+try {
+  const prepared = await operation.prepare(upstream);
+  const body = JSON.stringify({ query: operation.document, variables: prepared.variables });
+  rmSync(directory, { recursive: true, force: true });
+  mkdirSync(directory, { recursive: true });
+  process.env.BENCH_CPU_PROFILE_DIR = directory;
+  const gateway = await startGateway(simulator, env);
+  delete process.env.BENCH_CPU_PROFILE_DIR;
+  const result = await autocannon({
+    url: gateway.url,
+    method: "POST",
+    headers: { "content-type": "application/json", accept: "application/json" },
+    body,
+    connections: 32,
+    duration: SECONDS,
+  });
+  await gateway.stop();
+  process.stdout.write(`${name}: ${Math.round(result.requests.average)} requests/s while profiled, ${result.non2xx + result.errors} errors\n`);
+  const written = readdirSync(directory).find((file) => file.endsWith(".cpuprofile"));
+  if (!written) throw new Error(`the gateway wrote no profile to ${directory}`);
+  summarize(`${directory}/${written}`);
+} finally {
+  await simulator.stop();
+  await upstream.close();
+}
