@@ -6,6 +6,7 @@
 import { createEvmLoaders, type EvmLoaders } from "./loaders/evm.ts";
 import { createPrimaryNetworkLoaders, type PrimaryNetworkLoaders } from "./loaders/primary-network.ts";
 import type { ExportWatch } from "./export-watch.ts";
+import type { BatchObserver } from "./loaders/observed.ts";
 import type { EvmApi } from "./upstream/evm-api.ts";
 import type { QueryLimits } from "./config.ts";
 import type { CallOptions } from "./upstream/http.ts";
@@ -36,15 +37,21 @@ export interface GatewayContext {
   exportWatch: ExportWatch;
 }
 
-export function createContext(upstreams: Upstreams, call: CallOptions, limits: QueryLimits, exportWatch: ExportWatch): GatewayContext {
+export function createContext(
+  upstreams: Upstreams,
+  call: CallOptions,
+  limits: QueryLimits,
+  exportWatch: ExportWatch,
+  observeBatch: BatchObserver,
+): GatewayContext {
   return {
     upstreams,
     call,
     limits,
     exportWatch,
     loaders: {
-      ...createEvmLoaders(upstreams, call),
-      ...createPrimaryNetworkLoaders(upstreams, call),
+      ...createEvmLoaders(upstreams, call, observeBatch),
+      ...createPrimaryNetworkLoaders(upstreams, call, observeBatch),
     },
   };
 }

@@ -115,6 +115,7 @@ export function createGateway(config: GatewayConfig, urls: UpstreamUrls, logger:
     readTimeoutMs: config.requestTimeoutMs,
   });
   const requestIds = new WeakMap<Request, string>();
+  const observeBatch = (loader: string, keys: number) => metrics.loaderBatch(loader, keys);
   const stopChainRefresh = config.cache.preloadChains
     ? upstreams.evm.keepChainsFresh((error) => logger.warn({ err: error }, "could not refresh the chain list; serving the one held"))
     : () => {};
@@ -207,7 +208,7 @@ export function createGateway(config: GatewayConfig, urls: UpstreamUrls, logger:
         apiKey: callerKey || undefined,
         requestId: requestIds.get(request) ?? requestIdOf(request),
         deadline: Date.now() + config.requestTimeoutMs,
-      }, config.limits, exportWatch);
+      }, config.limits, exportWatch, observeBatch);
     },
   });
 

@@ -667,7 +667,8 @@ describe("loaders", () => {
         },
       },
     } as unknown as Upstreams;
-    const loaders = createEvmLoaders(upstreams, {});
+    const batches: [string, number][] = [];
+    const loaders = createEvmLoaders(upstreams, {}, (loader, keys) => batches.push([loader, keys]));
     const reference = await restAddressTransactions(busy, "pageSize=3");
     primeTransactions(loaders, reference.transactions.map((item) => item.nativeTransaction));
     const tx = reference.transactions[2]!.nativeTransaction;
@@ -675,6 +676,8 @@ describe("loaders", () => {
     expect(calls).toBe(0);
     expect(await loaders.transaction.load({ chainId: tx.chainId, txHash: `0x${"34".repeat(32)}` })).toBeNull();
     expect(calls).toBe(1);
+    // Only the unprimed key reached a batch: one for the native record, one for the complete view.
+    expect(batches).toEqual([["transaction", 1], ["completeTransaction", 1]]);
   });
 });
 

@@ -3,6 +3,7 @@ import DataLoader from "dataloader";
 import type { Upstreams } from "../context.ts";
 import type { CallOptions } from "../upstream/http.ts";
 import type { ChainInfo, CompleteTransaction, EvmBlock, EvmTransactionRecord, MetricsChain } from "../upstream/types.ts";
+import { observed, type BatchObserver } from "./observed.ts";
 import { settle } from "./settle.ts";
 
 export interface BlockKey {
@@ -35,8 +36,8 @@ function blockKey({ chainId, blockId }: BlockKey): string {
   return `${chainId}:${blockId.startsWith("0x") ? blockId.toLowerCase() : blockId}`;
 }
 
-export function createEvmLoaders({ evm, metrics }: Upstreams, call: CallOptions): EvmLoaders {
-  const chain = new DataLoader<string, ChainInfo | null>(async (ids) => {
+export function createEvmLoaders({ evm, metrics }: Upstreams, call: CallOptions, observe: BatchObserver): EvmLoaders {
+  const chain = new DataLoader<string, ChainInfo | null>(observed("chain", observe, async (ids) => {
     // One `GET /v1/chains` answers every supported chain, by either of its ids; an id not in
     // the list may still be a chain the list leaves out, so it gets its own look-up.
     const all = await evm.listChains({}, call);
@@ -46,32 +47,32 @@ export function createEvmLoaders({ evm, metrics }: Upstreams, call: CallOptions)
       if (info.platformChainId) byId.set(info.platformChainId, info);
     }
     return Promise.all(ids.map((id) => byId.get(id) ?? settle(evm.getChain(id, call))));
-  });
+  }));
 
   const block = new DataLoader<BlockKey, EvmBlock | null, string>(
-    (keys) => Promise.all(keys.map((key) => settle(evm.getBlock(key.chainId, key.blockId, call)))),
+    observed("block", observe, (keys) => Promise.all(keys.map((key) => settle(evm.getBlock(key.chainId, key.blockId, call))))),
     { cacheKeyFn: blockKey },
   );
 
-  const metricsChain = new DataLoader<string, MetricsChain | null>((ids) =>
-    Promise.all(ids.map((id) => settle(metrics.getChain(id, call)))),
+  const metricsChain = new DataLoader<string, MetricsChain | null>(observed("metricsChain", observe, (ids) =>
+    Promise.all(ids.map((id) => settle(metrics.getChain(id, call))))),
   );
 
   const completeTransaction = new DataLoader<TransactionKey, CompleteTransaction | null, string>(
-    async (keys) => {
+    observed("completeTransaction", observe, async (keys) => {
       const found = await Promise.all(keys.map((key) => settle(evm.getTransaction(key.chainId, key.txHash, call))));
       found.forEach((item, index) => {
         if (item && !(item instanceof Error)) transaction.prime(keys[index]!, item.nativeTransaction);
       });
       return found;
-    },
+    }),
     { cacheKeyFn: transactionKey },
   );
 
   // Keys that no list page primed are answered by the complete view, which holds the native record.
   const transaction = new DataLoader<TransactionKey, EvmTransactionRecord | null, string>(
-    (keys) =>
-      Promise.all(keys.map((key) => settle(completeTransaction.load(key).then((found) => found?.nativeTransaction ?? null)))),
+    observed("transaction", observe, (keys) =>
+      Promise.all(keys.map((key) => settle(completeTransaction.load(key).then((found) => found?.nativeTransaction ?? null))))),
     { cacheKeyFn: transactionKey },
   );
 

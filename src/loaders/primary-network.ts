@@ -4,6 +4,7 @@ import type { Upstreams } from "../context.ts";
 import type { CallOptions } from "../upstream/http.ts";
 import type { PrimaryNetworkName, PrimaryNetworkOrigin } from "../upstream/primary-network-api.ts";
 import type { L1Validator, PrimaryNetworkBlock, PrimaryNetworkTransaction, XChainVertex } from "../upstream/types.ts";
+import { observed, type BatchObserver } from "./observed.ts";
 import { settle } from "./settle.ts";
 
 /** A record of one chain of a network, by the id its route takes. */
@@ -38,9 +39,9 @@ function networkRecordKey({ network, id }: NetworkRecordKey): string {
   return `${network}:${id}`;
 }
 
-export function createPrimaryNetworkLoaders({ primaryNetwork }: Upstreams, call: CallOptions): PrimaryNetworkLoaders {
+export function createPrimaryNetworkLoaders({ primaryNetwork }: Upstreams, call: CallOptions, observe: BatchObserver): PrimaryNetworkLoaders {
   const primaryNetworkBlock: PrimaryNetworkLoaders["primaryNetworkBlock"] = new DataLoader(
-    (keys) =>
+    observed("primaryNetworkBlock", observe, (keys) =>
       Promise.all(
         keys.map(async (key) => {
           const block = await settle(primaryNetwork.getBlock(key.origin, key.id, call));
@@ -48,23 +49,23 @@ export function createPrimaryNetworkLoaders({ primaryNetwork }: Upstreams, call:
           if (block && !(block instanceof Error)) primeBlocks({ primaryNetworkBlock }, key.origin, [block]);
           return block;
         }),
-      ),
+      )),
     { cacheKeyFn: chainRecordKey },
   );
 
   const primaryNetworkTransaction: PrimaryNetworkLoaders["primaryNetworkTransaction"] = new DataLoader(
-    (keys) => Promise.all(keys.map((key) => settle(primaryNetwork.getTransaction(key.origin, key.id, call)))),
+    observed("primaryNetworkTransaction", observe, (keys) => Promise.all(keys.map((key) => settle(primaryNetwork.getTransaction(key.origin, key.id, call))))),
     { cacheKeyFn: chainRecordKey },
   );
 
   const xChainVertex: PrimaryNetworkLoaders["xChainVertex"] = new DataLoader(
-    (keys) => Promise.all(keys.map((key) => settle(primaryNetwork.getVertex(key.network, key.id, call)))),
+    observed("xChainVertex", observe, (keys) => Promise.all(keys.map((key) => settle(primaryNetwork.getVertex(key.network, key.id, call))))),
     { cacheKeyFn: networkRecordKey },
   );
 
   // The list route finds one validator by its validation id, whether it is active or not.
   const l1Validator: PrimaryNetworkLoaders["l1Validator"] = new DataLoader(
-    (keys) =>
+    observed("l1Validator", observe, (keys) =>
       Promise.all(
         keys.map(async (key) => {
           const page = await settle(
@@ -72,7 +73,7 @@ export function createPrimaryNetworkLoaders({ primaryNetwork }: Upstreams, call:
           );
           return page instanceof Error ? page : (page.items[0] ?? null);
         }),
-      ),
+      )),
     { cacheKeyFn: networkRecordKey },
   );
 
