@@ -2,6 +2,8 @@
 import { createServer } from "node:http";
 import { loadConfig } from "./config.ts";
 import { createLogger } from "./logger.ts";
+import { GatewayMetrics } from "./metrics.ts";
+import { RedisLink } from "./redis.ts";
 import { startSimulatorProcess, type SimulatorProcess } from "./simulator-process.ts";
 import { createGateway, type UpstreamUrls } from "./yoga.ts";
 
@@ -25,7 +27,9 @@ if (config.dataApiUrl && config.metricsApiUrl) {
 const tracing = config.tracing ? await import("./tracing.ts").then(async (t) => t.startTracing(await t.otlpExporter())) : undefined;
 if (tracing) logger.info("OpenTelemetry tracing on, exporting over OTLP/HTTP");
 
-const gateway = createGateway(config, urls, logger, { plugins: tracing ? [tracing.plugin] : [] });
+const metrics = new GatewayMetrics();
+const redis = config.redis ? new RedisLink(config.redis, logger, metrics) : undefined;
+const gateway = createGateway(config, urls, logger, { plugins: tracing ? [tracing.plugin] : [], redis, metrics });
 const server = createServer(gateway.listener);
 server.listen(config.port, config.host, () => {
   logger.info(
@@ -35,7 +39,7 @@ server.listen(config.port, config.host, () => {
 });
 
 // On SIGTERM: stop accepting, let requests in flight finish (within a bound), close the
-// upstream pools, stop the simulator.
+// upstream pools and Redis, stop the simulator.
 let stopping = false;
 async function shutdown(signal: string): Promise<void> {
   if (stopping) return;
@@ -50,6 +54,7 @@ async function shutdown(signal: string): Promise<void> {
   await drained;
   clearTimeout(timer);
   await gateway.close();
+  await redis?.close();
   await tracing?.shutdown();
   await simulator?.stop();
   logger.info("stopped");
