@@ -3,7 +3,7 @@ import { createServer } from "node:http";
 import { loadConfig } from "./config.ts";
 import { createLogger } from "./logger.ts";
 import { GatewayMetrics } from "./metrics.ts";
-import { RedisLink } from "./redis.ts";
+import { RedisLink, redactedUrl } from "./redis.ts";
 import { startSimulatorProcess, type SimulatorProcess } from "./simulator-process.ts";
 import { createGateway, type UpstreamUrls } from "./yoga.ts";
 
@@ -28,7 +28,15 @@ const tracing = config.tracing ? await import("./tracing.ts").then(async (t) => 
 if (tracing) logger.info("OpenTelemetry tracing on, exporting over OTLP/HTTP");
 
 const metrics = new GatewayMetrics();
-const redis = config.redis ? new RedisLink(config.redis, logger, metrics) : undefined;
+let redis: RedisLink | undefined;
+if (config.redis) {
+  redis = new RedisLink(config.redis, logger, metrics);
+  // The chain list is loaded at start and written to Redis: give the link a moment to connect
+  // first, never more (without Redis, the gateway serves alone).
+  if (!(await connected(redis, 2_000))) {
+    logger.warn({ redis: redactedUrl(config.redis.url) }, "redis is not reachable yet: serving from the local caches until it is");
+  }
+}
 const gateway = createGateway(config, urls, logger, { plugins: tracing ? [tracing.plugin] : [], redis, metrics });
 const server = createServer(gateway.listener);
 server.listen(config.port, config.host, () => {
@@ -37,6 +45,18 @@ server.listen(config.port, config.host, () => {
     "gateway listening",
   );
 });
+
+/** Whether the link connects within the time given. */
+function connected(link: RedisLink, withinMs: number): Promise<boolean> {
+  if (link.client.status === "ready") return Promise.resolve(true);
+  return new Promise((resolve) => {
+    const timer = setTimeout(() => resolve(false), withinMs);
+    link.client.once("ready", () => {
+      clearTimeout(timer);
+      resolve(true);
+    });
+  });
+}
 
 // On SIGTERM: stop accepting, let requests in flight finish (within a bound), close the
 // upstream pools and Redis, stop the simulator.
