@@ -3,6 +3,10 @@
  * key) share one poller, which reads the operation at a fixed interval, hands each subscriber
  * the operation whenever its status or metadata changes, and ends everyone's stream when the job
  * ends. A subscriber that leaves stops counting; the poller stops with the last one.
+ *
+ * With a relay (Redis), the pollers of one operation on several gateways take turns: the one
+ * whose turn it is reads the upstream and publishes what it read, the others follow what it
+ * publishes, so that the upstream sees one poller in all.
  */
 import { createHash } from "node:crypto";
 import { GatewayError, UpstreamError } from "./errors.ts";
@@ -14,6 +18,29 @@ export type ReadOperation = (operationId: string, options: CallOptions) => Promi
 
 /** What a subscriber receives: the operation, or the error that ends its stream. */
 export type ExportEvent = ExportOperation | GatewayError;
+
+/**
+ * A poller's role for one interval: read the upstream and publish (`lead`), wait for what the
+ * leader publishes (`follow`), or read the upstream for this gateway alone (`alone`: the relay
+ * is unavailable).
+ */
+export type Turn = "lead" | "follow" | "alone";
+
+/** The pollers of one operation on every gateway that watches it. */
+export interface ExportTopic {
+  /** This interval's role; what others publish arrives through the `deliver` given to `join`. */
+  turn(): Promise<Turn>;
+  /** Hands a read, or the error that ends the streams, to the followers. */
+  publish(event: ExportEvent): void;
+  /** This gateway watches the operation no more: gives up its turn. */
+  leave(): Promise<void>;
+}
+
+/** Coordinates the pollers of several gateways; it must never throw. */
+export interface ExportRelay {
+  /** `topic` names the operation and the hash of the API key that reads it, never the key. */
+  join(topic: string, deliver: (event: ExportEvent) => void): ExportTopic;
+}
 
 const FINAL_STATUSES: ReadonlySet<ExportOperationStatus> = new Set(["COMPLETED", "COMPLETED_WITH_WARNING", "FAILED"]);
 /** Consecutive failed reads a poller rides out (outages, rate limits) before it gives up. */
@@ -31,6 +58,7 @@ export class ExportWatch {
   constructor(
     private readonly read: ReadOperation,
     private readonly options: ExportWatchOptions,
+    private readonly relay?: ExportRelay,
   ) {}
 
   /** The operation's changes until the job ends; the caller's API key reads it. */
@@ -38,7 +66,7 @@ export class ExportWatch {
     const key = `${call.apiKey ? createHash("sha256").update(call.apiKey).digest("hex") : ""}:${operationId}`;
     let poller = this.pollers.get(key);
     if (poller === undefined) {
-      const created = new Poller(operationId, call, this.read, this.options, () => {
+      const created = new Poller(operationId, call, this.read, this.options, this.relay?.join(key, (event) => created.receive(event)), () => {
         if (this.pollers.get(key) === created) this.pollers.delete(key);
       });
       this.pollers.set(key, created);
@@ -47,9 +75,9 @@ export class ExportWatch {
     return poller.subscribe();
   }
 
-  /** Ends every stream; for shutdown. */
-  close(): void {
-    for (const poller of [...this.pollers.values()]) poller.finish();
+  /** Ends every stream and gives up every turn; for shutdown. */
+  async close(): Promise<void> {
+    await Promise.all([...this.pollers.values()].map((poller) => poller.finish()));
   }
 }
 
@@ -60,15 +88,17 @@ class Poller {
   private timer: NodeJS.Timeout | undefined;
   private failures = 0;
   private stopped = false;
+  private left: Promise<void> = Promise.resolve();
 
   constructor(
     private readonly operationId: string,
     private readonly call: CallOptions,
     private readonly read: ReadOperation,
     private readonly options: ExportWatchOptions,
+    private readonly topic: ExportTopic | undefined,
     private readonly onStop: () => void,
   ) {
-    void this.poll();
+    void this.tick();
   }
 
   subscribe(): AsyncIterableIterator<ExportEvent> {
@@ -82,23 +112,46 @@ class Poller {
   }
 
   /** Ends every subscriber's stream, after an error if there is one, and stops polling. */
-  finish(error?: GatewayError): void {
+  finish(error?: GatewayError): Promise<void> {
     for (const subscriber of this.subscribers) {
       if (error) subscriber.push(error);
       subscriber.end();
     }
     this.subscribers.clear();
     this.stop();
+    return this.left;
+  }
+
+  /** What another gateway's poller read. */
+  receive(event: ExportEvent): void {
+    if (this.stopped) return;
+    if (event instanceof GatewayError) void this.finish(event);
+    else this.accept(event);
   }
 
   private stop(): void {
     if (this.stopped) return;
     this.stopped = true;
     clearTimeout(this.timer);
+    if (this.topic) this.left = this.topic.leave();
     this.onStop();
   }
 
-  private async poll(): Promise<void> {
+  /** Hands on a change, and ends the streams when the job has ended. */
+  private accept(operation: ExportOperation): void {
+    const key = JSON.stringify([operation.operationStatus, operation.metadata ?? null]);
+    if (key !== this.latestKey) {
+      this.latest = operation;
+      this.latestKey = key;
+      for (const subscriber of this.subscribers) subscriber.push(operation);
+    }
+    if (FINAL_STATUSES.has(operation.operationStatus)) void this.finish();
+  }
+
+  private async tick(): Promise<void> {
+    const turn = this.topic ? await this.topic.turn() : "alone";
+    if (this.stopped) return;
+    if (turn === "follow") return this.schedule();
     let operation: ExportOperation | null;
     try {
       operation = await this.read(this.operationId, {
@@ -110,27 +163,28 @@ class Poller {
       if (this.stopped) return;
       this.failures += 1;
       if (!isTransient(error) || this.failures > MAX_TRANSIENT_FAILURES) {
-        return this.finish(error instanceof GatewayError ? error : new GatewayError("The export operation could not be read", "UPSTREAM_ERROR"));
+        return this.end(error instanceof GatewayError ? error : new GatewayError("The export operation could not be read", "UPSTREAM_ERROR"), turn);
       }
       return this.schedule();
     }
     if (this.stopped) return;
     this.failures = 0;
     if (operation === null) {
-      return this.finish(new GatewayError(`No export operation has the id ${JSON.stringify(this.operationId)}`, "NOT_FOUND"));
+      return this.end(new GatewayError(`No export operation has the id ${JSON.stringify(this.operationId)}`, "NOT_FOUND"), turn);
     }
-    const key = JSON.stringify([operation.operationStatus, operation.metadata ?? null]);
-    if (key !== this.latestKey) {
-      this.latest = operation;
-      this.latestKey = key;
-      for (const subscriber of this.subscribers) subscriber.push(operation);
-    }
-    if (FINAL_STATUSES.has(operation.operationStatus)) return this.finish();
-    this.schedule();
+    if (turn === "lead") this.topic?.publish(operation);
+    this.accept(operation);
+    if (!this.stopped) this.schedule();
+  }
+
+  /** Ends the streams with an error: the followers' too when this poller leads. */
+  private end(error: GatewayError, turn: Turn): void {
+    if (turn === "lead") this.topic?.publish(error);
+    void this.finish(error);
   }
 
   private schedule(): void {
-    this.timer = setTimeout(() => void this.poll(), this.options.intervalMs);
+    this.timer = setTimeout(() => void this.tick(), this.options.intervalMs);
     this.timer.unref();
   }
 }

@@ -19,6 +19,7 @@ export class GatewayMetrics implements UpstreamObserver {
   private readonly responseCacheLookups: Counter<"result">;
   private readonly redisAvailable: Gauge;
   private readonly redisFallbacks: Counter<"operation">;
+  private readonly sharedCacheLookups: Counter<"tier" | "result">;
 
   constructor() {
     collectDefaultMetrics({ register: this.registry, prefix: "gateway_process_" });
@@ -72,6 +73,12 @@ export class GatewayMetrics implements UpstreamObserver {
       labelNames: ["operation"],
       registers,
     });
+    this.sharedCacheLookups = new Counter({
+      name: "gateway_shared_cache_lookups_total",
+      help: "Look-ups that Redis answered, in the record tier or the response tier, by result (hit or miss); those it did not answer are fallbacks.",
+      labelNames: ["tier", "result"],
+      registers,
+    });
   }
 
   redisUp(up: boolean): void {
@@ -81,6 +88,11 @@ export class GatewayMetrics implements UpstreamObserver {
   /** A Redis command that failed or timed out, so that the gateway went on with what it holds locally. */
   redisFallback(operation: string): void {
     this.redisFallbacks.inc({ operation });
+  }
+
+  /** A look-up in the shared (Redis) tier of the record cache or the response cache. */
+  sharedCacheLookup(tier: "record" | "response", hit: boolean): void {
+    this.sharedCacheLookups.inc({ tier, result: hit ? "hit" : "miss" });
   }
 
   responseCacheLookup(result: "local" | "shared" | "miss"): void {

@@ -78,7 +78,11 @@ export class RedisLink {
 
   /** A second connection for SUBSCRIBE (a subscribed connection runs no other command). */
   subscriber(): Redis {
-    this.subscriberClient ??= this.connect();
+    if (this.subscriberClient === undefined) {
+      this.subscriberClient = this.connect();
+      // Its failures are the main connection's too, which reports them; unheard, ioredis prints them.
+      this.subscriberClient.on("error", () => {});
+    }
     return this.subscriberClient;
   }
 

@@ -20,7 +20,8 @@ export interface CachedResponse {
 
 /** A second tier shared by several gateways (Redis); it must never throw. */
 export interface SharedResponseTier {
-  get(key: string): Promise<CachedResponse | undefined>;
+  /** The answer, with the time it has left there (undefined: no expiry). */
+  get(key: string): Promise<{ response: CachedResponse; ttlMs: number | undefined } | undefined>;
   set(key: string, response: CachedResponse, ttlMs: number): void;
 }
 
@@ -79,10 +80,12 @@ export function useResponseCache(options: ResponseCacheOptions): Plugin<GatewayC
       if (entry) {
         lookup("local");
       } else if (options.shared) {
-        entry = await options.shared.get(key);
-        if (entry) {
+        const shared = await options.shared.get(key);
+        if (shared) {
           lookup("shared");
-          local.set(key, entry);
+          entry = shared.response;
+          // Kept here only for what it has left there, so that no answer outlives its TTL.
+          local.set(key, entry, shared.ttlMs === undefined ? undefined : { ttl: Math.max(1, Math.min(shared.ttlMs, options.ttlMs)) });
         }
       }
       if (entry) {

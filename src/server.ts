@@ -2,6 +2,8 @@
 import { createServer } from "node:http";
 import { loadConfig } from "./config.ts";
 import { createLogger } from "./logger.ts";
+import { GatewayMetrics } from "./metrics.ts";
+import { RedisLink, redactedUrl } from "./redis.ts";
 import { startSimulatorProcess, type SimulatorProcess } from "./simulator-process.ts";
 import { createGateway, type UpstreamUrls } from "./yoga.ts";
 
@@ -25,7 +27,17 @@ if (config.dataApiUrl && config.metricsApiUrl) {
 const tracing = config.tracing ? await import("./tracing.ts").then(async (t) => t.startTracing(await t.otlpExporter())) : undefined;
 if (tracing) logger.info("OpenTelemetry tracing on, exporting over OTLP/HTTP");
 
-const gateway = createGateway(config, urls, logger, { plugins: tracing ? [tracing.plugin] : [] });
+const metrics = new GatewayMetrics();
+let redis: RedisLink | undefined;
+if (config.redis) {
+  redis = new RedisLink(config.redis, logger, metrics);
+  // The chain list is loaded at start and written to Redis: give the link a moment to connect
+  // first, never more (without Redis, the gateway serves alone).
+  if (!(await connected(redis, 2_000))) {
+    logger.warn({ redis: redactedUrl(config.redis.url) }, "redis is not reachable yet: serving from the local caches until it is");
+  }
+}
+const gateway = createGateway(config, urls, logger, { plugins: tracing ? [tracing.plugin] : [], redis, metrics });
 const server = createServer(gateway.listener);
 server.listen(config.port, config.host, () => {
   logger.info(
@@ -34,8 +46,20 @@ server.listen(config.port, config.host, () => {
   );
 });
 
+/** Whether the link connects within the time given. */
+function connected(link: RedisLink, withinMs: number): Promise<boolean> {
+  if (link.client.status === "ready") return Promise.resolve(true);
+  return new Promise((resolve) => {
+    const timer = setTimeout(() => resolve(false), withinMs);
+    link.client.once("ready", () => {
+      clearTimeout(timer);
+      resolve(true);
+    });
+  });
+}
+
 // On SIGTERM: stop accepting, let requests in flight finish (within a bound), close the
-// upstream pools, stop the simulator.
+// upstream pools and Redis, stop the simulator.
 let stopping = false;
 async function shutdown(signal: string): Promise<void> {
   if (stopping) return;
@@ -50,6 +74,7 @@ async function shutdown(signal: string): Promise<void> {
   await drained;
   clearTimeout(timer);
   await gateway.close();
+  await redis?.close();
   await tracing?.shutdown();
   await simulator?.stop();
   logger.info("stopped");

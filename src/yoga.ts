@@ -8,13 +8,16 @@ import { getVariableValues } from "graphql/execution/values.js";
 import { createYoga, useReadinessCheck, type Plugin, type YogaServerInstance } from "graphql-yoga";
 import type { GatewayConfig } from "./config.ts";
 import { createContext, type GatewayContext, type Upstreams } from "./context.ts";
+import { RedisExportRelay } from "./export-relay.ts";
 import { ExportWatch } from "./export-watch.ts";
 import { schema } from "./graph.ts";
 import type { Logger } from "./logger.ts";
 import { GRAPHIQL_EXAMPLES } from "./graphiql-examples.ts";
 import { GatewayMetrics } from "./metrics.ts";
+import type { RedisLink } from "./redis.ts";
 import { useResponseCache } from "./response-cache.ts";
 import { securityPlugins, useBodyLimit } from "./security.ts";
+import { redisRecordTier, redisResponseTier } from "./shared-tiers.ts";
 import { RecordCache } from "./upstream/cache.ts";
 import { EvmApi } from "./upstream/evm-api.ts";
 import { API_KEY_HEADER, UpstreamService } from "./upstream/http.ts";
@@ -95,11 +98,19 @@ function useRequestLog(logger: Logger, requestIds: WeakMap<Request, string>): Pl
 export interface GatewayOptions {
   /** Plugins that run first, e.g. tracing. */
   plugins?: Plugin[];
+  /**
+   * Redis shared with other gateways: the second tier of both caches, one export poller across
+   * gateways. The caller owns it and closes it after the gateway.
+   */
+  redis?: RedisLink;
+  /** The metrics to count on; pass the ones the RedisLink reports to, so that /metrics shows them. */
+  metrics?: GatewayMetrics;
 }
 
 export function createGateway(config: GatewayConfig, urls: UpstreamUrls, logger: Logger, options: GatewayOptions = {}): Gateway {
-  const metrics = new GatewayMetrics();
-  const cache = new RecordCache(config.cache);
+  const { redis } = options;
+  const metrics = options.metrics ?? new GatewayMetrics();
+  const cache = new RecordCache(config.cache, redis && redisRecordTier(redis, metrics));
   metrics.watchCache(cache);
   const dataService = new UpstreamService("Data API", urls.dataApiUrl, config.upstream, config.apiKey, metrics);
   const metricsService = new UpstreamService("Metrics API", urls.metricsApiUrl, config.upstream, config.apiKey, metrics);
@@ -110,10 +121,11 @@ export function createGateway(config: GatewayConfig, urls: UpstreamUrls, logger:
     operations: new OperationsApi(dataService),
     warp: new WarpApi(dataService),
   };
-  const exportWatch = new ExportWatch((id, call) => upstreams.operations.getOperation(id, call), {
-    intervalMs: config.exportPollIntervalMs,
-    readTimeoutMs: config.requestTimeoutMs,
-  });
+  const exportWatch = new ExportWatch(
+    (id, call) => upstreams.operations.getOperation(id, call),
+    { intervalMs: config.exportPollIntervalMs, readTimeoutMs: config.requestTimeoutMs },
+    redis && new RedisExportRelay(redis, config.exportPollIntervalMs),
+  );
   const requestIds = new WeakMap<Request, string>();
   const observeBatch = (loader: string, keys: number) => metrics.loaderBatch(loader, keys);
   const stopChainRefresh = config.cache.preloadChains
@@ -144,6 +156,7 @@ export function createGateway(config: GatewayConfig, urls: UpstreamUrls, logger:
             maxBytes: config.cache.responseMaxBytes,
             graphqlEndpoint: GRAPHQL_ENDPOINT,
             sessionHeader: API_KEY_HEADER,
+            shared: redis && redisResponseTier(redis, metrics),
             onLookup: (result) => metrics.responseCacheLookup(result),
           }) as Plugin,
         ]
@@ -252,8 +265,7 @@ export function createGateway(config: GatewayConfig, urls: UpstreamUrls, logger:
     metrics,
     async close() {
       stopChainRefresh();
-      exportWatch.close();
-      await Promise.all([dataService.close(), metricsService.close()]);
+      await Promise.all([exportWatch.close(), dataService.close(), metricsService.close()]);
     },
   };
 }

@@ -1,14 +1,13 @@
 import { setTimeout as sleep } from "node:timers/promises";
-import { print } from "graphql";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import {
   ExportOperationDocument,
   ExportOperationNodeDocument,
   ExportTransactionsDocument,
-  WatchExportOperationDocument,
   type ExportOperationFieldsFragment,
   type ExportTransactionsInput,
 } from "./generated/graphql.ts";
+import { operationsOf, subscribeExport, type ExportSubscription } from "./export-subscription.ts";
 import { execute, startHarness, upstreamCalls, type Harness } from "./helpers.ts";
 
 const POST_ROUTE = "POST /v1/operations/transactions:export";
@@ -70,54 +69,9 @@ async function csvRows(url: string): Promise<string[][]> {
   return (await response.text()).trimEnd().split("\n").map((line) => line.split(","));
 }
 
-interface SseEvent {
-  event: string;
-  data: string;
-}
-
 /** A subscription over Server-Sent Events, read event by event. */
-async function subscribe(id: string, headers: Record<string, string> = {}) {
-  const response = await harness.gateway.yoga.fetch("http://gateway.test/graphql", {
-    method: "POST",
-    headers: { "content-type": "application/json", accept: "text/event-stream", ...headers },
-    body: JSON.stringify({ query: print(WatchExportOperationDocument), variables: { id } }),
-  });
-  expect(response.headers.get("content-type")).toMatch(/^text\/event-stream/);
-  const reader = response.body!.getReader();
-  const decoder = new TextDecoder();
-  let buffer = "";
-  async function next(): Promise<SseEvent | undefined> {
-    for (;;) {
-      const end = buffer.indexOf("\n\n");
-      if (end >= 0) {
-        const block = buffer.slice(0, end);
-        buffer = buffer.slice(end + 2);
-        const fields = Object.fromEntries(
-          block
-            .split("\n")
-            .filter((line) => !line.startsWith(":"))
-            .map((line) => [line.slice(0, line.indexOf(":")), line.slice(line.indexOf(":") + 1).trim()]),
-        );
-        if (fields.event) return { event: fields.event, data: fields.data ?? "" };
-        continue;
-      }
-      const { value, done } = await reader.read();
-      if (done) return undefined;
-      buffer += decoder.decode(value, { stream: true });
-    }
-  }
-  async function rest(): Promise<SseEvent[]> {
-    const events: SseEvent[] = [];
-    for (let event = await next(); event; event = await next()) events.push(event);
-    return events;
-  }
-  return { next, rest, cancel: () => reader.cancel() };
-}
-
-function operationsOf(events: SseEvent[]): ExportOperationFieldsFragment[] {
-  return events
-    .filter((event) => event.event === "next")
-    .map((event) => (JSON.parse(event.data) as { data: { exportOperation: ExportOperationFieldsFragment } }).data.exportOperation);
+function subscribe(id: string, headers: Record<string, string> = {}): Promise<ExportSubscription> {
+  return subscribeExport(harness, id, headers);
 }
 
 describe("exportTransactions", () => {

@@ -6,6 +6,8 @@ import type { TypedDocumentNode } from "@graphql-typed-document-node/core";
 import { print, type ExecutionResult, type GraphQLFormattedError } from "graphql";
 import { loadConfig, type GatewayConfig } from "../src/config.ts";
 import { createLogger } from "../src/logger.ts";
+import { GatewayMetrics } from "../src/metrics.ts";
+import { RedisLink } from "../src/redis.ts";
 import { createGateway, type Gateway } from "../src/yoga.ts";
 import { startSimulator } from "../simulator/server.ts";
 
@@ -33,6 +35,45 @@ export async function startHarness(env: Record<string, string> = {}): Promise<Ha
       await simulator.close();
     },
   };
+}
+
+/** One of several gateways over one simulator, with a RedisLink of its own when `env` sets REDIS_URL. */
+export interface Instance extends Harness {
+  redis: RedisLink | undefined;
+}
+
+/** Starts a gateway over a running simulator; `close` leaves the simulator running. */
+export async function startInstance(simulator: RunningSimulator, env: Record<string, string> = {}): Promise<Instance> {
+  const config = loadConfig({ LOG_LEVEL: "silent", RESPONSE_CACHE_TTL_MS: "0", CHAIN_LIST_PRELOAD: "false", ...env });
+  const logger = createLogger("silent");
+  const metrics = new GatewayMetrics();
+  const redis = config.redis && new RedisLink(config.redis, logger, metrics);
+  const gateway = createGateway(config, { dataApiUrl: simulator.dataUrl, metricsApiUrl: simulator.metricsUrl }, logger, { redis, metrics });
+  if (redis) await until(() => redis.up, "the gateway's Redis link to be up");
+  return {
+    simulator,
+    gateway,
+    config,
+    redis,
+    async close() {
+      await gateway.close();
+      await redis?.close();
+    },
+  };
+}
+
+/** Waits until `done` holds, checking every 10 ms, for at most `timeoutMs`. */
+export async function until(done: () => boolean | Promise<boolean>, what: string, timeoutMs = 10_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await done())) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+}
+
+/** The gateway's Prometheus text. */
+export async function metricsText(harness: Harness): Promise<string> {
+  return (await harness.gateway.yoga.fetch("http://gateway.test/metrics")).text();
 }
 
 export interface Response<T> {

@@ -1,7 +1,8 @@
 /**
  * The shared cache for upstream records that do not change (a block by hash, a finalized
  * transaction) or change rarely (chain records, for minutes). Shared by all requests of the
- * process, bounded by entries and by bytes. Upstream data is public, so entries are not
+ * process, bounded by entries and by bytes; with a second tier shared by several gateways
+ * (Redis) behind it when one is given. Upstream data is public, so entries are not
  * partitioned by API key.
  */
 import { LRUCache } from "lru-cache";
@@ -15,6 +16,19 @@ function isServiceFailure(error: unknown): boolean {
 
 interface Entry {
   value: unknown;
+}
+
+/** A record found in the shared tier, with the time it has left there (undefined: no expiry). */
+export interface SharedRecord {
+  value: unknown;
+  ttlMs: number | undefined;
+}
+
+/** A second tier shared by several gateways (Redis); it must never throw, and never wait long. */
+export interface SharedRecordTier {
+  get(key: string): Promise<SharedRecord | undefined>;
+  /** Stores in the background; `ttlMs` undefined for a record that does not change. */
+  set(key: string, value: unknown, ttlMs: number | undefined): void;
 }
 
 export interface CacheStats {
@@ -36,7 +50,10 @@ export class RecordCache {
 
   private readonly keepsFinalRecords: boolean;
 
-  constructor(config: Pick<CacheConfig, "maxEntries" | "maxBytes" | "finalRecords">) {
+  constructor(
+    config: Pick<CacheConfig, "maxEntries" | "maxBytes" | "finalRecords">,
+    private readonly shared?: SharedRecordTier,
+  ) {
     this.keepsFinalRecords = config.finalRecords;
     this.lru = new LRUCache<string, Entry>({
       max: config.maxEntries,
@@ -48,6 +65,7 @@ export class RecordCache {
     });
   }
 
+  /** The record held by this process, if any. */
   get<T>(key: string): T | undefined {
     const entry = this.lru.get(key);
     if (entry === undefined) {
@@ -60,9 +78,21 @@ export class RecordCache {
     return entry.value as T;
   }
 
-  /** Stores a record that does not change, unless it is already held (no copy, no re-measure). */
+  /** A record that does not change, held by this process or else by the shared tier. */
+  async find<T>(key: string): Promise<T | undefined> {
+    const held = this.get<T>(key);
+    if (held !== undefined || this.shared === undefined || !this.keepsFinalRecords) return held;
+    return (await this.fromShared(key, undefined)) as T | undefined;
+  }
+
+  /**
+   * Stores a record that does not change, unless it is already held (no copy, no re-measure,
+   * and no rewrite of the shared tier by every page that lists it).
+   */
   remember(key: string, value: unknown): void {
-    if (this.keepsFinalRecords && !this.lru.has(key)) this.lru.set(key, { value });
+    if (!this.keepsFinalRecords || this.lru.has(key)) return;
+    this.lru.set(key, { value });
+    this.shared?.set(key, value, undefined);
   }
 
   /**
@@ -71,16 +101,24 @@ export class RecordCache {
    */
   set(key: string, value: unknown, ttlMs?: number): void {
     if (!ttlMs && !this.keepsFinalRecords) return;
+    // A record that does not change and is held already is in the shared tier already.
+    const isNew = Boolean(ttlMs) || !this.lru.has(key);
     this.lru.set(key, { value }, ttlMs ? { ttl: ttlMs } : undefined);
+    if (isNew) this.shared?.set(key, value, ttlMs || undefined);
   }
 
   /**
-   * The cached value, else the loaded one (stored unless the loader returns null). When the
-   * upstream fails and an expired copy is still held, the expired copy is served instead.
+   * The cached value, from this process or else the shared tier, else the loaded one (stored
+   * unless the loader returns null). When the upstream fails and an expired copy is still held,
+   * the expired copy is served instead.
    */
   async getOrLoad<T>(key: string, load: () => Promise<T>, ttlMs?: number): Promise<T> {
     const cached = this.get<T>(key);
     if (cached !== undefined) return cached;
+    if (this.shared !== undefined && (ttlMs || this.keepsFinalRecords)) {
+      const shared = await this.fromShared(key, ttlMs || undefined);
+      if (shared !== undefined) return shared as T;
+    }
     let value: T;
     try {
       value = await load();
@@ -94,6 +132,20 @@ export class RecordCache {
     return value;
   }
 
+  /** A record from the shared tier, copied into this process for the time it has left there. */
+  private async fromShared(key: string, ttlMs: number | undefined): Promise<unknown> {
+    const found = await this.shared?.get(key);
+    if (found === undefined) return undefined;
+    if (ttlMs === undefined) {
+      this.lru.set(key, { value: found.value });
+    } else {
+      const left = found.ttlMs ?? ttlMs;
+      if (left <= 0) return undefined;
+      this.lru.set(key, { value: found.value }, { ttl: Math.min(left, ttlMs) });
+    }
+    return found.value;
+  }
+
   /** Loads a value anew and stores it; a failed load keeps what is stored (refresh-ahead). */
   async refresh(key: string, load: () => Promise<unknown>, ttlMs?: number): Promise<void> {
     const value = await load();
@@ -104,6 +156,7 @@ export class RecordCache {
     return { hits: this.hits, misses: this.misses, staleServed: this.staleServed, entries: this.lru.size, bytes: this.lru.calculatedSize };
   }
 
+  /** Empties this process's tier (the shared tier is left as it is). */
   clear(): void {
     this.lru.clear();
   }

@@ -113,7 +113,7 @@ export class EvmApi {
    * Accepted blocks are final on Avalanche, so a block found once is kept by hash and number.
    */
   async getBlock(chainId: string, blockId: string, options?: CallOptions): Promise<EvmBlock | null> {
-    const cached = this.cache.get<EvmBlock>(blockCacheKey(chainId, blockId));
+    const cached = await this.cache.find<EvmBlock>(blockCacheKey(chainId, blockId));
     if (cached) return cached;
     const block = await nullIfNotFound(
       this.client.get("/v1/chains/{chainId}/blocks/{blockId}", { params: { chainId, blockId } }, options),
@@ -168,7 +168,7 @@ export class EvmApi {
    * when unknown. Transactions in accepted blocks are final, so one found is kept.
    */
   async getTransaction(chainId: string, txHash: string, options?: CallOptions): Promise<CompleteTransaction | null> {
-    const cached = this.cache.get<CompleteTransaction>(transactionCacheKey(chainId, txHash));
+    const cached = await this.cache.find<CompleteTransaction>(transactionCacheKey(chainId, txHash));
     if (cached) return cached;
     const transaction = await nullIfNotFound(
       this.client.get("/v1/chains/{chainId}/transactions/{txHash}", { params: { chainId, txHash } }, options),

@@ -150,7 +150,7 @@ export class PrimaryNetworkApi {
    * since an accepted block never changes.
    */
   async getBlock(origin: PrimaryNetworkOrigin, blockId: string, options?: CallOptions): Promise<PrimaryNetworkBlock | null> {
-    const cached = this.cache.get<PrimaryNetworkBlock>(blockCacheKey(origin, blockId));
+    const cached = await this.cache.find<PrimaryNetworkBlock>(blockCacheKey(origin, blockId));
     if (cached) return register(cached, origin);
     const block = await nullIfNotFound(
       this.client.get(
@@ -233,7 +233,7 @@ export class PrimaryNetworkApi {
   async getVertex(network: PrimaryNetworkName, vertexHash: string, options?: CallOptions): Promise<XChainVertex | null> {
     const origin = primaryChain(network, "x-chain");
     const key = `pn-vertex:${network}:${vertexHash}`;
-    const cached = this.cache.get<XChainVertex>(key);
+    const cached = await this.cache.find<XChainVertex>(key);
     if (cached) return register(cached, origin);
     const vertex = await nullIfNotFound(
       this.client.get(

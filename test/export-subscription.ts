@@ -1,0 +1,62 @@
+/** Export-job subscriptions over Server-Sent Events, read event by event. */
+import { print } from "graphql";
+import { expect } from "vitest";
+import { WatchExportOperationDocument, type ExportOperationFieldsFragment } from "./generated/graphql.ts";
+import type { Harness } from "./helpers.ts";
+
+export interface SseEvent {
+  event: string;
+  data: string;
+}
+
+export interface ExportSubscription {
+  next(): Promise<SseEvent | undefined>;
+  /** Every event until the stream ends. */
+  rest(): Promise<SseEvent[]>;
+  cancel(): Promise<void>;
+}
+
+/** `Subscription.exportOperation` on a gateway. */
+export async function subscribeExport(harness: Harness, id: string, headers: Record<string, string> = {}): Promise<ExportSubscription> {
+  const response = await harness.gateway.yoga.fetch("http://gateway.test/graphql", {
+    method: "POST",
+    headers: { "content-type": "application/json", accept: "text/event-stream", ...headers },
+    body: JSON.stringify({ query: print(WatchExportOperationDocument), variables: { id } }),
+  });
+  expect(response.headers.get("content-type")).toMatch(/^text\/event-stream/);
+  const reader = response.body!.getReader();
+  const decoder = new TextDecoder();
+  let buffer = "";
+  async function next(): Promise<SseEvent | undefined> {
+    for (;;) {
+      const end = buffer.indexOf("\n\n");
+      if (end >= 0) {
+        const block = buffer.slice(0, end);
+        buffer = buffer.slice(end + 2);
+        const fields = Object.fromEntries(
+          block
+            .split("\n")
+            .filter((line) => !line.startsWith(":"))
+            .map((line) => [line.slice(0, line.indexOf(":")), line.slice(line.indexOf(":") + 1).trim()]),
+        );
+        if (fields.event) return { event: fields.event, data: fields.data ?? "" };
+        continue;
+      }
+      const { value, done } = await reader.read();
+      if (done) return undefined;
+      buffer += decoder.decode(value, { stream: true });
+    }
+  }
+  async function rest(): Promise<SseEvent[]> {
+    const events: SseEvent[] = [];
+    for (let event = await next(); event; event = await next()) events.push(event);
+    return events;
+  }
+  return { next, rest, cancel: () => reader.cancel() };
+}
+
+export function operationsOf(events: SseEvent[]): ExportOperationFieldsFragment[] {
+  return events
+    .filter((event) => event.event === "next")
+    .map((event) => (JSON.parse(event.data) as { data: { exportOperation: ExportOperationFieldsFragment } }).data.exportOperation);
+}
