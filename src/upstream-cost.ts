@@ -55,10 +55,10 @@ export const LIST_LENGTHS: Readonly<Record<string, number>> = {
 };
 
 /** A record that several fields share and that one call answers. */
-type SharedRecord = "chain list" | "complete transaction";
+type SharedRecord = "chain list" | "complete transaction" | "creation transaction" | "consuming transaction";
 
 export interface UpstreamField {
-  /** Calls per resolution of the field, that is per item of the lists around it. */
+  /** Calls per resolution of the field, that is per item of the lists around it, beside a shared record's. */
   calls: number | ((args: Record<string, unknown>) => number);
   /** A connection over upstream pages: `first`, else this default of its resolver, is how many items it holds. */
   defaultFirst?: number;
@@ -66,8 +66,8 @@ export interface UpstreamField {
   callsPerItem?: boolean;
   /** Answered by a record the request loads once for every field that asks it. */
   oncePerOperation?: "chain list";
-  /** Answered by a record of the parent that one call loads for all the fields that share it. */
-  sharedPerObject?: "complete transaction";
+  /** Needs a record of the parent that one call loads for all the fields that name it. */
+  sharedPerObject?: Exclude<SharedRecord, "chain list">;
   /** The object the field returns already holds this shared record. */
   holds?: "complete transaction";
   /** No call when nothing but these fields is selected under it: the parent already tells them. */
@@ -80,7 +80,7 @@ function connection(service: "data" | "metrics", route: string, method = "get"):
 
 const ONE: UpstreamField = { calls: 1 };
 const CHAIN_LOOKUP: UpstreamField = { calls: 1, oncePerOperation: "chain list" };
-const COMPLETE_VIEW: UpstreamField = { calls: 1, sharedPerObject: "complete transaction" };
+const COMPLETE_VIEW: UpstreamField = { calls: 0, sharedPerObject: "complete transaction" };
 const ONE_LOOKUP_PER_ITEM: UpstreamField = { calls: 1, callsPerItem: true };
 
 const PN = "/v1/networks/{network}/blockchains/{blockchainId}";
@@ -139,14 +139,15 @@ export const UPSTREAM_FIELDS: Readonly<Record<string, UpstreamField>> = {
   "PChainTransaction.stakingTransaction": ONE,
   "CChainAtomicTransaction.evmBlock": ONE,
   "PChainUtxo.creationTransaction": ONE,
-  "Utxo.creationTransaction": ONE,
   "PChainUtxo.consumingTransaction": ONE,
-  "Utxo.consumingTransaction": ONE,
-  // A P-Chain UTXO names its blocks; the others' blocks are their transactions' blocks.
+  // A P-Chain UTXO names its blocks; the others' blocks are those of their transactions, which
+  // the request loads once for both fields.
   "PChainUtxo.creationBlock": ONE,
-  "Utxo.creationBlock": { calls: 2 },
   "PChainUtxo.consumingBlock": ONE,
-  "Utxo.consumingBlock": { calls: 2 },
+  "Utxo.creationTransaction": { calls: 0, sharedPerObject: "creation transaction" },
+  "Utxo.creationBlock": { calls: 1, sharedPerObject: "creation transaction" },
+  "Utxo.consumingTransaction": { calls: 0, sharedPerObject: "consuming transaction" },
+  "Utxo.consumingBlock": { calls: 1, sharedPerObject: "consuming transaction" },
   "L1ValidatorTransactionDetails.validator": ONE,
   "XChainTransactionVertex.vertex": ONE,
   "PrimaryNetworkBlock.parent": ONE,
@@ -237,13 +238,14 @@ class Estimate {
       this.onceReached.add(entry.oncePerOperation);
       return 0;
     }
-    if (entry.sharedPerObject) {
-      if (shared.has(entry.sharedPerObject)) return 0;
+    let calls = typeof entry.calls === "function" ? entry.calls(args) : entry.calls;
+    if (entry.defaultFirst !== undefined) calls *= pagesToRead(args.after as string | null | undefined);
+    if (entry.callsPerItem) calls *= length;
+    if (entry.sharedPerObject && !shared.has(entry.sharedPerObject)) {
       shared.add(entry.sharedPerObject);
+      calls += 1;
     }
-    const calls = typeof entry.calls === "function" ? entry.calls(args) : entry.calls;
-    const pages = entry.defaultFirst !== undefined ? pagesToRead(args.after as string | null | undefined) : 1;
-    return calls * pages * items * (entry.callsPerItem ? length : 1);
+    return calls * items;
   }
 
   /** Fields by response key, as execution collects them: fragments that apply to `type`, without the skipped. */

@@ -100,6 +100,13 @@ describe("the estimate, from the document alone", () => {
     expect(estimate(`{ chain(id: "43114") { transaction(hash: "0x${"12".repeat(32)}") { input erc20Transfers { value } } } }`)).toBe(2);
   });
 
+  it("counts a UTXO's transaction once for the transaction and the block found through it", () => {
+    const utxos = (fields: string) => `{ primaryNetwork(network: MAINNET) { xChain { utxos(addresses: ["avax1x"], first: 4) { nodes { ${fields} } } } } }`;
+    expect(estimate(utxos("creationTransaction { txHash }"))).toBe(1 + 4);
+    expect(estimate(utxos("creationTransaction { txHash } creationBlock { blockHash }"))).toBe(1 + 4 * 2);
+    expect(estimate(utxos("creationBlock { blockHash } consumingBlock { blockHash }"))).toBe(1 + 4 * 4);
+  });
+
   it("follows fragments, inline fragments and aliases, and leaves out what @skip and @include leave out", () => {
     const document = `
       query ($withParents: Boolean!, $first: Int) {
