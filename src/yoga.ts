@@ -13,6 +13,8 @@ import { schema } from "./graph.ts";
 import type { Logger } from "./logger.ts";
 import { GRAPHIQL_EXAMPLES } from "./graphiql-examples.ts";
 import { GatewayMetrics } from "./metrics.ts";
+import { RateLimiter, useRateLimit } from "./rate-limit.ts";
+import type { RedisLink } from "./redis.ts";
 import { useResponseCache } from "./response-cache.ts";
 import { securityPlugins, useBodyLimit } from "./security.ts";
 import { RecordCache } from "./upstream/cache.ts";
@@ -95,10 +97,14 @@ function useRequestLog(logger: Logger, requestIds: WeakMap<Request, string>): Pl
 export interface GatewayOptions {
   /** Plugins that run first, e.g. tracing. */
   plugins?: Plugin[];
+  /** State shared with other gateways (rate-limit buckets); without it, everything stays in this process. */
+  redis?: RedisLink;
+  /** The registry to count on, when the caller made it first for what it shares with the gateway (its RedisLink). */
+  metrics?: GatewayMetrics;
 }
 
 export function createGateway(config: GatewayConfig, urls: UpstreamUrls, logger: Logger, options: GatewayOptions = {}): Gateway {
-  const metrics = new GatewayMetrics();
+  const metrics = options.metrics ?? new GatewayMetrics();
   const cache = new RecordCache(config.cache);
   metrics.watchCache(cache);
   const dataService = new UpstreamService("Data API", urls.dataApiUrl, config.upstream, config.apiKey, metrics);
@@ -179,6 +185,7 @@ export function createGateway(config: GatewayConfig, urls: UpstreamUrls, logger:
       ...responseCache,
       useRequestLog(logger, requestIds),
       ...securityPlugins(config.security, config.limits),
+      ...(config.rateLimit.enabled ? [useRateLimit(config.rateLimit, new RateLimiter(config.rateLimit, metrics, options.redis)) as Plugin] : []),
       ...(config.compiledExecution ? [useGraphQlJit({}, { enableIf: variablesAreValid }) as Plugin] : []),
       useReadinessCheck({ endpoint: "/ready", check: upstreamsReady }),
       usePrometheus({
