@@ -2,6 +2,8 @@
 import { createServer } from "node:http";
 import { loadConfig } from "./config.ts";
 import { createLogger } from "./logger.ts";
+import { GatewayMetrics } from "./metrics.ts";
+import { RedisLink } from "./redis.ts";
 import { startSimulatorProcess, type SimulatorProcess } from "./simulator-process.ts";
 import { createGateway, type UpstreamUrls } from "./yoga.ts";
 
@@ -25,7 +27,10 @@ if (config.dataApiUrl && config.metricsApiUrl) {
 const tracing = config.tracing ? await import("./tracing.ts").then(async (t) => t.startTracing(await t.otlpExporter())) : undefined;
 if (tracing) logger.info("OpenTelemetry tracing on, exporting over OTLP/HTTP");
 
-const gateway = createGateway(config, urls, logger, { plugins: tracing ? [tracing.plugin] : [] });
+// Made before the gateway so that the link counts its fallbacks on the gateway's registry.
+const metrics = new GatewayMetrics();
+const redis = config.redis ? new RedisLink(config.redis, logger, metrics) : undefined;
+const gateway = createGateway(config, urls, logger, { plugins: tracing ? [tracing.plugin] : [], redis, metrics });
 const server = createServer(gateway.listener);
 server.listen(config.port, config.host, () => {
   logger.info(
@@ -50,6 +55,7 @@ async function shutdown(signal: string): Promise<void> {
   await drained;
   clearTimeout(timer);
   await gateway.close();
+  await redis?.close();
   await tracing?.shutdown();
   await simulator?.stop();
   logger.info("stopped");
