@@ -180,15 +180,55 @@ export const UPSTREAM_FIELDS: Readonly<Record<string, UpstreamField>> = {
 
 type Fragments = Readonly<Record<string, FragmentDefinitionNode | undefined>>;
 
+/** `UPSTREAM_FIELDS` by type, then field: no coordinate string is built per field of an operation. */
+const FIELDS_BY_TYPE = new Map<string, Map<string, UpstreamField>>();
+for (const [coordinate, entry] of Object.entries(UPSTREAM_FIELDS)) {
+  const [typeName, fieldName] = coordinate.split(".") as [string, string];
+  const fields = FIELDS_BY_TYPE.get(typeName) ?? new Map<string, UpstreamField>();
+  FIELDS_BY_TYPE.set(typeName, fields.set(fieldName, entry));
+}
+const NO_FIELDS: ReadonlyMap<string, UpstreamField> = new Map();
+const NOTHING_HELD: ReadonlySet<SharedRecord> = new Set();
+
+const reachingBySchema = new WeakMap<GraphQLSchema, ReadonlySet<string>>();
+
+/** The composite types under which some field calls upstream; the estimate walks no others. */
+function typesReachingUpstream(schema: GraphQLSchema): ReadonlySet<string> {
+  const known = reachingBySchema.get(schema);
+  if (known) return known;
+  const reaching = new Set<string>();
+  const composites = Object.values(schema.getTypeMap()).filter(isCompositeType);
+  for (let grew = true; grew; ) {
+    grew = false;
+    for (const type of composites) {
+      if (reaching.has(type.name)) continue;
+      const reaches = isAbstractType(type)
+        ? schema.getPossibleTypes(type).some((possible) => reaching.has(possible.name))
+        : Object.values(type.getFields()).some(
+            (field) => FIELDS_BY_TYPE.get(type.name)?.has(field.name) || reaching.has(getNamedType(field.type).name),
+          );
+      if (reaches) {
+        reaching.add(type.name);
+        grew = true;
+      }
+    }
+  }
+  reachingBySchema.set(schema, reaching);
+  return reaching;
+}
+
 /** One walk over an operation, with its coerced variables and the once-per-operation records it reached. */
 class Estimate {
   readonly onceReached = new Set<SharedRecord>();
+  private readonly reaching: ReadonlySet<string>;
 
   constructor(
     private readonly schema: GraphQLSchema,
     private readonly fragments: Fragments,
     private readonly variables: Record<string, unknown>,
-  ) {}
+  ) {
+    this.reaching = typesReachingUpstream(schema);
+  }
 
   /** Calls under selection sets on `type`: for an abstract type, the costliest type it may be. */
   selection(type: GraphQLCompositeType, selectionSets: readonly SelectionSetNode[], items: number, held: ReadonlySet<SharedRecord>): number {
@@ -201,32 +241,35 @@ class Estimate {
   private object(type: GraphQLObjectType, selectionSets: readonly SelectionSetNode[], items: number, held: ReadonlySet<SharedRecord>): number {
     const fields = new Map<string, FieldNode[]>();
     for (const selectionSet of selectionSets) this.collect(type, selectionSet, fields, new Set());
-    const sharedHere = new Set(held);
-    const isConnection = type.getFields().pageInfo !== undefined;
+    const shared = new Set(held);
+    const definitions = type.getFields();
+    const entries = FIELDS_BY_TYPE.get(type.name) ?? NO_FIELDS;
+    const isConnection = definitions.pageInfo !== undefined;
     let calls = 0;
     for (const nodes of fields.values()) {
       const name = nodes[0]!.name.value;
-      const definition = type.getFields()[name];
-      if (!definition) continue;
-      let args: Record<string, unknown>;
-      try {
-        args = getArgumentValues(definition, nodes[0]!, this.variables);
-      } catch {
-        continue; // an argument that does not coerce fails the field before its resolver runs
+      const definition = definitions[name];
+      const entry = entries.get(name);
+      const named = definition && getNamedType(definition.type);
+      const callsBelow = named !== undefined && this.reaching.has(named.name);
+      if (!definition || (!entry && !callsBelow)) continue;
+      let args: Record<string, unknown> = {};
+      if (entry) {
+        try {
+          args = getArgumentValues(definition, nodes[0]!, this.variables);
+        } catch {
+          continue; // an argument that does not coerce fails the field before its resolver runs
+        }
       }
-      const entry = UPSTREAM_FIELDS[`${type.name}.${name}`];
-      const unwrapped = getNullableType(definition.type);
       let length = 1;
       if (entry?.defaultFirst !== undefined) length = typeof args.first === "number" ? args.first : entry.defaultFirst;
-      else if (isListType(unwrapped) && !(isConnection && (name === "edges" || name === "nodes"))) {
+      else if (isListType(getNullableType(definition.type)) && !(isConnection && (name === "edges" || name === "nodes"))) {
         length = LIST_LENGTHS[`${type.name}.${name}`] ?? ASSUMED_LIST_LENGTH;
       }
-      if (entry && items > 0) calls += this.own(entry, args, nodes, items, length, sharedHere);
-      const named = getNamedType(definition.type);
+      if (entry && items > 0) calls += this.own(entry, args, nodes, items, length, shared);
+      if (!callsBelow || !isCompositeType(named) || items * length === 0) continue;
       const childSets = nodes.flatMap((node) => (node.selectionSet ? [node.selectionSet] : []));
-      if (isCompositeType(named) && childSets.length > 0 && items * length > 0) {
-        calls += this.selection(named, childSets, items * length, entry?.holds ? new Set([entry.holds]) : new Set());
-      }
+      calls += this.selection(named, childSets, items * length, entry?.holds ? new Set([entry.holds]) : NOTHING_HELD);
     }
     return calls;
   }
@@ -268,6 +311,7 @@ class Estimate {
   }
 
   private included(node: Parameters<typeof getDirectiveValues>[1]): boolean {
+    if (!node.directives?.length) return true;
     if (getDirectiveValues(GraphQLSkipDirective, node, this.variables)?.if === true) return false;
     return getDirectiveValues(GraphQLIncludeDirective, node, this.variables)?.if !== false;
   }
@@ -299,5 +343,5 @@ export function estimateUpstreamCalls(
     if (definition.kind === Kind.FRAGMENT_DEFINITION) fragments[definition.name.value] = definition;
   }
   const estimate = new Estimate(schema, fragments, variables.coerced);
-  return estimate.selection(root, [operation.selectionSet], 1, new Set()) + estimate.onceReached.size;
+  return estimate.selection(root, [operation.selectionSet], 1, NOTHING_HELD) + estimate.onceReached.size;
 }
