@@ -6,12 +6,13 @@
  * refused as over a limit.
  *
  * The caller is its API key (`x-glacier-api-key`, kept only as a hash), else its address: the
- * socket's, or the first `X-Forwarded-For` hop behind a trusted proxy. Requests without a socket
+ * socket's, or behind a trusted proxy the first `X-Forwarded-For` hop when it is an IP address. Requests without a socket
  * (`yoga.fetch`) are one caller, `local`. With Redis, all gateways share each caller's bucket;
  * while Redis cannot answer, each gateway falls back to its own buckets.
  */
 import { createHash } from "node:crypto";
 import type { IncomingMessage } from "node:http";
+import { isIP } from "node:net";
 import type { ExecutionArgs, ExecutionResult } from "graphql";
 import type { Plugin } from "graphql-yoga";
 import type { RateLimitConfig } from "./config.ts";
@@ -32,7 +33,6 @@ export interface RateLimitDecision {
   remaining: number;
   /** When refused: whole seconds until the bucket holds the operation's cost. */
   retryAfterSeconds: number;
-  store: "redis" | "local";
 }
 
 export class RateLimiter {
@@ -50,10 +50,9 @@ export class RateLimiter {
 
   async take(caller: string, cost: number): Promise<RateLimitDecision> {
     const shared = await this.shared?.take(caller, cost);
-    const store = shared ? "redis" : "local";
     const { allowed, tokens } = shared ?? this.local.take(caller, cost);
-    this.metrics.rateLimitDecision(allowed ? "allowed" : "limited", store);
-    return { allowed, remaining: tokens, retryAfterSeconds: allowed ? 0 : secondsUntil(cost, tokens, this.config.ratePerSecond), store };
+    this.metrics.rateLimitDecision(allowed ? "allowed" : "limited", shared ? "redis" : "local");
+    return { allowed, remaining: tokens, retryAfterSeconds: allowed ? 0 : secondsUntil(cost, tokens, this.config.ratePerSecond) };
   }
 }
 
@@ -69,7 +68,7 @@ export function callerOf(context: CallerContext, trustProxy: boolean): string {
   if (key) return `key:${createHash("sha256").update(key).digest("base64url")}`;
   if (trustProxy) {
     const forwarded = context.request.headers.get("x-forwarded-for")?.split(",")[0]?.trim();
-    if (forwarded) return `address:${forwarded}`;
+    if (forwarded && isIP(forwarded)) return `address:${forwarded}`;
   }
   const address = context.req?.socket?.remoteAddress;
   return address ? `address:${address}` : "local";

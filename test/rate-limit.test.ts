@@ -78,6 +78,8 @@ describe("who the caller is", () => {
     expect(callerOf({ request: forwarded, req: socket }, false)).toBe("address:10.0.0.7");
     expect(callerOf({ request: forwarded, req: socket }, true)).toBe("address:1.2.3.4");
     expect(callerOf({ request: request({}), req: socket }, true)).toBe("address:10.0.0.7");
+    expect(callerOf({ request: request({ "x-forwarded-for": "2001:db8::1" }), req: socket }, true)).toBe("address:2001:db8::1");
+    expect(callerOf({ request: request({ "x-forwarded-for": "unknown, 1.2.3.4" }), req: socket }, true)).toBe("address:10.0.0.7");
     expect(callerOf({ request: request({}) }, false)).toBe("local");
   });
 });
