@@ -5,15 +5,12 @@ import { EvmChainRef } from "../schema/chains.ts";
 import { NetworkRef, upstreamNetwork } from "../schema/networks.ts";
 import { primeBlocks } from "../src/loaders/evm.ts";
 import { toPageTokenConnection } from "../src/pagination.ts";
-import { selectsOnly } from "../src/selection.ts";
+import { PARENT_BLOCK_FIELDS_KNOWN_FROM_CHILD, selectsOnly } from "../src/selection.ts";
 import { queryBounds } from "../src/upstream/bounds.ts";
 import type { EvmBlock } from "../src/upstream/types.ts";
 import { isZeroHash } from "../src/validate.ts";
 
 const latestBlocksBounds = queryBounds("data", "/v1/blocks");
-
-/** Fields of a parent block that its child already tells: no fetch is needed for them. */
-const KNOWN_FROM_CHILD = new Set(["__typename", "id", "chainId", "blockHash", "blockNumber", "chain"]);
 
 builder.queryFields((t) => ({
   latestBlocks: t.field({
@@ -53,7 +50,7 @@ builder.objectFields(EvmBlockRef, (t) => ({
     description: "The block before this one; null for the first block of the chain.",
     resolve: (block, _args, context, info) => {
       if (block.blockNumber === "0" || isZeroHash(block.parentHash)) return null;
-      if (selectsOnly(info, KNOWN_FROM_CHILD)) {
+      if (selectsOnly(info, PARENT_BLOCK_FIELDS_KNOWN_FROM_CHILD)) {
         // Everything asked is known from the child: its parent's hash, number and chain. The
         // partial record is safe because no other field of it is resolved.
         const known: Pick<EvmBlock, "chainId" | "blockHash" | "blockNumber"> = {

@@ -24,7 +24,7 @@ import type { GatewayContext } from "../src/context.ts";
 import { badUserInput } from "../src/errors.ts";
 import { primeTransactions } from "../src/loaders/evm.ts";
 import { toPageTokenConnection } from "../src/pagination.ts";
-import { selectsOnly } from "../src/selection.ts";
+import { BLOCK_FIELDS_KNOWN_FROM_TRANSACTION, selectsOnly } from "../src/selection.ts";
 import { queryBounds } from "../src/upstream/bounds.ts";
 import type {
   AddressTransaction,
@@ -40,20 +40,6 @@ const addressTransactionsBounds = queryBounds("data", "/v1/chains/{chainId}/addr
 const blockTransactionsBounds = queryBounds("data", "/v1/chains/{chainId}/blocks/{blockId}/transactions");
 /** The route's own default page size returns no transactions; its largest holds nearly every block whole. */
 const BLOCK_TRANSACTIONS_DEFAULT = blockTransactionsBounds.max;
-
-/** Fields of a block that a transaction in it already tells: no fetch is needed for them. */
-const BLOCK_FIELDS_KNOWN_FROM_TRANSACTION = new Set([
-  "__typename",
-  "id",
-  "chainId",
-  "blockNumber",
-  "blockHash",
-  "blockTimestamp",
-  "blockTime",
-  "blockTimestampMilliseconds",
-  "blockMinDelayExcess",
-  "chain",
-]);
 
 const COMPLETE_VIEW = "From the complete view of the transaction (`GET /v1/chains/{chainId}/transactions/{txHash}`, one call per transaction shared by all such fields, and cached)";
 

@@ -20,6 +20,7 @@ export class GatewayMetrics implements UpstreamObserver {
   private readonly redisAvailable: Gauge;
   private readonly redisFallbacks: Counter<"operation">;
   private readonly sharedCacheLookups: Counter<"tier" | "result">;
+  private readonly rateLimitDecisions: Counter<"result" | "store">;
 
   constructor() {
     collectDefaultMetrics({ register: this.registry, prefix: "gateway_process_" });
@@ -79,6 +80,16 @@ export class GatewayMetrics implements UpstreamObserver {
       labelNames: ["tier", "result"],
       registers,
     });
+    this.rateLimitDecisions = new Counter({
+      name: "gateway_rate_limit_decisions_total",
+      help: "Operations the rate limiter let run (allowed) or refused (limited), by where the caller's bucket was: shared in Redis, or in this process.",
+      labelNames: ["result", "store"],
+      registers,
+    });
+  }
+
+  rateLimitDecision(result: "allowed" | "limited", store: "redis" | "local"): void {
+    this.rateLimitDecisions.inc({ result, store });
   }
 
   redisUp(up: boolean): void {

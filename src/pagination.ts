@@ -129,6 +129,19 @@ export function validateConnectionArgs(args: ConnectionArgs, bounds: PageBounds,
   return { first, cursor, hash };
 }
 
+/**
+ * The most upstream pages a connection reads for `after`: two when the cursor resumes inside a
+ * page (that page again, then the next one if it ends before `first` items), else one.
+ */
+export function pagesToRead(after: string | null | undefined): 1 | 2 {
+  if (after === null || after === undefined) return 1;
+  try {
+    return decodeCursor(after).index >= 0 ? 2 : 1;
+  } catch {
+    return 1;
+  }
+}
+
 /** An edge whose cursor is encoded only when a client asks for it (most ask for one, at most). */
 class PageEdge<T> {
   private encoded: string | undefined;

@@ -1,22 +1,66 @@
-/** What a query asks of a field's result, for resolvers that can answer without a fetch. */
-import { Kind, type GraphQLResolveInfo, type SelectionSetNode } from "graphql";
+/**
+ * What a query asks of a field's result, for resolvers that can answer without a fetch, and for
+ * the estimate of an operation's upstream calls, which must know when they do.
+ */
+import { Kind, type FieldNode, type FragmentDefinitionNode, type GraphQLResolveInfo, type SelectionSetNode } from "graphql";
 
-/** The names of the fields selected directly under the current field, through fragments. */
-export function selectedFieldNames(info: GraphQLResolveInfo): Set<string> {
+/** Fields of a parent block that its child already tells: `EvmBlock.parent` fetches nothing for them. */
+export const PARENT_BLOCK_FIELDS_KNOWN_FROM_CHILD: ReadonlySet<string> = new Set([
+  "__typename",
+  "id",
+  "chainId",
+  "blockHash",
+  "blockNumber",
+  "chain",
+]);
+
+/** Fields of a block that a transaction in it already tells: `EvmTransaction.block` fetches nothing for them. */
+export const BLOCK_FIELDS_KNOWN_FROM_TRANSACTION: ReadonlySet<string> = new Set([
+  "__typename",
+  "id",
+  "chainId",
+  "blockNumber",
+  "blockHash",
+  "blockTimestamp",
+  "blockTime",
+  "blockTimestampMilliseconds",
+  "blockMinDelayExcess",
+  "chain",
+]);
+
+/** The names of the fields selected directly under some field nodes, through fragments. */
+export function fieldNamesUnder(
+  fieldNodes: readonly FieldNode[],
+  fragments: Readonly<Record<string, FragmentDefinitionNode | undefined>>,
+): Set<string> {
   const names = new Set<string>();
   const visit = (selectionSet: SelectionSetNode | undefined) => {
     for (const selection of selectionSet?.selections ?? []) {
       if (selection.kind === Kind.FIELD) names.add(selection.name.value);
       else if (selection.kind === Kind.INLINE_FRAGMENT) visit(selection.selectionSet);
-      else visit(info.fragments[selection.name.value]?.selectionSet);
+      else visit(fragments[selection.name.value]?.selectionSet);
     }
   };
-  for (const node of info.fieldNodes) visit(node.selectionSet);
+  for (const node of fieldNodes) visit(node.selectionSet);
   return names;
+}
+
+/** True when every field selected under the field nodes is in `answerable`. */
+export function selectsOnlyFrom(
+  fieldNodes: readonly FieldNode[],
+  fragments: Readonly<Record<string, FragmentDefinitionNode | undefined>>,
+  answerable: ReadonlySet<string>,
+): boolean {
+  for (const name of fieldNamesUnder(fieldNodes, fragments)) if (!answerable.has(name)) return false;
+  return true;
+}
+
+/** The names of the fields selected directly under the current field, through fragments. */
+export function selectedFieldNames(info: GraphQLResolveInfo): Set<string> {
+  return fieldNamesUnder(info.fieldNodes, info.fragments);
 }
 
 /** True when every field the query selects is in `answerable`. */
 export function selectsOnly(info: GraphQLResolveInfo, answerable: ReadonlySet<string>): boolean {
-  for (const name of selectedFieldNames(info)) if (!answerable.has(name)) return false;
-  return true;
+  return selectsOnlyFrom(info.fieldNodes, info.fragments, answerable);
 }

@@ -14,6 +14,7 @@ import { schema } from "./graph.ts";
 import type { Logger } from "./logger.ts";
 import { GRAPHIQL_EXAMPLES } from "./graphiql-examples.ts";
 import { GatewayMetrics } from "./metrics.ts";
+import { RateLimiter, useRateLimit } from "./rate-limit.ts";
 import type { RedisLink } from "./redis.ts";
 import { useResponseCache } from "./response-cache.ts";
 import { securityPlugins, useBodyLimit } from "./security.ts";
@@ -99,8 +100,8 @@ export interface GatewayOptions {
   /** Plugins that run first, e.g. tracing. */
   plugins?: Plugin[];
   /**
-   * Redis shared with other gateways: the second tier of both caches, one export poller across
-   * gateways. The caller owns it and closes it after the gateway.
+   * Redis shared with other gateways: the second tier of both caches, the rate-limit buckets,
+   * one export poller across gateways. The caller owns it and closes it after the gateway.
    */
   redis?: RedisLink;
   /** The metrics to count on; pass the ones the RedisLink reports to, so that /metrics shows them. */
@@ -193,6 +194,7 @@ export function createGateway(config: GatewayConfig, urls: UpstreamUrls, logger:
       ...responseCache,
       useRequestLog(logger, requestIds),
       ...securityPlugins(config.security, config.limits),
+      ...(config.rateLimit.enabled ? [useRateLimit(config.rateLimit, new RateLimiter(config.rateLimit, metrics, options.redis)) as Plugin] : []),
       ...(config.compiledExecution ? [useGraphQlJit({}, { enableIf: variablesAreValid }) as Plugin] : []),
       useReadinessCheck({ endpoint: "/ready", check: upstreamsReady }),
       usePrometheus({

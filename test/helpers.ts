@@ -8,7 +8,7 @@ import { loadConfig, type GatewayConfig } from "../src/config.ts";
 import { createLogger } from "../src/logger.ts";
 import { GatewayMetrics } from "../src/metrics.ts";
 import { RedisLink } from "../src/redis.ts";
-import { createGateway, type Gateway } from "../src/yoga.ts";
+import { createGateway, type Gateway, type GatewayOptions } from "../src/yoga.ts";
 import { startSimulator } from "../simulator/server.ts";
 
 export type RunningSimulator = Awaited<ReturnType<typeof startSimulator>>;
@@ -20,12 +20,12 @@ export interface Harness {
   close(): Promise<void>;
 }
 
-export async function startHarness(env: Record<string, string> = {}): Promise<Harness> {
+export async function startHarness(env: Record<string, string> = {}, options: GatewayOptions = {}): Promise<Harness> {
   const simulator = await startSimulator({ dataPort: 0, metricsPort: 0 });
   // The response cache and the chain-list preload would hide or add upstream calls that tests
   // count exactly; their own tests turn them on.
   const config = loadConfig({ LOG_LEVEL: "silent", RESPONSE_CACHE_TTL_MS: "0", CHAIN_LIST_PRELOAD: "false", ...env });
-  const gateway = createGateway(config, { dataApiUrl: simulator.dataUrl, metricsApiUrl: simulator.metricsUrl }, createLogger("silent"));
+  const gateway = createGateway(config, { dataApiUrl: simulator.dataUrl, metricsApiUrl: simulator.metricsUrl }, createLogger("silent"), options);
   return {
     simulator,
     gateway,

@@ -1,0 +1,239 @@
+import { afterEach, describe, expect, it } from "vitest";
+import {
+  getNullableType,
+  isInterfaceType,
+  isListType,
+  isObjectType,
+  parse,
+  type DocumentNode,
+  type GraphQLField,
+  type GraphQLObjectType,
+} from "graphql";
+import { referenceOperations } from "../bench/operations/index.ts";
+import { PlainUpstream } from "../bench/upstream.ts";
+import { schema } from "../src/graph.ts";
+import { ASSUMED_LIST_LENGTH, LIST_LENGTHS, UPSTREAM_FIELDS, estimateUpstreamCalls } from "../src/upstream-cost.ts";
+import {
+  AddressTransactionsCompleteViewsDocument,
+  AddressTransactionsWithLinksDocument,
+  BlockTransactionsDocument,
+  ChainBlockDocument,
+  ChainTransactionDocument,
+  LatestBlocksWithChainAndParentDocument,
+  PChainTransactionLinksDocument,
+  PChainUtxoLinksDocument,
+  StakingMetricsDocument,
+  WarpSignatureDocument,
+  XChainUtxoLinksDocument,
+  XChainVerticesDocument,
+} from "./generated/graphql.ts";
+import { execute, simulatorGet, startHarness, upstreamCalls, type Harness } from "./helpers.ts";
+
+function objectField(coordinate: string): { type: GraphQLObjectType; field: GraphQLField<unknown, unknown> } | undefined {
+  const [typeName, fieldName] = coordinate.split(".");
+  const type = schema.getType(typeName!);
+  const field = isObjectType(type) ? type.getFields()[fieldName!] : undefined;
+  return field && isObjectType(type) ? { type, field } : undefined;
+}
+
+function estimate(document: DocumentNode | string, variables: Record<string, unknown> = {}): number {
+  return estimateUpstreamCalls(schema, typeof document === "string" ? parse(document) : document, undefined, variables);
+}
+
+describe("the table of fields that call upstream", () => {
+  it("names only fields of object types that exist, and lists of known length only where they are lists", () => {
+    const missing = Object.keys(UPSTREAM_FIELDS).filter((coordinate) => !objectField(coordinate));
+    expect(missing).toEqual([]);
+    for (const coordinate of Object.keys(LIST_LENGTHS)) {
+      expect(isListType(getNullableType(objectField(coordinate)?.field.type)), coordinate).toBe(true);
+    }
+  });
+
+  it("has every connection, with the default page its resolver uses, as the field's description states it", () => {
+    for (const type of Object.values(schema.getTypeMap())) {
+      if (!isObjectType(type) || type.name.startsWith("__")) continue;
+      for (const field of Object.values(type.getFields())) {
+        if (!field.args.some((arg) => arg.name === "first")) continue;
+        const coordinate = `${type.name}.${field.name}`;
+        const entry = UPSTREAM_FIELDS[coordinate];
+        expect(entry?.defaultFirst, coordinate).toBeDefined();
+        expect(field.description, coordinate).toMatch(new RegExp(`default ${entry!.defaultFirst}\\b`));
+      }
+    }
+  });
+
+  it("lists a field of an interface on every type that implements it", () => {
+    for (const coordinate of Object.keys(UPSTREAM_FIELDS)) {
+      const { type, field } = objectField(coordinate)!;
+      for (const face of type.getInterfaces()) {
+        if (!face.getFields()[field.name]) continue;
+        for (const implementation of schema.getPossibleTypes(face)) {
+          expect(UPSTREAM_FIELDS[`${implementation.name}.${field.name}`], `${implementation.name}.${field.name}`).toBeDefined();
+        }
+      }
+    }
+  });
+
+  it("lists, for every interface field, the implementations that resolve it (none are left to the interface)", () => {
+    const interfaceCoordinates = Object.values(schema.getTypeMap())
+      .filter(isInterfaceType)
+      .flatMap((face) => Object.keys(face.getFields()).map((name) => `${face.name}.${name}`));
+    expect(Object.keys(UPSTREAM_FIELDS).filter((coordinate) => interfaceCoordinates.includes(coordinate))).toEqual([]);
+  });
+});
+
+describe("the estimate, from the document alone", () => {
+  it("multiplies a field's calls by the sizes of the lists around it, and counts the chain list once", () => {
+    // the page, a parent per block (its txCount is not known from the child), the chain list once
+    expect(estimate(`{ latestBlocks(first: 7) { nodes { chain { chainName } parent { txCount } } } }`)).toBe(1 + 7 + 1);
+    // the parent's hash is known from the child: no call
+    expect(estimate(`{ latestBlocks(first: 7) { nodes { parent { blockHash } } } }`)).toBe(1);
+    // without first, the route's default page (10 blocks), each with the block route's largest page of transactions (100)
+    expect(estimate(`{ latestBlocks { nodes { transactions { nodes { block { gasUsed } } } } } }`)).toBe(1 + 10 + 10 * 100);
+  });
+
+  it("counts a transaction's complete view once however many of its fields ask it, and not at all where it is already loaded", () => {
+    const page = (fields: string) =>
+      `{ chain(id: "43114") { address(address: "0x${"ab".repeat(20)}") { transactions(first: 4) { nodes { transaction { ${fields} } } } } } }`;
+    expect(estimate(page("txHash"))).toBe(2);
+    expect(estimate(page("input erc20Transfers { value } internalTransactions { value }"))).toBe(2 + 4);
+    expect(estimate(`{ chain(id: "43114") { transaction(hash: "0x${"12".repeat(32)}") { input erc20Transfers { value } } } }`)).toBe(2);
+  });
+
+  it("counts a UTXO's transaction once for the transaction and the block found through it", () => {
+    const utxos = (fields: string) => `{ primaryNetwork(network: MAINNET) { xChain { utxos(addresses: ["avax1x"], first: 4) { nodes { ${fields} } } } } }`;
+    expect(estimate(utxos("creationTransaction { txHash }"))).toBe(1 + 4);
+    expect(estimate(utxos("creationTransaction { txHash } creationBlock { blockHash }"))).toBe(1 + 4 * 2);
+    expect(estimate(utxos("creationBlock { blockHash } consumingBlock { blockHash }"))).toBe(1 + 4 * 4);
+  });
+
+  it("follows fragments, inline fragments and aliases, and leaves out what @skip and @include leave out", () => {
+    const document = `
+      query ($withParents: Boolean!, $first: Int) {
+        a: latestBlocks(first: $first) { ...Parents }
+        b: latestBlocks(first: 3) @include(if: $withParents) { nodes { blockHash } }
+        c: latestBlocks(first: 3) @skip(if: $withParents) { nodes { blockHash } }
+      }
+      fragment Parents on EvmBlockConnection { nodes { ... on EvmBlock { parent @include(if: $withParents) { txCount } } } }`;
+    expect(estimate(document, { withParents: true, first: 5 })).toBe(1 + 5 + 1);
+    expect(estimate(document, { withParents: false, first: 5 })).toBe(1 + 1);
+  });
+
+  it("takes, under an abstract type, the costliest of the types it may be", () => {
+    const document = `{
+      primaryNetwork(network: MAINNET) {
+        blockchain(id: "p-chain") {
+          ... on PChain { transactions(first: 3) { nodes { consumedUtxos { creationTransaction { txHash } } } } }
+          ... on XChain { vertex(hash: "x") { vertexHash } }
+        }
+      }
+    }`;
+    expect(estimate(document)).toBe(1 + 3 * ASSUMED_LIST_LENGTH);
+  });
+
+  it("counts two pages for a cursor that resumes inside a page, and none for an operation whose variables do not coerce", () => {
+    const resumeInside = Buffer.from(JSON.stringify([1, null, 10, 4, "x", "h"])).toString("base64url");
+    const pageStart = Buffer.from(JSON.stringify([1, "token", 10, -1, null, "h"])).toString("base64url");
+    const document = `query ($after: String) { latestBlocks(first: 10, after: $after) { nodes { blockHash } } }`;
+    expect(estimate(document, { after: resumeInside })).toBe(2);
+    expect(estimate(document, { after: pageStart })).toBe(1);
+    expect(estimate(`query ($first: Int!) { latestBlocks(first: $first) { nodes { blockHash } } }`, { first: "ten" })).toBe(0);
+  });
+});
+
+describe("the estimate against the simulator's count of a cold gateway's calls", () => {
+  let harness: Harness | undefined;
+  afterEach(async () => {
+    await harness?.close();
+    harness = undefined;
+  });
+
+  /** A fresh gateway and simulator: runs the operation once and answers the estimate and the calls made. */
+  async function measure(
+    document: DocumentNode | string,
+    variables: (harness: Harness) => Record<string, unknown> | Promise<Record<string, unknown>> = () => ({}),
+  ): Promise<{ estimate: number; calls: number }> {
+    harness = await startHarness();
+    const values = await variables(harness);
+    harness.simulator.resetCounters();
+    const result = await execute(harness, document, values);
+    expect(result.body.errors).toBeUndefined();
+    const calls = Object.values(upstreamCalls(harness)).reduce((sum, count) => sum + count, 0);
+    expect(calls).toBeGreaterThan(0);
+    return { estimate: estimate(document, values), calls };
+  }
+
+  const busyAccount = (h: Harness) => h.simulator.network.transactions(h.simulator.network.chain("43114")!).catalog.accounts[0]!;
+  const wallet = (h: Harness) => h.simulator.network.primaryNetwork("mainnet").wallets[0]!.address;
+
+  it.each([
+    ["a single block", `{ chain(id: "43114") { block(id: "1200") { blockHash txCount } } }`],
+    ["latestBlocks with chain", `{ latestBlocks(first: 20) { nodes { blockNumber chain { chainName } } } }`],
+    ["a metric series", `{ networkMetrics(scope: MAINNET, metric: TX_COUNT, first: 30) { nodes { timestamp value } } }`],
+    ["a chain's metric series", `{ chain(id: "43114") { chainName metrics(metric: ACTIVE_ADDRESSES, first: 14) { nodes { value } } } }`],
+  ])("is exact for %s", async (_name, document) => {
+    const { estimate: estimated, calls } = await measure(document);
+    expect(estimated).toBe(calls);
+  });
+
+  it("is exact for an address page", async () => {
+    const document = `query ($address: EvmAddress!) {
+      chain(id: "43114") { address(address: $address) { transactions(first: 10) { nodes { transaction { txHash chain { chainName } } erc20Transfers { value } } } } }
+    }`;
+    const { estimate: estimated, calls } = await measure(document, (h) => ({ address: busyAccount(h) }));
+    expect(estimated).toBe(calls);
+  });
+
+  it("is exact for a transaction with its complete view and block", async () => {
+    const { estimate: estimated, calls } = await measure(ChainTransactionDocument, async (h) => {
+      const page = await simulatorGet<{ transactions: { txHash: string }[] }>(h, "data", "/v1/chains/43114/blocks/4444/transactions?pageSize=1");
+      return { chainId: "43114", hash: page.transactions[0]!.txHash };
+    });
+    expect(estimated).toBe(calls);
+  });
+
+  it.each(referenceOperations.map((operation) => [operation.name, operation] as const))(
+    "is at least the calls of the bench operation %s, and exact where every record asked is the page's",
+    async (name, operation) => {
+      const { estimate: estimated, calls } = await measure(operation.document, async (h) => {
+        const upstream = new PlainUpstream(h.simulator.dataUrl, h.simulator.metricsUrl);
+        try {
+          return (await operation.prepare(upstream)).variables;
+        } finally {
+          await upstream.close();
+        }
+      });
+      expect(estimated).toBeGreaterThanOrEqual(calls);
+      if (["block-page", "primary-network-transactions", "chain-metric-90-days"].includes(name)) expect(estimated).toBe(calls);
+    },
+  );
+
+  it.each([
+    ["the latest blocks with chain and parent", LatestBlocksWithChainAndParentDocument, () => ({ first: 20 })],
+    ["a block with its chain and parent", ChainBlockDocument, () => ({ chainId: "43114", blockId: "1200" })],
+    ["a block's transactions", BlockTransactionsDocument, () => ({ chainId: "43114", blockId: "4444" })],
+    ["an address's transactions with links", AddressTransactionsWithLinksDocument, (h: Harness) => ({ chainId: "43114", address: busyAccount(h), first: 25 })],
+    ["an address's transactions with complete views", AddressTransactionsCompleteViewsDocument, (h: Harness) => ({ chainId: "43114", address: busyAccount(h), first: 6 })],
+    ["P-Chain UTXOs with their transactions and blocks", PChainUtxoLinksDocument, (h: Harness) => ({ network: "MAINNET", addresses: [wallet(h)], first: 40 })],
+    ["X-Chain UTXOs with their transactions and blocks", XChainUtxoLinksDocument, (h: Harness) => ({ network: "MAINNET", addresses: [wallet(h)], first: 40 })],
+    ["P-Chain transactions with their links", PChainTransactionLinksDocument, () => ({ network: "MAINNET", first: 30 })],
+    ["X-Chain vertices with parents and transactions", XChainVerticesDocument, () => ({ network: "MAINNET", height: 6 })],
+    ["staking metrics", StakingMetricsDocument, () => ({ network: "MAINNET", metric: "VALIDATOR_COUNT", first: 20 })],
+    ["a Warp signature, decoded and verified", WarpSignatureDocument, (h: Harness) => ({ network: "FUJI", txHash: registerL1ValidatorTx(h) })],
+  ] as const)("is at least the calls of %s", async (_name, document, variables) => {
+    const { estimate: estimated, calls } = await measure(document as DocumentNode, variables as (h: Harness) => Record<string, unknown>);
+    expect(estimated).toBeGreaterThanOrEqual(calls);
+  });
+});
+
+function registerL1ValidatorTx(h: Harness): string {
+  const [tx] = h.simulator.network.primaryNetwork("fuji").transactions("P", {
+    addresses: undefined,
+    txTypes: new Set(["RegisterL1ValidatorTx"]),
+    startTimestamp: undefined,
+    endTimestamp: undefined,
+    l1ValidationId: undefined,
+    sortOrder: "asc",
+  });
+  return tx!.txHash;
+}
