@@ -7,7 +7,7 @@
  */
 import cluster, { type Worker } from "node:cluster";
 import type { IncomingMessage, ServerResponse } from "node:http";
-import { AggregatorRegistry, type Registry } from "prom-client";
+import { AggregatorRegistry, Counter, Gauge, Registry } from "prom-client";
 import type { Logger } from "./logger.ts";
 
 const ASK = "gateway:cluster-metrics?";
@@ -31,8 +31,35 @@ function isMessage<T extends { type: string }>(message: unknown, type: T["type"]
   return typeof message === "object" && message !== null && (message as { type?: unknown }).type === type;
 }
 
-/** In the primary: answers the workers' requests for the cluster's metrics. */
-export function answerClusterMetrics(logger: Logger): void {
+/** What only the primary knows: how many workers serve, and how many died. */
+export class ClusterMetrics {
+  readonly registry = new Registry();
+  private readonly listening = new Set<number>();
+  private readonly listeningWorkers = new Gauge({
+    name: "gateway_cluster_workers_listening",
+    help: "Worker processes of the cluster that are listening.",
+    registers: [this.registry],
+  });
+  private readonly deaths = new Counter({
+    name: "gateway_cluster_worker_deaths_total",
+    help: "Workers that died without being asked to stop (each replaced unless they keep dying).",
+    registers: [this.registry],
+  });
+
+  workerListening(id: number): void {
+    this.listening.add(id);
+    this.listeningWorkers.set(this.listening.size);
+  }
+
+  workerExited(id: number, unexpectedly: boolean): void {
+    this.listening.delete(id);
+    this.listeningWorkers.set(this.listening.size);
+    if (unexpectedly) this.deaths.inc();
+  }
+}
+
+/** In the primary: answers the workers' requests for the cluster's metrics, its own included. */
+export function answerClusterMetrics(own: ClusterMetrics, logger: Logger): void {
   const aggregator = new AggregatorRegistry();
   cluster.on("message", (worker: Worker, message: unknown) => {
     if (!isMessage<Ask>(message, ASK)) return;
@@ -41,8 +68,8 @@ export function answerClusterMetrics(logger: Logger): void {
       // With a callback, a worker gone meanwhile is an error passed here, not an 'error' event.
       worker.send({ type: ANSWER, id: message.id, ...answer } satisfies Answer, undefined, undefined, () => {});
     };
-    aggregator.clusterMetrics().then(
-      (text) => reply({ text, contentType: aggregator.contentType }),
+    Promise.all([aggregator.clusterMetrics(), own.registry.metrics()]).then(
+      ([workers, primary]) => reply({ text: `${workers.trimEnd()}\n\n${primary}`, contentType: aggregator.contentType }),
       (error: Error) => {
         logger.warn({ err: error }, "could not gather the workers' metrics");
         reply({ error: error.message });

@@ -7,7 +7,7 @@
  * Node ends a worker whose IPC channel to its primary closes.
  */
 import cluster, { type Worker } from "node:cluster";
-import { answerClusterMetrics } from "./cluster-metrics.ts";
+import { answerClusterMetrics, ClusterMetrics } from "./cluster-metrics.ts";
 import type { GatewayConfig } from "./config.ts";
 import { CrashLoopGuard } from "./crash-loop.ts";
 import { createLogger } from "./logger.ts";
@@ -24,7 +24,8 @@ export async function superviseWorkers(config: GatewayConfig): Promise<void> {
   const { urls, simulator } = await upstreamsOrSimulator(config, logger);
   const workerEnv = { DATA_API_URL: urls.dataApiUrl, METRICS_API_URL: urls.metricsApiUrl };
   const crashLoop = new CrashLoopGuard(Math.max(CRASH_LIMIT, config.workers), CRASH_WINDOW_MS);
-  answerClusterMetrics(logger);
+  const metrics = new ClusterMetrics();
+  answerClusterMetrics(metrics, logger);
 
   const describe = (worker: Worker) => ({ worker: worker.id, workerPid: worker.process.pid });
 
@@ -37,6 +38,7 @@ export async function superviseWorkers(config: GatewayConfig): Promise<void> {
 
   let listening = 0;
   cluster.on("listening", (worker) => {
+    metrics.workerListening(worker.id);
     listening += 1;
     if (listening === config.workers) {
       logger.info({ workers: config.workers, url: `http://${config.host}:${config.port}/graphql` }, "all workers listening");
@@ -48,6 +50,7 @@ export async function superviseWorkers(config: GatewayConfig): Promise<void> {
   let stopping = false;
   let exitCode = 0;
   cluster.on("exit", (worker, code, signal) => {
+    metrics.workerExited(worker.id, !stopping);
     if (stopping) {
       // SIGTERM is ours: a worker that had not yet set its handlers simply ends.
       if (code !== 0 && signal !== "SIGTERM") {

@@ -155,9 +155,11 @@ function workerPids(primaryPid: number): number[] {
   return childPids(primaryPid).filter((pid) => cmdline(pid).includes("src/server.ts"));
 }
 
-/** Count of an exposition line, e.g. `graphql_envelop_request_duration_count{operationName="X",...}`. */
-function sample(metrics: string, name: string, labels: string): number | undefined {
-  const line = metrics.split("\n").find((row) => row.startsWith(`${name}{`) && row.includes(labels));
+/** Value of an exposition line, e.g. `graphql_envelop_request_duration_count{operationName="X",...}`. */
+function sample(metrics: string, name: string, labels?: string): number | undefined {
+  const line = metrics
+    .split("\n")
+    .find((row) => (labels === undefined ? row.startsWith(`${name} `) : row.startsWith(`${name}{`) && row.includes(labels)));
   return line === undefined ? undefined : Number(line.slice(line.lastIndexOf(" ") + 1));
 }
 
@@ -207,6 +209,8 @@ describe("WORKERS=2 on the embedded simulator", () => {
       const { status, text } = await send(cluster.url, "GET", "/metrics");
       expect(status).toBe(200);
       expect(sample(text, "graphql_envelop_request_duration_count", 'operationName="WorkersProbe"')).toBe(probes);
+      expect(sample(text, "gateway_cluster_workers_listening")).toBe(2);
+      expect(sample(text, "gateway_cluster_worker_deaths_total")).toBe(0);
     }
   });
 
@@ -225,6 +229,9 @@ describe("WORKERS=2 on the embedded simulator", () => {
     expect(answers.map((answer) => answer.status)).toEqual(ids.map(() => 200));
     const logged = await Promise.all(ids.map((id) => cluster.line((line) => line.requestId === id)));
     expect(new Set(logged.map((line) => line.pid))).toEqual(new Set(workers));
+    const { text } = await send(cluster.url, "GET", "/metrics");
+    expect(sample(text, "gateway_cluster_worker_deaths_total")).toBe(1);
+    expect(sample(text, "gateway_cluster_workers_listening")).toBe(2);
   }, 90_000);
 
   it("on SIGTERM, finishes a slow request in flight, then every process exits", async () => {
