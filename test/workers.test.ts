@@ -219,6 +219,10 @@ describe("WORKERS=2 on the embedded simulator", () => {
     process.kill(victim, "SIGKILL");
     const died = await cluster.line((line) => line.msg === "worker died: starting a replacement" && line.workerPid === victim);
     expect(died.signal).toBe("SIGKILL");
+    // While the replacement starts, the survivor's metrics are the cluster's.
+    const during = await send(cluster.url, "GET", "/metrics");
+    expect(during.status).toBe(200);
+    expect(sample(during.text, "gateway_cluster_worker_deaths_total")).toBe(1);
     const replacement = await cluster.line((line) => line.msg === "gateway listening" && !workers.includes(line.pid));
     expect(alive(victim)).toBe(false);
     workers = [survivor, replacement.pid].sort(byNumber);
