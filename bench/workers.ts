@@ -10,6 +10,7 @@
  * BENCH_RESPONSE_CACHE (comma-separated: on,off), BENCH_WARM_UP_SECONDS (default 2).
  * Writes bench/results/workers.{json,md}.
  */
+import { execSync } from "node:child_process";
 import { writeFile } from "node:fs/promises";
 import { availableParallelism, cpus, loadavg } from "node:os";
 import { startRedisServer, type RedisServer } from "../test/redis-server.ts";
@@ -182,6 +183,7 @@ async function main(): Promise<void> {
   buildGateway(log);
   const results: Record<string, unknown> = {
     date: new Date().toISOString(),
+    commit: execSync("git rev-parse --short HEAD", { encoding: "utf8" }).trim(),
     machine: { cpus: cpus().length, availableParallelism: availableParallelism(), model: cpus()[0]?.model ?? "unknown", node: process.version },
     loadAverageAtStart: loadavg().map((value) => round(value)),
     runs: RUNS,
@@ -250,7 +252,7 @@ function markdown(results: Record<string, unknown>): string {
   const lines = [
     "# One worker against two (WORKERS=1 vs 2)",
     "",
-    `Written by \`npm run bench:workers\` on ${String(results.date)}; ${JSON.stringify(results.machine)}. Throughput at ${String(results.connections)} connections, the median of ${String(results.runs)} runs of ${String(results.secondsPerMeasurement)} s per configuration; each configuration with a Redis of its own (REDIS_URL) and no rate limit.`,
+    `Written by \`npm run bench:workers\` on ${String(results.date)} at commit ${String(results.commit)}; ${JSON.stringify(results.machine)}. Throughput at ${String(results.connections)} connections, the median of ${String(results.runs)} runs of ${String(results.secondsPerMeasurement)} s per configuration; each configuration with a Redis of its own (REDIS_URL) and no rate limit.`,
     "",
     ...(results.notes as string[]).map((note) => `- ${note}`),
     "",
