@@ -107,8 +107,10 @@ function cacheFigures(before: Map<string, Samples>, after: Map<string, Samples>)
       sharedTier[tier] = hitRate(increase(before, after, SHARED_TIER, (labels) => (labels.tier ?? "") === tier, "result"), ["hit"]);
     }
   }
+  // The in-process record cache of each worker, which the shared tier backs.
+  const recordCache = hitRate(increase(before, after, "gateway_cache_lookups_total", () => true, "result"), ["hit"]);
   const redisUp = after.get("gateway_redis_up")?.[0]?.value ?? null;
-  return { responseCache, sharedTier, redisUp };
+  return { responseCache, recordCache, sharedTier, redisUp };
 }
 
 interface Started {
@@ -160,6 +162,8 @@ async function measure(simulator: RunningSimulator, operations: Operation[], res
       rows[operation.name] = {
         oneWorkerRps: round(one.rps, 0),
         twoWorkersRps: round(two.rps, 0),
+        oneWorkerRunsRps: runs[0]!.map((result) => round(result.rps, 0)),
+        twoWorkersRunsRps: runs[1]!.map((result) => round(result.rps, 0)),
         ratio: round(two.rps / one.rps),
         oneWorkerP50Ms: one.p50,
         twoWorkersP50Ms: two.p50,
@@ -216,6 +220,8 @@ async function main(): Promise<void> {
 type Row = {
   oneWorkerRps: number;
   twoWorkersRps: number;
+  oneWorkerRunsRps: number[];
+  twoWorkersRunsRps: number[];
   ratio: number;
   oneWorkerP50Ms: number;
   twoWorkersP50Ms: number;
@@ -233,10 +239,16 @@ function notes(results: Record<string, unknown>): string[] {
   const figures = rows.flatMap((row) => Object.values(row.caches));
   const notes = [
     `Taken on a shared ${cpus().length}-core machine while other test suites ran on it (load average ${JSON.stringify(results.loadAverageAtStart)} at the start, ${JSON.stringify(results.loadAverageAtEnd)} at the end): absolute figures are noisy; the ratio compares two configurations measured one after the other within each run.`,
-    `On ${cpus().length} cores the gateway's workers share the CPU with the simulator, autocannon and Redis, which all run on the same machine: two workers cannot get two whole cores here, so the ratio is a floor of what a second core gives a gateway with a machine of its own.`,
+    `On ${cpus().length} cores the gateway's workers share the CPU with the simulator, autocannon and Redis, which all run on the same machine: two workers cannot get two whole cores here, so the ratio likely understates what a second core gives a gateway on a machine of its own.`,
     "/metrics of the two-worker gateway is the whole cluster's: the worker that takes a scrape asks the primary, which gathers every worker's registry over IPC and sums them (src/cluster-metrics.ts). Each cache figure is the increase of the counters between one scrape before and one after the measured runs (warm-up excluded).",
-    "Response cache hit rate: (local + shared) / look-ups of gateway_response_cache_lookups_total.",
+    "Response cache hit rate: (local + shared) / look-ups of gateway_response_cache_lookups_total; in-process record cache: hit / look-ups of gateway_cache_lookups_total; shared tier: hit / look-ups of gateway_shared_cache_lookups_total, per tier. null: no look-ups (or, for the shared tier, no such metric).",
   ];
+  const beyond = rows.filter((row) => row.ratio > cpus().length).length;
+  if (beyond > 0) {
+    notes.push(
+      `${beyond} ratio(s) exceed the ${cpus().length} cores, more than a second core alone explains: other load slowed some one-worker runs, or each worker's own heap (the heap flags are per process) relieved the garbage collector. The rps cells show the range of the runs beside their median.`,
+    );
+  }
   if (figures.every((figure) => figure.sharedTier === null)) {
     notes.push(`${SHARED_TIER} was absent from /metrics: this build has no shared tier to measure yet, so its hit rate is reported as null.`);
   }
@@ -257,6 +269,7 @@ function markdown(results: Record<string, unknown>): string {
     ...(results.notes as string[]).map((note) => `- ${note}`),
     "",
   ];
+  const range = (values: number[]) => `${Math.min(...values)}–${Math.max(...values)}`;
   const rate = (value: number | null | undefined) => (value === null || value === undefined ? "null" : `${round(value * 100, 1)} %`);
   const shared = (figure: ReturnType<typeof cacheFigures> | undefined) =>
     figure?.sharedTier ? Object.entries(figure.sharedTier).map(([tier, value]) => `${tier}: ${rate(value.hitRate)}`).join(", ") || "no look-ups" : "null";
@@ -265,14 +278,14 @@ function markdown(results: Record<string, unknown>): string {
     lines.push(
       `## ${title}`,
       "",
-      "| operation | 1 worker req/s | 2 workers req/s | ratio | p50 ms (1 / 2) | errors | response cache hits (1 / 2) | shared tier hits (1 / 2) |",
-      "|---|---|---|---|---|---|---|---|",
+      "| operation | 1 worker req/s (runs' range) | 2 workers req/s (runs' range) | ratio | p50 ms (1 / 2) | errors | response cache hits (1 / 2) | in-process record cache hits (1 / 2) | shared tier hits (1 / 2) |",
+      "|---|---|---|---|---|---|---|---|---|",
     );
     for (const [name, row] of Object.entries(data as Record<string, Row>)) {
       const one = row.caches.oneWorker;
       const two = row.caches.twoWorkers;
       lines.push(
-        `| ${name} | ${row.oneWorkerRps} | ${row.twoWorkersRps} | ${row.ratio} | ${row.oneWorkerP50Ms} / ${row.twoWorkersP50Ms} | ${row.errors} | ${rate(one?.responseCache.hitRate)} / ${rate(two?.responseCache.hitRate)} | ${shared(one)} / ${shared(two)} |`,
+        `| ${name} | ${row.oneWorkerRps} (${range(row.oneWorkerRunsRps)}) | ${row.twoWorkersRps} (${range(row.twoWorkersRunsRps)}) | ${row.ratio} | ${row.oneWorkerP50Ms} / ${row.twoWorkersP50Ms} | ${row.errors} | ${rate(one?.responseCache.hitRate)} / ${rate(two?.responseCache.hitRate)} | ${rate(one?.recordCache.hitRate)} / ${rate(two?.recordCache.hitRate)} | ${shared(one)} / ${shared(two)} |`,
       );
     }
     lines.push("");
