@@ -12,8 +12,9 @@ import { writeFile } from "node:fs/promises";
 import { cpus } from "node:os";
 import autocannon from "autocannon";
 import { Pool } from "undici";
-import { referenceOperations, type PreparedOperation, type ReferenceOperation } from "./operations/index.ts";
+import { referenceOperations } from "./operations/index.ts";
 import { buildGateway } from "./build.ts";
+import { gatewayBody, load, median, post, round, warmUp, type LoadResult, type Operation } from "./measure.ts";
 import { startBaseline, startGateway, startSimulator, type Running, type RunningSimulator } from "./processes.ts";
 import { PlainUpstream } from "./upstream.ts";
 
@@ -23,37 +24,11 @@ const MEMORY_SECONDS = Number(process.env.BENCH_MEMORY_SECONDS ?? 60);
 const PHASES = new Set((process.env.BENCH_PHASES ?? "calls,overhead,throughput,parallelism,memory,simulator").split(","));
 const SELECTED = process.env.BENCH_OPERATIONS?.split(",");
 const selected = referenceOperations.filter((operation) => !SELECTED || SELECTED.includes(operation.name));
-type Operation = ReferenceOperation & PreparedOperation;
 let operations: Operation[] = [];
 const ADDED_LATENCY_MS = 50;
 
-function median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  const middle = Math.floor(sorted.length / 2);
-  return sorted.length % 2 ? sorted[middle]! : (sorted[middle - 1]! + sorted[middle]!) / 2;
-}
-
-function round(value: number, digits = 2): number {
-  const factor = 10 ** digits;
-  return Math.round(value * factor) / factor;
-}
-
 function log(message: string): void {
   process.stderr.write(`[bench] ${message}\n`);
-}
-
-interface Load {
-  url: string;
-  body: string;
-  connections: number;
-  seconds: number;
-}
-
-interface LoadResult {
-  p50: number;
-  p99: number;
-  rps: number;
-  errors: number;
 }
 
 /** Sequential requests over one keep-alive connection, timed one by one (autocannon rounds to whole ms). */
@@ -81,34 +56,8 @@ async function sequentialLatency(url: string, body: string, seconds: number): Pr
   return median(latencies);
 }
 
-async function load({ url, body, connections, seconds }: Load): Promise<LoadResult> {
-  const result = await autocannon({
-    url,
-    method: "POST",
-    headers: { "content-type": "application/json", accept: "application/json" },
-    body,
-    connections,
-    duration: seconds,
-  });
-  return {
-    p50: result.latency.p50,
-    p99: result.latency.p99,
-    rps: result.requests.average,
-    errors: result.errors + result.timeouts + result.non2xx,
-  };
-}
-
-function gatewayBody(operation: Operation): string {
-  return JSON.stringify({ query: operation.document, variables: operation.variables });
-}
-
 function baselineBody(operation: Operation): string {
   return JSON.stringify({ query: `{ run(operation: "${operation.name}") }` });
-}
-
-async function post(url: string, body: string): Promise<{ data?: unknown; errors?: unknown[] }> {
-  const response = await fetch(url, { method: "POST", headers: { "content-type": "application/json" }, body });
-  return (await response.json()) as { data?: unknown; errors?: unknown[] };
 }
 
 /** Runs gateway and baseline alternately, `RUNS` times, and takes the median of each figure. */
@@ -131,18 +80,6 @@ async function compare(
     errors: runs.reduce((sum, run) => sum + run.errors, 0),
   });
   return { gateway: summarize(gatewayRuns), baseline: summarize(baselineRuns) };
-}
-
-const WARM_UP_SECONDS = Number(process.env.BENCH_WARM_UP_SECONDS ?? 2);
-
-/**
- * Checks that the target answers without errors, then loads it briefly, so that what is
- * measured is the steady state of optimized code rather than the JIT compiler warming up.
- */
-async function warmUp(target: Running, body: string): Promise<void> {
-  const result = await post(target.url, body);
-  if (result.errors) throw new Error(`${target.name} answered with errors: ${JSON.stringify(result.errors).slice(0, 500)}`);
-  if (WARM_UP_SECONDS > 0) await load({ url: target.url, body, connections: 32, seconds: WARM_UP_SECONDS });
 }
 
 async function main(): Promise<void> {

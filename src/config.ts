@@ -167,8 +167,13 @@ function redisUrl(env: Env): string | undefined {
 
 function workers(env: Env): number {
   const raw = env.WORKERS?.trim().toLowerCase();
+  if (raw === undefined || raw === "") return 1;
   if (raw === "auto") return availableParallelism();
-  return integer(env, "WORKERS", 1, 1);
+  const value = Number(raw);
+  if (!/^\d+$/.test(raw) || !Number.isSafeInteger(value) || value < 1) {
+    throw new Error(`WORKERS must be a whole number of gateway processes (1 or more) or "auto" (one per core), got "${env.WORKERS}"`);
+  }
+  return value;
 }
 
 function positiveNumber(env: Env, name: string, fallback: number): number {

@@ -48,6 +48,8 @@ export class GatewayMetrics implements UpstreamObserver {
       name: "gateway_upstream_breaker_state",
       help: "Circuit breaker state per upstream service: 0 closed, 1 half-open, 2 open.",
       labelNames: ["service"],
+      // Over several workers (cluster /metrics), the worst of them.
+      aggregator: "max",
       registers,
     });
     this.loaderBatchSize = new Histogram({
@@ -66,6 +68,8 @@ export class GatewayMetrics implements UpstreamObserver {
     this.redisAvailable = new Gauge({
       name: "gateway_redis_up",
       help: "1 while the shared Redis answers, 0 while the gateway falls back to its local cache and buckets (or has no Redis).",
+      // Over several workers (cluster /metrics), 1 only while every worker reaches Redis.
+      aggregator: "min",
       registers,
     });
     this.redisFallbacks = new Counter({

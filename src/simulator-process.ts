@@ -6,6 +6,7 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
+import type { Logger } from "./logger.ts";
 import type { UpstreamUrls } from "./yoga.ts";
 
 // From the sources the simulator runs through tsx; from a build (dist/), as compiled JavaScript.
@@ -55,4 +56,24 @@ export function startSimulatorProcess(env: Record<string, string> = {}, timeoutM
       }
     });
   });
+}
+
+/**
+ * The upstream URLs from the configuration, or those of an embedded simulator started here when
+ * neither is set (and said so in the log).
+ */
+export async function upstreamsOrSimulator(
+  config: { dataApiUrl: string | undefined; metricsApiUrl: string | undefined },
+  logger: Logger,
+): Promise<{ urls: UpstreamUrls; simulator: SimulatorProcess | undefined }> {
+  if (config.dataApiUrl && config.metricsApiUrl) {
+    return { urls: { dataApiUrl: config.dataApiUrl, metricsApiUrl: config.metricsApiUrl }, simulator: undefined };
+  }
+  if (config.dataApiUrl || config.metricsApiUrl) {
+    throw new Error("set both DATA_API_URL and METRICS_API_URL, or neither to use the embedded simulator");
+  }
+  const simulator = await startSimulatorProcess();
+  const urls = { dataApiUrl: simulator.dataApiUrl, metricsApiUrl: simulator.metricsApiUrl };
+  logger.info(urls, "no DATA_API_URL/METRICS_API_URL set: serving the embedded simulator's sample network");
+  return { urls, simulator };
 }

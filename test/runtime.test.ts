@@ -1,3 +1,4 @@
+import { availableParallelism } from "node:os";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { loadConfig } from "../src/config.ts";
 import { startSimulatorProcess } from "../src/simulator-process.ts";
@@ -60,6 +61,19 @@ describe("configuration", () => {
     expect(() => loadConfig({ METRICS_API_URL: "ftp://metrics" })).toThrow(/METRICS_API_URL must be an http\(s\) URL/);
     expect(() => loadConfig({ DATA_API_URL: "https://user:pw@glacier" })).toThrow(/must not carry credentials/);
     expect(() => loadConfig({ GRAPHIQL: "maybe" })).toThrow(/GRAPHIQL must be true or false/);
+  });
+
+  it("runs one gateway process unless WORKERS says how many, or auto for one per core", () => {
+    expect(loadConfig({}).workers).toBe(1);
+    expect(loadConfig({ WORKERS: " " }).workers).toBe(1);
+    expect(loadConfig({ WORKERS: "3" }).workers).toBe(3);
+    expect(loadConfig({ WORKERS: "auto" }).workers).toBe(availableParallelism());
+    expect(loadConfig({ WORKERS: "AUTO" }).workers).toBe(availableParallelism());
+    for (const wrong of ["0", "-1", "1.5", "two", "2x", "1e3", "0x2"]) {
+      expect(() => loadConfig({ WORKERS: wrong })).toThrow(
+        `WORKERS must be a whole number of gateway processes (1 or more) or "auto" (one per core), got "${wrong}"`,
+      );
+    }
   });
 });
 
