@@ -257,11 +257,17 @@ async function main(): Promise<void> {
         const upstreamRps = median(rates);
         const operationsPerSecond = upstreamRps / paths.length;
         const gatewayRps = (results.throughput as Record<string, { gatewayRps: number }> | undefined)?.[operation.name]?.gatewayRps;
+        const warmCalls = (results.calls as Record<string, { warm: number }> | undefined)?.[operation.name]?.warm;
+        // What the gateway asked of the simulator during the throughput test: its warm calls per
+        // operation at its measured rate. The cold figure assumes every call of every operation.
+        const demandedRps = gatewayRps !== undefined && warmCalls !== undefined ? gatewayRps * warmCalls : undefined;
         simulatorSpeed[operation.name] = {
           upstreamRequestsPerOperation: paths.length,
           upstreamRps: round(upstreamRps, 0),
           operationsPerSecond: round(operationsPerSecond, 0),
           ratioToGateway: gatewayRps ? round(operationsPerSecond / gatewayRps) : null,
+          gatewayUpstreamRps: demandedRps === undefined ? null : round(demandedRps, 0),
+          headroomUnderLoad: demandedRps ? round(upstreamRps / demandedRps) : null,
           target: ">= 5",
         };
       }
@@ -303,7 +309,20 @@ function markdown(results: Record<string, unknown>): string {
   ]);
   table("Parallelism (50 ms upstream latency, no record cache: every call is made)", results.parallelism, ["dependentCalls", "p50Ms", "limitMs", "ok"]);
   if (results.memory) lines.push("## Memory", "", "```json", JSON.stringify(results.memory, null, 2), "```", "");
-  table("The simulator alone (32 connections)", results.simulator, ["upstreamRequestsPerOperation", "upstreamRps", "operationsPerSecond", "ratioToGateway"]);
+  table("The simulator alone (32 connections)", results.simulator, [
+    "upstreamRequestsPerOperation",
+    "upstreamRps",
+    "operationsPerSecond",
+    "ratioToGateway",
+    "gatewayUpstreamRps",
+    "headroomUnderLoad",
+  ]);
+  if (results.simulator) {
+    lines.push(
+      "`ratioToGateway`: operations per second the simulator could feed if every operation made all its cold calls, over the gateway's throughput without response cache. `headroomUnderLoad`: the simulator's request rate over what the gateway asked of it in that throughput test (its warm calls per operation times its rate); empty when the gateway made no upstream call.",
+      "",
+    );
+  }
   return `${lines.join("\n")}\n`;
 }
 
