@@ -7,8 +7,8 @@
  */
 import { mkdirSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { fileURLToPath } from "node:url";
-import autocannon from "autocannon";
 import { buildGateway } from "./build.ts";
+import { gatewayBody, load } from "./measure.ts";
 import { referenceOperations } from "./operations/index.ts";
 import { startGateway, startSimulator } from "./processes.ts";
 import { PlainUpstream } from "./upstream.ts";
@@ -69,23 +69,15 @@ buildGateway((message) => process.stderr.write(`[profile] ${message}\n`));
 const simulator = await startSimulator();
 const upstream = new PlainUpstream(simulator.dataUrl, simulator.metricsUrl);
 try {
-  const prepared = await operation.prepare(upstream);
-  const body = JSON.stringify({ query: operation.document, variables: prepared.variables });
+  const body = gatewayBody({ ...operation, ...(await operation.prepare(upstream)) });
   rmSync(directory, { recursive: true, force: true });
   mkdirSync(directory, { recursive: true });
   process.env.BENCH_CPU_PROFILE_DIR = directory;
   const gateway = await startGateway(simulator, env);
   delete process.env.BENCH_CPU_PROFILE_DIR;
-  const result = await autocannon({
-    url: gateway.url,
-    method: "POST",
-    headers: { "content-type": "application/json", accept: "application/json" },
-    body,
-    connections: 32,
-    duration: SECONDS,
-  });
+  const result = await load({ url: gateway.url, body, connections: 32, seconds: SECONDS });
   await gateway.stop();
-  process.stdout.write(`${name}: ${Math.round(result.requests.average)} requests/s while profiled, ${result.non2xx + result.errors} errors\n`);
+  process.stdout.write(`${name}: ${Math.round(result.rps)} requests/s while profiled, ${result.errors} errors\n`);
   const written = readdirSync(directory).find((file) => file.endsWith(".cpuprofile"));
   if (!written) throw new Error(`the gateway wrote no profile to ${directory}`);
   summarize(`${directory}/${written}`);

@@ -8,9 +8,8 @@
  * whose turn it is reads the upstream and publishes what it read, the others follow what it
  * publishes, so that the upstream sees one poller in all.
  */
-import { createHash } from "node:crypto";
 import { GatewayError, UpstreamError } from "./errors.ts";
-import type { CallOptions } from "./upstream/http.ts";
+import { apiKeyHash, type CallOptions } from "./upstream/http.ts";
 import type { ExportOperation, ExportOperationStatus } from "./upstream/types.ts";
 
 /** Reads one operation; null when it does not exist. */
@@ -63,7 +62,7 @@ export class ExportWatch {
 
   /** The operation's changes until the job ends; the caller's API key reads it. */
   watch(operationId: string, call: CallOptions): AsyncIterableIterator<ExportEvent> {
-    const key = `${call.apiKey ? createHash("sha256").update(call.apiKey).digest("hex") : ""}:${operationId}`;
+    const key = `${call.apiKey ? apiKeyHash(call.apiKey) : ""}:${operationId}`;
     let poller = this.pollers.get(key);
     if (poller === undefined) {
       const created = new Poller(operationId, call, this.read, this.options, this.relay?.join(key, (event) => created.receive(event)), () => {

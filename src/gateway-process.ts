@@ -29,7 +29,7 @@ export async function runGatewayProcess(config: GatewayConfig): Promise<void> {
   const redis = config.redis ? new RedisLink(config.redis, logger, metrics) : undefined;
   // The chain list is loaded at start and written to Redis: give the link a moment to connect
   // first, never more (without Redis, the gateway serves alone).
-  if (redis && config.redis && !(await connected(redis, 2_000))) {
+  if (redis && config.redis && !(await redis.whenReady(2_000))) {
     logger.warn({ redis: redactedUrl(config.redis.url) }, "redis is not reachable yet: serving from the local caches until it is");
   }
   const gateway = createGateway(config, urls, logger, { plugins: tracing ? [tracing.plugin] : [], redis, metrics });
@@ -76,16 +76,4 @@ export async function runGatewayProcess(config: GatewayConfig): Promise<void> {
   }
   process.once("SIGTERM", () => void shutdown("SIGTERM"));
   process.once("SIGINT", () => void shutdown("SIGINT"));
-}
-
-/** Whether the link connects within the time given. */
-function connected(link: RedisLink, withinMs: number): Promise<boolean> {
-  if (link.client.status === "ready") return Promise.resolve(true);
-  return new Promise((resolve) => {
-    const timer = setTimeout(() => resolve(false), withinMs);
-    link.client.once("ready", () => {
-      clearTimeout(timer);
-      resolve(true);
-    });
-  });
 }

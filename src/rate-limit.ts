@@ -10,7 +10,6 @@
  * (`yoga.fetch`) are one caller, `local`. With Redis, all gateways share each caller's bucket;
  * while Redis cannot answer, each gateway falls back to its own buckets.
  */
-import { createHash } from "node:crypto";
 import type { IncomingMessage } from "node:http";
 import { isIP } from "node:net";
 import type { ExecutionArgs, ExecutionResult } from "graphql";
@@ -21,7 +20,7 @@ import { GatewayError } from "./errors.ts";
 import type { GatewayMetrics } from "./metrics.ts";
 import type { RedisLink } from "./redis.ts";
 import { LocalBuckets, RedisBuckets, secondsUntil } from "./token-buckets.ts";
-import { API_KEY_HEADER } from "./upstream/http.ts";
+import { API_KEY_HEADER, apiKeyHash } from "./upstream/http.ts";
 import { estimateUpstreamCalls } from "./upstream-cost.ts";
 
 /** Callers whose buckets one process keeps; the least recently seen beyond this start full again. */
@@ -65,7 +64,7 @@ interface CallerContext {
 /** Who pays for a request: its API key's hash, else its address, else `local`. */
 export function callerOf(context: CallerContext, trustProxy: boolean): string {
   const key = context.request.headers.get(API_KEY_HEADER)?.trim();
-  if (key) return `key:${createHash("sha256").update(key).digest("base64url")}`;
+  if (key) return `key:${apiKeyHash(key)}`;
   if (trustProxy) {
     const forwarded = context.request.headers.get("x-forwarded-for")?.split(",")[0]?.trim();
     if (forwarded && isIP(forwarded)) return `address:${forwarded}`;

@@ -52,6 +52,18 @@ export class RedisLink {
     return this.healthy;
   }
 
+  /** Whether the link is ready now or becomes so within `withinMs`. */
+  whenReady(withinMs: number): Promise<boolean> {
+    if (this.client.status === "ready") return Promise.resolve(true);
+    return new Promise((resolve) => {
+      const timer = setTimeout(() => resolve(false), withinMs);
+      this.client.once("ready", () => {
+        clearTimeout(timer);
+        resolve(true);
+      });
+    });
+  }
+
   key(...parts: string[]): string {
     return this.config.keyPrefix + parts.join(":");
   }

@@ -4,7 +4,7 @@
  * after installing it), which turns the absence into a failure.
  */
 import { spawn, spawnSync, type ChildProcess } from "node:child_process";
-import { createServer } from "node:net";
+import { freePort } from "./free-port.ts";
 
 export const redisServerAvailable = spawnSync("redis-server", ["--version"]).status === 0;
 
@@ -22,15 +22,6 @@ export interface RedisServer {
   stop(): Promise<void>;
 }
 
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer().listen(0, "127.0.0.1", () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-    server.on("error", reject);
-  });
-}
 
 function launch(port: number): Promise<ChildProcess> {
   const child = spawn("redis-server", ["--port", String(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"], {

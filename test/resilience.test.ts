@@ -1,11 +1,11 @@
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { setTimeout as sleep } from "node:timers/promises";
-import { createServer } from "node:net";
 import { loadConfig } from "../src/config.ts";
 import { createLogger } from "../src/logger.ts";
 import { createGateway } from "../src/yoga.ts";
 import { ChainBlockDocument, ChainDocument } from "./generated/graphql.ts";
 import { execute, startHarness, upstreamCalls, type Harness } from "./helpers.ts";
+import { freePort } from "./free-port.ts";
 
 const BLOCK_ROUTE = "GET /v1/chains/{chainId}/blocks/{blockId}";
 
@@ -167,12 +167,7 @@ describe("circuit breaker", () => {
 
 describe("a dead upstream", () => {
   it("gives UPSTREAM_UNAVAILABLE at once", async () => {
-    const closedPort = await new Promise<number>((resolve) => {
-      const server = createServer().listen(0, "127.0.0.1", () => {
-        const { port } = server.address() as { port: number };
-        server.close(() => resolve(port));
-      });
-    });
+    const closedPort = await freePort();
     const url = `http://127.0.0.1:${closedPort}`;
     const gateway = createGateway(loadConfig({ UPSTREAM_RETRY_BASE_MS: "5" }), { dataApiUrl: url, metricsApiUrl: url }, createLogger("silent"));
     try {

@@ -5,11 +5,11 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import { readFileSync, readdirSync } from "node:fs";
 import { Agent, request, type IncomingHttpHeaders } from "node:http";
-import { createServer } from "node:net";
 import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { CrashLoopGuard } from "../src/crash-loop.ts";
+import { freePort } from "./free-port.ts";
 
 const ROOT = fileURLToPath(new URL("..", import.meta.url));
 const STARTED = new Set<ChildProcess>();
@@ -33,15 +33,6 @@ interface RunningCluster {
   exit: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
 }
 
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer().listen(0, "127.0.0.1", () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-    server.on("error", reject);
-  });
-}
 
 async function startCluster(env: Record<string, string>): Promise<RunningCluster> {
   const port = await freePort();

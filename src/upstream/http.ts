@@ -5,6 +5,7 @@
  * idempotent GETs retried within a budget, and a circuit breaker that fails fast while the
  * service is down.
  */
+import { createHash } from "node:crypto";
 import { setTimeout as sleep } from "node:timers/promises";
 import CircuitBreaker from "opossum";
 import { Pool, errors as undiciErrors } from "undici";
@@ -19,6 +20,11 @@ import {
 } from "../errors.ts";
 
 export const API_KEY_HEADER = "x-glacier-api-key";
+
+/** What names a caller's API key wherever the gateway keeps or shares it (buckets, pollers): never the key. */
+export function apiKeyHash(apiKey: string): string {
+  return createHash("sha256").update(apiKey).digest("base64url");
+}
 
 export type QueryValue = string | number | boolean | null | undefined;
 
