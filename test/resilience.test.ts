@@ -2,6 +2,7 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from
 import { setTimeout as sleep } from "node:timers/promises";
 import { loadConfig } from "../src/config.ts";
 import { createLogger } from "../src/logger.ts";
+import { UpstreamService } from "../src/upstream/http.ts";
 import { createGateway } from "../src/yoga.ts";
 import { ChainBlockDocument, ChainDocument } from "./generated/graphql.ts";
 import { execute, startHarness, upstreamCalls, type Harness } from "./helpers.ts";
@@ -109,6 +110,26 @@ describe("answers that are not answers", () => {
     expect(result.body.errors![0]!.extensions).toMatchObject({ code: "UPSTREAM_UNAVAILABLE" });
     expect(result.body.errors![0]!.message).toMatch(/deadline/);
     expect(result.body.data!.chain!.chainName).toBeTruthy();
+  });
+});
+
+describe("a caller joining a request already under way", () => {
+  it("gets its own deadline, while the request it joined goes on to its answer", async () => {
+    harness.simulator.setKnobs({ latencyMs: 1_000 });
+    const data = new UpstreamService("Data API", harness.simulator.dataUrl, loadConfig({}).upstream);
+    try {
+      const call = { route: "/v1/chains/{chainId}/blocks/{blockId}", params: { chainId: "43114", blockId: "104" } };
+      const owner = data.get<{ blockNumber: string }>(call, { deadline: Date.now() + 5_000 });
+      const started = performance.now();
+      const joiner = data.get(call, { deadline: Date.now() + 100 });
+      await expect(joiner).rejects.toMatchObject({ extensions: { code: "UPSTREAM_UNAVAILABLE" } });
+      // It leaves long before the 1 s the shared request takes; the bound is about waiting, not speed.
+      expect(performance.now() - started).toBeLessThan(700);
+      await expect(owner).resolves.toMatchObject({ blockNumber: "104" });
+      expect(upstreamCalls(harness)[BLOCK_ROUTE]).toBe(1);
+    } finally {
+      await data.close();
+    }
   });
 });
 

@@ -239,16 +239,26 @@ export class UpstreamService {
     await this.pool.close();
   }
 
-  private async withinDeadline<T>(promise: Promise<T>, deadline: number): Promise<T> {
+  /**
+   * The timer is cleared as soon as the shared request settles: a timer left to run out would
+   * keep the settled answer reachable until the deadline, promoting every page into old space.
+   */
+  private withinDeadline<T>(promise: Promise<T>, deadline: number): Promise<T> {
     const remaining = deadline - Date.now();
-    if (remaining <= 0) throw upstreamUnreachable(this.name, "the request's deadline passed");
-    const timer = AbortSignal.timeout(remaining);
-    return Promise.race([
-      promise,
-      new Promise<never>((_, reject) => {
-        timer.addEventListener("abort", () => reject(upstreamUnreachable(this.name, "the request's deadline passed")));
-      }),
-    ]);
+    if (remaining <= 0) return Promise.reject(upstreamUnreachable(this.name, "the request's deadline passed"));
+    return new Promise<T>((resolve, reject) => {
+      const timer = setTimeout(() => reject(upstreamUnreachable(this.name, "the request's deadline passed")), remaining);
+      promise.then(
+        (value) => {
+          clearTimeout(timer);
+          resolve(value);
+        },
+        (error: unknown) => {
+          clearTimeout(timer);
+          reject(error);
+        },
+      );
+    });
   }
 
   private async send<T>(attempt: Attempt): Promise<T> {
