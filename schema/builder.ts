@@ -2,7 +2,7 @@
 import SchemaBuilder from "@pothos/core";
 import ComplexityPlugin from "@pothos/plugin-complexity";
 import RelayPlugin from "@pothos/plugin-relay";
-import { GraphQLError, isListType, isNonNullType, type GraphQLOutputType } from "graphql";
+import { isListType, isNonNullType, type GraphQLOutputType } from "graphql";
 import type { GatewayContext } from "../src/context.ts";
 
 /** What `first` costs when a client leaves it out: the most common route default. */
@@ -32,7 +32,9 @@ export const builder = new SchemaBuilder<{
   plugins: [RelayPlugin, ComplexityPlugin],
   defaultFieldNullability: false,
   complexity: {
-    limit: (context) => ({ complexity: context.limits.cost, depth: context.limits.depth, breadth: context.limits.breadth }),
+    // The limits are checked once per operation, before the rate limiter charges for it, by
+    // useComplexityLimit (src/security.ts); the plugin gives each field its cost.
+    disabled: true,
     // A connection multiplies the cost of what is selected under it by `first`; its `edges` and
     // `nodes` lists are that same page, so they do not multiply again.
     fieldComplexity: (args, _context, field) => {
@@ -42,16 +44,6 @@ export const builder = new SchemaBuilder<{
       }
       if (field.name === "edges" || field.name === "nodes") return { field: 1, multiplier: 1 };
       return isList(field.type) ? { field: 1, multiplier: ASSUMED_LIST_LENGTH } : 1;
-    },
-    complexityError: (kind, result) => {
-      const limit = kind.toLowerCase();
-      const max = kind === "Complexity" ? result.maxComplexity : kind === "Depth" ? result.maxDepth : result.maxBreadth;
-      const actual = kind === "Complexity" ? result.complexity : kind === "Depth" ? result.depth : result.breadth;
-      const name = kind === "Complexity" ? "cost" : limit;
-      return new GraphQLError(
-        `The operation's ${name} is ${actual}, over the limit of ${max}; ask for fewer items (smaller first) or fewer fields`,
-        { extensions: { code: "BAD_USER_INPUT", limit: name, max, actual } },
-      );
     },
   },
   relay: {

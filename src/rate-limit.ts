@@ -21,7 +21,7 @@ import type { GatewayMetrics } from "./metrics.ts";
 import type { RedisLink } from "./redis.ts";
 import { LocalBuckets, RedisBuckets, secondsUntil } from "./token-buckets.ts";
 import { API_KEY_HEADER, apiKeyHash } from "./upstream/http.ts";
-import { estimateUpstreamCalls } from "./upstream-cost.ts";
+import { analyzeOperation } from "./operation-analysis.ts";
 
 /** Callers whose buckets one process keeps; the least recently seen beyond this start full again. */
 const LOCAL_CALLERS = 10_000;
@@ -100,7 +100,7 @@ export function useRateLimit(config: RateLimitConfig, limiter: RateLimiter): Plu
   const remaining = new WeakMap<Request, number>();
 
   async function admit(args: ExecutionArgs, stop: (result: ExecutionResult) => void): Promise<void> {
-    const cost = Math.max(1, estimateUpstreamCalls(args.schema, args.document, args.operationName, args.variableValues));
+    const cost = Math.max(1, analyzeOperation(args).upstreamCalls);
     if (cost > config.burst) return stop({ errors: [tooCostly(cost, config.burst)] });
     const context = args.contextValue as CallerContext;
     const decision = await limiter.take(callerOf(context, config.trustProxy), cost);

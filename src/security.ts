@@ -1,16 +1,19 @@
 /**
  * Protections applied before an operation runs: body size (useBodyLimit, which must run before
- * anything reads a body), CSRF, introspection, persisted
- * operations, and the aliases/tokens/directives limits (GraphQL Armor). Cost, depth and
- * breadth are checked by the schema's complexity plugin, which knows what a connection costs.
+ * anything reads a body), CSRF, introspection, persisted operations, the aliases/tokens/directives
+ * limits (GraphQL Armor), and cost, depth and breadth (useComplexityLimit, measured with the
+ * schema's complexity plugin, which knows what a connection costs).
  */
 import { readFileSync } from "node:fs";
 import { EnvelopArmorPlugin } from "@escape.tech/graphql-armor";
 import { useCSRFPrevention } from "@graphql-yoga/plugin-csrf-prevention";
 import { useDisableIntrospection } from "@graphql-yoga/plugin-disable-introspection";
 import { usePersistedOperations } from "@graphql-yoga/plugin-persisted-operations";
+import type { ExecutionArgs, ExecutionResult } from "graphql";
 import type { Plugin } from "graphql-yoga";
 import type { QueryLimits, SecurityConfig } from "./config.ts";
+import { GatewayError } from "./errors.ts";
+import { analyzeOperation, type OperationComplexity } from "./operation-analysis.ts";
 
 /** Refuses bodies over the limit by their declared length, before Yoga reads them. */
 export function useBodyLimit(maxBodyBytes: number): Plugin {
@@ -34,6 +37,39 @@ export function useBodyLimit(maxBodyBytes: number): Plugin {
   };
 }
 
+function overLimit(complexity: OperationComplexity, limits: QueryLimits): GatewayError | null {
+  const over =
+    complexity.depth > limits.depth
+      ? { limit: "depth", max: limits.depth, actual: complexity.depth }
+      : complexity.breadth > limits.breadth
+        ? { limit: "breadth", max: limits.breadth, actual: complexity.breadth }
+        : complexity.cost > limits.cost
+          ? { limit: "cost", max: limits.cost, actual: complexity.cost }
+          : null;
+  if (!over) return null;
+  return new GatewayError(
+    `The operation's ${over.limit} is ${over.actual}, over the limit of ${over.max}; ask for fewer items (smaller first) or fewer fields`,
+    "BAD_USER_INPUT",
+    { ...over, http: { status: 400 } },
+  );
+}
+
+/**
+ * Refuses an operation over MAX_QUERY_COST, MAX_QUERY_DEPTH or MAX_QUERY_BREADTH after
+ * validation and before anything runs or is charged to the caller's rate limit.
+ */
+export function useComplexityLimit(limits: QueryLimits): Plugin {
+  const check = (args: ExecutionArgs, stop: (result: ExecutionResult) => void) => {
+    const { complexity } = analyzeOperation(args);
+    const error = complexity && overLimit(complexity, limits);
+    if (error) stop({ errors: [error] });
+  };
+  return {
+    onExecute: ({ args, setResultAndStopExecution }) => check(args, setResultAndStopExecution),
+    onSubscribe: ({ args, setResultAndStopExecution }) => check(args, setResultAndStopExecution),
+  };
+}
+
 /** A JSON file mapping sha256 hashes of documents to the documents. */
 function loadPersistedOperations(path: string): Map<string, string> {
   const entries = JSON.parse(readFileSync(path, "utf8")) as Record<string, unknown>;
@@ -54,7 +90,7 @@ export function securityPlugins(security: SecurityConfig, limits: QueryLimits): 
     costLimit: { enabled: false },
     blockFieldSuggestion: { enabled: !security.introspection },
   });
-  const plugins: Plugin[] = [armor as Plugin];
+  const plugins: Plugin[] = [armor as Plugin, useComplexityLimit(limits)];
   if (security.csrfPrevention) plugins.push(useCSRFPrevention({ requestHeaders: ["x-graphql-yoga-csrf", "apollo-require-preflight"] }));
   if (!security.introspection) plugins.push(useDisableIntrospection() as Plugin);
   if (security.persistedOperationsFile) {

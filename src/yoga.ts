@@ -3,8 +3,7 @@ import { randomUUID } from "node:crypto";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { useGraphQlJit } from "@envelop/graphql-jit";
 import { usePrometheus } from "@graphql-yoga/plugin-prometheus";
-import { getOperationAST, type ExecutionArgs } from "graphql";
-import { getVariableValues } from "graphql/execution/values.js";
+import type { ExecutionArgs } from "graphql";
 import { createYoga, useReadinessCheck, type Plugin, type YogaServerInstance } from "graphql-yoga";
 import type { GatewayConfig } from "./config.ts";
 import { createContext, type GatewayContext, type Upstreams } from "./context.ts";
@@ -14,6 +13,7 @@ import { schema } from "./graph.ts";
 import type { Logger } from "./logger.ts";
 import { GRAPHIQL_EXAMPLES } from "./graphiql-examples.ts";
 import { GatewayMetrics } from "./metrics.ts";
+import { analyzeOperation } from "./operation-analysis.ts";
 import { RateLimiter, useRateLimit } from "./rate-limit.ts";
 import type { RedisLink } from "./redis.ts";
 import { useResponseCache } from "./response-cache.ts";
@@ -49,12 +49,8 @@ const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
  * ("expected type Hash"); operations whose variables do not coerce run through graphql-js,
  * which reports each scalar's own explanation.
  */
-function variablesAreValid({ schema: executionSchema, document, operationName, variableValues }: ExecutionArgs): boolean {
-  const operation = getOperationAST(document, operationName);
-  if (!operation?.variableDefinitions?.length) return true;
-  const coerced = getVariableValues(executionSchema, operation.variableDefinitions, variableValues ?? {}, { maxErrors: 1 });
-  return coerced.errors === undefined;
-}
+const variablesAreValid = (args: ExecutionArgs): boolean => analyzeOperation(args).variablesValid;
+
 const READY_TIMEOUT_MS = 2_000;
 const GRAPHQL_ENDPOINT = "/graphql";
 

@@ -87,12 +87,13 @@ export async function execute<T, V extends Record<string, unknown>>(
   document: TypedDocumentNode<T, V> | string,
   variables?: V,
   headers: Record<string, string> = {},
+  operationName?: string,
 ): Promise<Response<T>> {
   const query = typeof document === "string" ? document : print(document);
   const response = await harness.gateway.yoga.fetch("http://gateway.test/graphql", {
     method: "POST",
     headers: { "content-type": "application/json", accept: "application/graphql-response+json", ...headers },
-    body: JSON.stringify({ query, variables }),
+    body: JSON.stringify({ query, variables, operationName }),
   });
   return { status: response.status, headers: response.headers, body: (await response.json()) as Response<T>["body"] };
 }

@@ -43,6 +43,42 @@ describe("operation limits, before any upstream call", () => {
     expect(error.extensions).toMatchObject({ code: "BAD_USER_INPUT", limit: "cost", max: 300 });
   });
 
+  it("measures the operation that runs, with its variables", async () => {
+    const document = /* GraphQL */ `
+      query Few($first: Int!) { latestBlocks(first: $first) { nodes { blockHash } } }
+      query Many { latestBlocks(first: 100) { nodes { blockHash txCount chain { chainName } } } }
+    `;
+    const few = await execute(harness, document, { first: 5 }, {}, "Few");
+    expect(few.body.errors).toBeUndefined();
+    expect(few.body.data).toMatchObject({ latestBlocks: { nodes: expect.any(Array) } });
+    harness.simulator.resetCounters();
+    const many = await execute(harness, document, {}, {}, "Many");
+    expect(many.status).toBe(400);
+    expect(many.body.errors![0]!.extensions).toMatchObject({ code: "BAD_USER_INPUT", limit: "cost", max: 300 });
+    expect(upstreamCalls(harness)).toEqual({});
+    // The same document again, with a `first` that costs more than the limit allows.
+    const tooMany = await execute(harness, document, { first: 1000 }, {}, "Few");
+    expect(tooMany.body.errors![0]!.extensions).toMatchObject({ code: "BAD_USER_INPUT", limit: "cost", actual: 2001 });
+    expect(upstreamCalls(harness)).toEqual({});
+  });
+
+  it("holds a subscription to the same limits", async () => {
+    const strict = await startHarness({ MAX_QUERY_COST: "2" });
+    try {
+      const response = await strict.gateway.yoga.fetch("http://gateway.test/graphql", {
+        method: "POST",
+        headers: { "content-type": "application/json", accept: "text/event-stream" },
+        body: JSON.stringify({ query: `subscription { exportOperation(id: "job-1") { operationStatus metadata { code } } }` }),
+      });
+      const text = await response.text();
+      expect(text).toContain('"code":"BAD_USER_INPUT"');
+      expect(text).toContain('"limit":"cost"');
+      expect(upstreamCalls(strict)).toEqual({});
+    } finally {
+      await strict.close();
+    }
+  });
+
   it("depth", async () => {
     const error = await refused(`{ chain(id: "43114") { block(id: "9") { parent { parent { parent { parent { blockHash } } } } } } }`);
     expect(error.extensions).toMatchObject({ code: "BAD_USER_INPUT", limit: "depth", max: 6 });

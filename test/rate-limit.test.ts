@@ -157,6 +157,22 @@ describe("the limiter in the gateway", () => {
     expect((await execute(harness, COSTS_10, {}, caller)).status).toBe(200);
   });
 
+  it("spends nothing on an operation refused for its cost, depth or breadth", async () => {
+    const strict = await startHarness({ ...LIMITS, MAX_QUERY_COST: "50" });
+    try {
+      const caller = key("costly");
+      const refused = await execute(strict, `{ latestBlocks(first: 9) { nodes { blockNumber blockHash txCount gasUsed parent { txCount } } } }`, {}, caller);
+      expect(refused.status).toBe(400);
+      expect(refused.body.errors![0]!.extensions).toMatchObject({ code: "BAD_USER_INPUT", limit: "cost", max: 50 });
+      expect(refused.headers.get("ratelimit-remaining")).toBeNull();
+      const admitted = await execute(strict, COSTS_10, {}, caller);
+      expect(admitted.status).toBe(200);
+      expect(Number(admitted.headers.get("ratelimit-remaining"))).toBe(0);
+    } finally {
+      await strict.close();
+    }
+  });
+
   it("charges a subscription when it starts, and refuses one over the budget the same way", async () => {
     const caller = key("watcher");
     expect((await execute(harness, COSTS_10, {}, caller)).status).toBe(200);
