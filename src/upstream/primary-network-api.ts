@@ -5,8 +5,8 @@
  *
  * Primary-network records do not say which network (or, for blocks and P-Chain transactions,
  * which chain) they belong to, and the P-Chain has the same id on both networks. So every record
- * this client returns is registered with its origin, which `originOf` gives back; the record
- * itself stays as the upstream sent it.
+ * this client returns is registered with its origin (under a symbol key), which `originOf` gives
+ * back; the record is otherwise as the upstream sent it.
  */
 import { blockchainIdValues } from "./contract/data-api.ts";
 import { nullIfNotFound } from "../errors.ts";
@@ -75,17 +75,24 @@ export function findPrimaryChain(network: PrimaryNetworkName, idOrAlias: string)
   return undefined;
 }
 
-const origins = new WeakMap<object, PrimaryNetworkOrigin>();
+// A symbol-keyed property rather than a WeakMap: a page registers hundreds of short-lived
+// records, and every WeakMap key is an ephemeron that each garbage collection has to trace.
+// JSON.stringify and GraphQL never see a symbol key.
+const ORIGIN = Symbol("primary-network origin");
+
+interface Registered {
+  [ORIGIN]?: PrimaryNetworkOrigin;
+}
 
 /** The chain a record of this client came from. */
 export function originOf(record: object): PrimaryNetworkOrigin {
-  const origin = origins.get(record);
+  const origin = (record as Registered)[ORIGIN];
   if (origin === undefined) throw new Error("a primary-network record without its origin");
   return origin;
 }
 
 function register<T extends object>(record: T, origin: PrimaryNetworkOrigin): T {
-  origins.set(record, origin);
+  (record as Registered)[ORIGIN] = origin;
   return record;
 }
 
