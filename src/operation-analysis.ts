@@ -19,6 +19,8 @@ export interface OperationComplexity {
 }
 
 export interface OperationAnalysis {
+  /** True when the document holds no other operation than the one that runs. */
+  soleOperation: boolean;
   /** False when the variables do not coerce: execution then reports why, and nothing else is known. */
   variablesValid: boolean;
   complexity: OperationComplexity | null;
@@ -35,9 +37,10 @@ const analyses = new WeakMap<DocumentNode, Map<string, OperationAnalysis>>();
 
 function analyze({ schema, document, operationName, variableValues }: ExecutionArgs): OperationAnalysis {
   const operation = getOperationAST(document, operationName);
-  if (!operation) return { variablesValid: true, complexity: null, upstreamCalls: 0 };
+  const soleOperation = document.definitions.filter((definition) => definition.kind === Kind.OPERATION_DEFINITION).length === 1;
+  if (!operation) return { soleOperation, variablesValid: true, complexity: null, upstreamCalls: 0 };
   const coerced = getVariableValues(schema, operation.variableDefinitions ?? [], variableValues ?? {}, { maxErrors: 1 });
-  if (coerced.errors) return { variablesValid: false, complexity: null, upstreamCalls: 0 };
+  if (coerced.errors) return { soleOperation, variablesValid: false, complexity: null, upstreamCalls: 0 };
   // complexityFromQuery measures the first operation of a document: give it the one that runs.
   const fragments = document.definitions.filter((definition) => definition.kind === Kind.FRAGMENT_DEFINITION);
   const measured = complexityFromQuery(
@@ -45,6 +48,7 @@ function analyze({ schema, document, operationName, variableValues }: ExecutionA
     { schema, variables: variableValues ?? {}, ctx: {} },
   );
   return {
+    soleOperation,
     variablesValid: true,
     complexity: { cost: measured.complexity, depth: measured.depth, breadth: measured.breadth },
     upstreamCalls: estimateUpstreamCalls(schema, document, operationName, variableValues),

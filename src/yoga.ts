@@ -45,11 +45,17 @@ export interface Gateway {
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
 /**
- * Compiled execution coerces variables itself, with terser messages than our scalars give
- * ("expected type Hash"); operations whose variables do not coerce run through graphql-js,
- * which reports each scalar's own explanation.
+ * When an operation runs compiled. Compiled execution coerces variables itself, with terser
+ * messages than our scalars give ("expected type Hash"), so operations whose variables do not
+ * coerce run through graphql-js, which reports each scalar's own explanation. And the plugin
+ * keeps one compiled query per document, whichever operation it was compiled for: a document
+ * with several operations (as GraphiQL sends) would run the first one compiled under any
+ * operation name, so such documents run through graphql-js too.
  */
-const variablesAreValid = (args: ExecutionArgs): boolean => analyzeOperation(args).variablesValid;
+function runsCompiled(args: ExecutionArgs): boolean {
+  const analysis = analyzeOperation(args);
+  return analysis.soleOperation && analysis.variablesValid;
+}
 
 const READY_TIMEOUT_MS = 2_000;
 const GRAPHQL_ENDPOINT = "/graphql";
@@ -191,7 +197,7 @@ export function createGateway(config: GatewayConfig, urls: UpstreamUrls, logger:
       useRequestLog(logger, requestIds),
       ...securityPlugins(config.security, config.limits),
       ...(config.rateLimit.enabled ? [useRateLimit(config.rateLimit, new RateLimiter(config.rateLimit, metrics, options.redis)) as Plugin] : []),
-      ...(config.compiledExecution ? [useGraphQlJit({}, { enableIf: variablesAreValid }) as Plugin] : []),
+      ...(config.compiledExecution ? [useGraphQlJit({}, { enableIf: runsCompiled }) as Plugin] : []),
       useReadinessCheck({ endpoint: "/ready", check: upstreamsReady }),
       usePrometheus({
         endpoint: "/metrics",

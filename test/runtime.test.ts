@@ -49,6 +49,39 @@ describe("identical concurrent upstream GETs", () => {
   });
 });
 
+describe("compiled execution", () => {
+  let harness: Harness;
+  beforeAll(async () => {
+    harness = await startHarness({ GRAPHQL_JIT: "true" });
+  });
+  afterAll(async () => {
+    await harness.close();
+  });
+
+  it("runs the operation named, in a document that holds several (as GraphiQL sends it)", async () => {
+    const document = `query OneChain { chain(id: "43114") { chainName } } query ChainIds { chains { chainId } }`;
+    for (let round = 0; round < 2; round += 1) {
+      const one = await execute(harness, document, {}, {}, "OneChain");
+      expect(one.body).toEqual({ data: { chain: { chainName: expect.any(String) } } });
+      const ids = await execute(harness, document, {}, {}, "ChainIds");
+      expect(ids.body.errors).toBeUndefined();
+      expect(Object.keys(ids.body.data!)).toEqual(["chains"]);
+    }
+  });
+
+  it("gives the same answer as graphql-js for a sole operation, again and again", async () => {
+    const interpreted = await startHarness({ GRAPHQL_JIT: "false" });
+    try {
+      const variables = { chainId: "43114", blockId: "2400" };
+      const expected = (await execute(interpreted, ChainBlockDocument, variables)).body;
+      expect(expected.errors).toBeUndefined();
+      for (let round = 0; round < 3; round += 1) expect((await execute(harness, ChainBlockDocument, variables)).body).toEqual(expected);
+    } finally {
+      await interpreted.close();
+    }
+  });
+});
+
 describe("configuration", () => {
   it("runs offline by default", () => {
     const config = loadConfig({});
