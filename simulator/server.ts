@@ -104,7 +104,7 @@ export async function startSimulator(options: Partial<SimulatorOptions> = {}): P
     const url = request.url ?? "/";
     const queryStart = url.indexOf("?");
     const pathname = queryStart < 0 ? url : url.slice(0, queryStart);
-    const searchParams = new URLSearchParams(queryStart < 0 ? "" : url.slice(queryStart + 1));
+    const rawQuery = queryStart < 0 ? "" : url.slice(queryStart + 1);
 
     if (pathname.startsWith(CONTROL_PREFIX)) return handleControl(request, response, pathname, control);
     if (service === data && pathname.startsWith(EXPORT_DOWNLOAD_PATH)) return serveExportDownload(exportJobs, request, response, pathname);
@@ -115,7 +115,7 @@ export async function startSimulator(options: Partial<SimulatorOptions> = {}): P
       method,
       route: route?.key ?? null,
       path: pathname,
-      query: Object.fromEntries(searchParams),
+      rawQuery,
       apiKey,
       requestId: firstHeader(request, "x-request-id"),
     });
@@ -147,7 +147,7 @@ export async function startSimulator(options: Partial<SimulatorOptions> = {}): P
       const answer = remembered ? service.answers?.get(url) : undefined;
       if (answer !== undefined) return sendJsonText(response, route.successStatus, answer);
 
-      const { path, query } = route.parameters.parse(pathParams, searchParams);
+      const { path, query } = route.parameters.parse(pathParams, new URLSearchParams(rawQuery));
       const body = await route.handle({
         path,
         query,

@@ -2,14 +2,15 @@
  * Serialized answers of Data API reads, by URL. The sample network never changes once
  * generated, so a read answered once is answered the same way again; keeping its JSON spares the
  * simulator the work, so that it stays much faster than the gateway it serves in benchmarks.
- * Bounded; the least recently used answer goes first.
+ * The answers are kept encoded, so that a hit is written as it is. Bounded; the least recently
+ * used answer goes first.
  */
 export class AnswerCache {
-  private readonly answers = new Map<string, string>();
+  private readonly answers = new Map<string, Buffer>();
 
   constructor(private readonly maxEntries: number) {}
 
-  get(url: string): string | undefined {
+  get(url: string): Buffer | undefined {
     const answer = this.answers.get(url);
     if (answer !== undefined) {
       this.answers.delete(url);
@@ -19,7 +20,7 @@ export class AnswerCache {
   }
 
   set(url: string, answer: string): void {
-    this.answers.set(url, answer);
+    this.answers.set(url, Buffer.from(answer));
     if (this.answers.size > this.maxEntries) this.answers.delete(this.answers.keys().next().value as string);
   }
 }

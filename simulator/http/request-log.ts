@@ -11,13 +11,16 @@ export interface RecordedRequest {
 
 const CAPACITY = 200;
 
+/** What is recorded per request: the query as sent, parsed only when the log is read. */
+export type LoggedRequest = Omit<RecordedRequest, "query"> & { rawQuery: string };
+
 /** Per-route request counts and a ring buffer of the latest requests. */
 export class RequestLog {
   private counts = new Map<string, number>();
-  private entries: RecordedRequest[] = [];
+  private entries: LoggedRequest[] = [];
   private next = 0;
 
-  record(request: RecordedRequest): void {
+  record(request: LoggedRequest): void {
     if (request.route !== null) this.counts.set(request.route, (this.counts.get(request.route) ?? 0) + 1);
     if (this.entries.length < CAPACITY) this.entries.push(request);
     else this.entries[this.next] = request;
@@ -30,9 +33,9 @@ export class RequestLog {
 
   /** Oldest first. */
   requests(): RecordedRequest[] {
-    return this.entries.length < CAPACITY
-      ? [...this.entries]
-      : [...this.entries.slice(this.next), ...this.entries.slice(0, this.next)];
+    const oldestFirst =
+      this.entries.length < CAPACITY ? this.entries : [...this.entries.slice(this.next), ...this.entries.slice(0, this.next)];
+    return oldestFirst.map(({ rawQuery, ...request }) => ({ ...request, query: Object.fromEntries(new URLSearchParams(rawQuery)) }));
   }
 
   reset(): void {

@@ -9,12 +9,12 @@ export function sendJson(
   sendJsonText(response, status, JSON.stringify(body), headers);
 }
 
-/** Sends JSON that is already serialized. */
-export function sendJsonText(response: ServerResponse, status: number, payload: string, headers: Record<string, string> = {}): void {
+/** Sends JSON that is already serialized, or already encoded. */
+export function sendJsonText(response: ServerResponse, status: number, payload: string | Buffer, headers: Record<string, string> = {}): void {
   response.writeHead(status, {
     ...headers,
     "content-type": "application/json; charset=utf-8",
-    "content-length": Buffer.byteLength(payload),
+    "content-length": typeof payload === "string" ? Buffer.byteLength(payload) : payload.length,
   });
   response.end(payload);
 }
