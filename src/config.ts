@@ -105,6 +105,13 @@ export interface CacheConfig {
   responseMaxEntries: number;
   /** Most bytes of answers the response cache holds. */
   responseMaxBytes: number;
+  /**
+   * Parsed documents kept (with what hangs on them: validation, compiled execution, the limits'
+   * analysis), and the most characters of query text among them. A parsed document with its
+   * tokens and compiled code takes some 70 times its text in memory.
+   */
+  documentMaxEntries: number;
+  documentMaxBytes: number;
 }
 
 type Env = Record<string, string | undefined>;
@@ -245,14 +252,16 @@ export function loadConfig(env: Env = process.env): GatewayConfig {
       csrfPrevention: boolean(env, "CSRF_PREVENTION", true),
     },
     cache: {
-      maxEntries: integer(env, "CACHE_MAX_ENTRIES", 20_000, 1),
-      maxBytes: integer(env, "CACHE_MAX_BYTES", 16 * 1024 * 1024, 1024),
+      maxEntries: integer(env, "CACHE_MAX_ENTRIES", 10_000, 1),
+      maxBytes: integer(env, "CACHE_MAX_BYTES", 8 * 1024 * 1024, 1024),
       chainTtlMs: integer(env, "CHAIN_CACHE_TTL_MS", 5 * 60_000, 0),
       preloadChains: boolean(env, "CHAIN_LIST_PRELOAD", true),
       finalRecords: boolean(env, "RECORD_CACHE", true),
       responseTtlMs: integer(env, "RESPONSE_CACHE_TTL_MS", 1_000, 0),
       responseMaxEntries: integer(env, "RESPONSE_CACHE_MAX_ENTRIES", 1_000, 1),
       responseMaxBytes: integer(env, "RESPONSE_CACHE_MAX_BYTES", 8 * 1024 * 1024, 1024),
+      documentMaxEntries: integer(env, "DOCUMENT_CACHE_MAX_ENTRIES", 250, 1),
+      documentMaxBytes: integer(env, "DOCUMENT_CACHE_MAX_BYTES", 256 * 1024, 1024),
     },
     redis: redisConfig(env),
     rateLimit: {

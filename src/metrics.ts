@@ -158,4 +158,25 @@ export class GatewayMetrics implements UpstreamObserver {
       },
     });
   }
+
+  /** Sizes of a cache of the server (parsed documents, answers), read when Prometheus scrapes. */
+  watchSizes(name: string, help: string, sizes: () => { entries: number; bytes: number }): void {
+    const registers = [this.registry];
+    new Gauge({
+      name: `${name}_entries`,
+      help: `${help}: entries.`,
+      registers,
+      collect() {
+        this.set(sizes().entries);
+      },
+    });
+    new Gauge({
+      name: `${name}_bytes`,
+      help: `${help}: bytes as the cache counts them.`,
+      registers,
+      collect() {
+        this.set(sizes().bytes);
+      },
+    });
+  }
 }

@@ -3,7 +3,8 @@ import { randomUUID } from "node:crypto";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { useGraphQlJit } from "@envelop/graphql-jit";
 import { usePrometheus } from "@graphql-yoga/plugin-prometheus";
-import type { ExecutionArgs } from "graphql";
+import type { DocumentNode, ExecutionArgs } from "graphql";
+import { LRUCache } from "lru-cache";
 import { createYoga, useReadinessCheck, type Plugin, type YogaServerInstance } from "graphql-yoga";
 import type { GatewayConfig } from "./config.ts";
 import { createContext, type GatewayContext, type Upstreams } from "./context.ts";
@@ -150,6 +151,16 @@ export function createGateway(config: GatewayConfig, urls: UpstreamUrls, logger:
     }
   }
 
+  const documentCache = new LRUCache<string, DocumentNode>({
+    max: config.cache.documentMaxEntries,
+    maxSize: config.cache.documentMaxBytes,
+    sizeCalculation: (_document, source) => Math.max(1, source.length),
+  });
+  metrics.watchSizes("gateway_document_cache", "Parsed documents held, with their validation and compiled execution (bytes: characters of query text)", () => ({
+    entries: documentCache.size,
+    bytes: documentCache.calculatedSize,
+  }));
+
   const responseCache: Plugin[] =
     config.cache.responseTtlMs > 0
       ? [
@@ -189,6 +200,16 @@ export function createGateway(config: GatewayConfig, urls: UpstreamUrls, logger:
     // length. Yoga's own limit would pipe every body through one more stream.
     maxRequestBodySize: false,
     batching: false,
+    // Bounded by entries and by query text: everything else kept per document (validation,
+    // compiled execution, the limits' analysis) is held through the parsed document.
+    parserAndValidationCache: {
+      documentCache,
+      errorCache: new LRUCache<string, object>({
+        max: config.cache.documentMaxEntries,
+        maxSize: config.cache.documentMaxBytes,
+        sizeCalculation: (_error, source) => Math.max(1, source.length),
+      }),
+    },
     plugins: [
       ...(options.plugins ?? []),
       useBodyLimit(config.security.maxBodyBytes),

@@ -3,7 +3,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { loadConfig } from "../src/config.ts";
 import { startSimulatorProcess } from "../src/simulator-process.ts";
 import { ChainBlockDocument } from "./generated/graphql.ts";
-import { execute, startHarness, upstreamCalls, type Harness } from "./helpers.ts";
+import { execute, metricsText, startHarness, upstreamCalls, type Harness } from "./helpers.ts";
 
 describe("identical concurrent upstream GETs", () => {
   let harness: Harness;
@@ -78,6 +78,31 @@ describe("compiled execution", () => {
       for (let round = 0; round < 3; round += 1) expect((await execute(harness, ChainBlockDocument, variables)).body).toEqual(expected);
     } finally {
       await interpreted.close();
+    }
+  });
+});
+
+describe("parsed documents", () => {
+  it("are kept within DOCUMENT_CACHE_MAX_ENTRIES and DOCUMENT_CACHE_MAX_BYTES, and one forgotten is parsed again", async () => {
+    const harness = await startHarness({ DOCUMENT_CACHE_MAX_ENTRIES: "3", DOCUMENT_CACHE_MAX_BYTES: "1024" });
+    try {
+      const documents = Array.from({ length: 5 }, (_, index) => `query Chain${index} { chain(id: "43114") { chainName } }`);
+      for (const document of [...documents, documents[0]!]) {
+        const result = await execute(harness, document);
+        expect(result.body).toEqual({ data: { chain: { chainName: expect.any(String) } } });
+      }
+      let metrics = await metricsText(harness);
+      expect(metrics).toMatch(/^gateway_document_cache_entries 3$/m);
+      expect(metrics).toMatch(new RegExp(`^gateway_document_cache_bytes ${3 * documents[0]!.length}$`, "m"));
+      // One long document pushes the others out to stay within the bytes.
+      const long = `query Long { chain(id: "43114") { chainName ${"chainId ".repeat(100)}} }`;
+      expect((await execute(harness, long)).body.errors).toBeUndefined();
+      metrics = await metricsText(harness);
+      const bytes = Number(/^gateway_document_cache_bytes (\d+)$/m.exec(metrics)?.[1]);
+      expect(bytes).toBeGreaterThanOrEqual(long.length);
+      expect(bytes).toBeLessThanOrEqual(1024);
+    } finally {
+      await harness.close();
     }
   });
 });
