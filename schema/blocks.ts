@@ -61,24 +61,22 @@ builder.node(EvmBlockRef, {
   },
   fields: (t) => ({
     chainId: t.exposeString("chainId", { description: "The EVM chain id of the block's chain, in decimal." }),
-    blockNumber: t.field({ type: "BigInt", description: "The block's height.", resolve: (block) => block.blockNumber }),
-    blockHash: t.field({ type: "Hash", description: "The block's hash.", resolve: (block) => block.blockHash }),
-    parentHash: t.field({ type: "Hash", description: "The hash of the block before this one.", resolve: (block) => block.parentHash }),
+    blockNumber: t.expose("blockNumber", { type: "BigInt", description: "The block's height." }),
+    blockHash: t.expose("blockHash", { type: "Hash", description: "The block's hash." }),
+    parentHash: t.expose("parentHash", { type: "Hash", description: "The hash of the block before this one." }),
     ...blockTimeFields(t, "the block"),
     txCount: t.exposeInt("txCount", { description: "How many transactions the block holds." }),
-    baseFee: t.field({ type: "BigInt", description: "The base fee per gas of the block, in wei.", resolve: (block) => block.baseFee }),
-    gasUsed: t.field({ type: "BigInt", description: "Gas used by the block's transactions.", resolve: (block) => block.gasUsed }),
-    gasLimit: t.field({ type: "BigInt", description: "The most gas the block's transactions may use.", resolve: (block) => block.gasLimit }),
-    gasCost: t.field({ type: "BigInt", description: "The gas cost of the block, in wei.", resolve: (block) => block.gasCost }),
-    feesSpent: t.field({
+    baseFee: t.expose("baseFee", { type: "BigInt", description: "The base fee per gas of the block, in wei." }),
+    gasUsed: t.expose("gasUsed", { type: "BigInt", description: "Gas used by the block's transactions." }),
+    gasLimit: t.expose("gasLimit", { type: "BigInt", description: "The most gas the block's transactions may use." }),
+    gasCost: t.expose("gasCost", { type: "BigInt", description: "The gas cost of the block, in wei." }),
+    feesSpent: t.expose("feesSpent", {
       type: "BigInt",
       description: "Fees paid (burned) by the block's transactions, in wei.",
-      resolve: (block) => block.feesSpent,
     }),
-    cumulativeTransactions: t.field({
+    cumulativeTransactions: t.expose("cumulativeTransactions", {
       type: "BigInt",
       description: "Transactions on the chain up to and including this block.",
-      resolve: (block) => block.cumulativeTransactions,
     }),
   }),
 });

@@ -98,9 +98,9 @@ builder.node(EvmTransactionRef, {
   },
   fields: (t) => ({
     chainId: t.exposeString("chainId", { description: "The EVM chain id of the transaction's chain, in decimal." }),
-    txHash: t.field({ type: "Hash", description: "The transaction's hash.", resolve: (tx) => tx.txHash }),
-    blockNumber: t.field({ type: "BigInt", description: "The height of the transaction's block.", resolve: (tx) => tx.blockNumber }),
-    blockHash: t.field({ type: "Hash", description: "The hash of the transaction's block.", resolve: (tx) => tx.blockHash }),
+    txHash: t.expose("txHash", { type: "Hash", description: "The transaction's hash." }),
+    blockNumber: t.expose("blockNumber", { type: "BigInt", description: "The height of the transaction's block." }),
+    blockHash: t.expose("blockHash", { type: "Hash", description: "The hash of the transaction's block." }),
     blockIndex: t.exposeInt("blockIndex", { description: "The transaction's position in its block, from 0." }),
     ...blockTimeFields(t, "the transaction's block"),
     txStatus: t.field({
@@ -116,14 +116,13 @@ builder.node(EvmTransactionRef, {
       type: EvmAddressInfoRef,
       description: "The receiver: an account, the called contract, or the contract the transaction created.",
     }),
-    value: t.field({ type: "BigInt", description: "Native tokens sent with the transaction, in wei.", resolve: (tx) => tx.value }),
-    nonce: t.field({ type: "BigInt", description: "How many transactions the sender had sent before this one.", resolve: (tx) => tx.nonce }),
-    gasLimit: t.field({ type: "BigInt", description: "The most gas the sender allowed the transaction.", resolve: (tx) => tx.gasLimit }),
-    gasUsed: t.field({ type: "BigInt", description: "Gas the transaction used.", resolve: (tx) => tx.gasUsed }),
-    gasPrice: t.field({
+    value: t.expose("value", { type: "BigInt", description: "Native tokens sent with the transaction, in wei." }),
+    nonce: t.expose("nonce", { type: "BigInt", description: "How many transactions the sender had sent before this one." }),
+    gasLimit: t.expose("gasLimit", { type: "BigInt", description: "The most gas the sender allowed the transaction." }),
+    gasUsed: t.expose("gasUsed", { type: "BigInt", description: "Gas the transaction used." }),
+    gasPrice: t.expose("gasPrice", {
       type: "BigInt",
       description: "The price paid per unit of gas, in wei (the fee is gasUsed × gasPrice).",
-      resolve: (tx) => tx.gasPrice,
     }),
     method: t.expose("method", {
       type: EvmTransactionMethodRef,
@@ -164,8 +163,8 @@ export const EvmAddressTransactionRef = builder.objectRef<AddressTransaction>("E
 export const EvmAccountRef = builder.objectRef<EvmAccountScope>("EvmAccount").implement({
   description: "An address (an account or a contract) on one EVM chain: the entry to what the Data API lists for it.",
   fields: (t) => ({
-    address: t.field({ type: "EvmAddress", description: "The address, as it was asked for.", resolve: (account) => account.address }),
-    chain: t.field({ type: EvmChainRef, description: "The chain the address is looked at on.", resolve: (account) => account.chain }),
+    address: t.expose("address", { type: "EvmAddress", description: "The address, as it was asked for." }),
+    chain: t.expose("chain", { type: EvmChainRef, description: "The chain the address is looked at on." }),
   }),
 });
 

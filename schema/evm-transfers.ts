@@ -107,7 +107,7 @@ export const EvmAddressInfoRef = builder.objectRef<RichAddress>("EvmAddressInfo"
   description:
     "An address as the Data API names it in transactions and transfers: the address, plus the name, symbol, decimals and logo when it is a contract the Data API knows.",
   fields: (t) => ({
-    address: t.field({ type: "EvmAddress", description: "The address.", resolve: (item) => item.address }),
+    address: t.expose("address", { type: "EvmAddress", description: "The address." }),
     name: t.exposeString("name", { nullable: true, description: "The contract's name; null for an account or an unknown contract." }),
     symbol: t.exposeString("symbol", { nullable: true, description: "The token symbol of the contract, if it has one." }),
     decimals: t.exposeInt("decimals", {
@@ -133,7 +133,7 @@ export const MoneyRef = builder.objectRef<Money>("Money").implement({
 export const Erc20TokenRef = builder.objectRef<Erc20Token>("Erc20Token").implement({
   description: "An ERC-20 token contract, as a transfer names it.",
   fields: (t) => ({
-    address: t.field({ type: "EvmAddress", description: "The token contract's address.", resolve: (token) => token.address }),
+    address: t.expose("address", { type: "EvmAddress", description: "The token contract's address." }),
     name: t.exposeString("name", { description: "The token's name." }),
     symbol: t.exposeString("symbol", { description: "The token's symbol." }),
     decimals: t.exposeInt("decimals", { description: "Decimal places: an amount of 10^decimals base units is one token." }),
@@ -172,11 +172,10 @@ export const NftTokenMetadataRef = builder.interfaceRef<Erc721TokenMetadata | Er
       description: nftMetadataFields.indexStatus,
       resolve: (metadata) => NftIndexStatus.fromUpstream(metadata.indexStatus) ?? "UNKNOWN",
     }),
-    metadataLastUpdatedTimestamp: t.field({
+    metadataLastUpdatedTimestamp: t.expose("metadataLastUpdatedTimestamp", {
       type: "SafeInt",
       nullable: true,
       description: nftMetadataFields.metadataLastUpdatedTimestamp,
-      resolve: (metadata) => metadata.metadataLastUpdatedTimestamp ?? null,
     }),
     name: t.exposeString("name", { nullable: true, description: nftMetadataFields.name }),
     symbol: t.exposeString("symbol", { nullable: true, description: nftMetadataFields.symbol }),
@@ -217,7 +216,7 @@ export const Erc1155TokenMetadataRef = builder.objectRef<Erc1155TokenMetadata>("
 export const Erc721TokenRef = builder.objectRef<Erc721Token>("Erc721Token").implement({
   description: "One token of an ERC-721 collection, as a transfer names it.",
   fields: (t) => ({
-    address: t.field({ type: "EvmAddress", description: "The collection contract's address.", resolve: (token) => token.address }),
+    address: t.expose("address", { type: "EvmAddress", description: "The collection contract's address." }),
     name: t.exposeString("name", { description: "The collection's name." }),
     symbol: t.exposeString("symbol", { description: "The collection's symbol." }),
     ercType: t.field({
@@ -225,14 +224,13 @@ export const Erc721TokenRef = builder.objectRef<Erc721Token>("Erc721Token").impl
       description: "The token standard: `ERC_721`.",
       resolve: (token) => ErcType.fromUpstream(token.ercType) ?? "UNKNOWN",
     }),
-    tokenId: t.field({ type: "BigInt", description: "The token's id within the collection.", resolve: (token) => token.tokenId }),
+    tokenId: t.expose("tokenId", { type: "BigInt", description: "The token's id within the collection." }),
     tokenUri: t.exposeString("tokenUri", { description: "Where the token's metadata lives, as the contract reports it." }),
     metadata: t.expose("metadata", { type: Erc721TokenMetadataRef, description: "The token's metadata, as far as it was indexed." }),
-    ownerAddress: t.field({
+    ownerAddress: t.expose("ownerAddress", {
       type: "EvmAddress",
       nullable: true,
       description: "The token's owner, as the Data API last indexed it.",
-      resolve: (token) => token.ownerAddress ?? null,
     }),
   }),
 });
@@ -240,13 +238,13 @@ export const Erc721TokenRef = builder.objectRef<Erc721Token>("Erc721Token").impl
 export const Erc1155TokenRef = builder.objectRef<Erc1155Token>("Erc1155Token").implement({
   description: "One token id of an ERC-1155 contract, as a transfer names it.",
   fields: (t) => ({
-    address: t.field({ type: "EvmAddress", description: "The contract's address.", resolve: (token) => token.address }),
+    address: t.expose("address", { type: "EvmAddress", description: "The contract's address." }),
     ercType: t.field({
       type: ErcType.ref,
       description: "The token standard: `ERC_1155`.",
       resolve: (token) => ErcType.fromUpstream(token.ercType) ?? "UNKNOWN",
     }),
-    tokenId: t.field({ type: "BigInt", description: "The token id within the contract.", resolve: (token) => token.tokenId }),
+    tokenId: t.expose("tokenId", { type: "BigInt", description: "The token id within the contract." }),
     tokenUri: t.exposeString("tokenUri", { description: "Where the token's metadata lives, as the contract reports it." }),
     metadata: t.expose("metadata", { type: Erc1155TokenMetadataRef, description: "The token's metadata, as far as it was indexed." }),
   }),
@@ -258,10 +256,9 @@ export const Erc20TransferRef = builder.objectRef<Erc20Transfer>("Erc20Transfer"
     from: t.expose("from", { type: EvmAddressInfoRef, description: "Whose tokens moved (the zero address for a mint)." }),
     to: t.expose("to", { type: EvmAddressInfoRef, description: "Who received them (the zero address for a burn)." }),
     logIndex: t.exposeInt("logIndex", { description: "The position of the transfer's log within its block." }),
-    value: t.field({
+    value: t.expose("value", {
       type: "BigInt",
       description: "The amount, in the token's base units (divide by 10^decimals for whole tokens).",
-      resolve: (transfer) => transfer.value,
     }),
     erc20Token: t.expose("erc20Token", { type: Erc20TokenRef, description: "The token that moved, with its price." }),
   }),
@@ -283,7 +280,7 @@ export const Erc1155TransferRef = builder.objectRef<Erc1155Transfer>("Erc1155Tra
     from: t.expose("from", { type: EvmAddressInfoRef, description: "Whose tokens moved (the zero address for a mint)." }),
     to: t.expose("to", { type: EvmAddressInfoRef, description: "Who received them (the zero address for a burn)." }),
     logIndex: t.exposeInt("logIndex", { description: "The position of the transfer's log within its block." }),
-    value: t.field({ type: "BigInt", description: "How many units of the token id moved.", resolve: (transfer) => transfer.value }),
+    value: t.expose("value", { type: "BigInt", description: "How many units of the token id moved." }),
     erc1155Token: t.expose("erc1155Token", { type: Erc1155TokenRef, description: "The token that moved, with its metadata." }),
   }),
 });
@@ -298,10 +295,10 @@ export const EvmInternalTransactionRef = builder.objectRef<InternalTransaction>(
       description: "The operation that made the call.",
       resolve: (call) => InternalTransactionType.fromUpstream(call.internalTxType) ?? "UNKNOWN",
     }),
-    value: t.field({ type: "BigInt", description: "Native tokens sent with the call, in wei.", resolve: (call) => call.value }),
+    value: t.expose("value", { type: "BigInt", description: "Native tokens sent with the call, in wei." }),
     isReverted: t.exposeBoolean("isReverted", { description: "True when the call reverted: its effects, value included, were undone." }),
-    gasUsed: t.field({ type: "BigInt", description: "Gas the call used.", resolve: (call) => call.gasUsed }),
-    gasLimit: t.field({ type: "BigInt", description: "Gas the call was given.", resolve: (call) => call.gasLimit }),
+    gasUsed: t.expose("gasUsed", { type: "BigInt", description: "Gas the call used." }),
+    gasLimit: t.expose("gasLimit", { type: "BigInt", description: "Gas the call was given." }),
   }),
 });
 

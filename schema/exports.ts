@@ -85,15 +85,13 @@ builder.node(ExportOperationRef, {
       nullable: true,
       description: "The job's result: the download link, or the code that says why it stopped or was cut short.",
     }),
-    createdAtTimestamp: t.field({
+    createdAtTimestamp: t.expose("createdAtTimestamp", {
       type: "SafeInt",
       description: "When the job was created, in Unix seconds.",
-      resolve: (operation) => operation.createdAtTimestamp,
     }),
-    updatedAtTimestamp: t.field({
+    updatedAtTimestamp: t.expose("updatedAtTimestamp", {
       type: "SafeInt",
       description: "When the job last changed, in Unix seconds.",
-      resolve: (operation) => operation.updatedAtTimestamp,
     }),
   }),
 });

@@ -116,10 +116,9 @@ export const MetricPointRef = builder.objectRef<MetricValue>("MetricPoint").impl
   description: "One value of a metric series: it covers the interval (hour, day, week or month) that starts at its timestamp.",
   fields: (t) => ({
     value: t.exposeFloat("value", { description: "The metric's value for the interval; its unit is the metric's (see the metric enum)." }),
-    timestamp: t.field({
+    timestamp: t.expose("timestamp", {
       type: "SafeInt",
       description: "The start of the interval, in Unix seconds, aligned to the hour, to 00:00 UTC, to Monday or to the first of the month.",
-      resolve: (point) => point.timestamp,
     }),
     time: t.field({ type: "DateTime", description: "The start of the interval as a date, for charts.", resolve: (point) => new Date(point.timestamp * 1000) }),
   }),
@@ -169,7 +168,7 @@ const DECIMAL = /^(0|[1-9][0-9]*)$/;
 export const AddressBalanceRef = builder.objectRef<AddressBalance>("AddressBalance").implement({
   description: "An address of a ranked list, with the amount it is ranked by.",
   fields: (t) => ({
-    address: t.field({ type: "EvmAddress", description: "The EVM address.", resolve: (entry) => entry.address }),
+    address: t.expose("address", { type: "EvmAddress", description: "The EVM address." }),
     amount: t.field({
       type: "BigInt",
       nullable: true,

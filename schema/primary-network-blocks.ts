@@ -19,17 +19,15 @@ export const ProposerDetailsRef = builder.objectRef<ProposerDetails>("ProposerDe
     proposerId: t.exposeString("proposerId", { nullable: true, description: "The id of the proposer block that wraps this block (cb58)." }),
     proposerParentId: t.exposeString("proposerParentId", { nullable: true, description: "The id of the proposer block before it (cb58)." }),
     proposerNodeId: t.exposeString("proposerNodeId", { nullable: true, description: "The node that proposed the block (`NodeID-...`)." }),
-    proposerPChainHeight: t.field({
+    proposerPChainHeight: t.expose("proposerPChainHeight", {
       type: "SafeInt",
       nullable: true,
       description: "The P-Chain height whose validator set the proposer used.",
-      resolve: (details) => details.proposerPChainHeight ?? null,
     }),
-    proposerTimestamp: t.field({
+    proposerTimestamp: t.expose("proposerTimestamp", {
       type: "SafeInt",
       nullable: true,
       description: "When the block was proposed, in Unix seconds.",
-      resolve: (details) => details.proposerTimestamp ?? null,
     }),
   }),
 });
@@ -52,10 +50,10 @@ builder.node(PrimaryNetworkBlockRef, {
       description: "Which chain of the primary network the block is on.",
       resolve: (block) => originOf(block).chain,
     }),
-    blockNumber: t.field({ type: "BigInt", description: "The block's height.", resolve: (block) => block.blockNumber }),
+    blockNumber: t.expose("blockNumber", { type: "BigInt", description: "The block's height." }),
     blockHash: t.exposeString("blockHash", { description: "The block's id: cb58 on the P- and X-Chain, 0x hex on the C-Chain." }),
     parentHash: t.exposeString("parentHash", { description: "The id of the block before this one." }),
-    blockTimestamp: t.field({ type: "SafeInt", description: "When the block was accepted, in Unix seconds.", resolve: (block) => block.blockTimestamp }),
+    blockTimestamp: t.expose("blockTimestamp", { type: "SafeInt", description: "When the block was accepted, in Unix seconds." }),
     blockTime: t.field({
       type: "DateTime",
       description: "When the block was accepted, as a date (from `blockTimestamp`).",
@@ -70,23 +68,20 @@ builder.node(PrimaryNetworkBlockRef, {
       resolve: (block) => block.transactions,
     }),
     blockSizeBytes: t.exposeInt("blockSizeBytes", { description: "The block's size, in bytes." }),
-    l1ValidatorsAccruedFees: t.field({
+    l1ValidatorsAccruedFees: t.expose("l1ValidatorsAccruedFees", {
       type: "BigInt",
       nullable: true,
       description: "P-Chain: the fees L1 validators have accrued up to this block, in nAVAX.",
-      resolve: (block) => block.l1ValidatorsAccruedFees ?? null,
     }),
-    activeL1Validators: t.field({
+    activeL1Validators: t.expose("activeL1Validators", {
       type: "SafeInt",
       nullable: true,
       description: "P-Chain: how many L1 validators were active at this block.",
-      resolve: (block) => block.activeL1Validators ?? null,
     }),
-    currentSupply: t.field({
+    currentSupply: t.expose("currentSupply", {
       type: "BigInt",
       nullable: true,
       description: "P-Chain: the AVAX supply at this block, in nAVAX.",
-      resolve: (block) => block.currentSupply ?? null,
     }),
     proposerDetails: t.expose("proposerDetails", {
       type: ProposerDetailsRef,
@@ -112,7 +107,7 @@ builder.node(XChainVertexRef, {
     parentHashes: t.exposeStringList("parentHashes", { description: "The ids of the vertices this one builds on." }),
     vertexHeight: t.exposeInt("vertexHeight", { description: "The vertex's height in the DAG: one more than its parents'." }),
     vertexIndex: t.exposeInt("vertexIndex", { description: "The vertex's position in the order the X-Chain accepted vertices." }),
-    vertexTimestamp: t.field({ type: "SafeInt", description: "When the vertex was accepted, in Unix seconds.", resolve: (vertex) => vertex.vertexTimestamp }),
+    vertexTimestamp: t.expose("vertexTimestamp", { type: "SafeInt", description: "When the vertex was accepted, in Unix seconds." }),
     txCount: t.exposeInt("txCount", { description: "How many transactions the vertex holds." }),
     transactionHashes: t.stringList({
       description: "The hashes of the vertex's transactions (the record's `transactions`).",

@@ -117,7 +117,7 @@ export const XChainAssetRef = builder.objectRef<XChainAssetDetails>("XChainAsset
       description: "How the asset is held.",
       resolve: (asset) => PrimaryNetworkAssetType.fromUpstream(asset.type) ?? "UNKNOWN",
     }),
-    createdAtTimestamp: t.field({ type: "SafeInt", description: "When the asset was created, in Unix seconds.", resolve: (asset) => asset.createdAtTimestamp }),
+    createdAtTimestamp: t.expose("createdAtTimestamp", { type: "SafeInt", description: "When the asset was created, in Unix seconds." }),
     cap: t.field({ type: AssetCap.ref, description: "Whether the supply can grow.", resolve: (asset) => AssetCap.fromUpstream(asset.cap) ?? "UNKNOWN" }),
   }),
 });
@@ -127,7 +127,7 @@ export const XChainTransactionVertexRef = builder.objectRef<TransactionVertexDet
   fields: (t) => ({
     hash: t.exposeString("hash", { description: "The vertex's id (cb58)." }),
     height: t.exposeInt("height", { description: "The vertex's height in the DAG." }),
-    timestamp: t.field({ type: "SafeInt", description: "When the vertex was accepted, in Unix seconds.", resolve: (vertex) => vertex.timestamp }),
+    timestamp: t.expose("timestamp", { type: "SafeInt", description: "When the vertex was accepted, in Unix seconds." }),
   }),
 });
 
@@ -163,23 +163,20 @@ export const L1ValidatorTransactionDetailsRef = builder.objectRef<L1ValidatorTra
     validationIdHex: t.exposeString("validationIdHex", { description: "The same id as 0x hex." }),
     nodeId: t.exposeString("nodeId", { description: "The validator's node (`NodeID-...`)." }),
     subnetId: t.exposeString("subnetId", { description: "The L1 (its subnet id, cb58)." }),
-    weight: t.field({ type: "BigInt", description: "The validator's weight after the transaction.", resolve: (details) => details.weight }),
-    remainingBalance: t.field({
+    weight: t.expose("weight", { type: "BigInt", description: "The validator's weight after the transaction." }),
+    remainingBalance: t.expose("remainingBalance", {
       type: "BigInt",
       description: "The validator's balance for fees after the transaction, in nAVAX.",
-      resolve: (details) => details.remainingBalance,
     }),
-    balanceChange: t.field({
+    balanceChange: t.expose("balanceChange", {
       type: "BigInt",
       nullable: true,
       description: "How much the transaction changed the balance, in nAVAX (negative when returned).",
-      resolve: (details) => details.balanceChange ?? null,
     }),
-    blsCredentials: t.field({
+    blsCredentials: t.expose("blsCredentials", {
       type: "JSONObject",
       nullable: true,
       description: "The validator's BLS credentials where the transaction sets them (registration, conversion), as the Data API sends them.",
-      resolve: (details) => details.blsCredentials ?? null,
     }),
   }),
 });
@@ -187,7 +184,7 @@ export const L1ValidatorTransactionDetailsRef = builder.objectRef<L1ValidatorTra
 export const SubnetOwnershipRef = builder.objectRef<SubnetOwnershipInfo>("SubnetOwnership").implement({
   description: "Who controls a subnet: the keys that may change it.",
   fields: (t) => ({
-    locktime: t.field({ type: "SafeInt", description: "Unix seconds before which the owners cannot act (0: none).", resolve: (info) => info.locktime }),
+    locktime: t.expose("locktime", { type: "SafeInt", description: "Unix seconds before which the owners cannot act (0: none)." }),
     threshold: t.exposeInt("threshold", { description: "How many of `addresses` must sign." }),
     addresses: t.exposeStringList("addresses", { description: "The owners' addresses." }),
   }),
@@ -206,11 +203,10 @@ export const BlockchainInfoRef = builder.objectRef<BlockchainInfo>("BlockchainIn
   fields: (t) => ({
     chainName: t.exposeString("chainName", { description: "The chain's name." }),
     vmId: t.exposeString("vmId", { description: "The virtual machine it runs (cb58)." }),
-    genesisData: t.field({
+    genesisData: t.expose("genesisData", {
       type: "JSON",
       nullable: true,
       description: "Its genesis: an object for EVM chains (config, alloc, ...), else the text the upstream gives.",
-      resolve: (info) => info.genesisData ?? null,
     }),
   }),
 });
@@ -277,8 +273,8 @@ builder.node(PChainTransactionRef, {
       description: "The kind of transaction.",
       resolve: (tx) => PChainTransactionType.fromUpstream(tx.txType) ?? "UNKNOWN",
     }),
-    blockTimestamp: t.field({ type: "SafeInt", description: "When its block was accepted, in Unix seconds.", resolve: (tx) => tx.blockTimestamp }),
-    blockNumber: t.field({ type: "BigInt", description: "The height of its block.", resolve: (tx) => tx.blockNumber }),
+    blockTimestamp: t.expose("blockTimestamp", { type: "SafeInt", description: "When its block was accepted, in Unix seconds." }),
+    blockNumber: t.expose("blockNumber", { type: "BigInt", description: "The height of its block." }),
     blockHash: t.exposeString("blockHash", { description: "The id of its block (cb58)." }),
     consumedUtxos: t.expose("consumedUtxos", { type: [PChainUtxoRef], description: "The UTXOs the transaction spent." }),
     emittedUtxos: t.expose("emittedUtxos", { type: [PChainUtxoRef], description: "The UTXOs the transaction created." }),
@@ -289,17 +285,15 @@ builder.node(PChainTransactionRef, {
       "amountL1ValidatorBalanceBurned",
       { type: [AssetAmountRef], description: "L1 transactions: the AVAX moved into L1 validators' balances, per asset." },
     ),
-    startTimestamp: t.field({
+    startTimestamp: t.expose("startTimestamp", {
       type: "SafeInt",
       nullable: true,
       description: "Validator and delegator transactions: when the staking period starts, in Unix seconds.",
-      resolve: (tx) => tx.startTimestamp ?? null,
     }),
-    endTimestamp: t.field({
+    endTimestamp: t.expose("endTimestamp", {
       type: "SafeInt",
       nullable: true,
       description: "Validator and delegator transactions: when the staking period ends, in Unix seconds.",
-      resolve: (tx) => tx.endTimestamp ?? null,
     }),
     delegationFeePercent: t.exposeString("delegationFeePercent", {
       nullable: true,
@@ -317,11 +311,10 @@ builder.node(PChainTransactionRef, {
       nullable: true,
       description: "L1 transactions: the L1 validators they concern, as of the transaction.",
     }),
-    estimatedReward: t.field({
+    estimatedReward: t.expose("estimatedReward", {
       type: "BigInt",
       nullable: true,
       description: "Validator and delegator transactions: the reward expected at the end of the staking period, in nAVAX.",
-      resolve: (tx) => tx.estimatedReward ?? null,
     }),
     rewardTxHash: t.exposeString("rewardTxHash", {
       nullable: true,
@@ -405,7 +398,7 @@ builder.node(CChainAtomicTransactionRef, {
       description: "Import or export.",
       resolve: (tx) => CChainAtomicTransactionType.fromUpstream(tx.txType) ?? "UNKNOWN",
     }),
-    blockHeight: t.field({ type: "SafeInt", description: "The height of the C-Chain block that holds the transaction.", resolve: (tx) => tx.blockHeight }),
+    blockHeight: t.expose("blockHeight", { type: "SafeInt", description: "The height of the C-Chain block that holds the transaction." }),
     blockHash: t.exposeString("blockHash", { description: "The hash of that block (0x)." }),
     memo: t.exposeString("memo", { description: "The memo the sender attached (empty when none)." }),
     sourceChain: t.exposeString("sourceChain", { description: "The chain the AVAX comes from (blockchain id)." }),

@@ -52,11 +52,10 @@ export const PrimaryNetworkUtxoRef = builder.interfaceRef<PrimaryNetworkUtxo>("P
     }),
     consumingTxHash: t.exposeString("consumingTxHash", { nullable: true, description: "The transaction that spent the UTXO; null while unspent." }),
     utxoBytes: t.exposeString("utxoBytes", { nullable: true, description: "The UTXO's serialized bytes, as 0x hex." }),
-    threshold: t.field({
+    threshold: t.expose("threshold", {
       type: "Int",
       nullable: true,
       description: "How many of `addresses` must sign to spend the UTXO.",
-      resolve: (utxo) => utxo.threshold ?? null,
     }),
     creationTxHash: t.string({
       description: "The transaction that created the UTXO (`txHash` of a P-Chain UTXO, `creationTxHash` otherwise).",
@@ -84,58 +83,50 @@ export const PChainUtxoRef = builder.objectRef<PChainUtxo>("PChainUtxo").impleme
   fields: (t) => ({
     txHash: t.exposeString("txHash", { description: "The transaction that created the UTXO." }),
     outputIndex: t.exposeInt("outputIndex", { description: "The UTXO's index among its transaction's outputs." }),
-    amount: t.field({
+    amount: t.expose("amount", {
       type: "BigInt",
       deprecationReason: "The Data API deprecates it; use `asset.amount`.",
       description: "The amount, in the asset's smallest unit.",
-      resolve: (utxo) => utxo.amount,
     }),
     assetId: t.exposeString("assetId", {
       deprecationReason: "The Data API deprecates it; use `asset.assetId`.",
       description: "The asset's id.",
     }),
-    blockNumber: t.field({
+    blockNumber: t.expose("blockNumber", {
       type: "BigInt",
       description: "The height of the block that created the UTXO, on the chain that created it (`createdOnChainId`).",
-      resolve: (utxo) => utxo.blockNumber,
     }),
-    blockTimestamp: t.field({ type: "SafeInt", description: "When that block was accepted, in Unix seconds.", resolve: (utxo) => utxo.blockTimestamp }),
-    consumingBlockNumber: t.field({
+    blockTimestamp: t.expose("blockTimestamp", { type: "SafeInt", description: "When that block was accepted, in Unix seconds." }),
+    consumingBlockNumber: t.expose("consumingBlockNumber", {
       type: "BigInt",
       nullable: true,
       description: "The height of the block that spent the UTXO, on `consumedOnChainId`; null while unspent.",
-      resolve: (utxo) => utxo.consumingBlockNumber ?? null,
     }),
-    consumingBlockTimestamp: t.field({
+    consumingBlockTimestamp: t.expose("consumingBlockTimestamp", {
       type: "SafeInt",
       nullable: true,
       description: "When that block was accepted, in Unix seconds; null while unspent.",
-      resolve: (utxo) => utxo.consumingBlockTimestamp ?? null,
     }),
-    platformLocktime: t.field({
+    platformLocktime: t.expose("platformLocktime", {
       type: "SafeInt",
       nullable: true,
       description: "Unix seconds until which the UTXO cannot be spent at all (0: not locked).",
-      resolve: (utxo) => utxo.platformLocktime ?? null,
     }),
-    stakeableLocktime: t.field({
+    stakeableLocktime: t.expose("stakeableLocktime", {
       type: "SafeInt",
       nullable: true,
       description: "Unix seconds until which the UTXO can only be staked, not transferred.",
-      resolve: (utxo) => utxo.stakeableLocktime ?? null,
     }),
     staked: t.exposeBoolean("staked", { nullable: true, description: "True while the UTXO is locked as stake." }),
-    utxoStartTimestamp: t.field({
+    utxoStartTimestamp: t.expose("utxoStartTimestamp", {
       type: "SafeInt",
       nullable: true,
       description: "Stake: when the staking period starts, in Unix seconds.",
-      resolve: (utxo) => utxo.utxoStartTimestamp ?? null,
     }),
-    utxoEndTimestamp: t.field({
+    utxoEndTimestamp: t.expose("utxoEndTimestamp", {
       type: "SafeInt",
       nullable: true,
       description: "Stake: when the staking period ends and the stake comes back, in Unix seconds.",
-      resolve: (utxo) => utxo.utxoEndTimestamp ?? null,
     }),
     rewardType: t.field({
       type: RewardType.ref,
@@ -157,20 +148,18 @@ export const UtxoRef = builder.objectRef<Utxo>("Utxo").implement({
   isTypeOf: (utxo) => !isPChainUtxo(utxo as PrimaryNetworkUtxo),
   fields: (t) => ({
     outputIndex: t.exposeString("outputIndex", { description: "The UTXO's index among its transaction's outputs, as the upstream writes it." }),
-    timestamp: t.field({ type: "SafeInt", description: "When the creating transaction was accepted, in Unix seconds.", resolve: (utxo) => utxo.timestamp }),
-    consumingTxTimestamp: t.field({
+    timestamp: t.expose("timestamp", { type: "SafeInt", description: "When the creating transaction was accepted, in Unix seconds." }),
+    consumingTxTimestamp: t.expose("consumingTxTimestamp", {
       type: "SafeInt",
       nullable: true,
       description: "When the spending transaction was accepted, in Unix seconds; null while unspent.",
-      resolve: (utxo) => utxo.consumingTxTimestamp ?? null,
     }),
-    locktime: t.field({ type: "SafeInt", description: "Unix seconds until which the UTXO cannot be spent (0: not locked).", resolve: (utxo) => utxo.locktime }),
+    locktime: t.expose("locktime", { type: "SafeInt", description: "Unix seconds until which the UTXO cannot be spent (0: not locked)." }),
     threshold: t.exposeInt("threshold", { description: "How many of `addresses` must sign to spend the UTXO." }),
-    credentials: t.field({
+    credentials: t.expose("credentials", {
       type: [UtxoCredentialRef],
       nullable: true,
       description: "The signatures that spent the UTXO; null while unspent.",
-      resolve: (utxo) => utxo.credentials ?? null,
     }),
     groupId: t.exposeInt("groupId", { nullable: true, description: "NFTs: the group of the collection the token belongs to." }),
     payload: t.exposeString("payload", { nullable: true, description: "NFTs: the token's payload, as 0x hex." }),

@@ -29,21 +29,18 @@ builder.node(L1ValidatorRef, {
     validationIdHex: t.exposeString("validationIdHex", { description: "The same id as 0x hex." }),
     nodeId: t.exposeString("nodeId", { description: "The validator's node (`NodeID-...`)." }),
     subnetId: t.exposeString("subnetId", { description: "The L1 it validates (its subnet id, cb58)." }),
-    weight: t.field({ type: "BigInt", description: "Its weight in the L1's validator set.", resolve: (validator) => validator.weight }),
-    remainingBalance: t.field({
+    weight: t.expose("weight", { type: "BigInt", description: "Its weight in the L1's validator set." }),
+    remainingBalance: t.expose("remainingBalance", {
       type: "BigInt",
       description: "What is left of the balance it pays fees from, in nAVAX; 0 once inactive.",
-      resolve: (validator) => validator.remainingBalance,
     }),
-    creationTimestamp: t.field({
+    creationTimestamp: t.expose("creationTimestamp", {
       type: "SafeInt",
       description: "When it was added to the L1, in Unix seconds.",
-      resolve: (validator) => validator.creationTimestamp,
     }),
-    blsCredentials: t.field({
+    blsCredentials: t.expose("blsCredentials", {
       type: "JSONObject",
       description: "Its BLS key (public key, proof of possession), as the Data API sends it.",
-      resolve: (validator) => validator.blsCredentials,
     }),
     remainingBalanceOwner: t.expose("remainingBalanceOwner", {
       type: BalanceOwnerRef,

@@ -58,7 +58,7 @@ export const AssetAmountRef = builder.objectRef<AssetAmount>("AssetAmount").impl
       description: "How the asset is held.",
       resolve: (amount) => PrimaryNetworkAssetType.fromUpstream(amount.type) ?? "UNKNOWN",
     }),
-    amount: t.field({ type: "BigInt", description: "The amount, in the asset's smallest unit.", resolve: (amount) => amount.amount }),
+    amount: t.expose("amount", { type: "BigInt", description: "The amount, in the asset's smallest unit." }),
   }),
 });
 
@@ -70,7 +70,7 @@ export const PrimaryNetworkChainInfoRef = builder.objectRef<PrimaryNetworkChainI
       description: "The chain that answered.",
       resolve: (info) => PrimaryNetworkChainName.fromUpstream(info.chainName) ?? "UNKNOWN",
     }),
-    network: t.field({ type: NetworkRef, description: "The network that answered.", resolve: (info) => info.network }),
+    network: t.expose("network", { type: NetworkRef, description: "The network that answered." }),
   }),
 });
 
@@ -95,7 +95,7 @@ PrimaryNetworkChainRef.implement({
     "A chain of the primary network (`P-Chain`, `X-Chain` or `C-Chain`) of one network. Each chain has its own transaction and UTXO shapes; ask for them on the chain's own type.",
   resolveType: (chain) => ({ "p-chain": "PChain", "x-chain": "XChain", "c-chain": "CChain" })[chain.chain],
   fields: (t) => ({
-    network: t.field({ type: NetworkRef, description: "The network of the chain (`MAINNET` or `FUJI`).", resolve: (chain) => chain.network }),
+    network: t.expose("network", { type: NetworkRef, description: "The network of the chain (`MAINNET` or `FUJI`)." }),
     blockchainId: t.exposeString("blockchainId", {
       description: "The chain's blockchain id (cb58). The P-Chain's is the same on both networks.",
     }),
@@ -119,7 +119,7 @@ for (const ref of [PChainRef, XChainRef, CChainRef]) {
 PrimaryNetworkRef.implement({
   description: "The Avalanche primary network of one network: the P-, X- and C-Chain, and the network's L1 validators.",
   fields: (t) => ({
-    network: t.field({ type: NetworkRef, description: "The network (`MAINNET` or `FUJI`).", resolve: (scope) => scope.network }),
+    network: t.expose("network", { type: NetworkRef, description: "The network (`MAINNET` or `FUJI`)." }),
     pChain: t.field({ type: PChainRef, description: "The P-Chain.", resolve: (scope) => primaryChain(scope.network, "p-chain") }),
     xChain: t.field({ type: XChainRef, description: "The X-Chain.", resolve: (scope) => primaryChain(scope.network, "x-chain") }),
     cChain: t.field({ type: CChainRef, description: "The C-Chain.", resolve: (scope) => primaryChain(scope.network, "c-chain") }),

@@ -126,7 +126,7 @@ WarpPayloadRef.implement({
   description: "The payload of a Warp message.",
   fields: (t) => ({
     hex: t.string({ description: "The payload in 0x hex.", resolve: (payload) => hex(payload.bytes) }),
-    content: t.field({
+    content: t.expose("content", {
       type: builder.unionType("WarpPayloadContent", {
         description: "A payload of one of the types Avalanche defines.",
         types: [WarpHashPayloadRef, WarpAddressedCallRef],
@@ -134,7 +134,6 @@ WarpPayloadRef.implement({
       }),
       nullable: true,
       description: "The payload decoded; null when it is not one of the types Avalanche defines.",
-      resolve: (payload) => payload.content,
     }),
   }),
 });
@@ -181,7 +180,7 @@ WarpAddressedCallRef.implement({
 WarpPChainOwnerRef.implement({
   description: "Keys on the P-Chain that may act for a validator.",
   fields: (t) => ({
-    threshold: t.field({ type: "SafeInt", description: "How many of `addresses` must sign.", resolve: (owner) => owner.threshold }),
+    threshold: t.expose("threshold", { type: "SafeInt", description: "How many of `addresses` must sign." }),
     addresses: t.stringList({
       description: "The owners' 20-byte address ids in 0x hex.",
       resolve: (owner) => owner.addresses.map(hex),
@@ -205,18 +204,16 @@ RegisterL1ValidatorMessageRef.implement({
     subnetId: t.string({ description: "The L1 (its subnet id, cb58).", resolve: (message) => encodeCb58(message.subnetId) }),
     nodeId: t.string({ description: "The validator's node (`NodeID-...`).", resolve: (message) => nodeIdText(message.nodeId) }),
     blsPublicKey: t.string({ description: "The validator's BLS public key in 0x hex (48 bytes).", resolve: (message) => hex(message.blsPublicKey) }),
-    expiry: t.field({
+    expiry: t.expose("expiry", {
       type: "BigInt",
       description: "The Unix time (seconds) after which the request can no longer be used.",
-      resolve: (message) => message.expiry,
     }),
-    remainingBalanceOwner: t.field({
+    remainingBalanceOwner: t.expose("remainingBalanceOwner", {
       type: WarpPChainOwnerRef,
       description: "Who receives the validator's remaining balance when it leaves.",
-      resolve: (message) => message.remainingBalanceOwner,
     }),
-    disableOwner: t.field({ type: WarpPChainOwnerRef, description: "Who may disable the validator.", resolve: (message) => message.disableOwner }),
-    weight: t.field({ type: "BigInt", description: "The validator's weight.", resolve: (message) => message.weight }),
+    disableOwner: t.expose("disableOwner", { type: WarpPChainOwnerRef, description: "Who may disable the validator." }),
+    weight: t.expose("weight", { type: "BigInt", description: "The validator's weight." }),
   }),
 });
 
@@ -232,8 +229,8 @@ L1ValidatorWeightMessageRef.implement({
   description: "A validator's new weight on an L1: the manager's request, or the P-Chain's acknowledgement of it.",
   fields: (t) => ({
     validationId: t.string({ description: "The validation's id (cb58).", resolve: (message) => encodeCb58(message.validationId) }),
-    nonce: t.field({ type: "BigInt", description: "The change's sequence number for this validation.", resolve: (message) => message.nonce }),
-    weight: t.field({ type: "BigInt", description: "The weight.", resolve: (message) => message.weight }),
+    nonce: t.expose("nonce", { type: "BigInt", description: "The change's sequence number for this validation." }),
+    weight: t.expose("weight", { type: "BigInt", description: "The weight." }),
   }),
 });
 
