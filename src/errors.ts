@@ -37,6 +37,11 @@ export function badUserInput(argument: string, message: string, details: Record<
 }
 
 /** An error answer (or no answer) from an upstream service. */
+/** An operation refused before it runs for going over one of the gateway's limits (HTTP 400). */
+export function operationOverLimit(limit: string, max: number, actual: number, message: string): GatewayError {
+  return new GatewayError(message, "BAD_USER_INPUT", { limit, max, actual, http: { status: 400 } });
+}
+
 export class UpstreamError extends GatewayError {
   readonly status: number | null;
 

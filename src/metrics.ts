@@ -141,42 +141,24 @@ export class GatewayMetrics implements UpstreamObserver {
       registers,
     });
     cache.onLookup = (hit) => lookups.inc({ result: hit ? "hit" : "miss" });
-    new Gauge({
-      name: "gateway_cache_entries",
-      help: "Records in the shared cache.",
-      registers,
-      collect() {
-        this.set(cache.stats().entries);
-      },
-    });
-    new Gauge({
-      name: "gateway_cache_bytes",
-      help: "Approximate bytes (JSON length) held by the shared cache.",
-      registers,
-      collect() {
-        this.set(cache.stats().bytes);
-      },
-    });
+    this.watchSizes(
+      "gateway_cache",
+      { entries: "Records in the shared cache.", bytes: "Approximate bytes (JSON length) held by the shared cache." },
+      () => cache.stats(),
+    );
   }
 
-  /** Sizes of a cache of the server (parsed documents, answers), read when Prometheus scrapes. */
-  watchSizes(name: string, help: string, sizes: () => { entries: number; bytes: number }): void {
-    const registers = [this.registry];
-    new Gauge({
-      name: `${name}_entries`,
-      help: `${help}: entries.`,
-      registers,
-      collect() {
-        this.set(sizes().entries);
-      },
-    });
-    new Gauge({
-      name: `${name}_bytes`,
-      help: `${help}: bytes as the cache counts them.`,
-      registers,
-      collect() {
-        this.set(sizes().bytes);
-      },
-    });
+  /** `<name>_entries` and `<name>_bytes` of a cache, read when Prometheus scrapes. */
+  watchSizes(name: string, help: { entries: string; bytes: string }, sizes: () => { entries: number; bytes: number }): void {
+    for (const measure of ["entries", "bytes"] as const) {
+      new Gauge({
+        name: `${name}_${measure}`,
+        help: help[measure],
+        registers: [this.registry],
+        collect() {
+          this.set(sizes()[measure]);
+        },
+      });
+    }
   }
 }

@@ -55,7 +55,20 @@ function analyze({ schema, document, operationName, variableValues }: ExecutionA
   };
 }
 
+/**
+ * The limits, the rate limiter and compiled execution each ask in turn about the same execution
+ * (the same ExecutionArgs): the last answer spares them building the key again.
+ */
+let last: { args: ExecutionArgs; analysis: OperationAnalysis } | undefined;
+
 export function analyzeOperation(args: ExecutionArgs): OperationAnalysis {
+  if (last?.args === args) return last.analysis;
+  const analysis = rememberedAnalysis(args);
+  last = { args, analysis };
+  return analysis;
+}
+
+function rememberedAnalysis(args: ExecutionArgs): OperationAnalysis {
   const key = `${args.operationName ?? ""}\u0000${JSON.stringify(args.variableValues ?? {})}`;
   if (key.length > LONGEST_REMEMBERED_KEY) return analyze(args);
   let byVariables = analyses.get(args.document);

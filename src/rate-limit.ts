@@ -16,7 +16,7 @@ import type { ExecutionArgs, ExecutionResult } from "graphql";
 import type { Plugin } from "graphql-yoga";
 import type { RateLimitConfig } from "./config.ts";
 import type { GatewayContext } from "./context.ts";
-import { GatewayError } from "./errors.ts";
+import { GatewayError, operationOverLimit } from "./errors.ts";
 import type { GatewayMetrics } from "./metrics.ts";
 import type { RedisLink } from "./redis.ts";
 import { LocalBuckets, RedisBuckets, secondsUntil } from "./token-buckets.ts";
@@ -89,10 +89,11 @@ function rateLimited(cost: number, decision: RateLimitDecision, config: RateLimi
 }
 
 function tooCostly(cost: number, burst: number): GatewayError {
-  return new GatewayError(
+  return operationOverLimit(
+    "upstreamCalls",
+    burst,
+    cost,
     `The operation would make an estimated ${cost} upstream calls, more than the ${burst} that RATE_LIMIT_BURST allows at once, so it can never run; ask for fewer items (smaller first) or fewer linked records`,
-    "BAD_USER_INPUT",
-    { limit: "upstreamCalls", max: burst, actual: cost, http: { status: 400 } },
   );
 }
 

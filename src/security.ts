@@ -12,7 +12,7 @@ import { usePersistedOperations } from "@graphql-yoga/plugin-persisted-operation
 import type { ExecutionArgs, ExecutionResult } from "graphql";
 import type { Plugin } from "graphql-yoga";
 import type { QueryLimits, SecurityConfig } from "./config.ts";
-import { GatewayError } from "./errors.ts";
+import { operationOverLimit, type GatewayError } from "./errors.ts";
 import { analyzeOperation, type OperationComplexity } from "./operation-analysis.ts";
 
 /** Refuses bodies over the limit by their declared length, before Yoga reads them. */
@@ -47,10 +47,11 @@ function overLimit(complexity: OperationComplexity, limits: QueryLimits): Gatewa
           ? { limit: "cost", max: limits.cost, actual: complexity.cost }
           : null;
   if (!over) return null;
-  return new GatewayError(
+  return operationOverLimit(
+    over.limit,
+    over.max,
+    over.actual,
     `The operation's ${over.limit} is ${over.actual}, over the limit of ${over.max}; ask for fewer items (smaller first) or fewer fields`,
-    "BAD_USER_INPUT",
-    { ...over, http: { status: 400 } },
   );
 }
 

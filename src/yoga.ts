@@ -151,15 +151,22 @@ export function createGateway(config: GatewayConfig, urls: UpstreamUrls, logger:
     }
   }
 
-  const documentCache = new LRUCache<string, DocumentNode>({
-    max: config.cache.documentMaxEntries,
-    maxSize: config.cache.documentMaxBytes,
-    sizeCalculation: (_document, source) => Math.max(1, source.length),
-  });
-  metrics.watchSizes("gateway_document_cache", "Parsed documents held, with their validation and compiled execution (bytes: characters of query text)", () => ({
-    entries: documentCache.size,
-    bytes: documentCache.calculatedSize,
-  }));
+  // Keyed by query text, and bounded by entries and by characters of it.
+  const bySource = <T extends object>() =>
+    new LRUCache<string, T>({
+      max: config.cache.documentMaxEntries,
+      maxSize: config.cache.documentMaxBytes,
+      sizeCalculation: (_value, source) => Math.max(1, source.length),
+    });
+  const documentCache = bySource<DocumentNode>();
+  metrics.watchSizes(
+    "gateway_document_cache",
+    {
+      entries: "Parsed documents held, with their validation and compiled execution: entries.",
+      bytes: "Parsed documents held, with their validation and compiled execution: bytes as the cache counts them.",
+    },
+    () => ({ entries: documentCache.size, bytes: documentCache.calculatedSize }),
+  );
 
   const responseCache: Plugin[] =
     config.cache.responseTtlMs > 0
@@ -204,11 +211,7 @@ export function createGateway(config: GatewayConfig, urls: UpstreamUrls, logger:
     // compiled execution, the limits' analysis) is held through the parsed document.
     parserAndValidationCache: {
       documentCache,
-      errorCache: new LRUCache<string, object>({
-        max: config.cache.documentMaxEntries,
-        maxSize: config.cache.documentMaxBytes,
-        sizeCalculation: (_error, source) => Math.max(1, source.length),
-      }),
+      errorCache: bySource<object>(),
     },
     plugins: [
       ...(options.plugins ?? []),
