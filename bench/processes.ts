@@ -120,8 +120,12 @@ export async function startGateway(simulator: RunningSimulator, env: Record<stri
   const port = await freePort();
   // The production build (npm run build), with the V8 flags `npm run start:prod` gives it.
   // BENCH_CPU_PROFILE_DIR=dir: each gateway writes a V8 CPU profile there when it stops.
+  // BENCH_GATEWAY_NODE_FLAGS: V8 flags to add or override, such as --trace-gc or a heap size.
   const profile = process.env.BENCH_CPU_PROFILE_DIR ? ["--cpu-prof", `--cpu-prof-dir=${process.env.BENCH_CPU_PROFILE_DIR}`] : [];
-  const child = spawn(process.execPath, [...productionNodeFlags(), ...profile, root("dist/src/server.js")], {
+  const extra = process.env.BENCH_GATEWAY_NODE_FLAGS?.split(/\s+/).filter(Boolean) ?? [];
+  // BENCH_GATEWAY_ENTRY: another build of the gateway to start (to compare two builds in one run).
+  const entry = env.BENCH_GATEWAY_ENTRY ?? root("dist/src/server.js");
+  const child = spawn(process.execPath, [...productionNodeFlags(), ...extra, ...profile, entry], {
     env: {
       ...process.env,
       DATA_API_URL: simulator.dataUrl,
@@ -137,7 +141,7 @@ export async function startGateway(simulator: RunningSimulator, env: Record<stri
       RATE_LIMIT_BURST: "1000000000",
       ...env,
     },
-    stdio: ["ignore", "ignore", "inherit"],
+    stdio: ["ignore", extra.length ? "inherit" : "ignore", "inherit"],
   });
   await waitForHealth(`http://127.0.0.1:${port}/health`, child);
   return { name: "gateway", url: `http://127.0.0.1:${port}/graphql`, pid: child.pid!, rssBytes: () => rss(child.pid!), stop: stopper(child) };

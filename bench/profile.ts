@@ -3,7 +3,8 @@
  * reference operation at 32 connections while V8 profiles it, then prints where the time went
  * (self time by function, and inclusive time by package) and leaves the `.cpuprofile` (open it in
  * Chrome DevTools) in bench/profiles/. KEY=value pairs are gateway environment variables, e.g.
- * RESPONSE_CACHE_TTL_MS=0 to profile execution rather than the response cache.
+ * RESPONSE_CACHE_TTL_MS=0 to profile execution rather than the response cache. BENCH_CONNECTIONS
+ * (default 32) sets the load; 1 profiles what the overhead phase measures.
  */
 import { mkdirSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { fileURLToPath } from "node:url";
@@ -27,6 +28,7 @@ if (!operation) {
 }
 const env = Object.fromEntries(settings.map((setting) => setting.split(/=(.*)/s).slice(0, 2) as [string, string]));
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
+const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 32);
 const directory = fileURLToPath(new URL(`profiles/${name}-${Date.now()}`, import.meta.url));
 
 function where(url: string): string {
@@ -75,7 +77,7 @@ try {
   process.env.BENCH_CPU_PROFILE_DIR = directory;
   const gateway = await startGateway(simulator, env);
   delete process.env.BENCH_CPU_PROFILE_DIR;
-  const result = await load({ url: gateway.url, body, connections: 32, seconds: SECONDS });
+  const result = await load({ url: gateway.url, body, connections: CONNECTIONS, seconds: SECONDS });
   await gateway.stop();
   process.stdout.write(`${name}: ${Math.round(result.rps)} requests/s while profiled, ${result.errors} errors\n`);
   const written = readdirSync(directory).find((file) => file.endsWith(".cpuprofile"));
