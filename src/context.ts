@@ -37,6 +37,65 @@ export interface GatewayContext {
   exportWatch: ExportWatch;
 }
 
+/**
+ * The request's loaders. Each domain's are made when one of them is first used: an operation
+ * mostly touches one domain, and a DataLoader costs its closures and maps to make.
+ */
+class RequestLoaders implements Loaders {
+  #evm: EvmLoaders | undefined;
+  #primaryNetwork: PrimaryNetworkLoaders | undefined;
+
+  constructor(
+    private readonly upstreams: Upstreams,
+    private readonly call: CallOptions,
+    private readonly observeBatch: BatchObserver,
+  ) {}
+
+  private get evm(): EvmLoaders {
+    return (this.#evm ??= createEvmLoaders(this.upstreams, this.call, this.observeBatch));
+  }
+
+  private get primaryNetwork(): PrimaryNetworkLoaders {
+    return (this.#primaryNetwork ??= createPrimaryNetworkLoaders(this.upstreams, this.call, this.observeBatch));
+  }
+
+  get chain() {
+    return this.evm.chain;
+  }
+
+  get block() {
+    return this.evm.block;
+  }
+
+  get metricsChain() {
+    return this.evm.metricsChain;
+  }
+
+  get transaction() {
+    return this.evm.transaction;
+  }
+
+  get completeTransaction() {
+    return this.evm.completeTransaction;
+  }
+
+  get primaryNetworkBlock() {
+    return this.primaryNetwork.primaryNetworkBlock;
+  }
+
+  get primaryNetworkTransaction() {
+    return this.primaryNetwork.primaryNetworkTransaction;
+  }
+
+  get xChainVertex() {
+    return this.primaryNetwork.xChainVertex;
+  }
+
+  get l1Validator() {
+    return this.primaryNetwork.l1Validator;
+  }
+}
+
 export function createContext(
   upstreams: Upstreams,
   call: CallOptions,
@@ -49,9 +108,6 @@ export function createContext(
     call,
     limits,
     exportWatch,
-    loaders: {
-      ...createEvmLoaders(upstreams, call, observeBatch),
-      ...createPrimaryNetworkLoaders(upstreams, call, observeBatch),
-    },
+    loaders: new RequestLoaders(upstreams, call, observeBatch),
   };
 }

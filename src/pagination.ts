@@ -8,7 +8,7 @@
  * page carries that page's `nextPageToken` instead, so that ordinary forward paging costs one
  * upstream call per page.
  */
-import { createHash } from "node:crypto";
+import { hash as digest } from "node:crypto";
 import { badUserInput } from "./errors.ts";
 
 export interface PageBounds {
@@ -64,7 +64,7 @@ const CURSOR_VERSION = 1;
 
 function filterHash(filters: Record<string, unknown>): string {
   const stable = JSON.stringify(Object.keys(filters).sort().map((key) => [key, filters[key] ?? null]));
-  return createHash("sha256").update(stable).digest("base64url").slice(0, 12);
+  return digest("sha256", stable, "base64url").slice(0, 12);
 }
 
 function encodeCursor(cursor: Cursor): string {
@@ -165,11 +165,11 @@ class PageEdge<T> {
  * space. Measured on primary-network transactions: 36 % of what a request allocates was promoted
  * with the literal, 1.4 % with this class.
  */
-class PageInfo<T> {
+class PageInfo {
   readonly hasPreviousPage = false;
 
   constructor(
-    private readonly edges: readonly PageEdge<T>[],
+    private readonly edges: readonly { cursor: string }[],
     readonly hasNextPage: boolean,
   ) {}
 

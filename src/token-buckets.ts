@@ -43,17 +43,24 @@ export class LocalBuckets {
     private readonly limits: BucketLimits,
     maxCallers: number,
   ) {
-    this.buckets = new LRUCache({ max: maxCallers, ttl: refillMs(limits) });
+    // A bucket is updated in place; reading it renews its time to live. The TTL is a second or
+    // more, so the clock it is checked against may be 100 ms old.
+    this.buckets = new LRUCache({ max: maxCallers, ttl: refillMs(limits), updateAgeOnGet: true, ttlResolution: 100 });
   }
 
   take(caller: string, cost: number, now = performance.now()): Take {
     const { ratePerSecond, burst } = this.limits;
-    const held = this.buckets.get(caller);
-    let tokens = held ? Math.min(burst, held.tokens + ((now - held.at) / 1_000) * ratePerSecond) : burst;
-    const allowed = tokens >= cost;
-    if (allowed) tokens -= cost;
-    this.buckets.set(caller, { tokens, at: now });
-    return { allowed, tokens };
+    let bucket = this.buckets.get(caller);
+    if (bucket) {
+      bucket.tokens = Math.min(burst, bucket.tokens + ((now - bucket.at) / 1_000) * ratePerSecond);
+      bucket.at = now;
+    } else {
+      bucket = { tokens: burst, at: now };
+      this.buckets.set(caller, bucket);
+    }
+    const allowed = bucket.tokens >= cost;
+    if (allowed) bucket.tokens -= cost;
+    return { allowed, tokens: bucket.tokens };
   }
 }
 

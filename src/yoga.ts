@@ -5,7 +5,7 @@ import { useGraphQlJit } from "@envelop/graphql-jit";
 import { usePrometheus } from "@graphql-yoga/plugin-prometheus";
 import type { DocumentNode, ExecutionArgs } from "graphql";
 import { LRUCache } from "lru-cache";
-import { createYoga, useReadinessCheck, type Plugin, type YogaServerInstance } from "graphql-yoga";
+import { createYoga, type Plugin, type YogaServerInstance } from "graphql-yoga";
 import type { GatewayConfig } from "./config.ts";
 import { createContext, type GatewayContext, type Upstreams } from "./context.ts";
 import { RedisExportRelay } from "./export-relay.ts";
@@ -73,9 +73,9 @@ function useRequestLog(logger: Logger, requestIds: WeakMap<Request, string>): Pl
   const started = new WeakMap<Request, number>();
   const operations = new WeakMap<Request, string>();
   return {
-    onRequest({ request }) {
-      started.set(request, performance.now());
+    onRequest({ request, url }) {
       requestIds.set(request, requestIdOf(request));
+      if (url.pathname.startsWith(GRAPHQL_ENDPOINT)) started.set(request, performance.now());
     },
     onParams({ params, request }) {
       if (params.operationName) operations.set(request, params.operationName);
@@ -84,7 +84,7 @@ function useRequestLog(logger: Logger, requestIds: WeakMap<Request, string>): Pl
       const requestId = requestIds.get(request);
       if (requestId) response.headers.set("x-request-id", requestId);
       const start = started.get(request);
-      if (start === undefined || !new URL(request.url).pathname.startsWith("/graphql")) return;
+      if (start === undefined) return;
       logger.info(
         {
           requestId,
@@ -95,6 +95,20 @@ function useRequestLog(logger: Logger, requestIds: WeakMap<Request, string>): Pl
         },
         "graphql request",
       );
+    },
+  };
+}
+
+/**
+ * `GET /ready`: 200 while `check` says the upstreams can serve, else 503. Matched on the path
+ * Yoga has parsed already; Yoga's own readiness plugin tests a URLPattern against every request,
+ * which costs more than the rest of the plugins together on a request for a cached answer.
+ */
+function useReadiness(endpoint: string, check: () => Promise<boolean>): Plugin {
+  return {
+    onRequest({ url, endResponse, fetchAPI }) {
+      if (url.pathname !== endpoint) return;
+      return check().then((ready) => endResponse(new fetchAPI.Response(null, { status: ready ? 200 : 503 })));
     },
   };
 }
@@ -222,7 +236,7 @@ export function createGateway(config: GatewayConfig, urls: UpstreamUrls, logger:
       ...securityPlugins(config.security, config.limits),
       ...(config.rateLimit.enabled ? [useRateLimit(config.rateLimit, new RateLimiter(config.rateLimit, metrics, options.redis)) as Plugin] : []),
       ...(config.compiledExecution ? [useGraphQlJit({}, { enableIf: runsCompiled }) as Plugin] : []),
-      useReadinessCheck({ endpoint: "/ready", check: upstreamsReady }),
+      useReadiness("/ready", upstreamsReady),
       usePrometheus({
         endpoint: "/metrics",
         registry: metrics.registry,

@@ -167,6 +167,8 @@ describe("WORKERS=2 on the embedded simulator", () => {
     cluster = await startCluster({});
     simulatorUrl = String((await cluster.line((line) => line.role === "primary" && typeof line.dataApiUrl === "string")).dataApiUrl);
     await cluster.line((line) => line.msg === "all workers listening");
+    // Each worker writes its own line, which may reach the pipe after the primary's.
+    for (const worker of [1, 2]) await cluster.line((line) => line.msg === "gateway listening" && line.worker === worker);
     workers = cluster.lines.filter((line) => line.msg === "gateway listening").map((line) => line.pid).sort(byNumber);
   }, 120_000);
 

@@ -188,6 +188,8 @@ export class UpstreamService {
       volumeThreshold: config.breakerVolumeThreshold,
       resetTimeout: config.breakerResetMs,
       rollingCountTimeout: 10_000,
+      // Latency is measured by the gateway's histograms; the breaker would keep and sort every call's.
+      rollingPercentilesEnabled: false,
       errorFilter: (error: unknown) => !countsAgainstService(error),
     });
     this.breaker.on("open", () => observer.breaker(name, "open"));
