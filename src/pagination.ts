@@ -9,6 +9,7 @@
  * upstream call per page.
  */
 import { hash as digest } from "node:crypto";
+import { LRUCache } from "lru-cache";
 import { badUserInput } from "./errors.ts";
 
 export interface PageBounds {
@@ -62,9 +63,17 @@ interface Cursor {
 
 const CURSOR_VERSION = 1;
 
+// Clients page through the same few lists: a hash costs more than finding it again.
+const filterHashes = new LRUCache<string, string>({ max: 1_000 });
+
 function filterHash(filters: Record<string, unknown>): string {
   const stable = JSON.stringify(Object.keys(filters).sort().map((key) => [key, filters[key] ?? null]));
-  return digest("sha256", stable, "base64url").slice(0, 12);
+  let hash = filterHashes.get(stable);
+  if (hash === undefined) {
+    hash = digest("sha256", stable, "base64url").slice(0, 12);
+    filterHashes.set(stable, hash);
+  }
+  return hash;
 }
 
 function encodeCursor(cursor: Cursor): string {

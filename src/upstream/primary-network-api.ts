@@ -98,13 +98,13 @@ function register<T extends object>(record: T, origin: PrimaryNetworkOrigin): T 
 
 /** A transaction, and what in it links to other records: its UTXOs, L1 validators and vertices. */
 function registerTransaction(tx: PrimaryNetworkTransaction, origin: PrimaryNetworkOrigin): PrimaryNetworkTransaction {
-  const nested: object[] = [
-    ...("consumedUtxos" in tx ? tx.consumedUtxos : []),
-    ...("emittedUtxos" in tx ? tx.emittedUtxos : []),
-    ...("l1ValidatorDetails" in tx ? (tx.l1ValidatorDetails ?? []) : []),
-    ...("vertices" in tx ? tx.vertices : []),
+  const nested: (readonly object[] | null | undefined)[] = [
+    "consumedUtxos" in tx ? tx.consumedUtxos : undefined,
+    "emittedUtxos" in tx ? tx.emittedUtxos : undefined,
+    "l1ValidatorDetails" in tx ? tx.l1ValidatorDetails : undefined,
+    "vertices" in tx ? tx.vertices : undefined,
   ];
-  for (const record of nested) register(record, origin);
+  for (const records of nested) for (const record of records ?? []) register(record, origin);
   return register(tx, origin);
 }
 
