@@ -60,8 +60,20 @@ const KNOB_NAMES = Object.keys(DEFAULT_KNOBS) as (keyof Knobs)[];
 interface Service {
   routes: RouteTable;
   requiresApiKey: boolean;
-  /** Answers of reads kept serialized; none for the Metrics API, whose page tokens expire. */
+  /** Answers of reads kept serialized. */
   answers?: AnswerCache;
+  /** Whether a read's answer may be kept; every one when absent. */
+  keeps?: (rawQuery: string, body: unknown) => boolean;
+}
+
+/**
+ * Metrics API page tokens carry the time they were issued, and a token past its lifetime is
+ * refused: an answer is kept only when the read sent no token and the answer holds none.
+ */
+function keepsMetricsAnswer(rawQuery: string, body: unknown): boolean {
+  if (rawQuery.includes("pageToken") || rawQuery.includes("pageStartKey")) return false;
+  const answer = body as { nextPageToken?: unknown; nextPageStartKey?: unknown } | null;
+  return answer?.nextPageToken === undefined && answer?.nextPageStartKey === undefined;
 }
 
 /** Starts the Data API and the Metrics API on two loopback listeners over one generated network. */
@@ -77,7 +89,12 @@ export async function startSimulator(options: Partial<SimulatorOptions> = {}): P
   // Knobs are read when a job is created, long after `knobs` is set below.
   const exportJobs = new ExportJobs(network, () => knobs.exportJobMs);
   const data: Service = { routes: dataApiRoutes(network, exportJobs), requiresApiKey: true, answers: new AnswerCache(10_000) };
-  const metrics: Service = { routes: metricsApiRoutes(network, settings, () => knobs.metricsTokenTtlMs), requiresApiKey: false };
+  const metrics: Service = {
+    routes: metricsApiRoutes(network, settings, () => knobs.metricsTokenTtlMs),
+    requiresApiKey: false,
+    answers: new AnswerCache(10_000),
+    keeps: keepsMetricsAnswer,
+  };
   const routeKeys = new Set([...data.routes.routes, ...metrics.routes.routes].map((route) => route.key));
 
   let knobs: Knobs = { ...DEFAULT_KNOBS };
@@ -167,7 +184,7 @@ export async function startSimulator(options: Partial<SimulatorOptions> = {}): P
         if (!response.destroyed) response.end(text.slice(half));
         return;
       }
-      if (remembered) {
+      if (remembered && (service.keeps?.(rawQuery, body) ?? true)) {
         const text = JSON.stringify(body);
         service.answers?.set(url, text);
         return sendJsonText(response, route.successStatus, text);

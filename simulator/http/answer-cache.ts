@@ -1,5 +1,5 @@
 /**
- * Serialized answers of Data API reads, by URL. The sample network never changes once
+ * Serialized answers of reads, by URL. The sample network never changes once
  * generated, so a read answered once is answered the same way again; keeping its JSON spares the
  * simulator the work, so that it stays much faster than the gateway it serves in benchmarks.
  * The answers are kept encoded, so that a hit is written as it is. Bounded; the least recently
@@ -26,4 +26,10 @@ export class AnswerCache {
 }
 
 /** Reads whose answers change over time, or which are cheap anyway. */
-export const CHANGING_ROUTES = new Set(["GET /v1/operations/{operationId}", "GET /v1/health-check", "GET /v1/live-check"]);
+export const CHANGING_ROUTES = new Set([
+  "GET /v1/operations/{operationId}",
+  "GET /v1/health-check",
+  "GET /v1/live-check",
+  "GET /v2/health-check",
+  "GET /v2/live-check",
+]);

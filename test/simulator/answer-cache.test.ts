@@ -28,6 +28,31 @@ describe("answers the simulator keeps", () => {
     expect(await (await fetch(url)).text()).toBe(first);
   });
 
+  it("keep a Metrics API answer only when no page token went in or comes out, since tokens expire", async () => {
+    const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+    const whole = `${simulator.metricsUrl}/v2/chains/43114/metrics/txCount?timeInterval=day&pageSize=100&startTimestamp=1790000000`;
+    expect(((await (await fetch(whole)).json()) as { nextPageToken?: string }).nextPageToken).toBeUndefined();
+    expect(await (await fetch(whole)).text()).toBe(await (await fetch(whole)).text());
+
+    const paged = `${simulator.metricsUrl}/v2/chains/43114/metrics/txCount?timeInterval=day&pageSize=1`;
+    const token = async (url: string) => ((await (await fetch(url)).json()) as { nextPageToken: string }).nextPageToken;
+    const first = await token(paged);
+    await sleep(5);
+    const second = await token(paged);
+    // stamped when issued: a kept answer would hand out the first token again
+    expect(second).not.toBe(first);
+
+    simulator.setKnobs({ metricsTokenTtlMs: 50 });
+    try {
+      const next = `${paged}&pageToken=${await token(paged)}`;
+      expect((await fetch(next)).status).toBe(200);
+      await sleep(100);
+      expect((await fetch(next)).status).toBe(400);
+    } finally {
+      simulator.setKnobs({ metricsTokenTtlMs: 24 * 60 * 60 * 1000 });
+    }
+  });
+
   it("never keep an export job's state, which moves on", async () => {
     simulator.setKnobs({ exportJobMs: 100 });
     const created = (await (
