@@ -11,6 +11,7 @@ import type { RouteTable } from "./http/router.ts";
 import { DEFAULT_NETWORK_OPTIONS, SampleNetwork, type NetworkOptions } from "./network/index.ts";
 import { EXPORT_DOWNLOAD_PATH, ExportJobs } from "./network/exports/index.ts";
 import { serveExportDownload } from "./routes/data/exports.ts";
+import { keepsMetricsAnswer } from "./routes/metrics/paging.ts";
 import { dataApiRoutes, metricsApiRoutes, type RouteOptions } from "./routes/index.ts";
 
 export type { Knobs } from "./http/knobs.ts";
@@ -64,16 +65,6 @@ interface Service {
   answers?: AnswerCache;
   /** Whether a read's answer may be kept; every one when absent. */
   keeps?: (rawQuery: string, body: unknown) => boolean;
-}
-
-/**
- * Metrics API page tokens carry the time they were issued, and a token past its lifetime is
- * refused: an answer is kept only when the read sent no token and the answer holds none.
- */
-function keepsMetricsAnswer(rawQuery: string, body: unknown): boolean {
-  if (rawQuery.includes("pageToken") || rawQuery.includes("pageStartKey")) return false;
-  const answer = body as { nextPageToken?: unknown; nextPageStartKey?: unknown } | null;
-  return answer?.nextPageToken === undefined && answer?.nextPageStartKey === undefined;
 }
 
 /** Starts the Data API and the Metrics API on two loopback listeners over one generated network. */

@@ -36,12 +36,12 @@ export function badUserInput(argument: string, message: string, details: Record<
   return new GatewayError(message, "BAD_USER_INPUT", { argument, ...details });
 }
 
-/** An error answer (or no answer) from an upstream service. */
 /** An operation refused before it runs for going over one of the gateway's limits (HTTP 400). */
 export function operationOverLimit(limit: string, max: number, actual: number, message: string): GatewayError {
   return new GatewayError(message, "BAD_USER_INPUT", { limit, max, actual, http: { status: 400 } });
 }
 
+/** An error answer (or no answer) from an upstream service. */
 export class UpstreamError extends GatewayError {
   readonly status: number | null;
 

@@ -9,6 +9,7 @@
 import { complexityFromQuery } from "@pothos/plugin-complexity";
 import { Kind, getOperationAST, type DocumentNode, type ExecutionArgs } from "graphql";
 import { getVariableValues } from "graphql/execution/values.js";
+import { LRUCache } from "lru-cache";
 import { estimateUpstreamCalls } from "./upstream-cost.ts";
 
 export interface OperationComplexity {
@@ -28,12 +29,12 @@ export interface OperationAnalysis {
   upstreamCalls: number;
 }
 
-/** Variable sets remembered per document; beyond this the oldest is forgotten. */
+/** Variable sets remembered per document; beyond this the least recently used is forgotten. */
 const VARIABLE_SETS_PER_DOCUMENT = 64;
 /** Variables longer than this when serialized (a list of a thousand addresses) are not remembered. */
 const LONGEST_REMEMBERED_KEY = 4_096;
 
-const analyses = new WeakMap<DocumentNode, Map<string, OperationAnalysis>>();
+const analyses = new WeakMap<DocumentNode, LRUCache<string, OperationAnalysis>>();
 
 function analyze({ schema, document, operationName, variableValues }: ExecutionArgs): OperationAnalysis {
   const operation = getOperationAST(document, operationName);
@@ -73,13 +74,12 @@ function rememberedAnalysis(args: ExecutionArgs): OperationAnalysis {
   if (key.length > LONGEST_REMEMBERED_KEY) return analyze(args);
   let byVariables = analyses.get(args.document);
   if (!byVariables) {
-    byVariables = new Map();
+    byVariables = new LRUCache({ max: VARIABLE_SETS_PER_DOCUMENT });
     analyses.set(args.document, byVariables);
   }
   let analysis = byVariables.get(key);
   if (!analysis) {
     analysis = analyze(args);
-    if (byVariables.size >= VARIABLE_SETS_PER_DOCUMENT) byVariables.delete(byVariables.keys().next().value!);
     byVariables.set(key, analysis);
   }
   return analysis;

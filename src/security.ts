@@ -37,22 +37,15 @@ export function useBodyLimit(maxBodyBytes: number): Plugin {
   };
 }
 
+/** The first limit the operation goes over, depth before breadth before cost. */
 function overLimit(complexity: OperationComplexity, limits: QueryLimits): GatewayError | null {
-  const over =
-    complexity.depth > limits.depth
-      ? { limit: "depth", max: limits.depth, actual: complexity.depth }
-      : complexity.breadth > limits.breadth
-        ? { limit: "breadth", max: limits.breadth, actual: complexity.breadth }
-        : complexity.cost > limits.cost
-          ? { limit: "cost", max: limits.cost, actual: complexity.cost }
-          : null;
-  if (!over) return null;
-  return operationOverLimit(
-    over.limit,
-    over.max,
-    over.actual,
-    `The operation's ${over.limit} is ${over.actual}, over the limit of ${over.max}; ask for fewer items (smaller first) or fewer fields`,
-  );
+  for (const limit of ["depth", "breadth", "cost"] as const) {
+    const [max, actual] = [limits[limit], complexity[limit]];
+    if (actual > max) {
+      return operationOverLimit(limit, max, actual, `The operation's ${limit} is ${actual}, over the limit of ${max}; ask for fewer items (smaller first) or fewer fields`);
+    }
+  }
+  return null;
 }
 
 /**

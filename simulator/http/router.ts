@@ -1,4 +1,5 @@
 import type { IncomingHttpHeaders } from "node:http";
+import { LRUCache } from "lru-cache";
 import { loadContract, type OpenApiDocument, type ServiceName } from "./contract.ts";
 import { OperationParameters } from "./parameters.ts";
 
@@ -76,14 +77,14 @@ interface CompiledRoute {
   paramNames: string[];
 }
 
-/** Paths whose match is remembered; beyond this the oldest is forgotten. */
+/** Paths whose match is remembered; beyond this the least recently used is forgotten. */
 const REMEMBERED_MATCHES = 10_000;
 
 /** The routes of one service, matched by method and path. */
 export class RouteTable {
   readonly routes: readonly Route[];
   private readonly compiled: CompiledRoute[];
-  private readonly matched = new Map<string, RouteMatch>();
+  private readonly matched = new LRUCache<string, RouteMatch>({ max: REMEMBERED_MATCHES });
 
   constructor(readonly service: ServiceName, definitions: readonly RouteDefinition[]) {
     const document = loadContract(service);
@@ -100,7 +101,6 @@ export class RouteTable {
     let found = this.matched.get(key);
     if (found === undefined) {
       found = this.matchRoutes(method, pathname);
-      if (this.matched.size >= REMEMBERED_MATCHES) this.matched.delete(this.matched.keys().next().value!);
       this.matched.set(key, found);
     }
     return found;

@@ -15,6 +15,16 @@ export function metricsPage<T>(source: Sequence<T>, request: PageRequest, tokenT
   return { items: page.items, nextPageToken: page.nextPageToken === undefined ? undefined : stamp(page.nextPageToken) };
 }
 
+/**
+ * Whether the simulator may keep a Metrics API answer for its URL: not when the read sent a
+ * token (it must still be refused once expired) or the answer holds one (stamped anew each time).
+ */
+export function keepsMetricsAnswer(rawQuery: string, body: unknown): boolean {
+  if (rawQuery.includes("pageToken") || rawQuery.includes("pageStartKey")) return false;
+  const answer = body as { nextPageToken?: unknown; nextPageStartKey?: unknown } | null;
+  return answer?.nextPageToken === undefined && answer?.nextPageStartKey === undefined;
+}
+
 function stamp(token: string): string {
   return Buffer.from(JSON.stringify([Date.now(), token])).toString("base64url");
 }
