@@ -8,12 +8,11 @@ import { DEFAULT_PRIMARY_NETWORK_EXPORT_TYPE, ExportOperationRef, ExportTransact
 import { badUserInput, GatewayError } from "../src/errors.ts";
 import { primaryNetworkOptionsIncludeChainsValues } from "../src/upstream/contract/data-api.ts";
 import type { PrimaryNetworkExportChain, PrimaryNetworkExportType, TransactionExportRequest } from "../src/upstream/types.ts";
-import { EVM_ADDRESS } from "../src/validate.ts";
+import { EVM_ADDRESS, operationIdArgument } from "../src/validate.ts";
 
 const DATE = /^(\d{4})-(\d{2})-(\d{2})$/;
 const EVM_CHAIN_ID = /^[1-9][0-9]{0,19}$/;
 const BECH32_ADDRESS = /^(?:[PXC]-)?[a-z]{1,83}1[02-9ac-hj-np-z]{6,}$/;
-const OPERATION_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 const PRIMARY_NETWORK_CHAINS: ReadonlySet<string> = new Set(primaryNetworkOptionsIncludeChainsValues);
 
 interface ExportInput {
@@ -108,11 +107,6 @@ function exportRequest(input: ExportInput): TransactionExportRequest {
   };
 }
 
-function operationIdArgument(value: string): string {
-  if (OPERATION_ID.test(value)) return value;
-  throw badUserInput("id", `id must be an operation id as exportTransactions returned it, got ${JSON.stringify(value)}`);
-}
-
 builder.mutationFields((t) => ({
   exportTransactions: t.field({
     type: ExportOperationRef,
@@ -129,7 +123,7 @@ builder.queryFields((t) => ({
     nullable: true,
     description: "An export job as it stands now (`GET /v1/operations/{operationId}`); null when the Data API does not know the id.",
     args: { id: t.arg.id({ required: true, description: "The job's `operationId`, as `exportTransactions` returned it." }) },
-    resolve: (_root, args, context) => context.upstreams.operations.getOperation(operationIdArgument(String(args.id)), context.call),
+    resolve: (_root, args, context) => context.upstreams.operations.getOperation(operationIdArgument("id", String(args.id)), context.call),
   }),
 }));
 
@@ -139,7 +133,7 @@ builder.subscriptionFields((t) => ({
     description:
       "An export job now, then again each time its status or metadata changes, until it reaches a final status (COMPLETED, COMPLETED_WITH_WARNING or FAILED), when the stream completes. Subscribers of one job share one poller. An unknown id ends the stream with a NOT_FOUND error.",
     args: { id: t.arg.id({ required: true, description: "The job's `operationId`, as `exportTransactions` returned it." }) },
-    subscribe: (_root, args, context) => context.exportWatch.watch(operationIdArgument(String(args.id)), context.call),
+    subscribe: (_root, args, context) => context.exportWatch.watch(operationIdArgument("id", String(args.id)), context.call, context.chargeRead),
     resolve: (event) => {
       if (event instanceof GatewayError) throw event;
       return event;

@@ -24,7 +24,7 @@ import { decodeCb58, encodeCb58 } from "../src/warp/cb58.ts";
 import { decodeSignedWarpMessage, type SignedWarpMessage } from "../src/warp/message.ts";
 import { decodeWarpPayload } from "../src/warp/payload.ts";
 import { WarpDecodeError } from "../src/warp/reader.ts";
-import { canonicalValidatorSet, verifyWarpSignature, type ValidatorEntry } from "../src/warp/verify.ts";
+import type { ValidatorEntry } from "../src/warp/verify.ts";
 
 const HEX_BYTES = /^(?:0x)?((?:[0-9a-fA-F]{2})+)$/;
 const HEX_ID = /^(?:0x)?([0-9a-fA-F]{64})$/;
@@ -207,14 +207,10 @@ builder.objectFields(WarpMessageRef, (t) => ({
       if (subnetId === null) return null;
       const validators = await subnetValidators(view.request.network, subnetId, context);
       if (validators === null) return null;
-      const set = canonicalValidatorSet(validators.entries);
+      // Off the event loop, and once per message, signature and validator list (src/warp/verifier.ts).
+      const { set, result } = await context.warpVerifier.verify(view.message, validators.entries, NETWORK_IDS[view.request.network]);
       if (set.validators.length === 0) return null;
-      return {
-        signingSubnetId: subnetId,
-        blockHeight: validators.blockHeight,
-        set,
-        result: verifyWarpSignature(view.message, set, NETWORK_IDS[view.request.network]),
-      };
+      return { signingSubnetId: subnetId, blockHeight: validators.blockHeight, set, result };
     },
   }),
 }));

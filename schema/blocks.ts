@@ -1,5 +1,7 @@
 /** EVM blocks, as the Data API lists them and returns them one by one. */
+import { malformedGlobalIdKey, parsedOrRefused, validKey } from "../src/global-ids.ts";
 import type { EvmBlock } from "../src/upstream/types.ts";
+import { HEX_32, isBlockId, isChainId } from "../src/validate.ts";
 import { builder } from "./builder.ts";
 
 export const EvmBlockRef = builder.objectRef<EvmBlock>("EvmBlock");
@@ -46,19 +48,21 @@ export function evmBlockId(block: Pick<EvmBlock, "chainId" | "blockHash">): stri
   return `${block.chainId}:${block.blockHash}`;
 }
 
-export function parseEvmBlockId(id: string): { chainId: string; blockId: string } | null {
+/** The key of a block's global id, checked like the `chain(id:)` and `block(id:)` arguments. */
+export function parseEvmBlockId(id: string): { chainId: string; blockId: string } {
   const separator = id.indexOf(":");
-  if (separator <= 0) return null;
-  return { chainId: id.slice(0, separator), blockId: id.slice(separator + 1) };
+  const chainId = id.slice(0, Math.max(separator, 0));
+  const blockId = id.slice(separator + 1);
+  if (separator <= 0 || !isChainId(chainId) || !isBlockId(blockId)) {
+    throw malformedGlobalIdKey("EvmBlock", "an EVM chain id and a block hash or number, joined by a colon", id);
+  }
+  return { chainId, blockId: HEX_32.test(blockId) ? blockId.toLowerCase() : blockId };
 }
 
 builder.node(EvmBlockRef, {
   description: "A block of an EVM chain (`GET /v1/chains/{chainId}/blocks/{blockId}`).",
-  id: { resolve: evmBlockId },
-  loadOne: (id, context) => {
-    const key = parseEvmBlockId(id);
-    return key ? context.loaders.block.load(key) : null;
-  },
+  id: { resolve: evmBlockId, parse: (id) => parsedOrRefused(() => parseEvmBlockId(id)) },
+  loadOne: (key, context) => context.loaders.block.load(validKey(key)),
   fields: (t) => ({
     chainId: t.exposeString("chainId", { description: "The EVM chain id of the block's chain, in decimal." }),
     blockNumber: t.expose("blockNumber", { type: "BigInt", description: "The block's height." }),

@@ -4,6 +4,7 @@ import ComplexityPlugin from "@pothos/plugin-complexity";
 import RelayPlugin from "@pothos/plugin-relay";
 import { isListType, isNonNullType, type GraphQLOutputType } from "graphql";
 import type { GatewayContext } from "../src/context.ts";
+import { checkNodeId, decodeGlobalId } from "../src/global-ids.ts";
 
 /** What `first` costs when a client leaves it out: the most common route default. */
 const ASSUMED_PAGE_SIZE = 10;
@@ -59,8 +60,16 @@ export const builder = new SchemaBuilder<{
     startCursorFieldOptions: { description: "The cursor of the first edge of the page; null when the page is empty." },
     endCursorFieldOptions: { description: "The cursor of the last edge; pass it as `after` for the next page." },
     nodesQueryOptions: false,
+    // A global id is checked like any argument: malformed, over-long or of a type that is not
+    // a Node, it is a BAD_USER_INPUT on `node`; each node type's `id.parse` checks its key
+    // (see src/global-ids.ts for why the refusals are thrown here rather than while decoding).
+    decodeGlobalID: (globalId) => decodeGlobalId(globalId),
     nodeQueryOptions: {
       args: { id: { description: "The object's `id`, as a field `id` of this gateway returned it." } },
+      resolve: (_root, args, _context, info, resolveNode) => {
+        checkNodeId(args.id, info);
+        return resolveNode(args.id);
+      },
       description: "Refetches any object that has an `id` of this gateway (a block, a chain, ...). Null when it no longer exists.",
     },
     nodeTypeOptions: { description: "An object that can be refetched by its global `id` through `Query.node`." },

@@ -1,6 +1,8 @@
 /** EVM chains: the chain record of the Data API and how the Metrics API knows the chain. */
+import { malformedGlobalIdKey, parsedOrRefused, validKey } from "../src/global-ids.ts";
 import { chainInfoEnabledFeaturesValues, chainStatusValues, vmNameValues } from "../src/upstream/contract/data-api.ts";
 import type { ChainInfo, MetricsChain, NetworkToken, UtilityAddresses } from "../src/upstream/types.ts";
+import { isChainId } from "../src/validate.ts";
 import { builder } from "./builder.ts";
 import { upstreamEnum } from "./enums.ts";
 import { NetworkRef } from "./networks.ts";
@@ -59,8 +61,12 @@ export const EvmChainRef = builder.objectRef<ChainInfo>("EvmChain");
 
 builder.node(EvmChainRef, {
   description: "An EVM chain the Data API indexes: the C-Chain or an Avalanche L1 (`GET /v1/chains/{chainId}`).",
-  id: { resolve: (chain) => chain.chainId },
-  loadOne: (id, context) => context.loaders.chain.load(id),
+  id: {
+    resolve: (chain) => chain.chainId,
+    // Checked like the `chain(id:)` argument.
+    parse: (id) => (isChainId(id) ? id : malformedGlobalIdKey("EvmChain", "an EVM chain id in decimal or a blockchain id in cb58", id)),
+  },
+  loadOne: (id, context) => context.loaders.chain.load(validKey(id)),
   fields: (t) => ({
     chainId: t.exposeString("chainId", { description: "The EVM chain id, in decimal (43114 for the mainnet C-Chain)." }),
     chainName: t.exposeString("chainName", { description: "The chain's display name." }),

@@ -2,8 +2,10 @@
  * EVM transactions: the native transaction record, the address-scoped list item that carries an
  * address's transfers next to it, and the account an address list hangs from.
  */
+import { malformedGlobalIdKey, parsedOrRefused, validKey } from "../src/global-ids.ts";
 import { transactionMethodTypeValues, transactionStatusValues } from "../src/upstream/contract/data-api.ts";
 import type { AddressTransaction, ChainInfo, EvmTransactionRecord, TransactionMethod } from "../src/upstream/types.ts";
+import { HEX_32, isChainId } from "../src/validate.ts";
 import { blockTimeFields } from "./blocks.ts";
 import { builder } from "./builder.ts";
 import { EvmChainRef } from "./chains.ts";
@@ -79,23 +81,22 @@ export function evmTransactionId(transaction: Pick<EvmTransactionRecord, "chainI
   return `${transaction.chainId}:${transaction.txHash}`;
 }
 
-const TX_HASH = /^0x[0-9a-fA-F]{64}$/;
-
-export function parseEvmTransactionId(id: string): { chainId: string; txHash: string } | null {
+/** The key of a transaction's global id, checked like the `chain(id:)` and `transaction(hash:)` arguments. */
+export function parseEvmTransactionId(id: string): { chainId: string; txHash: string } {
   const separator = id.indexOf(":");
-  if (separator <= 0) return null;
+  const chainId = id.slice(0, Math.max(separator, 0));
   const txHash = id.slice(separator + 1);
-  return TX_HASH.test(txHash) ? { chainId: id.slice(0, separator), txHash } : null;
+  if (separator <= 0 || !isChainId(chainId) || !HEX_32.test(txHash)) {
+    throw malformedGlobalIdKey("EvmTransaction", "an EVM chain id and a transaction hash (0x and 64 hex digits), joined by a colon", id);
+  }
+  return { chainId, txHash };
 }
 
 builder.node(EvmTransactionRef, {
   description:
     "A transaction on an EVM chain (`GET /v1/chains/{chainId}/transactions/{txHash}`): the native transaction, and through the fields marked as such, the complete view with all its transfers and calls.",
-  id: { resolve: evmTransactionId },
-  loadOne: (id, context) => {
-    const key = parseEvmTransactionId(id);
-    return key ? context.loaders.transaction.load(key) : null;
-  },
+  id: { resolve: evmTransactionId, parse: (id) => parsedOrRefused(() => parseEvmTransactionId(id)) },
+  loadOne: (key, context) => context.loaders.transaction.load(validKey(key)),
   fields: (t) => ({
     chainId: t.exposeString("chainId", { description: "The EVM chain id of the transaction's chain, in decimal." }),
     txHash: t.expose("txHash", { type: "Hash", description: "The transaction's hash." }),

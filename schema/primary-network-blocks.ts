@@ -1,5 +1,7 @@
 /** Blocks of the primary-network chains, and the vertices of the X-Chain's DAG. */
 import { originOf } from "../src/upstream/primary-network-api.ts";
+import { parsedOrRefused, validKey } from "../src/global-ids.ts";
+import { BLOCK_NUMBER, CB58_ID, HEX_32 } from "../src/validate.ts";
 import type { PrimaryNetworkBlock, ProposerDetails, XChainVertex } from "../src/upstream/types.ts";
 import { builder } from "./builder.ts";
 import { NetworkRef } from "./networks.ts";
@@ -37,11 +39,19 @@ export const PrimaryNetworkBlockRef = builder.objectRef<PrimaryNetworkBlock>("Pr
 builder.node(PrimaryNetworkBlockRef, {
   description:
     "A block of the P-Chain, of the X-Chain (since it has blocks) or of the C-Chain as the primary network sees it (`GET /v1/networks/{network}/blockchains/{blockchainId}/blocks/{blockId}`).",
-  id: { resolve: (block) => chainRecordId(block, block.blockHash) },
-  loadOne: (id, context) => {
-    const key = parseChainRecordId(id);
-    return key ? context.loaders.primaryNetworkBlock.load(key) : null;
+  id: {
+    resolve: (block) => chainRecordId(block, block.blockHash),
+    // The block id is checked like the `block(id:)` argument of a chain.
+    parse: (id) =>
+      parsedOrRefused(() => {
+        const key = parseChainRecordId("PrimaryNetworkBlock", id, {
+          shape: "a block height or id (0x hex on the C-Chain, cb58 elsewhere)",
+          valid: (blockId, origin) => BLOCK_NUMBER.test(blockId) || (origin.chain === "c-chain" ? HEX_32 : CB58_ID).test(blockId),
+        });
+        return key.origin.chain === "c-chain" ? { ...key, id: key.id.toLowerCase() } : key;
+      }),
   },
+  loadOne: (key, context) => context.loaders.primaryNetworkBlock.load(validKey(key)),
   fields: (t) => ({
     network: t.field({ type: NetworkRef, description: "The block's network.", resolve: (block) => originOf(block).network }),
     blockchainId: t.field({ type: "String", description: "The block's chain (blockchain id, cb58).", resolve: (block) => originOf(block).blockchainId }),
@@ -96,11 +106,12 @@ export const XChainVertexRef = builder.objectRef<XChainVertex>("XChainVertex");
 builder.node(XChainVertexRef, {
   description:
     "A vertex of the X-Chain's DAG, from before the X-Chain moved to blocks (`GET /v1/networks/{network}/blockchains/{blockchainId}/vertices/{vertexHash}`).",
-  id: { resolve: (vertex) => networkRecordId(vertex, vertex.vertexHash) },
-  loadOne: (id, context) => {
-    const key = parseNetworkRecordId(id);
-    return key ? context.loaders.xChainVertex.load(key) : null;
+  id: {
+    resolve: (vertex) => networkRecordId(vertex, vertex.vertexHash),
+    // Checked like the `vertex(hash:)` argument.
+    parse: (id) => parsedOrRefused(() => parseNetworkRecordId("XChainVertex", id, { shape: "a vertex id in cb58", valid: (hash) => CB58_ID.test(hash) })),
   },
+  loadOne: (key, context) => context.loaders.xChainVertex.load(validKey(key)),
   fields: (t) => ({
     network: t.field({ type: NetworkRef, description: "The vertex's network.", resolve: (vertex) => originOf(vertex).network }),
     vertexHash: t.exposeString("vertexHash", { description: "The vertex's id (cb58)." }),

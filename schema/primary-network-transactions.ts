@@ -10,7 +10,9 @@ import {
   xChainNonLinearTransactionChainFormatValues,
   xChainTransactionTypeValues,
 } from "../src/upstream/contract/data-api.ts";
-import { originOf } from "../src/upstream/primary-network-api.ts";
+import { originOf, type PrimaryNetworkOrigin } from "../src/upstream/primary-network-api.ts";
+import { parsedOrRefused, validKey } from "../src/global-ids.ts";
+import { CB58_ID } from "../src/validate.ts";
 import type {
   BlockchainInfo,
   BlsCredentials,
@@ -253,6 +255,14 @@ export const PrimaryNetworkTransactionRef = builder.interfaceRef<PrimaryNetworkT
   }),
 });
 
+/** The key of a transaction's global id: a transaction id (cb58) on the chain its type belongs to. */
+function parseTransactionId(typename: string, chain: PrimaryNetworkOrigin["chain"], id: string) {
+  return parseChainRecordId(typename, id, {
+    shape: `the id (cb58) of a transaction of the ${chain === "c-chain" ? "C" : chain === "p-chain" ? "P" : "X"}-Chain`,
+    valid: (txHash, origin) => origin.chain === chain && CB58_ID.test(txHash),
+  });
+}
+
 export const PChainTransactionRef = builder.objectRef<PChainTransaction>("PChainTransaction");
 export const XChainTransactionRef = builder.objectRef<XChainTransaction>("XChainTransaction");
 export const CChainAtomicTransactionRef = builder.objectRef<CChainAtomicTransaction>("CChainAtomicTransaction");
@@ -261,12 +271,9 @@ builder.node(PChainTransactionRef, {
   description:
     "A P-Chain transaction (`GET /v1/networks/{network}/blockchains/{blockchainId}/transactions/{txHash}`). Which fields are set depends on `txType`: staking fields on validator and delegator transactions, L1 fields on L1 transactions, and so on.",
   interfaces: [PrimaryNetworkTransactionRef],
-  id: { resolve: (tx) => chainRecordId(tx, tx.txHash) },
+  id: { resolve: (tx) => chainRecordId(tx, tx.txHash), parse: (id) => parsedOrRefused(() => parseTransactionId("PChainTransaction", "p-chain", id)) },
   isTypeOf: (tx) => originOf(tx as object).chain === "p-chain",
-  loadOne: (id, context) => {
-    const key = parseChainRecordId(id);
-    return key?.origin.chain === "p-chain" ? (context.loaders.primaryNetworkTransaction.load(key) as Promise<PChainTransaction | null>) : null;
-  },
+  loadOne: (key, context) => context.loaders.primaryNetworkTransaction.load(validKey(key)) as Promise<PChainTransaction | null>,
   fields: (t) => ({
     txType: t.field({
       type: PChainTransactionType.ref,
@@ -344,12 +351,9 @@ builder.node(XChainTransactionRef, {
   description:
     "An X-Chain transaction (`GET /v1/networks/{network}/blockchains/{blockchainId}/transactions/{txHash}`), from a vertex of the DAG (`chainFormat` NON_LINEAR) or from a block (LINEAR).",
   interfaces: [PrimaryNetworkTransactionRef],
-  id: { resolve: (tx) => chainRecordId(tx, tx.txHash) },
+  id: { resolve: (tx) => chainRecordId(tx, tx.txHash), parse: (id) => parsedOrRefused(() => parseTransactionId("XChainTransaction", "x-chain", id)) },
   isTypeOf: (tx) => originOf(tx as object).chain === "x-chain",
-  loadOne: (id, context) => {
-    const key = parseChainRecordId(id);
-    return key?.origin.chain === "x-chain" ? (context.loaders.primaryNetworkTransaction.load(key) as Promise<XChainTransaction | null>) : null;
-  },
+  loadOne: (key, context) => context.loaders.primaryNetworkTransaction.load(validKey(key)) as Promise<XChainTransaction | null>,
   fields: (t) => ({
     txType: t.field({
       type: XChainTransactionType.ref,
@@ -386,12 +390,9 @@ builder.node(CChainAtomicTransactionRef, {
   description:
     "A C-Chain atomic transaction: an import into C-Chain accounts from shared memory, or an export from them (`GET /v1/networks/{network}/blockchains/{blockchainId}/transactions/{txHash}`).",
   interfaces: [PrimaryNetworkTransactionRef],
-  id: { resolve: (tx) => chainRecordId(tx, tx.txHash) },
+  id: { resolve: (tx) => chainRecordId(tx, tx.txHash), parse: (id) => parsedOrRefused(() => parseTransactionId("CChainAtomicTransaction", "c-chain", id)) },
   isTypeOf: (tx) => originOf(tx as object).chain === "c-chain",
-  loadOne: (id, context) => {
-    const key = parseChainRecordId(id);
-    return key?.origin.chain === "c-chain" ? (context.loaders.primaryNetworkTransaction.load(key) as Promise<CChainAtomicTransaction | null>) : null;
-  },
+  loadOne: (key, context) => context.loaders.primaryNetworkTransaction.load(validKey(key)) as Promise<CChainAtomicTransaction | null>,
   fields: (t) => ({
     txType: t.field({
       type: CChainAtomicTransactionType.ref,

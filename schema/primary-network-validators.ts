@@ -1,5 +1,7 @@
 /** The validators of L1s, as the P-Chain records them. */
 import { originOf } from "../src/upstream/primary-network-api.ts";
+import { parsedOrRefused, validKey } from "../src/global-ids.ts";
+import { CB58_ID, HEX_32 } from "../src/validate.ts";
 import type { BalanceOwner, L1Validator } from "../src/upstream/types.ts";
 import { builder } from "./builder.ts";
 import { NetworkRef } from "./networks.ts";
@@ -18,11 +20,18 @@ export const L1ValidatorRef = builder.objectRef<L1Validator>("L1Validator");
 builder.node(L1ValidatorRef, {
   description:
     "A validator of an L1, with the balance it pays the P-Chain's continuous fee from; inactive once its balance is gone or it was disabled (`GET /v1/networks/{network}/l1Validators`).",
-  id: { resolve: (validator) => networkRecordId(validator, validator.validationId) },
-  loadOne: (id, context) => {
-    const key = parseNetworkRecordId(id);
-    return key ? context.loaders.l1Validator.load(key) : null;
+  id: {
+    resolve: (validator) => networkRecordId(validator, validator.validationId),
+    // Checked like the `l1Validators(l1ValidationId:)` argument.
+    parse: (id) =>
+      parsedOrRefused(() =>
+        parseNetworkRecordId("L1Validator", id, {
+          shape: "a validation id in cb58 or as 0x and 64 hex digits",
+          valid: (validationId) => CB58_ID.test(validationId) || HEX_32.test(validationId),
+        }),
+      ),
   },
+  loadOne: (key, context) => context.loaders.l1Validator.load(validKey(key)),
   fields: (t) => ({
     network: t.field({ type: NetworkRef, description: "The validator's network.", resolve: (validator) => originOf(validator).network }),
     validationId: t.exposeString("validationId", { description: "The validation's id (cb58): this validator's term on the L1." }),

@@ -3,6 +3,7 @@
  * (asset amounts, the chain stamp of list answers, global ids).
  */
 import { JSONObjectResolver, JSONResolver } from "graphql-scalars";
+import { malformedGlobalIdKey } from "../src/global-ids.ts";
 import { primaryNetworkAssetTypeValues, primaryNetworkChainNameValues } from "../src/upstream/contract/data-api.ts";
 import {
   findPrimaryChain,
@@ -135,11 +136,20 @@ export function chainRecordId(record: object, id: string): string {
   return `${origin.network}:${origin.blockchainId}:${id}`;
 }
 
-export function parseChainRecordId(text: string): { origin: PrimaryNetworkOrigin; id: string } | null {
+/** How a type's own record ids look, checked like the direct argument for the same record. */
+export interface RecordIdRule<Scope> {
+  shape: string;
+  valid: (id: string, scope: Scope) => boolean;
+}
+
+/** The key of a chain record's global id, or BAD_USER_INPUT when any part of it is malformed. */
+export function parseChainRecordId(typename: string, text: string, rule: RecordIdRule<PrimaryNetworkOrigin>): { origin: PrimaryNetworkOrigin; id: string } {
   const [network, blockchainId, id, ...rest] = text.split(":");
-  if (rest.length > 0 || !id || (network !== "mainnet" && network !== "fuji")) return null;
-  const origin = findPrimaryChain(network, blockchainId ?? "");
-  return origin ? { origin, id } : null;
+  const origin = rest.length === 0 && (network === "mainnet" || network === "fuji") ? findPrimaryChain(network, blockchainId ?? "") : undefined;
+  if (!origin || !id || !rule.valid(id, origin)) {
+    throw malformedGlobalIdKey(typename, `mainnet or fuji, the blockchain id of one of its P-, X- and C-Chain, and ${rule.shape}, joined by colons`, text);
+  }
+  return { origin, id };
 }
 
 /** The global id of a record of a network (a vertex, an L1 validator): network and the record's id. */
@@ -147,8 +157,11 @@ export function networkRecordId(record: object, id: string): string {
   return `${originOf(record).network}:${id}`;
 }
 
-export function parseNetworkRecordId(text: string): { network: PrimaryNetworkName; id: string } | null {
+/** The key of a network record's global id, or BAD_USER_INPUT when any part of it is malformed. */
+export function parseNetworkRecordId(typename: string, text: string, rule: RecordIdRule<PrimaryNetworkName>): { network: PrimaryNetworkName; id: string } {
   const [network, id, ...rest] = text.split(":");
-  if (rest.length > 0 || !id || (network !== "mainnet" && network !== "fuji")) return null;
+  if (rest.length > 0 || !id || (network !== "mainnet" && network !== "fuji") || !rule.valid(id, network)) {
+    throw malformedGlobalIdKey(typename, `mainnet or fuji and ${rule.shape}, joined by a colon`, text);
+  }
   return { network, id };
 }

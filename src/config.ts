@@ -9,6 +9,8 @@ export interface GatewayConfig {
   metricsApiUrl: string | undefined;
   /** Key sent as `x-glacier-api-key` when the caller sends none. Never logged. */
   apiKey: string | undefined;
+  /** What the gateway remembers of the upstream's verdicts on callers' keys. */
+  apiKeys: ApiKeyConfig;
   host: string;
   port: number;
   graphiql: boolean;
@@ -32,6 +34,38 @@ export interface GatewayConfig {
   rateLimit: RateLimitConfig;
   /** Gateway processes sharing the port (node:cluster); `WORKERS=auto` is one per core. */
   workers: number;
+  /** Threads that check Warp signatures off the event loop (WARP_VERIFY_THREADS); 0 checks them on it, one at a time. */
+  warpVerifyThreads: number;
+  server: ServerConfig;
+}
+
+/** What one client's connections may hold of the HTTP server; the caps and timeouts hold per gateway process. */
+export interface ServerConfig {
+  /** Time a client has to send a request's headers (SERVER_HEADERS_TIMEOUT_MS); at most the request timeout. */
+  headersTimeoutMs: number;
+  /** Time a client has to send a whole request, headers and body (SERVER_REQUEST_TIMEOUT_MS); answers may take longer. */
+  requestTimeoutMs: number;
+  /** How long a keep-alive connection may wait idle for its next request (SERVER_KEEPALIVE_TIMEOUT_MS). */
+  keepAliveTimeoutMs: number;
+  /** Connections open at once; the server closes any beyond (MAX_CONNECTIONS). */
+  maxConnections: number;
+  /**
+   * Connections open at once from one address (an IPv6 /64), closed at once beyond;
+   * 0 for no cap (MAX_CONNECTIONS_PER_ADDRESS). Off by default behind a proxy (TRUST_PROXY), whose one address all connections share.
+   */
+  maxConnectionsPerAddress: number;
+  /** How long `/ready` answers from one health check of the upstreams, which it sends at most once per interval (READY_CACHE_MS). */
+  readyCacheMs: number;
+}
+
+/** The upstream's verdicts on callers' keys, kept by hash in bounded LRUs (src/refused-keys.ts). */
+export interface ApiKeyConfig {
+  /** How long a key the upstream refused (401, 403) is refused by the gateway too (REFUSED_KEY_TTL_MS). */
+  refusedTtlMs: number;
+  /** How long a key the Data API accepted may be served from shared caches without another upstream call (ACCEPTED_KEY_TTL_MS). */
+  acceptedTtlMs: number;
+  /** Keys remembered, refused and accepted each (API_KEY_VERDICT_MAX_ENTRIES). */
+  verdictMaxEntries: number;
 }
 
 /** Per-caller token buckets; an operation costs the upstream calls it is estimated to make. */
@@ -43,6 +77,14 @@ export interface RateLimitConfig {
   burst: number;
   /** Take the caller's address from the first X-Forwarded-For hop (behind a trusted proxy). */
   trustProxy: boolean;
+  /**
+   * The bucket of an address, which every request from it pays from, with a key or without
+   * (RATE_LIMIT_ADDRESS_RATE, RATE_LIMIT_ADDRESS_BURST; by default those of a key): an invented
+   * key buys no budget. Raise them when many keyed clients share one address without a proxy.
+   */
+  address: { ratePerSecond: number; burst: number };
+  /** Subscriptions one caller (key, and address) may have open at once (MAX_SUBSCRIPTIONS_PER_CALLER). */
+  subscriptionsPerCaller: number;
 }
 
 /** Bounds on what one operation may ask, enforced before it runs. */
@@ -66,6 +108,10 @@ export interface SecurityConfig {
   /** When true, only the persisted operations run. */
   persistedOperationsOnly: boolean;
   csrfPrevention: boolean;
+  /** Deepest nesting of JSON (variables, extensions) and of a document's brackets; deeper requests are refused (MAX_NESTING_DEPTH). */
+  maxNestingDepth: number;
+  /** Operation names that label GraphQL metrics, the first seen after persisted ones; later names are `other` (METRICS_OPERATION_NAMES). */
+  metricsOperationNames: number;
 }
 
 export interface UpstreamConfig {
@@ -198,6 +244,22 @@ function tracingMode(env: Env): boolean {
   throw new Error(`TRACING must be otlp or off, got "${env.TRACING}"`);
 }
 
+function serverConfig(env: Env): ServerConfig {
+  const requestTimeoutMs = integer(env, "SERVER_REQUEST_TIMEOUT_MS", 10_000, 1);
+  const headersTimeoutMs = integer(env, "SERVER_HEADERS_TIMEOUT_MS", Math.min(5_000, requestTimeoutMs), 1);
+  if (headersTimeoutMs > requestTimeoutMs) {
+    throw new Error(`SERVER_HEADERS_TIMEOUT_MS (${headersTimeoutMs}) must not exceed SERVER_REQUEST_TIMEOUT_MS (${requestTimeoutMs})`);
+  }
+  return {
+    headersTimeoutMs,
+    requestTimeoutMs,
+    keepAliveTimeoutMs: integer(env, "SERVER_KEEPALIVE_TIMEOUT_MS", 5_000, 1),
+    maxConnections: integer(env, "MAX_CONNECTIONS", 1_024, 1),
+    maxConnectionsPerAddress: integer(env, "MAX_CONNECTIONS_PER_ADDRESS", boolean(env, "TRUST_PROXY", false) ? 0 : 64, 0),
+    readyCacheMs: integer(env, "READY_CACHE_MS", 1_000, 1),
+  };
+}
+
 function redisConfig(env: Env): RedisConfig | undefined {
   const url = redisUrl(env);
   if (!url) return undefined;
@@ -213,6 +275,11 @@ export function loadConfig(env: Env = process.env): GatewayConfig {
     dataApiUrl: url(env, "DATA_API_URL"),
     metricsApiUrl: url(env, "METRICS_API_URL"),
     apiKey: env.GLACIER_API_KEY?.trim() || undefined,
+    apiKeys: {
+      refusedTtlMs: integer(env, "REFUSED_KEY_TTL_MS", 60_000, 1),
+      acceptedTtlMs: integer(env, "ACCEPTED_KEY_TTL_MS", 60_000, 1),
+      verdictMaxEntries: integer(env, "API_KEY_VERDICT_MAX_ENTRIES", 10_000, 1),
+    },
     host: env.HOST?.trim() || "0.0.0.0",
     port: integer(env, "PORT", 4000),
     graphiql: boolean(env, "GRAPHIQL", true),
@@ -250,6 +317,8 @@ export function loadConfig(env: Env = process.env): GatewayConfig {
       persistedOperationsFile: env.PERSISTED_OPERATIONS_FILE?.trim() || undefined,
       persistedOperationsOnly: boolean(env, "PERSISTED_OPERATIONS_ONLY", false),
       csrfPrevention: boolean(env, "CSRF_PREVENTION", true),
+      maxNestingDepth: integer(env, "MAX_NESTING_DEPTH", 64, 1),
+      metricsOperationNames: integer(env, "METRICS_OPERATION_NAMES", 100, 0),
     },
     cache: {
       maxEntries: integer(env, "CACHE_MAX_ENTRIES", 10_000, 1),
@@ -269,7 +338,14 @@ export function loadConfig(env: Env = process.env): GatewayConfig {
       ratePerSecond: positiveNumber(env, "RATE_LIMIT_RATE", 100),
       burst: positiveNumber(env, "RATE_LIMIT_BURST", 1_000),
       trustProxy: boolean(env, "TRUST_PROXY", false),
+      address: {
+        ratePerSecond: positiveNumber(env, "RATE_LIMIT_ADDRESS_RATE", positiveNumber(env, "RATE_LIMIT_RATE", 100)),
+        burst: positiveNumber(env, "RATE_LIMIT_ADDRESS_BURST", positiveNumber(env, "RATE_LIMIT_BURST", 1_000)),
+      },
+      subscriptionsPerCaller: integer(env, "MAX_SUBSCRIPTIONS_PER_CALLER", 10, 1),
     },
     workers: workers(env),
+    warpVerifyThreads: integer(env, "WARP_VERIFY_THREADS", 1, 0),
+    server: serverConfig(env),
   };
 }

@@ -5,6 +5,7 @@
  */
 import { createEvmLoaders, type EvmLoaders } from "./loaders/evm.ts";
 import { createPrimaryNetworkLoaders, type PrimaryNetworkLoaders } from "./loaders/primary-network.ts";
+import type { GatewayError } from "./errors.ts";
 import type { ExportWatch } from "./export-watch.ts";
 import type { BatchObserver } from "./loaders/observed.ts";
 import type { EvmApi } from "./upstream/evm-api.ts";
@@ -14,6 +15,7 @@ import type { MetricsApi } from "./upstream/metrics-api.ts";
 import type { OperationsApi } from "./upstream/operations-api.ts";
 import type { PrimaryNetworkApi } from "./upstream/primary-network-api.ts";
 import type { WarpApi } from "./upstream/warp-api.ts";
+import type { WarpVerifier } from "./warp/verifier.ts";
 
 /** One client per upstream domain. */
 export interface Upstreams {
@@ -35,6 +37,13 @@ export interface GatewayContext {
   limits: QueryLimits;
   /** The gateway's one registry of export-operation pollers, shared by all subscriptions. */
   exportWatch: ExportWatch;
+  /** Checks Warp signatures off the event loop and remembers what it checked. */
+  warpVerifier: WarpVerifier;
+  /**
+   * Charges a subscription's caller for one read its poller makes: null when paid, else the
+   * error that ends the stream. Set by the rate limiter on a subscription; absent without one.
+   */
+  chargeRead?: () => Promise<GatewayError | null>;
 }
 
 /**
@@ -102,12 +111,14 @@ export function createContext(
   limits: QueryLimits,
   exportWatch: ExportWatch,
   observeBatch: BatchObserver,
+  warpVerifier: WarpVerifier,
 ): GatewayContext {
   return {
     upstreams,
     call,
     limits,
     exportWatch,
+    warpVerifier,
     loaders: new RequestLoaders(upstreams, call, observeBatch),
   };
 }

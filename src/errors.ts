@@ -14,7 +14,9 @@ export type ErrorCode =
   | "RATE_LIMITED"
   | "UPSTREAM_UNAVAILABLE"
   | "UPSTREAM_ERROR"
-  | "CURSOR_EXPIRED";
+  | "CURSOR_EXPIRED"
+  /** The request ran past REQUEST_TIMEOUT_MS; answered with what was known by then. */
+  | "TIMEOUT";
 
 export interface UpstreamErrorDetails {
   service: string;
@@ -65,13 +67,19 @@ export async function nullIfNotFound<T>(request: Promise<T>): Promise<T | null> 
   }
 }
 
+/**
+ * What an upstream status says. A 4xx is an answer about the request (its input, its key, its
+ * rate), never about the service's health: only 5xx, 408 and answers that never came mean the
+ * service is unwell (see `countsAgainstService` in src/upstream/http.ts).
+ */
 function codeForStatus(status: number): ErrorCode {
-  if (status === 400 || status === 422) return "BAD_USER_INPUT";
   if (status === 401) return "UNAUTHENTICATED";
   if (status === 403) return "FORBIDDEN";
-  if (status === 404) return "NOT_FOUND";
+  if (status === 404 || status === 410) return "NOT_FOUND";
   if (status === 429) return "RATE_LIMITED";
-  if (status === 502 || status === 503 || status === 504) return "UPSTREAM_UNAVAILABLE";
+  if (status === 408 || status === 502 || status === 503 || status === 504) return "UPSTREAM_UNAVAILABLE";
+  // 400, 405, 409, 413, 414, 422, 431, ...: the request as sent was refused.
+  if (status >= 400 && status < 500) return "BAD_USER_INPUT";
   return "UPSTREAM_ERROR";
 }
 

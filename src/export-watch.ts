@@ -4,6 +4,12 @@
  * the operation whenever its status or metadata changes, and ends everyone's stream when the job
  * ends. A subscriber that leaves stops counting; the poller stops with the last one.
  *
+ * Each read a poller makes is charged to every subscriber's caller, 1 each (`ChargeRead`):
+ * sharing a poller saves the upstream reads, not the callers' budgets, so that a caller pays the
+ * same for its streams whoever else watches the job. A subscriber's first read is paid when it
+ * subscribes. A subscriber that cannot pay has its stream ended with the refusal before the read;
+ * when none is left, the read is not made.
+ *
  * With a relay (Redis), the pollers of one operation on several gateways take turns: the one
  * whose turn it is reads the upstream and publishes what it read, the others follow what it
  * publishes, so that the upstream sees one poller in all.
@@ -17,6 +23,9 @@ export type ReadOperation = (operationId: string, options: CallOptions) => Promi
 
 /** What a subscriber receives: the operation, or the error that ends its stream. */
 export type ExportEvent = ExportOperation | GatewayError;
+
+/** Charges a subscriber's caller for one read: null when paid, else the error that ends its stream. */
+export type ChargeRead = () => Promise<GatewayError | null>;
 
 /**
  * A poller's role for one interval: read the upstream and publish (`lead`), wait for what the
@@ -60,8 +69,8 @@ export class ExportWatch {
     private readonly relay?: ExportRelay,
   ) {}
 
-  /** The operation's changes until the job ends; the caller's API key reads it. */
-  watch(operationId: string, call: CallOptions): AsyncIterableIterator<ExportEvent> {
+  /** The operation's changes until the job ends; the caller's API key reads it, and `chargeRead` charges the caller for each read after the first. */
+  watch(operationId: string, call: CallOptions, chargeRead?: ChargeRead): AsyncIterableIterator<ExportEvent> {
     const key = `${call.apiKey ? apiKeyHash(call.apiKey) : ""}:${operationId}`;
     let poller = this.pollers.get(key);
     if (poller === undefined) {
@@ -71,7 +80,7 @@ export class ExportWatch {
       this.pollers.set(key, created);
       poller = created;
     }
-    return poller.subscribe();
+    return poller.subscribe(chargeRead);
   }
 
   /** Ends every stream and gives up every turn; for shutdown. */
@@ -97,11 +106,12 @@ class Poller {
     private readonly topic: ExportTopic | undefined,
     private readonly onStop: () => void,
   ) {
-    void this.tick();
+    // After the first subscriber has joined, who pays for the first read.
+    queueMicrotask(() => void this.tick());
   }
 
-  subscribe(): AsyncIterableIterator<ExportEvent> {
-    const subscriber = new Subscriber(() => {
+  subscribe(chargeRead?: ChargeRead): AsyncIterableIterator<ExportEvent> {
+    const subscriber = new Subscriber(chargeRead, () => {
       this.subscribers.delete(subscriber);
       if (this.subscribers.size === 0) this.stop();
     });
@@ -151,6 +161,8 @@ class Poller {
     const turn = this.topic ? await this.topic.turn() : "alone";
     if (this.stopped) return;
     if (turn === "follow") return this.schedule();
+    await this.chargeSubscribers();
+    if (this.stopped) return;
     let operation: ExportOperation | null;
     try {
       operation = await this.read(this.operationId, {
@@ -176,6 +188,19 @@ class Poller {
     if (!this.stopped) this.schedule();
   }
 
+  /** Has every subscriber pay for the read about to be made; ends the streams of those who cannot. */
+  private async chargeSubscribers(): Promise<void> {
+    const subscribers = [...this.subscribers];
+    const refusals = await Promise.all(subscribers.map((subscriber) => subscriber.payForRead()));
+    refusals.forEach((refusal, index) => {
+      const subscriber = subscribers[index]!;
+      if (!refusal || !this.subscribers.delete(subscriber)) return;
+      subscriber.push(refusal);
+      subscriber.end();
+    });
+    if (this.subscribers.size === 0) this.stop();
+  }
+
   /** Ends the streams with an error: the followers' too when this poller leads. */
   private end(error: GatewayError, turn: Turn): void {
     if (turn === "lead") this.topic?.publish(error);
@@ -197,8 +222,22 @@ class Subscriber implements AsyncIterableIterator<ExportEvent> {
   private readonly queue: ExportEvent[] = [];
   private waiting: ((result: IteratorResult<ExportEvent>) => void) | undefined;
   private ended = false;
+  /** Reads paid for ahead: the first, when it subscribed. */
+  private paidReads = 1;
 
-  constructor(private readonly onLeave: () => void) {}
+  constructor(
+    private readonly chargeRead: ChargeRead | undefined,
+    private readonly onLeave: () => void,
+  ) {}
+
+  /** Pays for one read; the refusal when the caller cannot. */
+  async payForRead(): Promise<GatewayError | null> {
+    if (this.paidReads > 0) {
+      this.paidReads -= 1;
+      return null;
+    }
+    return this.chargeRead ? this.chargeRead() : null;
+  }
 
   push(event: ExportEvent): void {
     if (this.ended) return;

@@ -4,9 +4,9 @@
  * its metrics.
  */
 import cluster from "node:cluster";
-import { createServer, type ServerResponse } from "node:http";
 import { withClusterMetrics } from "./cluster-metrics.ts";
 import type { GatewayConfig } from "./config.ts";
+import { createGatewayServer } from "./http-server.ts";
 import { createLogger } from "./logger.ts";
 import { GatewayMetrics } from "./metrics.ts";
 import { RedisLink, redactedUrl } from "./redis.ts";
@@ -35,16 +35,7 @@ export async function runGatewayProcess(config: GatewayConfig): Promise<void> {
   const gateway = createGateway(config, urls, logger, { plugins: tracing ? [tracing.plugin] : [], redis, metrics });
   const handler = worker ? withClusterMetrics(gateway.listener, gateway.metrics.registry) : gateway.listener;
 
-  let stopping = false;
-  // Answers still to be sent end their keep-alive connection once shutdown has begun: the
-  // server closes when its last connection does, which an idle keep-alive client delays.
-  const unanswered = new Set<ServerResponse>();
-  const server = createServer((request, response) => {
-    if (stopping) response.setHeader("connection", "close");
-    unanswered.add(response);
-    response.once("close", () => unanswered.delete(response));
-    handler(request, response);
-  });
+  const { server, drain } = createGatewayServer(handler, config.server, logger, gateway.metrics.registry);
   server.listen(config.port, config.host, () => {
     logger.info(
       { url: `http://${config.host === "0.0.0.0" ? "localhost" : config.host}:${config.port}/graphql`, ...urls },
@@ -52,21 +43,15 @@ export async function runGatewayProcess(config: GatewayConfig): Promise<void> {
     );
   });
 
-  // On SIGTERM (from the primary, in a cluster): stop accepting, let requests in flight finish
-  // (within a bound), close the upstream pools and Redis, stop the simulator.
+  // On SIGTERM (from the primary, in a cluster): stop accepting, complete every open stream at
+  // once, exit as soon as the requests in flight are answered (closing what is left at the grace
+  // period), after closing the upstream pools and Redis and stopping the simulator.
+  let stopping = false;
   async function shutdown(signal: string): Promise<void> {
     if (stopping) return;
     stopping = true;
-    logger.info({ signal, graceMs: config.shutdownGraceMs, inFlight: unanswered.size }, "shutting down");
-    for (const response of unanswered) if (!response.headersSent) response.setHeader("connection", "close");
-    const drained = new Promise<void>((resolve) => server.close(() => resolve()));
-    server.closeIdleConnections();
-    const timer = setTimeout(() => {
-      logger.warn("requests still in flight after the grace period: closing their connections");
-      server.closeAllConnections();
-    }, config.shutdownGraceMs);
-    await drained;
-    clearTimeout(timer);
+    logger.info({ signal, graceMs: config.shutdownGraceMs }, "shutting down");
+    await drain({ graceMs: config.shutdownGraceMs, onClosing: () => void gateway.endStreams() });
     await gateway.close();
     await redis?.close();
     await tracing?.shutdown();

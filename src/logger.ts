@@ -1,16 +1,71 @@
-/** Structured JSON logs. API keys are redacted wherever they appear in a logged object. */
-import { pino, type Logger } from "pino";
+/**
+ * Structured JSON logs. API keys are redacted wherever they appear in a logged object. Whatever
+ * a client sends, a line stays small: strings, arrays, objects and nesting are cut to fixed
+ * bounds (LOGGED_BOUNDS), so that bytes logged per request are bounded.
+ */
+import { pino, stdSerializers, type DestinationStream, type Logger } from "pino";
 
-/** `bindings` go on every line, e.g. the worker id of a cluster worker. */
-export function createLogger(level: string, bindings: Record<string, unknown> = {}): Logger {
-  return pino({
+/** The most a line carries of any one value. */
+export const LOGGED_BOUNDS = {
+  /** Characters of a string (a stack trace included); the rest becomes "…(+N chars)". */
+  stringChars: 1_024,
+  arrayItems: 10,
+  objectKeys: 20,
+  depth: 4,
+} as const;
+
+/** A client string as a log line carries it: at most `max` characters, then how many were cut. */
+export function truncated(value: string, max: number = LOGGED_BOUNDS.stringChars): string {
+  return value.length <= max ? value : `${value.slice(0, max)}…(+${value.length - max} chars)`;
+}
+
+function bounded(value: unknown, depth: number): unknown {
+  if (typeof value === "string") return truncated(value);
+  if (value === null || typeof value !== "object") return value;
+  if (value instanceof Error) value = stdSerializers.err(value);
+  if (depth >= LOGGED_BOUNDS.depth) return "[nested too deep]";
+  if (Array.isArray(value)) {
+    const items = value.slice(0, LOGGED_BOUNDS.arrayItems).map((item) => bounded(item, depth + 1));
+    if (value.length > LOGGED_BOUNDS.arrayItems) items.push(`…(+${value.length - LOGGED_BOUNDS.arrayItems} items)`);
+    return items;
+  }
+  const entries = Object.entries(value as Record<string, unknown>);
+  const kept = Object.fromEntries(entries.slice(0, LOGGED_BOUNDS.objectKeys).map(([key, item]) => [truncated(key, 64), bounded(item, depth + 1)]));
+  if (entries.length > LOGGED_BOUNDS.objectKeys) kept["…"] = `+${entries.length - LOGGED_BOUNDS.objectKeys} keys`;
+  return kept;
+}
+
+/**
+ * `bindings` go on every line, e.g. the worker id of a cluster worker; `destination` is where
+ * lines go (stdout unless given: tests capture them).
+ */
+export function createLogger(level: string, bindings: Record<string, unknown> = {}, destination?: DestinationStream): Logger {
+  const options = {
     level,
     base: { service: "avalanche-graphql-gateway", pid: process.pid, ...bindings },
     redact: {
       paths: ["apiKey", "*.apiKey", "headers['x-glacier-api-key']", "*.headers['x-glacier-api-key']"],
       censor: "[redacted]",
     },
-  });
+    // An Error under `err` is left to its serializer, which names its type before bounding it.
+    serializers: { err: (error: unknown) => bounded(error instanceof Error ? stdSerializers.err(error) : error, 1) },
+    formatters: {
+      log: (object: Record<string, unknown>) => {
+        const { err, ...rest } = object;
+        const kept = bounded(rest, 0) as Record<string, unknown>;
+        return err === undefined ? kept : { ...kept, err };
+      },
+    },
+    hooks: {
+      // The message and its format arguments; an Error logged alone keeps its message as the line's.
+      logMethod(this: Logger, args: unknown[], method: (...args: unknown[]) => void) {
+        const [first] = args;
+        if (first instanceof Error && args.length === 1) return method.call(this, { err: first }, truncated(first.message));
+        return method.apply(this, args.map((arg) => (typeof arg === "string" ? truncated(arg) : arg)));
+      },
+    },
+  };
+  return destination ? pino(options, destination) : pino(options);
 }
 
 export type { Logger };

@@ -2,12 +2,73 @@
  * Prometheus metrics of the gateway (prom-client), on a registry of its own per gateway so
  * that several gateways in one process (tests) never share counters. GraphQL request counts
  * and latencies by operation come from Yoga's Prometheus plugin on the same registry.
+ *
+ * Every label value comes from a fixed set (services, route templates, loader names, statuses,
+ * refusal reasons) or, for operation names, from a bounded one (OperationNameLabels): nothing a
+ * client sends can add series without bound.
  */
+import { createCounter, createHistogram, type FillLabelsFnParams, type PrometheusTracingPluginConfig } from "@graphql-yoga/plugin-prometheus";
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from "prom-client";
 import type { RecordCache } from "./upstream/cache.ts";
 import type { BreakerState, UpstreamObserver } from "./upstream/http.ts";
 
 const BREAKER_LEVEL: Record<BreakerState, number> = { closed: 0, "half-open": 1, open: 2 };
+
+/** Why the gateway refused a request: the `reason` label of `gateway_refusals_total`. */
+export const REFUSAL_REASONS = [
+  "body_too_large",
+  "length_required",
+  "malformed_request",
+  "method_not_allowed",
+  "unsupported_media_type",
+  "not_acceptable",
+  "csrf",
+  "nesting_too_deep",
+  "parse_failed",
+  "validation_failed",
+  "over_limit",
+  "invalid_variables",
+  "persisted_operation",
+  "rate_limited",
+  "forbidden",
+  "not_found",
+  "other",
+] as const;
+export type RefusalReason = (typeof REFUSAL_REASONS)[number];
+
+const GRAPHQL_NAME = /^[_A-Za-z][_0-9A-Za-z]*$/;
+const OPERATION_TYPES = new Set(["query", "mutation", "subscription"]);
+
+/**
+ * Operation names as label values: a bounded set. The seeds (the persisted operations' names)
+ * and the first `max` other distinct names seen keep their own label; any later name, a name
+ * longer than `maxLength` and anything that is not a GraphQL name are `other`.
+ */
+export class OperationNameLabels {
+  static readonly OTHER = "other";
+  private readonly seeded = new Set<string>();
+  private readonly seen = new Set<string>();
+
+  constructor(
+    private readonly max: number,
+    seeds: Iterable<string> = [],
+    private readonly maxLength = 64,
+  ) {
+    for (const name of seeds) if (this.plain(name)) this.seeded.add(name);
+  }
+
+  label(name: string | undefined): string {
+    if (!name || name === "Anonymous") return "Anonymous";
+    if (this.seeded.has(name) || this.seen.has(name)) return name;
+    if (!this.plain(name) || this.seen.size >= this.max) return OperationNameLabels.OTHER;
+    this.seen.add(name);
+    return name;
+  }
+
+  private plain(name: string): boolean {
+    return name.length <= this.maxLength && GRAPHQL_NAME.test(name);
+  }
+}
 
 export class GatewayMetrics implements UpstreamObserver {
   readonly registry = new Registry();
@@ -21,6 +82,7 @@ export class GatewayMetrics implements UpstreamObserver {
   private readonly redisFallbacks: Counter<"operation">;
   private readonly sharedCacheLookups: Counter<"tier" | "result">;
   private readonly rateLimitDecisions: Counter<"result" | "store">;
+  private readonly refusals: Counter<"reason">;
 
   constructor() {
     collectDefaultMetrics({ register: this.registry, prefix: "gateway_process_" });
@@ -90,6 +152,52 @@ export class GatewayMetrics implements UpstreamObserver {
       labelNames: ["result", "store"],
       registers,
     });
+    this.refusals = new Counter({
+      name: "gateway_refusals_total",
+      help: "Requests the gateway refused before or instead of running them (bad requests, limits, budgets), by reason.",
+      labelNames: ["reason"],
+      registers,
+    });
+  }
+
+  refusal(reason: RefusalReason): void {
+    this.refusals.inc({ reason: REFUSAL_REASONS.includes(reason) ? reason : "other" });
+  }
+
+  /**
+   * The GraphQL metrics of Yoga's Prometheus plugin: request duration and errors by operation,
+   * with operation names from `operationNames` and without the errors' paths (aliases are the
+   * client's to choose).
+   */
+  graphqlMetrics(operationNames: OperationNameLabels): NonNullable<PrometheusTracingPluginConfig["metrics"]> {
+    const registry = this.registry;
+    const operationLabels = (params: FillLabelsFnParams) => ({
+      operationName: operationNames.label(params.operationName),
+      operationType: params.operationType && OPERATION_TYPES.has(params.operationType) ? params.operationType : "unknown",
+    });
+    return {
+      graphql_envelop_request_duration: createHistogram({
+        registry,
+        histogram: {
+          name: "graphql_envelop_request_duration",
+          help: "Time spent on running the GraphQL operation from parse to execute",
+          labelNames: ["operationType", "operationName"] as const,
+        },
+        fillLabelsFn: operationLabels,
+      }),
+      graphql_envelop_error_result: createCounter({
+        registry,
+        counter: {
+          name: "graphql_envelop_error_result",
+          help: "Counts the amount of errors reported from all phases",
+          labelNames: ["operationType", "operationName", "phase"] as const,
+        },
+        fillLabelsFn: (params: FillLabelsFnParams) => ({
+          ...operationLabels(params),
+          phase: ["parse", "validate", "context", "execute", "subscribe"].includes(params.errorPhase ?? "") ? params.errorPhase! : "execute",
+        }),
+      }),
+    };
   }
 
   rateLimitDecision(result: "allowed" | "limited", store: "redis" | "local"): void {

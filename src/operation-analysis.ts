@@ -10,7 +10,7 @@ import { complexityFromQuery } from "@pothos/plugin-complexity";
 import { Kind, getOperationAST, type DocumentNode, type ExecutionArgs } from "graphql";
 import { getVariableValues } from "graphql/execution/values.js";
 import { LRUCache } from "lru-cache";
-import { estimateUpstreamCalls } from "./upstream-cost.ts";
+import { estimateCost } from "./upstream-cost.ts";
 
 export interface OperationComplexity {
   /** Each field costs 1, and a connection multiplies the cost of its children by `first`. */
@@ -22,11 +22,15 @@ export interface OperationComplexity {
 export interface OperationAnalysis {
   /** True when the document holds no other operation than the one that runs. */
   soleOperation: boolean;
+  /** The operation definitions in the document. */
+  operations: number;
   /** False when the variables do not coerce: execution then reports why, and nothing else is known. */
   variablesValid: boolean;
   complexity: OperationComplexity | null;
   /** The estimated upstream calls when nothing is cached; 0 when the operation cannot run. */
   upstreamCalls: number;
+  /** The CPU work it is estimated to take (Warp verifications), counted in upstream calls; 0 when it cannot run. */
+  cpuCost: number;
 }
 
 /** Variable sets remembered per document; beyond this the least recently used is forgotten. */
@@ -38,21 +42,25 @@ const analyses = new WeakMap<DocumentNode, LRUCache<string, OperationAnalysis>>(
 
 function analyze({ schema, document, operationName, variableValues }: ExecutionArgs): OperationAnalysis {
   const operation = getOperationAST(document, operationName);
-  const soleOperation = document.definitions.filter((definition) => definition.kind === Kind.OPERATION_DEFINITION).length === 1;
-  if (!operation) return { soleOperation, variablesValid: true, complexity: null, upstreamCalls: 0 };
+  const operations = document.definitions.filter((definition) => definition.kind === Kind.OPERATION_DEFINITION).length;
+  const soleOperation = operations === 1;
+  if (!operation) return { soleOperation, operations, variablesValid: true, complexity: null, upstreamCalls: 0, cpuCost: 0 };
   const coerced = getVariableValues(schema, operation.variableDefinitions ?? [], variableValues ?? {}, { maxErrors: 1 });
-  if (coerced.errors) return { soleOperation, variablesValid: false, complexity: null, upstreamCalls: 0 };
+  if (coerced.errors) return { soleOperation, operations, variablesValid: false, complexity: null, upstreamCalls: 0, cpuCost: 0 };
   // complexityFromQuery measures the first operation of a document: give it the one that runs.
   const fragments = document.definitions.filter((definition) => definition.kind === Kind.FRAGMENT_DEFINITION);
   const measured = complexityFromQuery(
     { kind: Kind.DOCUMENT, definitions: [operation, ...fragments] },
     { schema, variables: variableValues ?? {}, ctx: {} },
   );
+  const estimate = estimateCost(schema, document, operationName, variableValues);
   return {
     soleOperation,
+    operations,
     variablesValid: true,
     complexity: { cost: measured.complexity, depth: measured.depth, breadth: measured.breadth },
-    upstreamCalls: estimateUpstreamCalls(schema, document, operationName, variableValues),
+    upstreamCalls: estimate.upstreamCalls,
+    cpuCost: estimate.cpuCost,
   };
 }
 

@@ -11,6 +11,7 @@
 import { hash as digest } from "node:crypto";
 import { LRUCache } from "lru-cache";
 import { badUserInput } from "./errors.ts";
+import { MAX_PAGE_TOKEN_LENGTH } from "./validate.ts";
 
 export interface PageBounds {
   /** Smallest `pageSize` the route accepts. */
@@ -62,6 +63,15 @@ interface Cursor {
 }
 
 const CURSOR_VERSION = 1;
+/**
+ * Cursors come back from clients, so each part is bounded before anything is sent: the page
+ * token to an upstream token's length (with room for the gateway's own wrapping of one) in
+ * printable characters, the node key to an id's. The upstream client checks the token it
+ * finally sends again (src/upstream/http.ts).
+ */
+const MAX_CURSOR_LENGTH = 4096;
+const CURSOR_PAGE_TOKEN = new RegExp(`^[\\x21-\\x7e]{1,${MAX_PAGE_TOKEN_LENGTH + 64}}$`);
+const MAX_NODE_KEY_LENGTH = 512;
 
 // Clients page through the same few lists: a hash costs more than finding it again.
 const filterHashes = new LRUCache<string, string>({ max: 1_000 });
@@ -83,6 +93,11 @@ function encodeCursor(cursor: Cursor): string {
 
 function decodeCursor(text: string): Cursor {
   const malformed = () => badUserInput("after", "after is not a cursor of this gateway; pass an edge's cursor or pageInfo.endCursor unchanged");
+  if (text.length > MAX_CURSOR_LENGTH) {
+    throw badUserInput("after", `after is not a cursor of this gateway: cursors are at most ${MAX_CURSOR_LENGTH} characters; pass an edge's cursor or pageInfo.endCursor unchanged`, {
+      maxLength: MAX_CURSOR_LENGTH,
+    });
+  }
   let body: unknown;
   try {
     body = JSON.parse(Buffer.from(text, "base64url").toString("utf8"));
@@ -92,10 +107,10 @@ function decodeCursor(text: string): Cursor {
   if (!Array.isArray(body) || body.length !== 6 || body[0] !== CURSOR_VERSION) throw malformed();
   const [, pageToken, pageSize, index, nodeKey, hash] = body as unknown[];
   if (
-    (pageToken !== null && typeof pageToken !== "string") ||
+    (pageToken !== null && (typeof pageToken !== "string" || !CURSOR_PAGE_TOKEN.test(pageToken))) ||
     !Number.isSafeInteger(pageSize) ||
     !Number.isSafeInteger(index) ||
-    (nodeKey !== null && typeof nodeKey !== "string") ||
+    (nodeKey !== null && (typeof nodeKey !== "string" || nodeKey.length > MAX_NODE_KEY_LENGTH)) ||
     typeof hash !== "string"
   ) {
     throw malformed();

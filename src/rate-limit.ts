@@ -1,14 +1,23 @@
 /**
- * Per-caller rate limiting. Every operation Yoga executes costs the upstream calls it is estimated
- * to make (at least 1; a subscription its first read, once), taken from the caller's token bucket
- * after validation and before any resolver runs. A caller over its budget gets HTTP 429 with
- * `Retry-After`; an operation that costs more than a full bucket holds can never run, and is
- * refused as over a limit.
+ * Per-caller rate limiting. Every request pays before Yoga parses it: 1, plus, for a document
+ * the parse cache does not hold, 1 per `CHARACTERS_PER_TOKEN` characters of it (and of its
+ * operation name): parsing and validating are work, whether or not the document then runs. An
+ * operation that runs then pays, after validation and before any resolver, the rest of its cost:
+ * the upstream calls it is estimated to make and the CPU it is estimated to take (a Warp
+ * verification), less the 1 already paid, and 1 for each other operation of a new document. A
+ * subscription pays for its first read when it starts, and 1 for each later read its poller
+ * makes (src/export-watch.ts); a caller may hold `subscriptionsPerCaller` streams open at once.
+ * A caller over its budget gets HTTP 429 with `Retry-After`; an operation that costs more than a
+ * full bucket holds can never run, and is refused as over a limit.
  *
- * The caller is its API key (`x-glacier-api-key`, kept only as a hash), else its address: the
- * socket's, or behind a trusted proxy the first `X-Forwarded-For` hop when it is an IP address. Requests without a socket
- * (`yoga.fetch`) are one caller, `local`. With Redis, all gateways share each caller's bucket;
- * while Redis cannot answer, each gateway falls back to its own buckets.
+ * Who pays: a request from an address pays from the address's bucket, and with an API key
+ * (`x-glacier-api-key`, kept only as a hash) from the key's bucket as well, so that inventing keys
+ * buys no budget: an address spends one address's budget however many keys it sends, and a key
+ * one key's budget from however many addresses. The address is the socket's, or behind a trusted
+ * proxy the first `X-Forwarded-For` hop when it is an IP address. Requests without a socket
+ * (`yoga.fetch`, in process) have no address: they pay from their key's bucket, else from one
+ * bucket, `local`. With Redis, all gateways share each bucket; while Redis cannot answer, each
+ * gateway falls back to its own buckets.
  */
 import type { IncomingMessage } from "node:http";
 import { isIP } from "node:net";
@@ -19,39 +28,62 @@ import type { GatewayContext } from "./context.ts";
 import { GatewayError, operationOverLimit } from "./errors.ts";
 import type { GatewayMetrics } from "./metrics.ts";
 import type { RedisLink } from "./redis.ts";
-import { LocalBuckets, RedisBuckets, secondsUntil } from "./token-buckets.ts";
+import { LocalBuckets, RedisBuckets, secondsUntil, takeFromAll, type BucketLimits, type BucketRef } from "./token-buckets.ts";
 import { API_KEY_HEADER, apiKeyHash } from "./upstream/http.ts";
 import { analyzeOperation } from "./operation-analysis.ts";
 
-/** Callers whose buckets one process keeps; the least recently seen beyond this start full again. */
+/** Callers whose buckets one process keeps, per kind (keys, addresses); the least recently seen beyond this start full again. */
 const LOCAL_CALLERS = 10_000;
+/** A new document costs 1 more per this many characters of query text (and of operation name): the work of parsing and validating it. */
+export const CHARACTERS_PER_TOKEN = 1_000;
 
 export interface RateLimitDecision {
   allowed: boolean;
-  /** Tokens left in the caller's bucket. */
+  /** Tokens left in the caller's fullest-spent bucket. */
   remaining: number;
-  /** When refused: whole seconds until the bucket holds the operation's cost. */
+  /** The burst of that bucket. */
+  burst: number;
+  /** Its refill rate. */
+  ratePerSecond: number;
+  /** When refused: whole seconds until every bucket holds the cost. */
   retryAfterSeconds: number;
 }
 
 export class RateLimiter {
-  private readonly local: LocalBuckets;
+  private readonly stores = new Map<BucketLimits, LocalBuckets>();
   private readonly shared: RedisBuckets | undefined;
 
   constructor(
-    private readonly config: RateLimitConfig,
+    config: RateLimitConfig,
     private readonly metrics: GatewayMetrics,
     redis?: RedisLink,
   ) {
-    this.local = new LocalBuckets(config, LOCAL_CALLERS);
-    this.shared = redis && new RedisBuckets(redis, config);
+    for (const limits of [config, config.address]) this.stores.set(limits, new LocalBuckets(limits, LOCAL_CALLERS));
+    this.shared = redis && new RedisBuckets(redis);
   }
 
-  async take(caller: string, cost: number): Promise<RateLimitDecision> {
-    const shared = await this.shared?.take(caller, cost);
-    const { allowed, tokens } = shared ?? this.local.take(caller, cost);
+  /** Takes `cost` from every bucket, or from none when one of them holds less. */
+  async take(buckets: readonly BucketRef[], cost: number): Promise<RateLimitDecision> {
+    const shared = await this.shared?.take(buckets, cost);
+    const { allowed, tokens } =
+      shared ?? takeFromAll(buckets.map(({ name, limits }) => ({ store: this.store(limits), name })), cost);
     this.metrics.rateLimitDecision(allowed ? "allowed" : "limited", shared ? "redis" : "local");
-    return { allowed, remaining: tokens, retryAfterSeconds: allowed ? 0 : secondsUntil(cost, tokens, this.config.ratePerSecond) };
+    // The bucket that tells the caller most: the one that keeps it waiting longest, else the emptiest.
+    let binding = 0;
+    let retryAfterSeconds = 0;
+    tokens.forEach((held, index) => {
+      const wait = held < cost ? secondsUntil(cost, held, buckets[index]!.limits.ratePerSecond) : 0;
+      if (wait > retryAfterSeconds || (retryAfterSeconds === 0 && held < tokens[binding]!)) binding = index;
+      retryAfterSeconds = Math.max(retryAfterSeconds, wait);
+    });
+    const { burst, ratePerSecond } = buckets[binding]!.limits;
+    return { allowed, remaining: tokens[binding]!, burst, ratePerSecond, retryAfterSeconds: allowed ? 0 : retryAfterSeconds };
+  }
+
+  private store(limits: BucketLimits): LocalBuckets {
+    let store = this.stores.get(limits);
+    if (!store) this.stores.set(limits, (store = new LocalBuckets(limits, LOCAL_CALLERS)));
+    return store;
   }
 }
 
@@ -61,22 +93,38 @@ interface CallerContext {
   req?: Pick<IncomingMessage, "socket">;
 }
 
-/** Who pays for a request: its API key's hash, else its address, else `local`. */
-export function callerOf(context: CallerContext, trustProxy: boolean): string {
-  const key = context.request.headers.get(API_KEY_HEADER)?.trim();
-  if (key) return `key:${apiKeyHash(key)}`;
+/** The caller's address, `address:<ip>`; undefined for a request without a socket. */
+export function addressOf(context: CallerContext, trustProxy: boolean): string | undefined {
   if (trustProxy) {
     const forwarded = context.request.headers.get("x-forwarded-for")?.split(",")[0]?.trim();
     if (forwarded && isIP(forwarded)) return `address:${forwarded}`;
   }
   const address = context.req?.socket?.remoteAddress;
-  return address ? `address:${address}` : "local";
+  return address ? `address:${address}` : undefined;
 }
 
-function rateLimited(cost: number, decision: RateLimitDecision, config: RateLimitConfig): GatewayError {
+/** Who a request is, in one name: its API key's hash, else its address, else `local`. */
+export function callerOf(context: CallerContext, trustProxy: boolean): string {
+  const key = context.request.headers.get(API_KEY_HEADER)?.trim();
+  if (key) return `key:${apiKeyHash(key)}`;
+  return addressOf(context, trustProxy) ?? "local";
+}
+
+/** The buckets a request pays from: its key's (when it sends one) and its address's (when it has one); `local` when neither. */
+export function bucketsOf(context: CallerContext, config: RateLimitConfig): BucketRef[] {
+  const key = context.request.headers.get(API_KEY_HEADER)?.trim();
+  const address = addressOf(context, config.trustProxy);
+  const buckets: BucketRef[] = [];
+  if (key) buckets.push({ name: `key:${apiKeyHash(key)}`, limits: config });
+  if (address) buckets.push({ name: address, limits: config.address });
+  else if (!key) buckets.push({ name: "local", limits: config.address });
+  return buckets;
+}
+
+function rateLimited(cost: number, what: string, decision: RateLimitDecision): GatewayError {
   const seconds = decision.retryAfterSeconds;
   return new GatewayError(
-    `Rate limit exceeded: this operation costs ${cost} (its estimated upstream calls) and ${Math.floor(decision.remaining)} of your ${config.burst} remain, refilling at ${config.ratePerSecond} per second; retry after ${seconds} s`,
+    `Rate limit exceeded: ${what} costs ${cost} and ${Math.floor(decision.remaining)} of your ${decision.burst} remain, refilling at ${decision.ratePerSecond} per second; retry after ${seconds} s`,
     "RATE_LIMITED",
     {
       cost,
@@ -88,35 +136,136 @@ function rateLimited(cost: number, decision: RateLimitDecision, config: RateLimi
   );
 }
 
-function tooCostly(cost: number, burst: number): GatewayError {
+function tooCostly(upstreamCalls: number, cpuCost: number, otherOperations: number, burst: number): GatewayError {
+  const cost = upstreamCalls + cpuCost + otherOperations;
+  const parts = [`${upstreamCalls} upstream calls`];
+  if (cpuCost > 0) parts.push(`CPU (Warp verifications) worth ${cpuCost} calls`);
+  if (otherOperations > 0) parts.push(`${otherOperations} for the document's other operations`);
+  const estimate = parts.length > 1 ? `${parts.join(" and ")}, ${cost} in all` : parts[0]!;
   return operationOverLimit(
     "upstreamCalls",
     burst,
     cost,
-    `The operation would make an estimated ${cost} upstream calls, more than the ${burst} that RATE_LIMIT_BURST allows at once, so it can never run; ask for fewer items (smaller first) or fewer linked records`,
+    `The operation would make an estimated ${estimate}, more than the ${burst} that RATE_LIMIT_BURST allows at once, so it can never run; ask for fewer items (smaller first) or fewer linked records`,
   );
 }
 
-export function useRateLimit(config: RateLimitConfig, limiter: RateLimiter): Plugin<GatewayContext> {
-  const remaining = new WeakMap<Request, number>();
+function tooManyStreams(max: number): GatewayError {
+  return new GatewayError(
+    `Too many subscriptions: you have ${max} open, the most MAX_SUBSCRIPTIONS_PER_CALLER allows; close one before opening another`,
+    "RATE_LIMITED",
+    { limit: "subscriptions", max, http: { status: 429 } },
+  );
+}
 
-  async function admit(args: ExecutionArgs, stop: (result: ExecutionResult) => void): Promise<void> {
-    const cost = Math.max(1, analyzeOperation(args).upstreamCalls);
-    if (cost > config.burst) return stop({ errors: [tooCostly(cost, config.burst)] });
-    const context = args.contextValue as CallerContext;
-    const decision = await limiter.take(callerOf(context, config.trustProxy), cost);
-    if (!decision.allowed) return stop({ errors: [rateLimited(cost, decision, config)] });
-    remaining.set(context.request, decision.remaining);
+/** What a request has paid for at the start, for its operation to pay the rest. */
+interface Paid {
+  buckets: BucketRef[];
+  /** The parse cache did not hold the document: its other operations cost too. */
+  newDocument: boolean;
+  /** For the response's ratelimit headers: the last decision. */
+  decision: RateLimitDecision;
+}
+
+/** Open streams per bucket name, for the cap on a caller's subscriptions. */
+class StreamSlots {
+  private readonly open = new Map<string, number>();
+
+  constructor(private readonly max: number) {}
+
+  /** Holds a slot under every name, or none when one of them has all its slots taken; returns the release. */
+  hold(names: readonly string[]): (() => void) | undefined {
+    if (names.some((name) => (this.open.get(name) ?? 0) >= this.max)) return undefined;
+    for (const name of names) this.open.set(name, (this.open.get(name) ?? 0) + 1);
+    let held = true;
+    return () => {
+      if (!held) return;
+      held = false;
+      for (const name of names) {
+        const left = (this.open.get(name) ?? 1) - 1;
+        if (left > 0) this.open.set(name, left);
+        else this.open.delete(name);
+      }
+    };
+  }
+}
+
+/**
+ * @param isParsed whether the parse cache holds this query text (then a request pays 1, not its size).
+ */
+export function useRateLimit(config: RateLimitConfig, limiter: RateLimiter, isParsed: (source: string) => boolean = () => false): Plugin<GatewayContext> {
+  const paid = new WeakMap<Request, Paid>();
+  const slots = new StreamSlots(config.subscriptionsPerCaller);
+
+  async function admit(args: ExecutionArgs, stop: (result: ExecutionResult) => void): Promise<BucketRef[] | undefined> {
+    const context = args.contextValue as CallerContext & GatewayContext;
+    const analysis = analyzeOperation(args);
+    const operationCost = Math.max(1, analysis.upstreamCalls + analysis.cpuCost);
+    const before = paid.get(context.request);
+    const buckets = before?.buckets ?? bucketsOf(context, config);
+    // A new document pays for its other operations too.
+    const otherOperations = before?.newDocument ? analysis.operations - 1 : 0;
+    const burst = Math.min(...buckets.map(({ limits }) => limits.burst));
+    if (operationCost + otherOperations > burst) {
+      return void stop({ errors: [tooCostly(operationCost - analysis.cpuCost, analysis.cpuCost, otherOperations, burst)] });
+    }
+    // The request paid 1 at the start.
+    const cost = operationCost - (before ? 1 : 0) + otherOperations;
+    if (cost <= 0) return buckets;
+    const decision = await limiter.take(buckets, cost);
+    if (before) before.decision = decision;
+    else paid.set(context.request, { buckets, newDocument: false, decision });
+    const what = before ? `running this operation (its estimated upstream calls and CPU, less the 1 the request paid${otherOperations > 0 ? `, plus ${otherOperations} for the document's other operations` : ""})` : "this operation";
+    if (!decision.allowed) return void stop({ errors: [rateLimited(cost, what, decision)] });
+    return buckets;
+  }
+
+  /** Charges a subscription's caller for one read of its poller; the error ends the stream. */
+  function chargeRead(buckets: readonly BucketRef[]): () => Promise<GatewayError | null> {
+    return async () => {
+      const decision = await limiter.take(buckets, 1);
+      if (decision.allowed) return null;
+      return rateLimited(1, "each read of the export operation for your subscription (the stream ends)", decision);
+    };
   }
 
   return {
-    onExecute: ({ args, setResultAndStopExecution }) => admit(args, setResultAndStopExecution),
-    onSubscribe: ({ args, setResultAndStopExecution }) => admit(args, setResultAndStopExecution),
+    async onParams({ params, request, context, setResult }) {
+      const query = typeof params.query === "string" ? params.query : "";
+      const newDocument = query !== "" && !isParsed(query);
+      const characters = (newDocument ? query.length : 0) + (typeof params.operationName === "string" ? params.operationName.length : 0);
+      const sizeCost = Math.floor(characters / CHARACTERS_PER_TOKEN);
+      const cost = 1 + sizeCost;
+      const buckets = bucketsOf({ request, req: (context as Partial<CallerContext>).req }, config);
+      const decision = await limiter.take(buckets, cost);
+      paid.set(request, { buckets, newDocument, decision });
+      if (decision.allowed) return;
+      const what = sizeCost > 0 ? `this request (1, and ${sizeCost} for its ${characters} characters of new document and operation name)` : "this request";
+      setResult({ errors: [rateLimited(cost, what, decision)] });
+    },
+    onExecute: async ({ args, setResultAndStopExecution }) => {
+      await admit(args, setResultAndStopExecution);
+    },
+    async onSubscribe({ args, setResultAndStopExecution, extendContext }) {
+      const context = args.contextValue as CallerContext & GatewayContext;
+      const buckets = paid.get(context.request)?.buckets ?? bucketsOf(context, config);
+      const release = slots.hold(buckets.map(({ name }) => name));
+      if (!release) return setResultAndStopExecution({ errors: [tooManyStreams(config.subscriptionsPerCaller)] });
+      if (!(await admit(args, setResultAndStopExecution))) return release();
+      extendContext({ chargeRead: chargeRead(buckets) });
+      return {
+        onSubscribeResult({ result }) {
+          // A stream holds its slot until it ends, or its client leaves; anything else ends at once.
+          if (!(Symbol.asyncIterator in result)) return release();
+          return { onEnd: release };
+        },
+      };
+    },
     onResponse({ request, response }) {
-      const left = remaining.get(request);
-      if (left === undefined) return;
-      response.headers.set("ratelimit-limit", String(config.burst));
-      response.headers.set("ratelimit-remaining", String(Math.floor(left)));
+      const decision = paid.get(request)?.decision;
+      if (decision === undefined) return;
+      response.headers.set("ratelimit-limit", String(decision.burst));
+      response.headers.set("ratelimit-remaining", String(Math.floor(decision.remaining)));
     },
   };
 }

@@ -9,11 +9,12 @@ import { EnvelopArmorPlugin } from "@escape.tech/graphql-armor";
 import { useCSRFPrevention } from "@graphql-yoga/plugin-csrf-prevention";
 import { useDisableIntrospection } from "@graphql-yoga/plugin-disable-introspection";
 import { usePersistedOperations } from "@graphql-yoga/plugin-persisted-operations";
-import type { ExecutionArgs, ExecutionResult } from "graphql";
+import { Kind, parse, type ExecutionArgs, type ExecutionResult, type GraphQLError as GraphQLErrorType, type ValidationContext } from "graphql";
 import type { Plugin } from "graphql-yoga";
 import type { QueryLimits, SecurityConfig } from "./config.ts";
 import { operationOverLimit, type GatewayError } from "./errors.ts";
 import { analyzeOperation, type OperationComplexity } from "./operation-analysis.ts";
+import { refusal, refusalResponse } from "./refusals.ts";
 
 /** Refuses bodies over the limit by their declared length, before Yoga reads them. */
 export function useBodyLimit(maxBodyBytes: number): Plugin {
@@ -21,19 +22,37 @@ export function useBodyLimit(maxBodyBytes: number): Plugin {
     onRequest({ request, endResponse, fetchAPI }) {
       if (request.method !== "POST") return;
       const declared = request.headers.get("content-length");
-      const status = declared === null ? 411 : Number(declared) > maxBodyBytes ? 413 : 0;
-      if (status === 0) return;
-      const message =
-        status === 411
-          ? "A POST must declare its content-length"
-          : `The request body is over the limit of ${maxBodyBytes} bytes`;
-      endResponse(
-        new fetchAPI.Response(JSON.stringify({ errors: [{ message, extensions: { code: "BAD_USER_INPUT" } }] }), {
-          status,
-          headers: { "content-type": "application/json" },
-        }),
-      );
+      if (declared === null) {
+        endResponse(refusalResponse(fetchAPI.Response, 411, "A POST must declare its content-length", "LENGTH_REQUIRED"));
+      } else if (Number(declared) > maxBodyBytes) {
+        endResponse(refusalResponse(fetchAPI.Response, 413, `The request body is over the limit of ${maxBodyBytes} bytes`, "PAYLOAD_TOO_LARGE"));
+      }
     },
+  };
+}
+
+/**
+ * GraphQL Armor's refusal of an aliases, directives or tokens limit, as the gateway's other
+ * limits answer: BAD_USER_INPUT naming the limit and its bound, HTTP 400. Validation limits are
+ * reported as validation errors (so that Yoga remembers them with the document); the tokens
+ * limit stops the parser.
+ */
+function armorLimit(limit: "aliases" | "directives" | "tokens", max: number) {
+  return {
+    n: max,
+    propagateOnRejection: false,
+    onReject: [
+      (context: ValidationContext | null, error: GraphQLErrorType) => {
+        const actual = /found (\d+)/.exec(error.message)?.[1];
+        const typed = refusal(error.message.replace(/^Syntax Error: /, ""), "BAD_USER_INPUT", 400, {
+          limit,
+          max,
+          ...(actual ? { actual: Number(actual) } : {}),
+        });
+        if (!context) throw typed;
+        context.reportError(typed);
+      },
+    ],
   };
 }
 
@@ -75,14 +94,27 @@ function loadPersistedOperations(path: string): Map<string, string> {
   return operations;
 }
 
+/** The names of the persisted operations: they keep their own label in the GraphQL metrics. */
+export function persistedOperationNames(path: string | undefined): string[] {
+  if (!path) return [];
+  const names: string[] = [];
+  for (const document of loadPersistedOperations(path).values()) {
+    for (const definition of parse(document).definitions) {
+      if (definition.kind === Kind.OPERATION_DEFINITION && definition.name) names.push(definition.name.value);
+    }
+  }
+  return names;
+}
+
 export function securityPlugins(security: SecurityConfig, limits: QueryLimits): Plugin[] {
   const armor = EnvelopArmorPlugin({
-    maxAliases: { n: limits.aliases },
-    maxTokens: { n: limits.tokens },
-    maxDirectives: { n: limits.directives },
+    maxAliases: armorLimit("aliases", limits.aliases),
+    maxTokens: armorLimit("tokens", limits.tokens),
+    maxDirectives: armorLimit("directives", limits.directives),
     maxDepth: { enabled: false },
     costLimit: { enabled: false },
-    blockFieldSuggestion: { enabled: !security.introspection },
+    // Suggestions are stripped from every message, field names or not, in src/refusals.ts.
+    blockFieldSuggestion: { enabled: false },
   });
   const plugins: Plugin[] = [armor as Plugin, useComplexityLimit(limits)];
   if (security.csrfPrevention) plugins.push(useCSRFPrevention({ requestHeaders: ["x-graphql-yoga-csrf", "apollo-require-preflight"] }));

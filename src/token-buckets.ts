@@ -1,8 +1,9 @@
 /**
  * Token buckets, one per caller: a bucket holds up to `burst` tokens and gains `ratePerSecond`
- * tokens a second; taking `cost` tokens succeeds when it holds that many. The buckets live in this
- * process (a bounded LRU), or in Redis, where every gateway sharing it takes from one bucket per
- * caller, in one atomic script on Redis's own clock.
+ * tokens a second; taking `cost` tokens succeeds when it holds that many. A request may pay from
+ * several buckets at once (its key's and its address's): it is taken from all of them or from
+ * none. The buckets live in this process (a bounded LRU), or in Redis, where every gateway sharing
+ * it takes from one bucket per caller, in one atomic script on Redis's own clock.
  */
 import type { Result } from "ioredis";
 import { LRUCache } from "lru-cache";
@@ -19,6 +20,18 @@ export interface Take {
   tokens: number;
 }
 
+/** One of the buckets a request pays from: its name and the limits of its kind. */
+export interface BucketRef {
+  name: string;
+  limits: BucketLimits;
+}
+
+/** A take from several buckets: `tokens` has what each holds after it, in the order asked. */
+export interface MultiTake {
+  allowed: boolean;
+  tokens: number[];
+}
+
 /** How long until a bucket holding `tokens` holds `cost`, in whole seconds, at least 1. */
 export function secondsUntil(cost: number, tokens: number, ratePerSecond: number): number {
   return Math.max(1, Math.ceil((cost - tokens) / ratePerSecond));
@@ -29,7 +42,7 @@ function refillMs({ ratePerSecond, burst }: BucketLimits): number {
   return Math.max(1_000, Math.ceil((burst / ratePerSecond) * 1_000));
 }
 
-interface Bucket {
+export interface Bucket {
   tokens: number;
   /** performance.now() of the last take. */
   at: number;
@@ -49,6 +62,14 @@ export class LocalBuckets {
   }
 
   take(caller: string, cost: number, now = performance.now()): Take {
+    const bucket = this.refilled(caller, now);
+    const allowed = bucket.tokens >= cost;
+    if (allowed) bucket.tokens -= cost;
+    return { allowed, tokens: bucket.tokens };
+  }
+
+  /** The caller's bucket as it holds at `now`: a new caller's is full. */
+  refilled(caller: string, now: number): Bucket {
     const { ratePerSecond, burst } = this.limits;
     let bucket = this.buckets.get(caller);
     if (bucket) {
@@ -58,66 +79,73 @@ export class LocalBuckets {
       bucket = { tokens: burst, at: now };
       this.buckets.set(caller, bucket);
     }
-    const allowed = bucket.tokens >= cost;
-    if (allowed) bucket.tokens -= cost;
-    return { allowed, tokens: bucket.tokens };
+    return bucket;
   }
 }
 
+/** Takes `cost` from every bucket named, or from none when one of them holds less. */
+export function takeFromAll(buckets: readonly { store: LocalBuckets; name: string }[], cost: number, now = performance.now()): MultiTake {
+  const held = buckets.map(({ store, name }) => store.refilled(name, now));
+  const allowed = held.every((bucket) => bucket.tokens >= cost);
+  if (allowed) for (const bucket of held) bucket.tokens -= cost;
+  return { allowed, tokens: held.map((bucket) => bucket.tokens) };
+}
+
 /**
- * KEYS[1]: the caller's bucket, a hash of `tokens` and `at` (ms of Redis's clock).
- * ARGV: tokens per ms, burst, cost, the key's lifetime in ms. Returns {allowed (1 or 0), tokens}.
+ * KEYS: the buckets the request pays from, each a hash of `tokens` and `at` (ms of Redis's clock).
+ * ARGV: the cost, then per key its tokens per ms, burst and lifetime in ms. Takes the cost from
+ * every bucket or from none. Returns {allowed (1 or 0), tokens of each bucket after}.
  */
 const TAKE_TOKENS = `
-local perMs = tonumber(ARGV[1])
-local burst = tonumber(ARGV[2])
-local cost = tonumber(ARGV[3])
+local cost = tonumber(ARGV[1])
 local time = redis.call('TIME')
 local now = tonumber(time[1]) * 1000 + tonumber(time[2]) / 1000
-local held = redis.call('HMGET', KEYS[1], 'tokens', 'at')
-local tokens = tonumber(held[1])
-local at = tonumber(held[2])
-if tokens == nil or at == nil then
-  tokens = burst
-else
-  tokens = math.min(burst, tokens + math.max(0, now - at) * perMs)
+local held = {}
+local allowed = 1
+for index, key in ipairs(KEYS) do
+  local perMs = tonumber(ARGV[index * 3 - 1])
+  local burst = tonumber(ARGV[index * 3])
+  local state = redis.call('HMGET', key, 'tokens', 'at')
+  local tokens = tonumber(state[1])
+  local at = tonumber(state[2])
+  if tokens == nil or at == nil then
+    tokens = burst
+  else
+    tokens = math.min(burst, tokens + math.max(0, now - at) * perMs)
+  end
+  if tokens < cost then allowed = 0 end
+  held[index] = tokens
 end
-local allowed = 0
-if tokens >= cost then
-  tokens = tokens - cost
-  allowed = 1
+local reply = {allowed}
+for index, key in ipairs(KEYS) do
+  local tokens = held[index]
+  if allowed == 1 then tokens = tokens - cost end
+  redis.call('HSET', key, 'tokens', string.format('%.6f', tokens), 'at', string.format('%.3f', now))
+  redis.call('PEXPIRE', key, ARGV[index * 3 + 1])
+  reply[index + 1] = string.format('%.6f', tokens)
 end
-redis.call('HSET', KEYS[1], 'tokens', string.format('%.6f', tokens), 'at', string.format('%.3f', now))
-redis.call('PEXPIRE', KEYS[1], ARGV[4])
-return {allowed, string.format('%.6f', tokens)}
+return reply
 `;
 
 const COMMAND = "gatewayTakeTokens";
 
 declare module "ioredis" {
   interface RedisCommander<Context> {
-    gatewayTakeTokens(key: string, perMs: string, burst: string, cost: string, ttlMs: string): Result<[number, string], Context>;
+    gatewayTakeTokens(keyCount: number, ...keysAndArgs: string[]): Result<[number, ...string[]], Context>;
   }
 }
 
 /** The buckets in Redis, shared by every gateway on it; `undefined` when Redis cannot answer now. */
 export class RedisBuckets {
-  private readonly ttlMs: string;
-
-  constructor(
-    private readonly redis: RedisLink,
-    private readonly limits: BucketLimits,
-  ) {
+  constructor(private readonly redis: RedisLink) {
     // ioredis sends the script by its hash, and the script itself again when Redis has lost it (a restart).
-    redis.client.defineCommand(COMMAND, { numberOfKeys: 1, lua: TAKE_TOKENS });
-    this.ttlMs = String(refillMs(limits));
+    redis.client.defineCommand(COMMAND, { lua: TAKE_TOKENS });
   }
 
-  async take(caller: string, cost: number): Promise<Take | undefined> {
-    const { ratePerSecond, burst } = this.limits;
-    const reply = await this.redis.attempt("rate-limit", (client) =>
-      client.gatewayTakeTokens(this.redis.key("rate-limit", caller), String(ratePerSecond / 1_000), String(burst), String(cost), this.ttlMs),
-    );
-    return reply && { allowed: reply[0] === 1, tokens: Number(reply[1]) };
+  async take(buckets: readonly BucketRef[], cost: number): Promise<MultiTake | undefined> {
+    const keys = buckets.map(({ name }) => this.redis.key("rate-limit", name));
+    const args = buckets.flatMap(({ limits }) => [String(limits.ratePerSecond / 1_000), String(limits.burst), String(refillMs(limits))]);
+    const reply = await this.redis.attempt("rate-limit", (client) => client.gatewayTakeTokens(keys.length, ...keys, String(cost), ...args));
+    return reply && { allowed: reply[0] === 1, tokens: reply.slice(1).map(Number) };
   }
 }

@@ -15,6 +15,9 @@
  * `LIST_LENGTHS` knows better. It leaves out what the document cannot tell: a chain id the chain
  * list lacks (one more call), upstream retries, longer lists than assumed, and a Warp
  * verification whose subnet has more than 100 validators (a call per 100 more).
+ *
+ * Beside the calls it estimates the CPU an operation takes where that is more than serving
+ * fields: each `WarpMessage.verification` counts as `WARP_VERIFICATION_COST` calls.
  */
 import {
   GraphQLIncludeDirective,
@@ -54,6 +57,15 @@ export const LIST_LENGTHS: Readonly<Record<string, number>> = {
   "XChainTransaction.vertices": 1,
 };
 
+/**
+ * The CPU of one Warp signature check, in upstream calls: decompressing and checking the
+ * validators' BLS keys (some 2.5 ms each), hashing the message to the curve and two pairings
+ * (some 50 ms in all on one core). At the default 100 a second, a caller may have some 10 checks
+ * a second made, half a core; a check already made is remembered, but the estimate cannot know
+ * that and charges it again.
+ */
+export const WARP_VERIFICATION_COST = 10;
+
 /** A record that several fields share and that one call answers. */
 type SharedRecord = "chain list" | "complete transaction" | "creation transaction" | "consuming transaction";
 
@@ -72,6 +84,8 @@ export interface UpstreamField {
   holds?: "complete transaction";
   /** No call when nothing but these fields is selected under it: the parent already tells them. */
   freeWhenSelectingOnly?: ReadonlySet<string>;
+  /** CPU work per resolution, counted in upstream calls. */
+  cpu?: number;
 }
 
 function connection(service: "data" | "metrics", route: string, method = "get"): UpstreamField {
@@ -175,7 +189,7 @@ export const UPSTREAM_FIELDS: Readonly<Record<string, UpstreamField>> = {
   "Query.warpSignature": ONE,
   // Finding the signing subnet takes up to three look-ups (the P-Chain transaction, an L1
   // validator, the source chain) unless it is given; then one page of up to 100 validators.
-  "WarpMessage.verification": { calls: (args) => (args.signingSubnetId != null ? 1 : 4) },
+  "WarpMessage.verification": { calls: (args) => (args.signingSubnetId != null ? 1 : 4), cpu: WARP_VERIFICATION_COST },
 };
 
 type Fragments = Readonly<Record<string, FragmentDefinitionNode | undefined>>;
@@ -220,6 +234,8 @@ function typesReachingUpstream(schema: GraphQLSchema): ReadonlySet<string> {
 /** One walk over an operation, with its coerced variables and the once-per-operation records it reached. */
 class Estimate {
   readonly onceReached = new Set<SharedRecord>();
+  /** The CPU of the fields walked, in upstream calls. */
+  cpu = 0;
   private readonly reaching: ReadonlySet<string>;
 
   constructor(
@@ -276,6 +292,7 @@ class Estimate {
 
   /** The calls of one field itself, for `items` parent objects. */
   private own(entry: UpstreamField, args: Record<string, unknown>, nodes: readonly FieldNode[], items: number, length: number, shared: Set<SharedRecord>): number {
+    if (entry.cpu) this.cpu += entry.cpu * items;
     if (entry.freeWhenSelectingOnly && selectsOnlyFrom(nodes, this.fragments, entry.freeWhenSelectingOnly)) return 0;
     if (entry.oncePerOperation) {
       this.onceReached.add(entry.oncePerOperation);
@@ -333,15 +350,32 @@ export function estimateUpstreamCalls(
   operationName: string | null | undefined,
   variableValues: Readonly<Record<string, unknown>> | null | undefined,
 ): number {
+  return estimateCost(schema, document, operationName, variableValues).upstreamCalls;
+}
+
+export interface OperationCost {
+  upstreamCalls: number;
+  /** The CPU it takes beyond serving fields, in upstream calls. */
+  cpuCost: number;
+}
+
+/** The upstream calls and the CPU of an operation; both 0 when it cannot run. */
+export function estimateCost(
+  schema: GraphQLSchema,
+  document: DocumentNode,
+  operationName: string | null | undefined,
+  variableValues: Readonly<Record<string, unknown>> | null | undefined,
+): OperationCost {
   const operation = getOperationAST(document, operationName);
   const root = operation ? schema.getRootType(operation.operation) : undefined;
-  if (!operation || !root) return 0;
+  if (!operation || !root) return { upstreamCalls: 0, cpuCost: 0 };
   const variables = getVariableValues(schema, operation.variableDefinitions ?? [], variableValues ?? {}, { maxErrors: 1 });
-  if (variables.errors) return 0;
+  if (variables.errors) return { upstreamCalls: 0, cpuCost: 0 };
   const fragments: Record<string, FragmentDefinitionNode> = {};
   for (const definition of document.definitions) {
     if (definition.kind === Kind.FRAGMENT_DEFINITION) fragments[definition.name.value] = definition;
   }
   const estimate = new Estimate(schema, fragments, variables.coerced);
-  return estimate.selection(root, [operation.selectionSet], 1, NOTHING_HELD) + estimate.onceReached.size;
+  const upstreamCalls = estimate.selection(root, [operation.selectionSet], 1, NOTHING_HELD) + estimate.onceReached.size;
+  return { upstreamCalls, cpuCost: estimate.cpu };
 }

@@ -8,21 +8,60 @@ export const CB58_ID = /^[1-9A-HJ-NP-Za-km-z]{36,60}$/;
 export const HEX_32 = /^0x[0-9a-fA-F]{64}$/;
 /** An EVM account or contract address: 0x and 40 hex digits. */
 export const EVM_ADDRESS = /^0x[0-9a-fA-F]{40}$/;
-const BLOCK_NUMBER = /^(0|[1-9][0-9]{0,19})$/;
+/** A block number (height) in decimal. */
+export const BLOCK_NUMBER = /^(0|[1-9][0-9]{0,19})$/;
+
+export function isChainId(value: string): boolean {
+  return EVM_CHAIN_ID.test(value) || CB58_ID.test(value);
+}
+
+export function isBlockId(value: string): boolean {
+  return BLOCK_NUMBER.test(value) || HEX_32.test(value);
+}
 
 /** An EVM chain id in decimal, or a blockchain id in cb58. */
 export function chainIdArgument(argument: string, value: string): string {
-  if (EVM_CHAIN_ID.test(value) || CB58_ID.test(value)) return value;
-  throw badUserInput(argument, `${argument} must be an EVM chain id in decimal (such as 43114) or a blockchain id in cb58, got ${JSON.stringify(value)}`);
+  if (isChainId(value)) return value;
+  throw badUserInput(argument, `${argument} must be an EVM chain id in decimal (such as 43114) or a blockchain id in cb58, got ${quoted(value)}`);
 }
 
 /** A block number in decimal, or a block hash. */
 export function blockIdArgument(argument: string, value: string): string {
-  if (BLOCK_NUMBER.test(value)) return value;
-  if (HEX_32.test(value)) return value.toLowerCase();
-  throw badUserInput(argument, `${argument} must be a block number in decimal or a block hash (0x and 64 hex digits), got ${JSON.stringify(value)}`);
+  if (!isBlockId(value)) {
+    throw badUserInput(argument, `${argument} must be a block number in decimal or a block hash (0x and 64 hex digits), got ${quoted(value)}`);
+  }
+  return HEX_32.test(value) ? value.toLowerCase() : value;
 }
 
 export function isZeroHash(hash: string): boolean {
   return /^0x0*$/.test(hash);
+}
+
+/**
+ * An export job's id as the Data API issues it (a UUID; any token of these characters is
+ * accepted), never a dot segment.
+ */
+const OPERATION_ID = /^(?!\.{1,2}$)[A-Za-z0-9._:-]{1,128}$/;
+
+export function operationIdArgument(argument: string, value: string): string {
+  if (OPERATION_ID.test(value)) return value;
+  throw badUserInput(argument, `${argument} must be an operation id as exportTransactions returned it (up to 128 letters, digits and ._:-), got ${quoted(value)}`, { maxLength: 128 });
+}
+
+/** The most characters of an upstream page token the gateway passes on. */
+export const MAX_PAGE_TOKEN_LENGTH = 1024;
+/** Printable ASCII without spaces: what opaque tokens (base64, UUIDs, JSON) are written in. */
+const PAGE_TOKEN = new RegExp(`^[\\x21-\\x7e]{1,${MAX_PAGE_TOKEN_LENGTH}}$`);
+
+/** A page token from a cursor, checked before it goes into an upstream query. */
+export function pageTokenArgument(argument: string, value: string): string {
+  if (PAGE_TOKEN.test(value)) return value;
+  throw badUserInput(argument, `${argument} is not a cursor of this gateway: its page token must be 1 to ${MAX_PAGE_TOKEN_LENGTH} printable characters`, {
+    maxLength: MAX_PAGE_TOKEN_LENGTH,
+  });
+}
+
+/** A client's value in a message: JSON-quoted, and cut so that no refusal echoes kilobytes. */
+export function quoted(value: string, max = 80): string {
+  return value.length <= max ? JSON.stringify(value) : `${JSON.stringify(value.slice(0, max))}... (${value.length} characters)`;
 }

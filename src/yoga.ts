@@ -8,17 +8,21 @@ import { LRUCache } from "lru-cache";
 import { createYoga, type Plugin, type YogaServerInstance } from "graphql-yoga";
 import type { GatewayConfig } from "./config.ts";
 import { createContext, type GatewayContext, type Upstreams } from "./context.ts";
+import { RequestDeadlines } from "./deadline.ts";
 import { RedisExportRelay } from "./export-relay.ts";
 import { ExportWatch } from "./export-watch.ts";
 import { schema } from "./graph.ts";
-import type { Logger } from "./logger.ts";
+import { truncated, type Logger } from "./logger.ts";
 import { GRAPHIQL_EXAMPLES } from "./graphiql-examples.ts";
-import { GatewayMetrics } from "./metrics.ts";
+import { GatewayMetrics, OperationNameLabels } from "./metrics.ts";
 import { analyzeOperation } from "./operation-analysis.ts";
 import { RateLimiter, useRateLimit } from "./rate-limit.ts";
+import { UpstreamReadiness, useReadiness } from "./readiness.ts";
 import type { RedisLink } from "./redis.ts";
+import { KeyVerdicts, useRefusedKeys } from "./refused-keys.ts";
+import { nestsDeeperThan, refusalBody, useRefusals, withLastResort } from "./refusals.ts";
 import { useResponseCache } from "./response-cache.ts";
-import { securityPlugins, useBodyLimit } from "./security.ts";
+import { persistedOperationNames, securityPlugins, useBodyLimit } from "./security.ts";
 import { redisRecordTier, redisResponseTier } from "./shared-tiers.ts";
 import { RecordCache } from "./upstream/cache.ts";
 import { EvmApi } from "./upstream/evm-api.ts";
@@ -27,6 +31,7 @@ import { MetricsApi } from "./upstream/metrics-api.ts";
 import { OperationsApi } from "./upstream/operations-api.ts";
 import { PrimaryNetworkApi } from "./upstream/primary-network-api.ts";
 import { WarpApi } from "./upstream/warp-api.ts";
+import { WarpVerifier } from "./warp/verifier.ts";
 
 export interface UpstreamUrls {
   dataApiUrl: string;
@@ -40,6 +45,8 @@ export interface Gateway {
   upstreams: Upstreams;
   cache: RecordCache;
   metrics: GatewayMetrics;
+  /** Ends every open subscription's stream, which completes it for its client; for shutdown. */
+  endStreams(): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -58,6 +65,7 @@ function runsCompiled(args: ExecutionArgs): boolean {
   return analysis.soleOperation && analysis.variablesValid;
 }
 
+/** How long one readiness check may wait for the upstreams' health routes. */
 const READY_TIMEOUT_MS = 2_000;
 const GRAPHQL_ENDPOINT = "/graphql";
 
@@ -68,7 +76,10 @@ function requestIdOf(request: Request): string {
   return given && REQUEST_ID.test(given) ? given : randomUUID();
 }
 
-/** Returns the request id to the client and logs one line per GraphQL request, without secrets. */
+/**
+ * Returns the request id to the client and logs one line per GraphQL request, without secrets;
+ * the operation name as the client sent it, truncated.
+ */
 function useRequestLog(logger: Logger, requestIds: WeakMap<Request, string>): Plugin<GatewayContext> {
   const started = new WeakMap<Request, number>();
   const operations = new WeakMap<Request, string>();
@@ -78,7 +89,7 @@ function useRequestLog(logger: Logger, requestIds: WeakMap<Request, string>): Pl
       if (url.pathname.startsWith(GRAPHQL_ENDPOINT)) started.set(request, performance.now());
     },
     onParams({ params, request }) {
-      if (params.operationName) operations.set(request, params.operationName);
+      if (typeof params.operationName === "string" && params.operationName) operations.set(request, truncated(params.operationName, 128));
     },
     onResponse({ request, response }) {
       const requestId = requestIds.get(request);
@@ -88,27 +99,13 @@ function useRequestLog(logger: Logger, requestIds: WeakMap<Request, string>): Pl
       logger.info(
         {
           requestId,
-          method: request.method,
+          method: truncated(request.method, 16),
           operation: operations.get(request) ?? null,
           status: response.status,
           ms: Math.round((performance.now() - start) * 10) / 10,
         },
         "graphql request",
       );
-    },
-  };
-}
-
-/**
- * `GET /ready`: 200 while `check` says the upstreams can serve, else 503. Matched on the path
- * Yoga has parsed already; Yoga's own readiness plugin tests a URLPattern against every request,
- * which costs more than the rest of the plugins together on a request for a cached answer.
- */
-function useReadiness(endpoint: string, check: () => Promise<boolean>): Plugin {
-  return {
-    onRequest({ url, endResponse, fetchAPI }) {
-      if (url.pathname !== endpoint) return;
-      return check().then((ready) => endResponse(new fetchAPI.Response(null, { status: ready ? 200 : 503 })));
     },
   };
 }
@@ -130,8 +127,10 @@ export function createGateway(config: GatewayConfig, urls: UpstreamUrls, logger:
   const metrics = options.metrics ?? new GatewayMetrics();
   const cache = new RecordCache(config.cache, redis && redisRecordTier(redis, metrics));
   metrics.watchCache(cache);
-  const dataService = new UpstreamService("Data API", urls.dataApiUrl, config.upstream, config.apiKey, metrics);
-  const metricsService = new UpstreamService("Metrics API", urls.metricsApiUrl, config.upstream, config.apiKey, metrics);
+  const keyVerdicts = new KeyVerdicts(config.apiKeys);
+  const deadlines = new RequestDeadlines(config.requestTimeoutMs);
+  const dataService = new UpstreamService("Data API", urls.dataApiUrl, config.upstream, config.apiKey, metrics, { verdicts: keyVerdicts, checksKeys: true });
+  const metricsService = new UpstreamService("Metrics API", urls.metricsApiUrl, config.upstream, config.apiKey, metrics, { verdicts: keyVerdicts, checksKeys: false });
   const upstreams: Upstreams = {
     evm: new EvmApi(dataService, cache, config.cache),
     metrics: new MetricsApi(metricsService, cache, config.cache),
@@ -144,6 +143,7 @@ export function createGateway(config: GatewayConfig, urls: UpstreamUrls, logger:
     { intervalMs: config.exportPollIntervalMs, readTimeoutMs: config.requestTimeoutMs },
     redis && new RedisExportRelay(redis, config.exportPollIntervalMs),
   );
+  const warpVerifier = new WarpVerifier(config.warpVerifyThreads, metrics.registry);
   const requestIds = new WeakMap<Request, string>();
   const observeBatch = (loader: string, keys: number) => metrics.loaderBatch(loader, keys);
   const stopChainRefresh = config.cache.preloadChains
@@ -151,19 +151,13 @@ export function createGateway(config: GatewayConfig, urls: UpstreamUrls, logger:
     : () => {};
 
   /** Ready when both services answer their health routes and no breaker is open. */
-  async function upstreamsReady(): Promise<boolean> {
-    if (dataService.breakerState === "open" || metricsService.breakerState === "open") return false;
-    const deadline = Date.now() + READY_TIMEOUT_MS;
-    try {
-      await Promise.all([
-        dataService.get({ route: "/v1/health-check" }, { deadline }),
-        metricsService.get({ route: "/v2/health-check" }, { deadline }),
-      ]);
-      return true;
-    } catch {
-      return false;
-    }
-  }
+  const readiness = new UpstreamReadiness(
+    [
+      { service: dataService, route: "/v1/health-check" },
+      { service: metricsService, route: "/v2/health-check" },
+    ],
+    { maxAgeMs: config.server.readyCacheMs, timeoutMs: READY_TIMEOUT_MS },
+  );
 
   // Keyed by query text, and bounded by entries and by characters of it.
   const bySource = <T extends object>() =>
@@ -227,23 +221,38 @@ export function createGateway(config: GatewayConfig, urls: UpstreamUrls, logger:
       documentCache,
       errorCache: bySource<object>(),
     },
-    plugins: [
+    // An error thrown by a plugin's HTTP hook is answered as JSON, never as a stack trace.
+    plugins: withLastResort([
       ...(options.plugins ?? []),
+      deadlines.arrival(),
       useBodyLimit(config.security.maxBodyBytes),
+      useRefusals({
+        logger,
+        metrics,
+        maxNestingDepth: config.security.maxNestingDepth,
+        hideSuggestions: !config.security.introspection,
+        requestIdOf: (request) => requestIds.get(request),
+      }),
+      // Before the response cache: a key the upstream refused is never served what is held.
+      useRefusedKeys(keyVerdicts, GRAPHQL_ENDPOINT),
       // Before the request log: a hit is logged and carries its request id like any answer.
       ...responseCache,
       useRequestLog(logger, requestIds),
       ...securityPlugins(config.security, config.limits),
-      ...(config.rateLimit.enabled ? [useRateLimit(config.rateLimit, new RateLimiter(config.rateLimit, metrics, options.redis)) as Plugin] : []),
+      ...(config.rateLimit.enabled ? [useRateLimit(config.rateLimit, new RateLimiter(config.rateLimit, metrics, options.redis), (source) => documentCache.has(source)) as Plugin] : []),
       ...(config.compiledExecution ? [useGraphQlJit({}, { enableIf: runsCompiled }) as Plugin] : []),
-      useReadiness("/ready", upstreamsReady),
+      // After every plugin that sets the execute function, which it wraps.
+      deadlines.executionBound() as Plugin,
+      useReadiness("/ready", readiness),
       usePrometheus({
         endpoint: "/metrics",
         registry: metrics.registry,
         // Count and latency by operation, and errors; per-phase timings cost more than they tell.
+        // Operation names are a bounded set of label values, whatever names clients send.
         metrics: {
-          graphql_envelop_request_duration: true,
-          graphql_envelop_error_result: true,
+          ...metrics.graphqlMetrics(
+            new OperationNameLabels(config.security.metricsOperationNames, persistedOperationNames(config.security.persistedOperationsFile)),
+          ),
           graphql_envelop_deprecated_field: false,
           graphql_envelop_request: false,
           graphql_envelop_request_time_summary: false,
@@ -256,14 +265,14 @@ export function createGateway(config: GatewayConfig, urls: UpstreamUrls, logger:
           graphql_yoga_http_duration: false,
         },
       }),
-    ],
+    ], logger),
     context: ({ request }) => {
       const callerKey = request.headers.get(API_KEY_HEADER)?.trim();
       return createContext(upstreams, {
         apiKey: callerKey || undefined,
         requestId: requestIds.get(request) ?? requestIdOf(request),
-        deadline: Date.now() + config.requestTimeoutMs,
-      }, config.limits, exportWatch, observeBatch);
+        deadline: deadlines.of(request),
+      }, config.limits, exportWatch, observeBatch, warpVerifier);
     },
   });
 
@@ -272,6 +281,9 @@ export function createGateway(config: GatewayConfig, urls: UpstreamUrls, logger:
    * body-parser middleware would: Yoga then takes the parsed body as it is, instead of piping
    * the stream through its own reader for every request. Other bodies, and bodies without a
    * declared length or over the limit, go to Yoga unread; it answers or refuses them itself.
+   * A body nested deeper than MAX_NESTING_DEPTH goes to Yoga as text too, and is refused there
+   * like any other (src/refusals.ts): parsed, it would be stringified again by the server
+   * adapter, which overflows the stack on such nesting.
    */
   function listener(request: IncomingMessage & { body?: unknown }, response: ServerResponse): void {
     const declared = Number(request.headers["content-length"]);
@@ -283,18 +295,25 @@ export function createGateway(config: GatewayConfig, urls: UpstreamUrls, logger:
     const chunks: Buffer[] = [];
     request.on("data", (chunk: Buffer) => chunks.push(chunk));
     request.once("end", () => {
-      const text = Buffer.concat(chunks).toString("utf8");
-      let parsed: unknown;
       try {
-        parsed = JSON.parse(text);
-      } catch {
-        parsed = undefined;
+        const text = Buffer.concat(chunks).toString("utf8");
+        let parsed: unknown;
+        try {
+          parsed = nestsDeeperThan(text, config.security.maxNestingDepth) ? undefined : JSON.parse(text);
+        } catch {
+          parsed = undefined;
+        }
+        // Yoga takes a non-empty object as the parsed body; anything else as text, which it
+        // parses and refuses with its own message.
+        const usable = typeof parsed === "object" && parsed !== null && !Array.isArray(parsed) && Object.keys(parsed).length > 0;
+        request.body = usable ? parsed : text;
+        void yoga(request, response);
+      } catch (error) {
+        // The last resort: whatever failed, the client gets JSON, never a stack trace.
+        logger.error({ err: error }, "unexpected error reading a request");
+        if (response.headersSent) response.destroy();
+        else response.writeHead(500, { "content-type": "application/json; charset=utf-8" }).end(refusalBody("Unexpected error.", "INTERNAL_SERVER_ERROR"));
       }
-      // Yoga takes a non-empty object as the parsed body; anything else as text, which it
-      // parses and refuses with its own message.
-      const usable = typeof parsed === "object" && parsed !== null && !Array.isArray(parsed) && Object.keys(parsed).length > 0;
-      request.body = usable ? parsed : text;
-      void yoga(request, response);
     });
     request.once("error", () => response.destroy());
   }
@@ -305,9 +324,10 @@ export function createGateway(config: GatewayConfig, urls: UpstreamUrls, logger:
     upstreams,
     cache,
     metrics,
+    endStreams: () => exportWatch.close(),
     async close() {
       stopChainRefresh();
-      await Promise.all([exportWatch.close(), dataService.close(), metricsService.close()]);
+      await Promise.all([exportWatch.close(), dataService.close(), metricsService.close(), warpVerifier.close()]);
     },
   };
 }

@@ -176,7 +176,8 @@ describe("CSRF prevention", () => {
   it("refuses a GET operation without a preflight header, and accepts it with one", async () => {
     const url = `http://gateway.test/graphql?query=${encodeURIComponent("{ __typename }")}`;
     const simple = await harness.gateway.yoga.fetch(url, { headers: { accept: "application/json" } });
-    expect(simple.status).toBe(403);
+    expect(simple.status).toBe(400);
+    expect(((await simple.json()) as { errors: { extensions: { code: string } }[] }).errors[0]!.extensions.code).toBe("BAD_REQUEST");
     const preflighted = await harness.gateway.yoga.fetch(url, { headers: { accept: "application/json", "x-graphql-yoga-csrf": "1" } });
     expect(preflighted.status).toBe(200);
   });

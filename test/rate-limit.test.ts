@@ -13,6 +13,8 @@ import { redisServerAvailable, startRedisServer, type RedisServer } from "./redi
 
 /** 1 upstream call: one page of one block. */
 const COSTS_1 = `{ latestBlocks(first: 1) { nodes { blockHash } } }`;
+/** 9 upstream calls. */
+const COSTS_9 = `{ latestBlocks(first: 8) { nodes { blockNumber parent { txCount } } } }`;
 /** 10 upstream calls: the page, and a parent per block (its txCount is not known from the child). */
 const COSTS_10 = `{ latestBlocks(first: 9) { nodes { blockNumber parent { txCount } } } }`;
 /** 21 upstream calls. */
@@ -105,15 +107,27 @@ describe("the limiter in the gateway", () => {
     expect(Number(spent.headers.get("ratelimit-remaining"))).toBe(0);
 
     harness.simulator.resetCounters();
+    // Every request pays 1 before it is parsed: an empty bucket refuses it there.
     const refused = await execute(harness, COSTS_10, {}, caller);
     expect(refused.status).toBe(429);
-    // the bucket refills 1 a second and holds less than 1: 10 s until it holds 10
-    expect(refused.headers.get("retry-after")).toBe("10");
+    expect(refused.headers.get("retry-after")).toBe("1");
     expect(refused.body.data).toBeUndefined();
     expect(refused.body.errors).toHaveLength(1);
     const error = refused.body.errors![0]!;
-    expect(error.extensions).toEqual({ code: "RATE_LIMITED", cost: 10, retryAfterSeconds: 10, retryAfter: 10 });
-    expect(error.message).toMatch(/costs 10 .* 0 of your 10 remain, refilling at 1 per second; retry after 10 s/);
+    expect(error.extensions).toEqual({ code: "RATE_LIMITED", cost: 1, retryAfterSeconds: 1, retryAfter: 1 });
+    expect(error.message).toMatch(/this request costs 1 and 0 of your 10 remain, refilling at 1 per second; retry after 1 s/);
+    expect(upstreamCalls(harness)).toEqual({});
+
+    // A bucket that holds the request's 1 but not the operation's calls refuses it after validation.
+    const other = key("spender");
+    expect((await execute(harness, COSTS_9, {}, other)).status).toBe(200);
+    harness.simulator.resetCounters();
+    const unaffordable = await execute(harness, COSTS_10, {}, other);
+    expect(unaffordable.status).toBe(429);
+    // the bucket refills 1 a second and holds less than 1 after the request's 1: 9 s until it holds the other 9
+    expect(unaffordable.headers.get("retry-after")).toBe("9");
+    expect(unaffordable.body.errors![0]!.extensions).toEqual({ code: "RATE_LIMITED", cost: 9, retryAfterSeconds: 9, retryAfter: 9 });
+    expect(unaffordable.body.errors![0]!.message).toMatch(/costs 9 and 0 of your 10 remain, refilling at 1 per second; retry after 9 s/);
     expect(upstreamCalls(harness)).toEqual({});
 
     const metrics = await (await harness.gateway.yoga.fetch("http://gateway.test/metrics")).text();
@@ -145,7 +159,7 @@ describe("the limiter in the gateway", () => {
     expect((await execute(harness, COSTS_10, {}, second)).status).toBe(200);
   });
 
-  it("refuses an operation that costs more than the burst as over a limit, with no upstream call and nothing spent", async () => {
+  it("refuses an operation that costs more than the burst as over a limit, with no upstream call and only the request's 1 spent", async () => {
     const caller = key("greedy");
     const refused = await execute(harness, COSTS_21, {}, caller);
     expect(refused.status).toBe(400);
@@ -154,18 +168,18 @@ describe("the limiter in the gateway", () => {
     expect(error.extensions).toEqual({ code: "BAD_USER_INPUT", limit: "upstreamCalls", max: 10, actual: 21 });
     expect(error.message).toMatch(/estimated 21 upstream calls, more than the 10 that RATE_LIMIT_BURST allows/);
     expect(upstreamCalls(harness)).toEqual({});
-    expect((await execute(harness, COSTS_10, {}, caller)).status).toBe(200);
+    expect((await execute(harness, COSTS_9, {}, caller)).status).toBe(200);
   });
 
-  it("spends nothing on an operation refused for its cost, depth or breadth", async () => {
+  it("spends only the request's 1 on an operation refused for its cost, depth or breadth", async () => {
     const strict = await startHarness({ ...LIMITS, MAX_QUERY_COST: "50" });
     try {
       const caller = key("costly");
       const refused = await execute(strict, `{ latestBlocks(first: 9) { nodes { blockNumber blockHash txCount gasUsed parent { txCount } } } }`, {}, caller);
       expect(refused.status).toBe(400);
       expect(refused.body.errors![0]!.extensions).toMatchObject({ code: "BAD_USER_INPUT", limit: "cost", max: 50 });
-      expect(refused.headers.get("ratelimit-remaining")).toBeNull();
-      const admitted = await execute(strict, COSTS_10, {}, caller);
+      expect(refused.headers.get("ratelimit-remaining")).toBe("9");
+      const admitted = await execute(strict, COSTS_9, {}, caller);
       expect(admitted.status).toBe(200);
       expect(Number(admitted.headers.get("ratelimit-remaining"))).toBe(0);
     } finally {

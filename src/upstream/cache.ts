@@ -111,8 +111,16 @@ export class RecordCache {
    * The cached value, from this process or else the shared tier, else the loaded one (stored
    * unless the loader returns null). When the upstream fails and an expired copy is still held,
    * the expired copy is served instead.
+   *
+   * `readable` false (a caller's key the upstream has not vouched for yet) loads anew and
+   * serves nothing held, stale or not: the upstream decides whether the key may have it.
    */
-  async getOrLoad<T>(key: string, load: () => Promise<T>, ttlMs?: number): Promise<T> {
+  async getOrLoad<T>(key: string, load: () => Promise<T>, ttlMs?: number, readable = true): Promise<T> {
+    if (!readable) {
+      const value = await load();
+      if (value !== null && value !== undefined) this.set(key, value, ttlMs);
+      return value;
+    }
     const cached = this.get<T>(key);
     if (cached !== undefined) return cached;
     if (this.shared !== undefined && (ttlMs || this.keepsFinalRecords)) {

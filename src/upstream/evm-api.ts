@@ -53,7 +53,7 @@ export class EvmApi {
 
   /** `GET /v1/chains`; each filter combination is cached for the chain TTL. */
   listChains(filter: { network?: UpstreamNetwork; feature?: ApiFeature }, options?: CallOptions): Promise<ChainInfo[]> {
-    return this.cache.getOrLoad(chainListKey(filter), () => this.fetchChains(filter, options), this.cacheConfig.chainTtlMs);
+    return this.cache.getOrLoad(chainListKey(filter), () => this.fetchChains(filter, options), this.cacheConfig.chainTtlMs, this.readable(options));
   }
 
   /**
@@ -79,6 +79,7 @@ export class EvmApi {
       `evm-chain:${chainId}`,
       () => nullIfNotFound(this.client.get("/v1/chains/{chainId}", { params: { chainId } }, options)),
       this.cacheConfig.chainTtlMs,
+      this.readable(options),
     );
   }
 
@@ -113,7 +114,7 @@ export class EvmApi {
    * Accepted blocks are final on Avalanche, so a block found once is kept by hash and number.
    */
   async getBlock(chainId: string, blockId: string, options?: CallOptions): Promise<EvmBlock | null> {
-    const cached = await this.cache.find<EvmBlock>(blockCacheKey(chainId, blockId));
+    const cached = this.readable(options) ? await this.cache.find<EvmBlock>(blockCacheKey(chainId, blockId)) : undefined;
     if (cached) return cached;
     const block = await nullIfNotFound(
       this.client.get("/v1/chains/{chainId}/blocks/{blockId}", { params: { chainId, blockId } }, options),
@@ -160,6 +161,8 @@ export class EvmApi {
         { params: { chainId, blockId }, query: { pageSize: page.pageSize, pageToken: page.pageToken } },
         options,
       ),
+      undefined,
+      this.readable(options),
     );
   }
 
@@ -168,7 +171,7 @@ export class EvmApi {
    * when unknown. Transactions in accepted blocks are final, so one found is kept.
    */
   async getTransaction(chainId: string, txHash: string, options?: CallOptions): Promise<CompleteTransaction | null> {
-    const cached = await this.cache.find<CompleteTransaction>(transactionCacheKey(chainId, txHash));
+    const cached = this.readable(options) ? await this.cache.find<CompleteTransaction>(transactionCacheKey(chainId, txHash)) : undefined;
     if (cached) return cached;
     const transaction = await nullIfNotFound(
       this.client.get("/v1/chains/{chainId}/transactions/{txHash}", { params: { chainId, txHash } }, options),
@@ -179,6 +182,11 @@ export class EvmApi {
       }
     }
     return transaction;
+  }
+
+  /** Whether the shared cache may answer for the call's key (see UpstreamService.vouchesFor). */
+  private readable(options: CallOptions | undefined): boolean {
+    return this.client.service.vouchesFor(options);
   }
 
   /** Keeps blocks in the shared cache under their chain id (and the id they were asked by). */

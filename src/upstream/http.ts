@@ -12,12 +12,16 @@ import { Pool, errors as undiciErrors } from "undici";
 import type { Dispatcher } from "undici";
 import type { UpstreamConfig } from "../config.ts";
 import {
+  GatewayError,
   UpstreamError,
+  badUserInput,
   parseRetryAfter,
   upstreamMalformed,
   upstreamStatusError,
   upstreamUnreachable,
 } from "../errors.ts";
+import type { KeyVerdicts } from "../refused-keys.ts";
+import { pageTokenArgument } from "../validate.ts";
 
 export const API_KEY_HEADER = "x-glacier-api-key";
 
@@ -27,6 +31,14 @@ export function apiKeyHash(apiKey: string): string {
 }
 
 export type QueryValue = string | number | boolean | null | undefined;
+
+/** What the service does with callers' keys. */
+export interface KeyPolicy {
+  /** Where the upstream's refusals (401, 403) of callers' keys are noted, and its acceptances. */
+  verdicts: KeyVerdicts;
+  /** The service checks every key it is sent, so a 2xx says the key is good (the Metrics API needs none). */
+  checksKeys: boolean;
+}
 
 export interface CallOptions {
   /** The caller's API key, else the configured one. Sent only to this service's own origin. */
@@ -61,23 +73,48 @@ export interface UpstreamObserver {
 
 export const silentObserver: UpstreamObserver = { call() {}, retry() {}, breaker() {} };
 
-/** Fills a route template; every value is encoded so that no argument can reach another path. */
+/** Longest value of one path segment: the ids routes take are at most 128 characters (an operation id). */
+export const MAX_PATH_VALUE_LENGTH = 256;
+/** Longest path and query sent upstream: well under the 16 kB request head that servers accept (else 431). */
+export const MAX_REQUEST_TARGET_LENGTH = 8192;
+
+/**
+ * Fills a route template; every value is encoded so that no argument can reach another path.
+ * Arguments are validated before they get here; this holds on its own as well: an empty value,
+ * a dot segment or an over-long value is refused, never sent.
+ */
 export function buildPath(route: string, params: Record<string, string | number> = {}): string {
   return route.replace(/\{(\w+)\}/g, (_, name: string) => {
     const value = params[name];
     if (value === undefined) throw new Error(`missing path parameter ${name} for ${route}`);
-    return encodeURIComponent(String(value));
+    const text = String(value);
+    if (text === "" || text === "." || text === ".." || text.length > MAX_PATH_VALUE_LENGTH) {
+      throw badUserInput(name, `${name} must be 1 to ${MAX_PATH_VALUE_LENGTH} characters and not . or ..`, { maxLength: MAX_PATH_VALUE_LENGTH });
+    }
+    return encodeURIComponent(text);
   });
 }
 
+/** The query string; a page token (from a client's cursor) is checked like an argument before it is sent. */
 export function buildQuery(query: Record<string, QueryValue> = {}): string {
   const search = new URLSearchParams();
   for (const [name, value] of Object.entries(query)) {
     if (value === undefined || value === null) continue;
-    search.append(name, String(value));
+    search.append(name, name === "pageToken" ? pageTokenArgument("after", String(value)) : String(value));
   }
   const text = search.toString();
   return text ? `?${text}` : "";
+}
+
+/** The path and query of a call, or BAD_USER_INPUT when they could not be sent as they are. */
+function requestTarget(basePath: string, call: UpstreamCall): string {
+  const target = basePath + buildPath(call.route, call.params) + buildQuery(call.query);
+  if (target.length > MAX_REQUEST_TARGET_LENGTH) {
+    throw new GatewayError(`The arguments make an upstream request longer than ${MAX_REQUEST_TARGET_LENGTH} characters; ask for fewer values at once`, "BAD_USER_INPUT", {
+      max: MAX_REQUEST_TARGET_LENGTH,
+    });
+  }
+  return target;
 }
 
 interface ErrorBody {
@@ -137,14 +174,25 @@ interface Attempt {
   path: string;
   body: string | undefined;
   apiKey: string | undefined;
+  /** The key is the caller's own (not the gateway's): the upstream's verdict on it is noted. */
+  callerKey: boolean;
   requestId: string | undefined;
   deadline: number;
 }
 
-/** Errors that say the service is unwell; client errors (4xx) never open the breaker. */
-function countsAgainstService(error: unknown): boolean {
-  if (!(error instanceof UpstreamError)) return true;
-  return error.code === "UPSTREAM_UNAVAILABLE" || error.code === "UPSTREAM_ERROR";
+/**
+ * Errors that say the service is unwell: 5xx (and 408), answers that never came (resets,
+ * timeouts) and 2xx bodies that are not JSON. A 4xx is an answer about the request (its
+ * input, its key, its rate), so no caller can open the breaker for everyone by sending
+ * requests the service refuses.
+ */
+export function countsAgainstService(error: unknown): boolean {
+  if (error instanceof UpstreamError) {
+    const { status } = error;
+    return status === null || status >= 500 || status === 408 || (status >= 200 && status < 300);
+  }
+  // The gateway's own refusals never reach the service; anything else is unexpected.
+  return !(error instanceof GatewayError);
 }
 
 function isRetryable(error: unknown): error is UpstreamError {
@@ -167,6 +215,7 @@ export class UpstreamService {
     private readonly config: UpstreamConfig,
     private readonly defaultApiKey?: string,
     private readonly observer: UpstreamObserver = silentObserver,
+    private readonly keyPolicy?: KeyPolicy,
   ) {
     const url = new URL(baseUrl);
     this.name = name;
@@ -202,15 +251,39 @@ export class UpstreamService {
     return this.breaker.opened ? "open" : this.breaker.halfOpen ? "half-open" : "closed";
   }
 
+  /**
+   * Whether records the gateway holds may answer for this call's key: always for the gateway's
+   * own key; for a caller's key, once this service accepted it lately. Until then the caller's
+   * calls go upstream, so that a key the service refuses is never served from a shared cache.
+   */
+  vouchesFor(options: CallOptions | undefined): boolean {
+    if (options?.apiKey === undefined || this.keyPolicy === undefined) return true;
+    return this.keyPolicy.verdicts.isAccepted(options.apiKey);
+  }
+
   /** GET a JSON document; identical concurrent GETs (same URL and key) share one request. */
   get<T>(call: UpstreamCall, options: CallOptions = {}): Promise<T> {
-    const path = this.basePath + buildPath(call.route, call.params) + buildQuery(call.query);
+    let path: string;
+    try {
+      path = requestTarget(this.basePath, call);
+    } catch (error) {
+      return Promise.reject(error);
+    }
     const apiKey = options.apiKey ?? this.defaultApiKey;
     const deadline = options.deadline ?? Date.now() + this.config.headersTimeoutMs + this.config.bodyTimeoutMs;
     const coalesceKey = `${apiKey ?? ""}\u0000${path}`;
     let shared = this.inFlight.get(coalesceKey) as Promise<T> | undefined;
     if (!shared) {
-      shared = this.send<T>({ method: "GET", route: call.route, path, body: undefined, apiKey, requestId: options.requestId, deadline });
+      shared = this.send<T>({
+        method: "GET",
+        route: call.route,
+        path,
+        body: undefined,
+        apiKey,
+        callerKey: options.apiKey !== undefined,
+        requestId: options.requestId,
+        deadline,
+      });
       this.inFlight.set(coalesceKey, shared);
       void shared.then(
         () => this.inFlight.delete(coalesceKey),
@@ -224,13 +297,19 @@ export class UpstreamService {
 
   /** POST a JSON body; never retried, never coalesced. */
   post<T>(call: UpstreamCall, body: unknown, options: CallOptions = {}): Promise<T> {
-    const path = this.basePath + buildPath(call.route, call.params) + buildQuery(call.query);
+    let path: string;
+    try {
+      path = requestTarget(this.basePath, call);
+    } catch (error) {
+      return Promise.reject(error);
+    }
     return this.send<T>({
       method: "POST",
       route: call.route,
       path,
       body: JSON.stringify(body),
       apiKey: options.apiKey ?? this.defaultApiKey,
+      callerKey: options.apiKey !== undefined,
       requestId: options.requestId,
       deadline: options.deadline ?? Date.now() + this.config.headersTimeoutMs + this.config.bodyTimeoutMs,
     });
@@ -281,6 +360,13 @@ export class UpstreamService {
     }
   }
 
+  /** Notes what the service said of a caller's key: refused (401, 403), or accepted where it checks keys. */
+  private noteVerdict(apiKey: string, status: number): void {
+    if (this.keyPolicy === undefined) return;
+    if (status === 401 || status === 403) this.keyPolicy.verdicts.refuse(apiKey, { status, service: this.name });
+    else if (this.keyPolicy.checksKeys && status >= 200 && status < 300) this.keyPolicy.verdicts.accept(apiKey);
+  }
+
   /** Full jitter on an exponential base, but never sooner than the service's `retry-after`. */
   private backoffMs(retry: number, error: UpstreamError): number {
     const exponential = this.config.retryBaseMs * 2 ** retry;
@@ -306,24 +392,33 @@ export class UpstreamService {
 
     let response: Dispatcher.ResponseData;
     let text: string;
+    // The deadline ends the call wherever it is: queued for a connection of the pool, waiting
+    // for headers, or reading the body. Undici's own timeouts start only once it is sent.
+    // (A timer cleared at once rather than AbortSignal.timeout, which would stay scheduled until the deadline.)
+    const deadline = new AbortController();
+    const timer = setTimeout(() => deadline.abort(), remaining);
     try {
-      // The deadline bounds the wait for headers and every stall of the body.
       response = await this.pool.request({
         method: attempt.method,
         path: attempt.path,
         headers,
         body: attempt.body,
+        signal: deadline.signal,
         headersTimeout: Math.min(this.config.headersTimeoutMs, remaining),
         bodyTimeout: Math.min(this.config.bodyTimeoutMs, remaining),
       });
       text = await response.body.text();
     } catch (error) {
-      observe("network-error");
-      throw upstreamUnreachable(this.name, describeNetworkError(error));
+      const passed = deadline.signal.aborted;
+      observe(passed ? "deadline" : "network-error");
+      throw upstreamUnreachable(this.name, passed ? "the request's deadline passed" : describeNetworkError(error));
+    } finally {
+      clearTimeout(timer);
     }
 
     const { statusCode } = response;
     observe(String(statusCode));
+    if (attempt.callerKey && attempt.apiKey !== undefined) this.noteVerdict(attempt.apiKey, statusCode);
     if (statusCode < 200 || statusCode >= 300) {
       const retryAfter = response.headers["retry-after"];
       throw upstreamStatusError(

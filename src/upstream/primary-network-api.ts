@@ -157,7 +157,7 @@ export class PrimaryNetworkApi {
    * since an accepted block never changes.
    */
   async getBlock(origin: PrimaryNetworkOrigin, blockId: string, options?: CallOptions): Promise<PrimaryNetworkBlock | null> {
-    const cached = await this.cache.find<PrimaryNetworkBlock>(blockCacheKey(origin, blockId));
+    const cached = this.client.service.vouchesFor(options) ? await this.cache.find<PrimaryNetworkBlock>(blockCacheKey(origin, blockId)) : undefined;
     if (cached) return register(cached, origin);
     const block = await nullIfNotFound(
       this.client.get(
@@ -240,7 +240,7 @@ export class PrimaryNetworkApi {
   async getVertex(network: PrimaryNetworkName, vertexHash: string, options?: CallOptions): Promise<XChainVertex | null> {
     const origin = primaryChain(network, "x-chain");
     const key = `pn-vertex:${network}:${vertexHash}`;
-    const cached = await this.cache.find<XChainVertex>(key);
+    const cached = this.client.service.vouchesFor(options) ? await this.cache.find<XChainVertex>(key) : undefined;
     if (cached) return register(cached, origin);
     const vertex = await nullIfNotFound(
       this.client.get(

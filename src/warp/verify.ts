@@ -26,18 +26,22 @@ export interface CanonicalValidator {
   publicKey: Uint8Array;
   weight: bigint;
   nodeIds: string[];
+}
+
+/** A validator with its public key as a curve point, as a check needs it. */
+export interface SigningValidator extends CanonicalValidator {
   point: PublicKeyPoint;
 }
 
-export interface CanonicalValidatorSet {
-  validators: CanonicalValidator[];
+export interface CanonicalValidatorSet<Validator extends CanonicalValidator = CanonicalValidator> {
+  validators: Validator[];
   /** The weight of every validator, with or without a key. */
   totalWeight: bigint;
 }
 
-export interface WarpVerification {
+export interface WarpVerification<Validator extends CanonicalValidator = CanonicalValidator> {
   /** The validators the bit set names, in canonical order. */
-  signers: CanonicalValidator[];
+  signers: Validator[];
   signedWeight: bigint;
   totalWeight: bigint;
   /** True when the aggregate signature verifies for exactly these signers and this message. */
@@ -46,8 +50,8 @@ export interface WarpVerification {
   problem: string | null;
 }
 
-export function canonicalValidatorSet(entries: readonly ValidatorEntry[]): CanonicalValidatorSet {
-  const byKey = new Map<string, CanonicalValidator & { sortKey: Buffer }>();
+export function canonicalValidatorSet(entries: readonly ValidatorEntry[]): CanonicalValidatorSet<SigningValidator> {
+  const byKey = new Map<string, SigningValidator & { sortKey: Buffer }>();
   let totalWeight = 0n;
   for (const entry of entries) {
     totalWeight += entry.weight;
@@ -80,10 +84,14 @@ function publicKeyPoint(bytes: Uint8Array): PublicKeyPoint | null {
   }
 }
 
-export function verifyWarpSignature(message: SignedWarpMessage, set: CanonicalValidatorSet, networkId: number): WarpVerification {
+export function verifyWarpSignature(
+  message: SignedWarpMessage,
+  set: CanonicalValidatorSet<SigningValidator>,
+  networkId: number,
+): WarpVerification<SigningValidator> {
   const signers = message.signers.filter((index) => index < set.validators.length).map((index) => set.validators[index]!);
   const signedWeight = signers.reduce((sum, signer) => sum + signer.weight, 0n);
-  const result = (problem: string | null): WarpVerification => ({
+  const result = (problem: string | null): WarpVerification<SigningValidator> => ({
     signers,
     signedWeight,
     totalWeight: set.totalWeight,

@@ -1,0 +1,342 @@
+/**
+ * `npm run bench:hostile`: legitimate callers under the attacks of issue 16's table.
+ *
+ * 16 legitimate callers (127.0.0.1 … 127.0.0.16, one keep-alive connection each) send reference
+ * operations in turn for BENCH_HOSTILE_SECONDS (default 30): first alone ("quiet"), then once
+ * per attack while its attacker (from 127.0.0.(100 + row), in a child process) runs it. Each
+ * phase has a fresh production gateway with the default rate limits, warmed up for
+ * BENCH_WARM_UP_SECONDS (default 2). Per phase: the legitimate requests/s, p50, p99 and errors,
+ * the gateway's peak RSS (VmRSS every 250 ms), whether it is alive at the end, the upstream
+ * calls it made, and what the attacker got. BENCH_HOSTILE_ATTACKS (comma-separated row numbers)
+ * runs some rows only. Writes bench/results/hostile.{json,md}; exits non-zero if a gateway died.
+ */
+import { execSync, fork } from "node:child_process";
+import { writeFile } from "node:fs/promises";
+import { cpus, loadavg } from "node:os";
+import { fileURLToPath } from "node:url";
+import { loadConfig } from "../src/config.ts";
+import { DEFAULT_KNOBS } from "../simulator/http/knobs.ts";
+import { buildGateway } from "./build.ts";
+import { gatewayBody, post, round, type Operation } from "./measure.ts";
+import { referenceOperations } from "./operations/index.ts";
+import { startGateway, startSimulator, type Running, type RunningSimulator } from "./processes.ts";
+import { PlainUpstream } from "./upstream.ts";
+import { ATTACKS, SKIPPED, type Attack, type AttackPlan, type AttackReport, type Fixtures } from "./hostile/attacks.ts";
+import type { FromAttacker, ToAttacker } from "./hostile/attacker.ts";
+import { readFixtures } from "./hostile/fixtures.ts";
+import { legitLoad, type LegitResult } from "./hostile/legit.ts";
+
+const SECONDS = Number(process.env.BENCH_HOSTILE_SECONDS ?? 30);
+const WARM_UP_SECONDS = Number(process.env.BENCH_WARM_UP_SECONDS ?? 2);
+const ROWS = process.env.BENCH_HOSTILE_ATTACKS?.split(",").map((row) => Number(row.trim()));
+const CLIENTS = 16;
+const LEGIT_OPERATIONS = ["latest-blocks", "primary-network-transactions", "chain-metric-90-days"];
+const TARGETS = { p99Ratio: 2, errors: 0, peakRssMb: 250 };
+const RSS_SAMPLE_MS = 250;
+/** How long an attacker may take to prepare, and to report after its deadline, before it is killed. */
+const ATTACKER_GRACE_MS = 60_000;
+
+// The defaults, not the bench's usual unlimited budget: per-caller budgets are what is tried here.
+const defaults = loadConfig({});
+const DEFAULT_LIMITS = {
+  RATE_LIMIT_RATE: String(defaults.rateLimit.ratePerSecond),
+  RATE_LIMIT_BURST: String(defaults.rateLimit.burst),
+};
+
+function log(message: string): void {
+  process.stderr.write(`[bench:hostile] ${message}\n`);
+}
+
+interface PhaseResult {
+  phase: string;
+  row: number | null;
+  title: string;
+  legit: LegitResult;
+  peakRssMb: number;
+  alive: boolean;
+  /** Upstream calls during the measured window (both services), per second and by route. */
+  upstreamCallsPerSecond: number;
+  upstreamByRoute: Record<string, number>;
+  /** The simulator's latest recorded requests (at most 200): those no route matched, and those with dot segments or over 1 kB. */
+  upstreamRecorded: { requests: number; unrouted: number; dotSegmentsOrLong: number; samples: string[] };
+  attack: AttackReport | { failed: string } | null;
+  /** Answers of the reference operations before the warm-up that carried errors. */
+  checkErrors: string[];
+  p99Ratio?: number;
+  pass?: boolean;
+}
+
+interface Attacker {
+  ready: Promise<void>;
+  go(): void;
+  kill(): void;
+  report: Promise<AttackReport | { failed: string }>;
+}
+
+function startAttacker(plan: AttackPlan): Attacker {
+  const child = fork(fileURLToPath(new URL("./hostile/attacker.ts", import.meta.url)), [], {
+    execArgv: ["--import", "tsx"],
+    stdio: ["ignore", "inherit", "inherit", "ipc"],
+  });
+  const tell = (message: ToAttacker) => child.send(message);
+  let onReady: () => void = () => {};
+  let onFailure: (error: Error) => void = () => {};
+  const ready = new Promise<void>((resolve, reject) => {
+    onReady = resolve;
+    onFailure = reject;
+  });
+  const prepareTimer = setTimeout(() => onFailure(new Error(`attacker of row ${plan.row} not ready in ${ATTACKER_GRACE_MS} ms`)), ATTACKER_GRACE_MS);
+  let reportTimer: NodeJS.Timeout | undefined;
+  const report = new Promise<AttackReport | { failed: string }>((resolve) => {
+    child.on("message", (message: FromAttacker) => {
+      if (message.type === "ready") {
+        clearTimeout(prepareTimer);
+        onReady();
+      } else if (message.type === "report") {
+        resolve(message.report);
+      } else {
+        onFailure(new Error(message.message));
+        resolve({ failed: message.message.split("\n")[0] ?? "" });
+      }
+    });
+    child.on("exit", (code) => {
+      clearTimeout(prepareTimer);
+      clearTimeout(reportTimer);
+      onFailure(new Error(`attacker of row ${plan.row} exited with ${code}`));
+      resolve({ failed: `the attacker exited with ${code} without a report` });
+    });
+  });
+  tell({ type: "plan", plan });
+  return {
+    ready,
+    go() {
+      tell({ type: "go" });
+      reportTimer = setTimeout(() => child.kill("SIGKILL"), SECONDS * 1000 + ATTACKER_GRACE_MS);
+    },
+    kill: () => child.kill("SIGKILL"),
+    report,
+  };
+}
+
+function pidAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** The gateway's resident memory, 0 once it is gone (/proc has no such process any more). */
+function rssOf(gateway: Running): number {
+  try {
+    return gateway.rssBytes();
+  } catch {
+    return 0;
+  }
+}
+
+/**
+ * What the simulator's request log (its latest 200 requests) holds that its counters do not: requests
+ * that no route matched, and paths with `.`/`..` segments or over 1 kB.
+ */
+async function upstreamRecorded(simulator: RunningSimulator): Promise<PhaseResult["upstreamRecorded"]> {
+  const response = await fetch(`${simulator.dataUrl}/_simulator/requests`);
+  const { requests } = (await response.json()) as { requests: { method: string; route: string | null; path: string; query: Record<string, string> }[] };
+  const suspicious = requests.filter((request) => {
+    const segments = request.path.split("/").map((segment) => {
+      try {
+        return decodeURIComponent(segment);
+      } catch {
+        return segment;
+      }
+    });
+    return segments.includes(".") || segments.includes("..") || request.path.length + new URLSearchParams(request.query).toString().length > 1024;
+  });
+  return {
+    requests: requests.length,
+    unrouted: requests.filter((request) => request.route === null).length,
+    dotSegmentsOrLong: suspicious.length,
+    samples: [...new Set(suspicious.map((request) => `${request.method} ${request.path.slice(0, 120)}${request.path.length > 120 ? `… (${request.path.length} chars)` : ""}`))].slice(0, 5),
+  };
+}
+
+async function healthy(gateway: Running): Promise<boolean> {
+  try {
+    return (await fetch(new URL("/health", gateway.url), { signal: AbortSignal.timeout(5_000) })).ok;
+  } catch {
+    return false;
+  }
+}
+
+async function runPhase(simulator: RunningSimulator, bodies: string[], fixtures: Fixtures, attack: Attack | undefined): Promise<PhaseResult> {
+  const phase = attack ? `row ${attack.row}` : "quiet";
+  log(`${phase}${attack ? `: ${attack.title}` : ""}`);
+  await simulator.knobs({ ...DEFAULT_KNOBS, ...attack?.knobs?.(SECONDS) });
+  const gateway = await startGateway(simulator, { ...DEFAULT_LIMITS, ...attack?.gatewayEnv });
+  try {
+    const checkErrors: string[] = [];
+    for (const body of bodies) {
+      const answer = await post(gateway.url, body).catch((error: unknown) => ({ errors: [String(error)] }));
+      if (answer.errors) checkErrors.push(JSON.stringify(answer.errors).slice(0, 300));
+    }
+    if (WARM_UP_SECONDS > 0) await legitLoad(gateway.url, bodies, CLIENTS, WARM_UP_SECONDS);
+    const attacker = attack && startAttacker({ row: attack.row, gatewayUrl: gateway.url, seconds: SECONDS, fixtures });
+    const notReady = await attacker?.ready.then(
+      () => undefined,
+      (error: unknown) => (error instanceof Error ? error.message : String(error)),
+    );
+    if (notReady) {
+      log(`${phase}: ${notReady}; the legitimate load runs without it`);
+      attacker!.kill();
+    }
+    await simulator.reset();
+    let peakRss = rssOf(gateway);
+    const sampler = setInterval(() => {
+      peakRss = Math.max(peakRss, rssOf(gateway));
+    }, RSS_SAMPLE_MS);
+    if (!notReady) attacker?.go();
+    const legit = await legitLoad(gateway.url, bodies, CLIENTS, SECONDS);
+    const report = notReady ? { failed: notReady } : ((await attacker?.report) ?? null);
+    clearInterval(sampler);
+    const alive = pidAlive(gateway.pid) && (await healthy(gateway));
+    const counts = await simulator.counters();
+    const recorded = await upstreamRecorded(simulator);
+    const calls = Object.values(counts).reduce((sum, count) => sum + count, 0);
+    return {
+      phase,
+      row: attack?.row ?? null,
+      title: attack?.title ?? "the legitimate load alone",
+      legit,
+      peakRssMb: round(peakRss / 1024 / 1024, 1),
+      alive,
+      upstreamCallsPerSecond: round(calls / SECONDS, 1),
+      upstreamByRoute: Object.fromEntries(Object.entries(counts).filter(([, count]) => count > 0).sort((a, b) => b[1] - a[1])),
+      upstreamRecorded: recorded,
+      attack: report,
+      checkErrors,
+    };
+  } finally {
+    await gateway.stop();
+  }
+}
+
+async function main(): Promise<void> {
+  const unknown = ROWS?.filter((row) => !ATTACKS.some((attack) => attack.row === row) && !(row in SKIPPED));
+  if (unknown?.length) throw new Error(`BENCH_HOSTILE_ATTACKS names rows without an attack: ${unknown.join(", ")}`);
+  buildGateway(log);
+  const results: Record<string, unknown> = {
+    date: new Date().toISOString(),
+    commit: execSync("git rev-parse --short HEAD", { encoding: "utf8" }).trim(),
+    machine: { cpus: cpus().length, model: cpus()[0]?.model ?? "unknown", node: process.version },
+    loadAverageAtStart: loadavg().map((value) => round(value)),
+    secondsPerPhase: SECONDS,
+    warmUpSeconds: WARM_UP_SECONDS,
+    legitClients: CLIENTS,
+    legitOperations: LEGIT_OPERATIONS,
+    rateLimit: { ratePerSecond: defaults.rateLimit.ratePerSecond, burst: defaults.rateLimit.burst },
+    targets: TARGETS,
+  };
+  const simulator = await startSimulator();
+  const upstream = new PlainUpstream(simulator.dataUrl, simulator.metricsUrl);
+  const phases: PhaseResult[] = [];
+  try {
+    const operations: Operation[] = await Promise.all(
+      referenceOperations
+        .filter((operation) => LEGIT_OPERATIONS.includes(operation.name))
+        .map(async (operation) => ({ ...operation, ...(await operation.prepare(upstream)) })),
+    );
+    const bodies = operations.map(gatewayBody);
+    const fixtures = await readFixtures(upstream, operations.find((operation) => operation.name === "latest-blocks")!);
+    phases.push(await runPhase(simulator, bodies, fixtures, undefined));
+    for (const attack of ATTACKS.filter((candidate) => !ROWS || ROWS.includes(candidate.row))) {
+      phases.push(await runPhase(simulator, bodies, fixtures, attack));
+    }
+  } finally {
+    await upstream.close();
+    await simulator.stop();
+  }
+  const quietP99 = phases[0]!.legit.p99Ms;
+  for (const phase of phases) {
+    phase.p99Ratio = round(phase.legit.p99Ms / quietP99);
+    phase.pass = phase.p99Ratio <= TARGETS.p99Ratio && phase.legit.errors <= TARGETS.errors && phase.peakRssMb < TARGETS.peakRssMb && phase.alive;
+  }
+  results.loadAverageAtEnd = loadavg().map((value) => round(value));
+  results.phases = phases;
+  results.skipped = Object.fromEntries(Object.entries(SKIPPED).filter(([row]) => !ROWS || ROWS.includes(Number(row))));
+  await writeFile(new URL("./results/hostile.json", import.meta.url), `${JSON.stringify(results, null, 2)}\n`);
+  await writeFile(new URL("./results/hostile.md", import.meta.url), markdown(results, phases));
+  log("wrote bench/results/hostile.json and bench/results/hostile.md");
+  const dead = phases.filter((phase) => !phase.alive);
+  if (dead.length > 0) {
+    log(`the gateway died in: ${dead.map((phase) => phase.phase).join(", ")}`);
+    process.exitCode = 1;
+  }
+}
+
+const mark = (ok: boolean) => (ok ? "✓" : "✗");
+
+function outcomes(counts: Record<string, number>): string {
+  return Object.entries(counts)
+    .sort((a, b) => b[1] - a[1])
+    .map(([outcome, count]) => `\`${outcome}\` × ${count}`)
+    .join("; ");
+}
+
+function markdown(results: Record<string, unknown>, phases: PhaseResult[]): string {
+  const limits = results.rateLimit as { ratePerSecond: number; burst: number };
+  const lines = [
+    "# Legitimate traffic under hostile traffic",
+    "",
+    `Written by \`npm run bench:hostile\` on ${String(results.date)} at commit ${String(results.commit)}; ${JSON.stringify(results.machine)}; load average ${JSON.stringify(results.loadAverageAtStart)} at the start, ${JSON.stringify(results.loadAverageAtEnd)} at the end.`,
+    "",
+    `${CLIENTS} legitimate callers (127.0.0.1 … 127.0.0.${CLIENTS}, one keep-alive connection each) send ${LEGIT_OPERATIONS.join(", ")} in turn, each as soon as the previous answer came, for ${SECONDS} s per phase: first alone (quiet), then while one attack of issue 16's table runs from its own address (127.0.0.(100 + row)). Each phase has a fresh production gateway (\`npm run build\`, the V8 flags of \`npm run start:prod\`) with the default rate limits (${limits.ratePerSecond} per second, burst ${limits.burst}, per caller), warmed up for ${WARM_UP_SECONDS} s by the legitimate load. Upstream calls are the simulator's counters over the measured window.`,
+    "",
+    `Targets: p99 ≤ ${TARGETS.p99Ratio} × quiet, ${TARGETS.errors} legitimate errors (non-2xx, GraphQL errors or no answer), peak RSS < ${TARGETS.peakRssMb} MB, alive at the end.`,
+    "",
+    `- One ${cpus().length}-core machine runs the gateway, the simulator, the legitimate load and the attacker (a child process of its own): an attacker's own CPU is taken from the others too, so p99 ratios are an upper bound of the harm the gateway lets through, and absolute figures are noisy.`,
+    "- The legitimate callers send no API key: the gateway's response cache (RESPONSE_CACHE_TTL_MS, 1 s by default) answers most of their requests, so their budgets stay far from spent at the default limits; no limit was raised.",
+    "- p50/p99 are over the answers received (any status); requests that got no answer count as errors only. Upstream calls by route are the simulator's counters, which count routed requests only; the request-log line under a phase shows what else reached it.",
+    "- Not measured here: log volume (row 13; the bench's gateways log at `warn` to /dev/null, see bench/processes.ts). test/hostile covers it.",
+    "",
+    "| phase | legit req/s | p50 ms | p99 ms | p99 / quiet (≤ 2) | legit errors (0) | peak RSS MB (< 250) | alive | upstream calls/s | pass |",
+    "|---|---|---|---|---|---|---|---|---|---|",
+  ];
+  for (const phase of phases) {
+    const { legit } = phase;
+    lines.push(
+      `| ${phase.phase}: ${phase.title} | ${legit.rps} | ${legit.p50Ms} | ${legit.p99Ms} | ${phase.p99Ratio} ${mark(phase.p99Ratio! <= TARGETS.p99Ratio)} | ${legit.errors} ${mark(legit.errors <= TARGETS.errors)} | ${phase.peakRssMb} ${mark(phase.peakRssMb < TARGETS.peakRssMb)} | ${phase.alive ? "yes" : "**no**"} ${mark(phase.alive)} | ${phase.upstreamCallsPerSecond} | ${phase.pass ? "yes" : "**no**"} |`,
+    );
+  }
+  lines.push("", "## What the attackers got, and what went upstream", "");
+  for (const phase of phases) {
+    lines.push(`### ${phase.phase}: ${phase.title}`, "");
+    if (phase.attack && "failed" in phase.attack) lines.push(`- the attacker failed: ${phase.attack.failed}`);
+    else if (phase.attack) {
+      lines.push(`- answers: ${outcomes(phase.attack.outcomes) || "none"}`);
+      if (Object.keys(phase.attack.figures).length) lines.push(`- figures: ${Object.entries(phase.attack.figures).map(([name, value]) => `${name} ${value}`).join(", ")}`);
+    }
+    lines.push(`- upstream calls by route: ${outcomes(phase.upstreamByRoute) || "none"}`);
+    const recorded = phase.upstreamRecorded;
+    if (recorded.unrouted || recorded.dotSegmentsOrLong) {
+      lines.push(
+        `- of the simulator's latest ${recorded.requests} requests, ${recorded.unrouted} matched no route and ${recorded.dotSegmentsOrLong} had a \`.\`/\`..\` segment or were over 1 kB: ${recorded.samples.map((sample) => `\`${sample}\``).join(", ")}`,
+      );
+    }
+    if (phase.legit.errors > 0) {
+      lines.push(`- legitimate errors: ${outcomes(phase.legit.errorOutcomes)}`);
+      for (const sample of phase.legit.errorSamples) lines.push(`  - ${sample.replaceAll("\n", " ")}`);
+    }
+    if (phase.checkErrors.length) lines.push(`- the reference operations answered with errors before the warm-up: ${phase.checkErrors.join(" / ")}`);
+    lines.push("");
+  }
+  const skipped = Object.entries(results.skipped as Record<string, string>);
+  if (skipped.length) {
+    lines.push("## Rows not run", "");
+    for (const [row, reason] of skipped) lines.push(`- row ${row}: ${reason}`);
+    lines.push("");
+  }
+  return `${lines.join("\n")}\n`;
+}
+
+await main();

@@ -1,0 +1,75 @@
+/**
+ * The legitimate load of `npm run bench:hostile`: `clients` callers, each from its own loopback
+ * address over one keep-alive connection, sending the reference operations in turn, one at a
+ * time. autocannon cannot bind its sockets to an address, so this is written with undici.
+ */
+import { build } from "hdr-histogram-js";
+import { legitAddress, outcomeOf, parseGraphQL, pool, send, sleep } from "./client.ts";
+
+export interface LegitResult {
+  /** Answers received (any status); requests that got none are only counted as errors. */
+  requests: number;
+  rps: number;
+  p50Ms: number;
+  p99Ms: number;
+  maxMs: number;
+  /** Answers that were not 2xx, carried GraphQL errors, or never came. */
+  errors: number;
+  /** The errors by outcome (status and code, or socket failure). */
+  errorOutcomes: Record<string, number>;
+  /** The first few error messages, to tell what went wrong. */
+  errorSamples: string[];
+}
+
+export async function legitLoad(url: string, bodies: string[], clients: number, seconds: number): Promise<LegitResult> {
+  const target = new URL(url);
+  // Microseconds, up to a minute.
+  const latencies = build({ lowestDiscernibleValue: 1, highestTrackableValue: 60_000_000, numberOfSignificantValueDigits: 3 });
+  const errorOutcomes: Record<string, number> = {};
+  const errorSamples: string[] = [];
+  let errors = 0;
+  const fail = (outcome: string, sample: string) => {
+    errors += 1;
+    errorOutcomes[outcome] = (errorOutcomes[outcome] ?? 0) + 1;
+    if (errorSamples.length < 5) errorSamples.push(`${outcome}: ${sample.slice(0, 300)}`);
+  };
+  const started = performance.now();
+  const deadline = started + seconds * 1000;
+  await Promise.all(
+    Array.from({ length: clients }, async (_, index) => {
+      const client = pool(target.origin, legitAddress(index), 1);
+      try {
+        for (let turn = index; performance.now() < deadline; turn += 1) {
+          const begun = performance.now();
+          try {
+            const answer = await send(client, { method: "POST", path: target.pathname, body: bodies[turn % bodies.length]! });
+            latencies.recordValue(Math.max(1, Math.round((performance.now() - begun) * 1000)));
+            const body = parseGraphQL(answer.text);
+            if (answer.status < 200 || answer.status > 299 || !body || body.errors) fail(outcomeOf(answer), body?.errors?.[0]?.message ?? answer.text);
+          } catch (error) {
+            // No answer: an error, not a latency.
+            const code = (error as { code?: unknown }).code;
+            fail(`failed ${typeof code === "string" ? code : "unknown"}`, String(error));
+            await sleep(100);
+          }
+        }
+      } finally {
+        await client.destroy();
+      }
+    }),
+  );
+  const elapsed = (performance.now() - started) / 1000;
+  const ms = (microseconds: number) => Math.round(microseconds / 10) / 100;
+  const result: LegitResult = {
+    requests: latencies.totalCount,
+    rps: Math.round(latencies.totalCount / elapsed),
+    p50Ms: ms(latencies.getValueAtPercentile(50)),
+    p99Ms: ms(latencies.getValueAtPercentile(99)),
+    maxMs: ms(latencies.maxValue),
+    errors,
+    errorOutcomes,
+    errorSamples,
+  };
+  latencies.destroy();
+  return result;
+}

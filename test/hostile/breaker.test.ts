@@ -1,0 +1,99 @@
+/**
+ * Row 2: answers the caller's own input causes (4xx) never count against the service, so no
+ * caller can open the circuit breaker for every other caller. Only 5xx, resets, timeouts and
+ * malformed 2xx bodies do.
+ */
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { execute, metricsText, startHarness, upstreamCalls, type Harness } from "../helpers.ts";
+
+const BLOCK_ROUTE = "GET /v1/chains/{chainId}/blocks/{blockId}";
+const BLOCK_QUERY = "query Block($id: String!) { chain(id: \"43114\") { block(id: $id) { blockNumber } } }";
+
+let harness: Harness;
+
+beforeAll(async () => {
+  // A breaker that opens on little: 3 calls in 10 s of which half failed.
+  harness = await startHarness({ UPSTREAM_RETRIES: "0", BREAKER_VOLUME_THRESHOLD: "3", BREAKER_ERROR_PERCENTAGE: "50", BREAKER_RESET_MS: "60000" });
+  // The chain list, once: the requests below then make one call each, to the block route.
+  await execute(harness, '{ chain(id: "43114") { chainId } }');
+});
+
+afterAll(async () => {
+  await harness.close();
+});
+
+beforeEach(() => {
+  harness.simulator.setKnobs({ errorRate: 0, errorStatus: 500, errorRoutes: [] });
+  harness.simulator.resetCounters();
+});
+
+async function breakerState(): Promise<string | undefined> {
+  return /gateway_upstream_breaker_state\{service="Data API"\} (\d)/.exec(await metricsText(harness))?.[1];
+}
+
+async function expectServiceStillServes() {
+  expect(await breakerState()).toBe("0");
+  expect((await harness.gateway.yoga.fetch("http://gateway.test/ready")).status).toBe(200);
+  harness.simulator.resetCounters();
+  harness.gateway.cache.clear();
+  await execute(harness, '{ chain(id: "43114") { chainId } }');
+  harness.simulator.resetCounters();
+  const block = await execute(harness, BLOCK_QUERY, { id: "100" });
+  expect(block.body.errors).toBeUndefined();
+  expect(block.body.data).toEqual({ chain: { block: { blockNumber: "100" } } });
+  expect(upstreamCalls(harness)).toEqual({ [BLOCK_ROUTE]: 1 });
+  expect((await execute(harness, "{ __typename }")).body).toEqual({ data: { __typename: "Query" } });
+}
+
+describe("row 2: the breaker counts only the service's failures", () => {
+  it("row 2: 35 answers of 400, 413, 414, 422, 429, 431 and 404 leave the breaker closed for everyone", async () => {
+    const statuses = [400, 413, 414, 422, 429, 431];
+    const codes: Record<number, string> = { 400: "BAD_USER_INPUT", 413: "BAD_USER_INPUT", 414: "BAD_USER_INPUT", 422: "BAD_USER_INPUT", 429: "RATE_LIMITED", 431: "BAD_USER_INPUT" };
+    for (const status of statuses) {
+      harness.simulator.setKnobs({ errorRate: 1, errorStatus: status, errorRoutes: [BLOCK_ROUTE] });
+      for (let attempt = 0; attempt < 5; attempt += 1) {
+        const result = await execute(harness, BLOCK_QUERY, { id: String(200 + attempt) });
+        expect(result.body.errors![0]!.extensions).toMatchObject({ code: codes[status], upstream: { status } });
+      }
+    }
+    // Blocks that do not exist: real 404s from the simulator, each a null block.
+    harness.simulator.setKnobs({ errorRate: 0 });
+    for (let attempt = 0; attempt < 5; attempt += 1) {
+      const result = await execute(harness, BLOCK_QUERY, { id: `0x${String(attempt).padStart(64, "f")}` });
+      expect(result.body).toEqual({ data: { chain: { block: null } } });
+    }
+    // Every one of them reached the service: none was refused by an open circuit.
+    expect(upstreamCalls(harness)).toEqual({ [BLOCK_ROUTE]: 35 });
+    await expectServiceStillServes();
+  });
+
+  it("row 2: 25 forged 17 kB global ids and 20 kB cursor tokens never reach the service, so cannot count against it", async () => {
+    const hugeId = Buffer.from(`EvmChain:${"A".repeat(17_000)}`).toString("base64");
+    const hugeCursor = Buffer.from(JSON.stringify([1, "x".repeat(20_000), 10, -1, null, "any"])).toString("base64url");
+    for (let attempt = 0; attempt < 25; attempt += 1) {
+      const node = await execute(harness, "query N($id: ID!) { node(id: $id) { id } }", { id: hugeId });
+      expect(node.body.errors![0]!.extensions).toMatchObject({ code: "BAD_USER_INPUT", argument: "id" });
+      const page = await execute(harness, "query P($after: String) { latestBlocks(after: $after) { pageInfo { endCursor } } }", { after: hugeCursor });
+      expect(page.body.errors![0]!.extensions).toMatchObject({ code: "BAD_USER_INPUT", argument: "after" });
+    }
+    expect(upstreamCalls(harness)).toEqual({});
+    await expectServiceStillServes();
+  });
+
+  it("row 2: the service's own failures (5xx) still open it", async () => {
+    const fragile = await startHarness({ UPSTREAM_RETRIES: "0", BREAKER_VOLUME_THRESHOLD: "3", BREAKER_ERROR_PERCENTAGE: "50", BREAKER_RESET_MS: "60000" });
+    try {
+      await execute(fragile, '{ chain(id: "43114") { chainId } }');
+      fragile.simulator.setKnobs({ errorRate: 1, errorStatus: 500, errorRoutes: [BLOCK_ROUTE] });
+      fragile.simulator.resetCounters();
+      const messages: string[] = [];
+      for (let attempt = 0; attempt < 6; attempt += 1) {
+        messages.push((await execute(fragile, BLOCK_QUERY, { id: String(300 + attempt) })).body.errors![0]!.message);
+      }
+      expect(messages.at(-1)).toMatch(/circuit open/);
+      expect(upstreamCalls(fragile)[BLOCK_ROUTE]).toBeLessThan(6);
+    } finally {
+      await fragile.close();
+    }
+  });
+});

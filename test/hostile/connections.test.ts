@@ -1,0 +1,173 @@
+/**
+ * Row 9: connections that never finish sending, and more connections than a client may hold.
+ * The gateway is served on a real port by the server the process uses (src/http-server.ts).
+ */
+import type { AddressInfo } from "node:net";
+import { afterEach, describe, expect, it } from "vitest";
+import { createGatewayServer, connectionAddress, type GatewayServer } from "../../src/http-server.ts";
+import { createLogger } from "../../src/logger.ts";
+import { ExportTransactionsDocument } from "../generated/graphql.ts";
+import { execute, metricsText, startHarness, until, upstreamCalls, type Harness } from "../helpers.ts";
+import { exchange, graphqlRequest, openConnection, parseAnswer, type RawConnection } from "./raw-http.ts";
+
+interface Served {
+  harness: Harness;
+  server: GatewayServer;
+  port: number;
+}
+
+const running: Served[] = [];
+const connections: RawConnection[] = [];
+
+async function serve(env: Record<string, string>): Promise<Served> {
+  const harness = await startHarness(env);
+  const server = createGatewayServer(harness.gateway.listener, harness.config.server, createLogger("silent"), harness.gateway.metrics.registry);
+  await new Promise<void>((resolve) => server.server.listen(0, "127.0.0.1", resolve));
+  const served = { harness, server, port: (server.server.address() as AddressInfo).port };
+  running.push(served);
+  harness.simulator.resetCounters();
+  return served;
+}
+
+async function open(port: number, localAddress?: string): Promise<RawConnection> {
+  const connection = await openConnection(port, localAddress);
+  connections.push(connection);
+  return connection;
+}
+
+function openOnServer(served: Served): Promise<number> {
+  return new Promise((resolve, reject) => served.server.server.getConnections((error, count) => (error ? reject(error) : resolve(count))));
+}
+
+function refused(metrics: string, reason: string): number {
+  return Number(new RegExp(`^gateway_connections_refused_total\\{reason="${reason}"\\} (\\d+)$`, "m").exec(metrics)?.[1] ?? 0);
+}
+
+/** `{ __typename }` on a connection of its own: the gateway still serves. */
+async function stillServes(port: number): Promise<void> {
+  const answer = await exchange(await open(port), graphqlRequest("{ __typename }"));
+  expect(answer.status).toBe(200);
+  expect(JSON.parse(answer.body)).toEqual({ data: { __typename: "Query" } });
+}
+
+afterEach(async () => {
+  for (const connection of connections.splice(0)) connection.socket.destroy();
+  for (const { harness, server } of running.splice(0)) {
+    await server.drain({ graceMs: 0 });
+    await harness.close();
+  }
+});
+
+describe("row 9: slow senders", () => {
+  it("row 9: connections that declare 99 kB and send 90 kB are answered 408 and closed by the server at the request timeout", async () => {
+    const served = await serve({ SERVER_HEADERS_TIMEOUT_MS: "500", SERVER_REQUEST_TIMEOUT_MS: "500" });
+    const slow = await Promise.all(Array.from({ length: 40 }, () => open(served.port)));
+    const head = `POST /graphql HTTP/1.1\r\nhost: gateway.test\r\ncontent-type: application/json\r\ncontent-length: 99000\r\n\r\n`;
+    for (const connection of slow) connection.socket.write(head + `{"query":"${"x".repeat(90_000)}`);
+    await until(() => slow.every((connection) => connection.closed), "the server to close every slow sender");
+    for (const connection of slow) {
+      const answer = parseAnswer(connection.received());
+      expect(answer.status).toBe(408);
+      expect(JSON.parse(answer.body)).toEqual({
+        errors: [
+          {
+            message: "The request was not received in time: headers within 500 ms, the whole request within 500 ms",
+            extensions: { code: "REQUEST_TIMEOUT", headersTimeoutMs: 500, requestTimeoutMs: 500 },
+          },
+        ],
+      });
+    }
+    expect(refused(await metricsText(served.harness), "request_timeout")).toBe(40);
+    expect(await openOnServer(served)).toBe(0);
+    expect(upstreamCalls(served.harness)).toEqual({});
+    await stillServes(served.port);
+  });
+
+  it("row 9: connections whose headers never end are closed at the headers timeout, GET as well as POST", async () => {
+    const served = await serve({ SERVER_HEADERS_TIMEOUT_MS: "300", SERVER_REQUEST_TIMEOUT_MS: "5000" });
+    const slow = await Promise.all(Array.from({ length: 20 }, () => open(served.port)));
+    slow.forEach((connection, index) =>
+      connection.socket.write(`${index % 2 ? "GET /graphql?query=%7B__typename%7D" : "POST /graphql"} HTTP/1.1\r\nhost: gateway.test\r\nx-slow: `),
+    );
+    // A connection that sends nothing at all is dropped too.
+    slow.push(await open(served.port));
+    await until(() => slow.every((connection) => connection.closed), "the server to close every slow header sender");
+    for (const connection of slow) expect(parseAnswer(connection.received()).status).toBe(408);
+    expect(refused(await metricsText(served.harness), "request_timeout")).toBe(21);
+    expect(upstreamCalls(served.harness)).toEqual({});
+    await stillServes(served.port);
+  });
+
+  it("row 9: an answer that streams longer than the request timeout (a subscription) is not cut", async () => {
+    const served = await serve({ SERVER_HEADERS_TIMEOUT_MS: "200", SERVER_REQUEST_TIMEOUT_MS: "200", EXPORT_POLL_INTERVAL_MS: "50" });
+    served.harness.simulator.setKnobs({ exportJobMs: 1_500 });
+    const started = await execute(served.harness, ExportTransactionsDocument, {
+      input: { evm: { addresses: [`0x${"1".repeat(40)}`], includeChains: ["43114"] } },
+    });
+    expect(started.body.errors).toBeUndefined();
+    const id = started.body.data!.exportTransactions.operationId;
+    const body = JSON.stringify({ query: `subscription($id: ID!) { exportOperation(id: $id) { operationStatus } }`, variables: { id } });
+    const stream = await open(served.port);
+    stream.socket.write(
+      `POST /graphql HTTP/1.1\r\nhost: gateway.test\r\naccept: text/event-stream\r\ncontent-type: application/json\r\n` +
+        `content-length: ${Buffer.byteLength(body)}\r\n\r\n${body}`,
+    );
+    await until(() => stream.received().includes("event: complete"), "the stream to complete when the job ends");
+    expect(stream.received()).toMatch(/^HTTP\/1\.1 200/);
+    expect(stream.received()).toContain('"operationStatus":"COMPLETED"');
+    expect(stream.closed).toBe(false);
+    expect(refused(await metricsText(served.harness), "request_timeout")).toBe(0);
+  });
+});
+
+describe("row 9: connection caps", () => {
+  it("row 9: the 65th connection from one address is closed at once, while the first 64 stay open and are served", async () => {
+    const served = await serve({ SERVER_HEADERS_TIMEOUT_MS: "60000", SERVER_REQUEST_TIMEOUT_MS: "60000" });
+    expect(served.harness.config.server.maxConnectionsPerAddress).toBe(64);
+    const allowed = await Promise.all(Array.from({ length: 64 }, () => open(served.port)));
+    await until(async () => (await openOnServer(served)) === 64, "64 connections open on the server");
+    const over = await open(served.port);
+    await over.whenClosed;
+    expect(over.received()).toBe("");
+    expect(allowed.filter((connection) => connection.closed)).toEqual([]);
+    expect(refused(await metricsText(served.harness), "max_connections_per_address")).toBe(1);
+
+    // Another address is not held to this one's cap.
+    const neighbour = await exchange(await open(served.port, "127.0.0.2"), graphqlRequest("{ __typename }"));
+    expect(neighbour.status).toBe(200);
+
+    // A request on an allowed connection is served; once it is closed, its place is free again.
+    const answer = await exchange(allowed[0]!, graphqlRequest("{ __typename }"));
+    expect(answer.status).toBe(200);
+    expect(JSON.parse(answer.body)).toEqual({ data: { __typename: "Query" } });
+    await until(async () => (await openOnServer(served)) === 63, "the server to count the closed connection");
+    await stillServes(served.port);
+    expect(refused(await metricsText(served.harness), "max_connections_per_address")).toBe(1);
+    expect(upstreamCalls(served.harness)).toEqual({});
+  });
+
+  it("row 9: beyond MAX_CONNECTIONS in all, connections are closed at once", async () => {
+    const served = await serve({ MAX_CONNECTIONS: "8", MAX_CONNECTIONS_PER_ADDRESS: "0", SERVER_HEADERS_TIMEOUT_MS: "60000", SERVER_REQUEST_TIMEOUT_MS: "60000" });
+    const allowed = await Promise.all(Array.from({ length: 8 }, (_, index) => open(served.port, `127.0.0.${index + 1}`)));
+    await until(async () => (await openOnServer(served)) === 8, "8 connections open on the server");
+    const over = await open(served.port, "127.0.0.9");
+    await over.whenClosed;
+    expect(over.received()).toBe("");
+    expect(refused(await metricsText(served.harness), "max_connections")).toBe(1);
+    const answer = await exchange(allowed[7]!, graphqlRequest("{ __typename }"));
+    expect(answer.status).toBe(200);
+    await until(async () => (await openOnServer(served)) === 7, "the server to count the closed connection");
+    await stillServes(served.port);
+    expect(upstreamCalls(served.harness)).toEqual({});
+  });
+
+  it("row 9: connections count against an IPv4 address, or an IPv6 address's /64", () => {
+    expect(connectionAddress("203.0.113.7")).toBe("203.0.113.7");
+    expect(connectionAddress("::ffff:203.0.113.7")).toBe("203.0.113.7");
+    expect(connectionAddress("2001:db8:1:2:aaaa::1")).toBe("2001:db8:1:2::/64");
+    expect(connectionAddress("2001:db8:1:2:ffff:ffff:ffff:ffff")).toBe("2001:db8:1:2::/64");
+    expect(connectionAddress("2001:0db8::5")).toBe("2001:db8:0:0::/64");
+    expect(connectionAddress("::1")).toBe("0:0:0:0::/64");
+    expect(connectionAddress("fe80::1%eth0")).toBe("fe80:0:0:0::/64");
+  });
+});

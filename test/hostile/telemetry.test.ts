@@ -1,0 +1,179 @@
+/**
+ * Issue 16, rows 1 and 13: whatever clients send, `/metrics` stays small (operation names are a
+ * bounded set of label values, errors carry no client-chosen path) and log lines stay small
+ * (client strings truncated), and every refusal is logged once and counted.
+ */
+import { Writable } from "node:stream";
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { startSimulator } from "../../simulator/server.ts";
+import { loadConfig } from "../../src/config.ts";
+import { createLogger, LOGGED_BOUNDS } from "../../src/logger.ts";
+import { createGateway } from "../../src/yoga.ts";
+import { execute, metricsText, upstreamCalls, type Harness } from "../helpers.ts";
+
+/** Log lines the gateway wrote since the last `clear`. */
+class CapturedLog extends Writable {
+  lines: string[] = [];
+  override _write(chunk: Buffer, _encoding: BufferEncoding, done: () => void): void {
+    this.lines.push(...chunk.toString("utf8").split("\n").filter(Boolean));
+    done();
+  }
+  clear(): void {
+    this.lines = [];
+  }
+  get bytes(): number {
+    return this.lines.reduce((sum, line) => sum + Buffer.byteLength(line) + 1, 0);
+  }
+}
+
+const log = new CapturedLog();
+let harness: Harness;
+
+beforeAll(async () => {
+  const simulator = await startSimulator({ dataPort: 0, metricsPort: 0 });
+  const config = loadConfig({ RESPONSE_CACHE_TTL_MS: "0", CHAIN_LIST_PRELOAD: "false", RATE_LIMIT: "false", METRICS_OPERATION_NAMES: "100" });
+  const gateway = createGateway(config, { dataApiUrl: simulator.dataUrl, metricsApiUrl: simulator.metricsUrl }, createLogger("info", {}, log));
+  harness = {
+    simulator,
+    gateway,
+    config,
+    async close() {
+      await gateway.close();
+      await simulator.close();
+    },
+  };
+});
+afterAll(async () => {
+  await harness.close();
+});
+beforeEach(() => {
+  harness.simulator.resetCounters();
+  log.clear();
+});
+
+const letters = (index: number) => index.toString(26).replace(/\d/g, (digit) => String.fromCharCode(97 + Number(digit)));
+
+/** Label values of `operationName` over every series of the exposition. */
+function operationNameLabels(text: string): Set<string> {
+  return new Set([...text.matchAll(/operationName="([^"]*)"/g)].map((match) => match[1]!));
+}
+
+async function post(body: Record<string, unknown>): Promise<Response> {
+  return harness.gateway.yoga.fetch("http://gateway.test/graphql", {
+    method: "POST",
+    headers: { "content-type": "application/json", accept: "application/json" },
+    body: JSON.stringify(body),
+  });
+}
+
+async function get(params: Record<string, string>): Promise<Response> {
+  return harness.gateway.yoga.fetch(`http://gateway.test/graphql?${new URLSearchParams(params)}`, {
+    headers: { accept: "application/json", "x-graphql-yoga-csrf": "1" },
+  });
+}
+
+describe("row 1: bounded telemetry", () => {
+  it("row 1: 300 unique operation names of ~1 kB, short ones, bogus operationName params and unique aliases leave /metrics at most 101 names and small", async () => {
+    for (let index = 0; index < 300; index++) {
+      const longName = `Q${letters(index)}${"x".repeat(1_000)}`;
+      const shortName = `Short${letters(index)}`;
+      // Every fourth request goes by GET; the others by POST.
+      const send = index % 4 === 0 ? (query: string, operationName?: string) => get({ query, ...(operationName ? { operationName } : {}) }) : (query: string, operationName?: string) => post({ query, operationName });
+      expect((await send(`query ${longName} { __typename }`)).status).toBe(200);
+      expect((await send(`query ${shortName} { __typename }`)).status).toBe(200);
+      // An operationName that names no operation of the document: refused, and counted as an error by that name.
+      expect((await send(`query A { __typename }`, `Bogus${letters(index)}${"y".repeat(1_000)}`)).status).toBe(400);
+      // An error whose path is a unique alias (refused before any upstream call).
+      const aliased = await send(`{ alias${letters(index)}: chain(id: "not a chain id") { chainName } }`);
+      expect(((await aliased.json()) as { errors?: unknown[] }).errors).toHaveLength(1);
+    }
+    const text = await metricsText(harness);
+    const names = operationNameLabels(text);
+    expect(names.size).toBeLessThanOrEqual(101 + 1); // the first 100 names, `other`, and `Anonymous`
+    expect(names.has("other")).toBe(true);
+    expect(names.has("Anonymous")).toBe(true);
+    for (const name of names) expect(name.length).toBeLessThanOrEqual(64);
+    expect(text).not.toMatch(/path="/);
+    expect(text).not.toContain("xxxxxxxxxx");
+    expect(Buffer.byteLength(text)).toBeLessThan(250_000);
+    expect(upstreamCalls(harness)).toEqual({});
+
+    // Another 300 unique names add no series at all.
+    const series = text.split("\n").filter((line) => line && !line.startsWith("#")).length;
+    for (let index = 300; index < 600; index++) await post({ query: `query Late${letters(index)} { __typename }` });
+    const later = await metricsText(harness);
+    const seriesLater = later.split("\n").filter((line) => line && !line.startsWith("#")).length;
+    expect(seriesLater).toBe(series);
+    expect(operationNameLabels(later)).toEqual(names);
+
+    const alive = await execute(harness, "{ __typename }");
+    expect(alive.body).toEqual({ data: { __typename: "Query" } });
+  });
+
+  it("row 1: the names of persisted operations keep their own label however many names came first", async () => {
+    const { mkdtempSync, writeFileSync } = await import("node:fs");
+    const { tmpdir } = await import("node:os");
+    const { join } = await import("node:path");
+    const { createHash } = await import("node:crypto");
+    const document = "query PersistedProbe { __typename }";
+    const file = join(mkdtempSync(join(tmpdir(), "persisted-")), "operations.json");
+    writeFileSync(file, JSON.stringify({ [createHash("sha256").update(document).digest("hex")]: document }));
+    const config = loadConfig({ RESPONSE_CACHE_TTL_MS: "0", CHAIN_LIST_PRELOAD: "false", RATE_LIMIT: "false", METRICS_OPERATION_NAMES: "2", PERSISTED_OPERATIONS_FILE: file });
+    const gateway = createGateway(config, { dataApiUrl: harness.simulator.dataUrl, metricsApiUrl: harness.simulator.metricsUrl }, createLogger("silent"));
+    try {
+      const send = (query: string) =>
+        gateway.yoga.fetch("http://gateway.test/graphql", { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ query }) });
+      for (const name of ["First", "Second", "Third"]) await send(`query ${name} { __typename }`);
+      await send(document);
+      const names = operationNameLabels(await (await gateway.yoga.fetch("http://gateway.test/metrics")).text());
+      expect(names).toEqual(new Set(["First", "Second", "other", "PersistedProbe"]));
+    } finally {
+      await gateway.close();
+    }
+  });
+});
+
+describe("row 13: bounded logs", () => {
+  it("row 13: 20 requests with a 95 kB unknown operationName log a few hundred bytes each, each refusal once, and are counted", async () => {
+    const before = await metricsText(harness);
+    const refused = (text: string) => Number(/gateway_refusals_total\{reason="malformed_request"\} (\d+)/.exec(text)?.[1] ?? 0);
+    for (let index = 0; index < 20; index++) {
+      const response = await post({ query: "query Known { __typename }", operationName: `U${letters(index)}${"n".repeat(95_000)}` });
+      expect(response.status).toBe(400);
+      const body = (await response.json()) as { errors: { extensions: { code: string } }[] };
+      expect(body.errors[0]!.extensions.code).toBeDefined();
+    }
+    expect(log.lines.filter((line) => line.includes('"msg":"request refused"'))).toHaveLength(20);
+    expect(log.lines.filter((line) => line.includes('"msg":"graphql request"'))).toHaveLength(20);
+    for (const line of log.lines) expect(Buffer.byteLength(line)).toBeLessThan(2 * LOGGED_BOUNDS.stringChars);
+    expect(log.bytes).toBeLessThan(20 * 1_500);
+    expect(refused(await metricsText(harness))).toBe(refused(before) + 20);
+    expect(upstreamCalls(harness)).toEqual({});
+    const alive = await execute(harness, "{ __typename }");
+    expect(alive.body).toEqual({ data: { __typename: "Query" } });
+  });
+
+  it("row 13: a variable that echoes 90 kB of client input, and an unexpected error with a long message, are logged truncated", async () => {
+    const response = await post({ query: "query($n: Int!) { latestBlocks(first: $n) { nodes { blockHash } } }", variables: { n: "z".repeat(90_000) } });
+    expect(response.status).toBe(400);
+    const line = log.lines.find((entry) => entry.includes('"msg":"request refused"'));
+    expect(line).toContain('"reason":"invalid_variables"');
+    expect(Buffer.byteLength(line!)).toBeLessThan(1_000);
+
+    log.clear();
+    const logger = createLogger("info", {}, log);
+    logger.error(new Error(`unexpected ${"q".repeat(50_000)}`));
+    logger.info({ deep: { a: { b: { c: { d: { e: 1 } } } } }, list: Array.from({ length: 1_000 }, (_, index) => index), name: "n".repeat(50_000) }, "m".repeat(50_000));
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(log.lines).toHaveLength(2);
+    for (const entry of log.lines) expect(Buffer.byteLength(entry)).toBeLessThan(4 * LOGGED_BOUNDS.stringChars);
+    expect(log.lines[0]).toContain('"type":"Error"');
+  });
+
+  it("row 13: an API key never reaches the log", async () => {
+    const logger = createLogger("info", {}, log);
+    logger.info({ apiKey: "secret-key", headers: { "x-glacier-api-key": "secret-key" } }, "with a key");
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(log.lines.join("\n")).not.toContain("secret-key");
+  });
+});
