@@ -108,7 +108,8 @@ export function persistedOperationNames(path: string | undefined): string[] {
 
 export function securityPlugins(security: SecurityConfig, limits: QueryLimits): Plugin[] {
   const armor = EnvelopArmorPlugin({
-    maxAliases: armorLimit("aliases", limits.aliases),
+    // Every alias counts, `__typename` ones too (Armor lets those through by default).
+    maxAliases: { ...armorLimit("aliases", limits.aliases), allowList: [] },
     maxTokens: armorLimit("tokens", limits.tokens),
     maxDirectives: armorLimit("directives", limits.directives),
     maxDepth: { enabled: false },
