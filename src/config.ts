@@ -75,7 +75,7 @@ export interface RateLimitConfig {
   ratePerSecond: number;
   /** Most tokens a bucket holds: the largest burst a caller may spend at once. */
   burst: number;
-  /** Take the caller's address from the first X-Forwarded-For hop (behind a trusted proxy). */
+  /** Take the caller's address from the last X-Forwarded-For hop, the one a trusted proxy appended. */
   trustProxy: boolean;
   /**
    * The bucket of an address, which every request from it pays from, with a key or without

@@ -184,7 +184,7 @@ export function createGatewayServer(listener: RequestListener, config: ServerCon
         break;
       default:
         refuse("malformed");
-        answer = refusalAnswer(400, "Bad Request", "BAD_USER_INPUT", "The request is not valid HTTP/1.1");
+        answer = refusalAnswer(400, "Bad Request", "BAD_REQUEST", "The request is not valid HTTP/1.1");
     }
     if (answer !== undefined && socket.writable && !answering.get(socket)?.headersSent) socket.write(answer);
     socket.destroy();

@@ -14,7 +14,7 @@
  * (`x-glacier-api-key`, kept only as a hash) from the key's bucket as well, so that inventing keys
  * buys no budget: an address spends one address's budget however many keys it sends, and a key
  * one key's budget from however many addresses. The address is the socket's, or behind a trusted
- * proxy the first `X-Forwarded-For` hop when it is an IP address. Requests without a socket
+ * proxy the last `X-Forwarded-For` hop (the one the proxy appended) when it is an IP address. Requests without a socket
  * (`yoga.fetch`, in process) have no address: they pay from their key's bucket, else from one
  * bucket, `local`. With Redis, all gateways share each bucket; while Redis cannot answer, each
  * gateway falls back to its own buckets.
@@ -96,7 +96,8 @@ interface CallerContext {
 /** The caller's address, `address:<ip>`; undefined for a request without a socket. */
 export function addressOf(context: CallerContext, trustProxy: boolean): string | undefined {
   if (trustProxy) {
-    const forwarded = context.request.headers.get("x-forwarded-for")?.split(",")[0]?.trim();
+    // The last hop is the one the trusted proxy appended; any before it are the client's to write.
+    const forwarded = context.request.headers.get("x-forwarded-for")?.split(",").at(-1)?.trim();
     if (forwarded && isIP(forwarded)) return `address:${forwarded}`;
   }
   const address = context.req?.socket?.remoteAddress;

@@ -110,3 +110,16 @@ export async function simulatorGet<T>(harness: Harness, service: "data" | "metri
   if (!response.ok) throw new Error(`simulator ${path}: HTTP ${response.status}`);
   return (await response.json()) as T;
 }
+
+/** The hash of the simulator's first RegisterL1ValidatorTx on Fuji: a Warp message to aggregate and verify. */
+export function registerL1ValidatorTx(harness: Harness): string {
+  const [tx] = harness.simulator.network.primaryNetwork("fuji").transactions("P", {
+    addresses: undefined,
+    txTypes: new Set(["RegisterL1ValidatorTx"]),
+    startTimestamp: undefined,
+    endTimestamp: undefined,
+    l1ValidationId: undefined,
+    sortOrder: "asc",
+  });
+  return tx!.txHash;
+}

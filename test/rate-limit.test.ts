@@ -75,13 +75,14 @@ describe("who the caller is", () => {
     expect(callerOf({ request: request({ "x-glacier-api-key": " secret-key " }) }, false)).toBe(caller);
   });
 
-  it("is else the socket's address, or the first X-Forwarded-For hop only behind a trusted proxy, else local", () => {
+  it("is else the socket's address, or the last X-Forwarded-For hop (the one the trusted proxy added) only behind a trusted proxy, else local", () => {
+    // The client sent "1.2.3.4" itself; the proxy appended the address it saw.
     const forwarded = request({ "x-forwarded-for": "1.2.3.4, 10.0.0.1" });
     expect(callerOf({ request: forwarded, req: socket }, false)).toBe("address:10.0.0.7");
-    expect(callerOf({ request: forwarded, req: socket }, true)).toBe("address:1.2.3.4");
+    expect(callerOf({ request: forwarded, req: socket }, true)).toBe("address:10.0.0.1");
     expect(callerOf({ request: request({}), req: socket }, true)).toBe("address:10.0.0.7");
     expect(callerOf({ request: request({ "x-forwarded-for": "2001:db8::1" }), req: socket }, true)).toBe("address:2001:db8::1");
-    expect(callerOf({ request: request({ "x-forwarded-for": "unknown, 1.2.3.4" }), req: socket }, true)).toBe("address:10.0.0.7");
+    expect(callerOf({ request: request({ "x-forwarded-for": "1.2.3.4, unknown" }), req: socket }, true)).toBe("address:10.0.0.7");
     expect(callerOf({ request: request({}) }, false)).toBe("local");
   });
 });
@@ -238,12 +239,14 @@ describe("callers by address, over HTTP", () => {
     }
   });
 
-  it("takes the first X-Forwarded-For hop behind a trusted proxy", async () => {
+  it("takes the last X-Forwarded-For hop behind a trusted proxy: what a client writes before it buys nothing", async () => {
     const served = await serve({ TRUST_PROXY: "true" });
     try {
-      expect(await served.post(COSTS_10, { "x-forwarded-for": "198.51.100.1, 127.0.0.1" })).toBe(200);
+      expect(await served.post(COSTS_10, { "x-forwarded-for": "203.0.113.9, 198.51.100.1" })).toBe(200);
       expect(await served.post(COSTS_1, { "x-forwarded-for": "198.51.100.1" })).toBe(429);
-      expect(await served.post(COSTS_10, { "x-forwarded-for": "198.51.100.2, 127.0.0.1" })).toBe(200);
+      // A hop of the client's own invention in front does not make a new caller.
+      expect(await served.post(COSTS_1, { "x-forwarded-for": "203.0.113.77, 198.51.100.1" })).toBe(429);
+      expect(await served.post(COSTS_10, { "x-forwarded-for": "198.51.100.1, 198.51.100.2" })).toBe(200);
       expect(await served.post(COSTS_10)).toBe(200);
     } finally {
       await stop(served);

@@ -27,7 +27,7 @@ import {
   XChainUtxoLinksDocument,
   XChainVerticesDocument,
 } from "./generated/graphql.ts";
-import { execute, simulatorGet, startHarness, upstreamCalls, type Harness } from "./helpers.ts";
+import { execute, registerL1ValidatorTx, simulatorGet, startHarness, upstreamCalls, type Harness } from "./helpers.ts";
 
 function objectField(coordinate: string): { type: GraphQLObjectType; field: GraphQLField<unknown, unknown> } | undefined {
   const [typeName, fieldName] = coordinate.split(".");
@@ -226,14 +226,3 @@ describe("the estimate against the simulator's count of a cold gateway's calls",
   });
 });
 
-function registerL1ValidatorTx(h: Harness): string {
-  const [tx] = h.simulator.network.primaryNetwork("fuji").transactions("P", {
-    addresses: undefined,
-    txTypes: new Set(["RegisterL1ValidatorTx"]),
-    startTimestamp: undefined,
-    endTimestamp: undefined,
-    l1ValidationId: undefined,
-    sortOrder: "asc",
-  });
-  return tx!.txHash;
-}

@@ -2,20 +2,16 @@
  * WORKERS: the real entry point (`node --import tsx src/server.ts`) as a cluster of gateway
  * processes on one port, its workers told apart by the pid on their log lines.
  */
-import { spawn, type ChildProcess } from "node:child_process";
+import type { ChildProcess } from "node:child_process";
 import { readFileSync, readdirSync } from "node:fs";
 import { Agent, request, type IncomingHttpHeaders } from "node:http";
-import { createInterface } from "node:readline";
-import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { CrashLoopGuard } from "../src/crash-loop.ts";
-import { freePort } from "./free-port.ts";
+import { startServerProcess, type LogLine as BaseLogLine, type ServerProcess } from "./server-process.ts";
 
-const ROOT = fileURLToPath(new URL("..", import.meta.url));
 const STARTED = new Set<ChildProcess>();
 
-interface LogLine {
-  msg: string;
+interface LogLine extends BaseLogLine {
   pid: number;
   worker?: number;
   role?: string;
@@ -24,59 +20,15 @@ interface LogLine {
   [key: string]: unknown;
 }
 
-interface RunningCluster {
+interface RunningCluster extends Omit<ServerProcess<LogLine>, "child"> {
   primary: ChildProcess;
-  url: string;
-  lines: LogLine[];
-  /** The first line, already written or still to come, that `accept` accepts. */
-  line(accept: (line: LogLine) => boolean, timeoutMs?: number): Promise<LogLine>;
-  exit: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
 }
 
 
 async function startCluster(env: Record<string, string>): Promise<RunningCluster> {
-  const port = await freePort();
-  const primary = spawn(process.execPath, ["--import", "tsx", "src/server.ts"], {
-    cwd: ROOT,
-    env: { ...process.env, PORT: String(port), HOST: "127.0.0.1", LOG_LEVEL: "info", WORKERS: "2", ...env },
-    stdio: ["ignore", "pipe", "pipe"],
-  });
-  STARTED.add(primary);
-  const lines: LogLine[] = [];
-  const waiting = new Set<() => void>();
-  createInterface({ input: primary.stdout! }).on("line", (text) => {
-    try {
-      lines.push(JSON.parse(text) as LogLine);
-    } catch {
-      return;
-    }
-    for (const check of waiting) check();
-  });
-  let stderr = "";
-  primary.stderr!.on("data", (chunk: Buffer) => (stderr = (stderr + chunk.toString()).slice(-2000)));
-  const exit = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
-    primary.once("exit", (code, signal) => resolve({ code, signal })),
-  );
-
-  function line(accept: (line: LogLine) => boolean, timeoutMs = 60_000): Promise<LogLine> {
-    return new Promise((resolve, reject) => {
-      const timer = setTimeout(() => {
-        waiting.delete(check);
-        reject(new Error(`no such log line in ${timeoutMs} ms; stderr: ${stderr}`));
-      }, timeoutMs);
-      function check(): void {
-        const found = lines.find(accept);
-        if (!found) return;
-        clearTimeout(timer);
-        waiting.delete(check);
-        resolve(found);
-      }
-      waiting.add(check);
-      check();
-    });
-  }
-
-  return { primary, url: `http://127.0.0.1:${port}`, lines, line, exit };
+  const { child, ...running } = await startServerProcess<LogLine>({ WORKERS: "2", ...env });
+  STARTED.add(child);
+  return { primary: child, ...running };
 }
 
 /**

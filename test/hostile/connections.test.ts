@@ -171,3 +171,26 @@ describe("row 9: connection caps", () => {
     expect(connectionAddress("fe80::1%eth0")).toBe("fe80:0:0:0::/64");
   });
 });
+
+describe("row 15: what Node refuses before the gateway reads a request is JSON too", () => {
+  it("row 15: a request that is not HTTP is a 400 BAD_REQUEST, headers over Node's bound a 431; nothing goes upstream", async () => {
+    const served = await serve({});
+    const garbage = parseAnswer(await sendRaw(served.port, "NOT HTTP AT ALL\r\n\r\n"));
+    expect(garbage.status).toBe(400);
+    expect(JSON.parse(garbage.body)).toEqual({ errors: [{ message: "The request is not valid HTTP/1.1", extensions: { code: "BAD_REQUEST" } }] });
+
+    const hugeHeaders = `GET /graphql?query=%7B__typename%7D HTTP/1.1\r\nhost: gateway.test\r\nx-padding: ${"a".repeat(20_000)}\r\n\r\n`;
+    const tooLarge = parseAnswer(await sendRaw(served.port, hugeHeaders));
+    expect(tooLarge.status).toBe(431);
+    expect(JSON.parse(tooLarge.body)).toMatchObject({ errors: [{ extensions: { code: "BAD_USER_INPUT", limit: "headers" } }] });
+    expect(upstreamCalls(served.harness)).toEqual({});
+    await stillServes(served.port);
+  });
+});
+
+async function sendRaw(port: number, bytes: string): Promise<string> {
+  const connection = await open(port);
+  connection.socket.write(bytes);
+  await connection.whenClosed;
+  return connection.received();
+}

@@ -3,13 +3,10 @@
  * on the embedded simulator: open streams complete at once, a request in flight is answered,
  * and the process exits then, long before the grace period.
  */
-import { spawn, type ChildProcess } from "node:child_process";
-import { createInterface } from "node:readline";
-import { fileURLToPath } from "node:url";
+import type { ChildProcess } from "node:child_process";
 import { afterAll, describe, expect, it } from "vitest";
-import { freePort } from "../free-port.ts";
+import { startServerProcess } from "../server-process.ts";
 
-const ROOT = fileURLToPath(new URL("../..", import.meta.url));
 const GRACE_MS = 20_000;
 const started = new Set<ChildProcess>();
 
@@ -17,48 +14,13 @@ afterAll(() => {
   for (const child of started) if (child.exitCode === null && child.signalCode === null) child.kill("SIGKILL");
 });
 
-interface LogLine {
-  msg: string;
-  [key: string]: unknown;
-}
-
 async function startGateway() {
-  const port = await freePort();
-  const env: NodeJS.ProcessEnv = { ...process.env };
-  for (const name of ["DATA_API_URL", "METRICS_API_URL", "WORKERS", "REDIS_URL"]) delete env[name];
-  const child = spawn(process.execPath, ["--import", "tsx", "src/server.ts"], {
-    cwd: ROOT,
-    env: { ...env, PORT: String(port), HOST: "127.0.0.1", LOG_LEVEL: "info", SHUTDOWN_GRACE_MS: String(GRACE_MS), EXPORT_POLL_INTERVAL_MS: "100" },
-    stdio: ["ignore", "pipe", "pipe"],
-  });
-  started.add(child);
-  const lines: LogLine[] = [];
-  const waiting = new Set<() => void>();
-  createInterface({ input: child.stdout! }).on("line", (text) => {
-    try {
-      lines.push(JSON.parse(text) as LogLine);
-    } catch {
-      return;
-    }
-    for (const check of waiting) check();
-  });
-  let stderr = "";
-  child.stderr!.on("data", (chunk: Buffer) => (stderr = (stderr + chunk.toString()).slice(-2000)));
-  const exit = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.once("exit", (code, signal) => resolve({ code, signal })));
-  const line = (accept: (line: LogLine) => boolean): Promise<LogLine> =>
-    new Promise((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error(`no such log line; stderr: ${stderr}`)), 60_000);
-      const check = () => {
-        const found = lines.find(accept);
-        if (!found) return;
-        clearTimeout(timer);
-        waiting.delete(check);
-        resolve(found);
-      };
-      waiting.add(check);
-      check();
-    });
-  return { child, url: `http://127.0.0.1:${port}`, lines, line, exit };
+  const gateway = await startServerProcess(
+    { SHUTDOWN_GRACE_MS: String(GRACE_MS), EXPORT_POLL_INTERVAL_MS: "100" },
+    ["DATA_API_URL", "METRICS_API_URL", "WORKERS", "REDIS_URL"],
+  );
+  started.add(gateway.child);
+  return gateway;
 }
 
 /** An SSE stream, read to its end in the background. */

@@ -4,7 +4,7 @@
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { WARP_VERIFICATION_COST } from "../../src/upstream-cost.ts";
-import { execute, metricsText, startHarness, upstreamCalls, type Harness } from "../helpers.ts";
+import { execute, metricsText, registerL1ValidatorTx, startHarness, upstreamCalls, type Harness } from "../helpers.ts";
 
 const ALIASES = 49;
 /** Room for the attack twice, not three times. */
@@ -26,17 +26,6 @@ beforeEach(() => {
   harness.simulator.resetCounters();
 });
 
-function registerL1ValidatorTx(): string {
-  const [tx] = harness.simulator.network.primaryNetwork("fuji").transactions("P", {
-    addresses: undefined,
-    txTypes: new Set(["RegisterL1ValidatorTx"]),
-    startTimestamp: undefined,
-    endTimestamp: undefined,
-    l1ValidationId: undefined,
-    sortOrder: "asc",
-  });
-  return tx!.txHash;
-}
 
 function aliased(txHash: string): string {
   const alias = (index: number) => `a${index}: warpSignature(network: FUJI, txHash: "${txHash}") { decoded { verification { valid } } }`;
@@ -52,7 +41,7 @@ async function verifications(): Promise<Record<string, number>> {
 
 describe("row 3: Warp verification CPU", () => {
   it("row 3: 49 aliases of one verification check it once, charge its CPU per alias, and another caller is answered meanwhile", async () => {
-    const query = aliased(registerL1ValidatorTx());
+    const query = aliased(registerL1ValidatorTx(harness));
     const caller = { "x-glacier-api-key": `warp-${Math.random()}` };
     const before = await verifications();
 
@@ -104,7 +93,7 @@ describe("row 3: Warp verification CPU", () => {
   it("row 3: more aliases than a full bucket can pay for are refused as over a limit before anything runs", async () => {
     const strict = await startHarness({ RATE_LIMIT_BURST: "500" });
     try {
-      const query = aliased(registerL1ValidatorTx());
+      const query = aliased(registerL1ValidatorTx(harness));
       const refused = await execute(strict, query);
       expect(refused.status).toBe(400);
       const total = ALIASES * (5 + WARP_VERIFICATION_COST);
