@@ -10,9 +10,9 @@
  * calls it made, and what the attacker got. BENCH_HOSTILE_ATTACKS (comma-separated row numbers)
  * runs some rows only. Writes bench/results/hostile.{json,md}; exits non-zero if a gateway died.
  */
-import { execSync, fork } from "node:child_process";
+import { execFileSync, execSync, fork } from "node:child_process";
 import { writeFile } from "node:fs/promises";
-import { cpus, loadavg } from "node:os";
+import { cpus, loadavg, setPriority } from "node:os";
 import { fileURLToPath } from "node:url";
 import { loadConfig } from "../src/config.ts";
 import { DEFAULT_KNOBS } from "../simulator/http/knobs.ts";
@@ -35,6 +35,30 @@ const TARGETS = { p99Ratio: 2, errors: 0, peakRssMb: 250 };
 const RSS_SAMPLE_MS = 250;
 /** How long an attacker may take to prepare, and to report after its deadline, before it is killed. */
 const ATTACKER_GRACE_MS = 60_000;
+
+/**
+ * The gateway gets a core of its own (CPU 0), and everything else (this process with the
+ * legitimate load, the simulator, the attacker) the others, the attacker at the lowest priority:
+ * as in production, where the attacker's CPU is on another machine. Without that, an attacker
+ * that floods takes its CPU from the gateway's core, and the bench measures the machine, not
+ * what the gateway lets through. BENCH_HOSTILE_PINNING=off turns it off (and so does a machine
+ * with one core, or without taskset).
+ */
+const PINNED = process.env.BENCH_HOSTILE_PINNING !== "off" && cpus().length >= 2 && hasTaskset();
+
+function hasTaskset(): boolean {
+  try {
+    execFileSync("taskset", ["-p", String(process.pid)], { stdio: "ignore" });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** Binds a process and all its threads to `cpuList` (as taskset reads it, e.g. "0" or "1-3"). */
+function pin(pid: number, cpuList: string): void {
+  execFileSync("taskset", ["-a", "-p", "-c", cpuList, String(pid)], { stdio: "ignore" });
+}
 
 // The defaults, not the bench's usual unlimited budget: per-caller budgets are what is tried here.
 const defaults = loadConfig({});
@@ -78,6 +102,8 @@ function startAttacker(plan: AttackPlan): Attacker {
     execArgv: ["--import", "tsx"],
     stdio: ["ignore", "inherit", "inherit", "ipc"],
   });
+  // On the cores of the legitimate load (inherited from this process), behind it.
+  if (PINNED && child.pid !== undefined) setPriority(child.pid, 19);
   const tell = (message: ToAttacker) => child.send(message);
   let onReady: () => void = () => {};
   let onFailure: (error: Error) => void = () => {};
@@ -174,6 +200,7 @@ async function runPhase(simulator: RunningSimulator, bodies: string[], fixtures:
   log(`${phase}${attack ? `: ${attack.title}` : ""}`);
   await simulator.knobs({ ...DEFAULT_KNOBS, ...attack?.knobs?.(SECONDS) });
   const gateway = await startGateway(simulator, { ...DEFAULT_LIMITS, ...attack?.gatewayEnv });
+  if (PINNED) pin(gateway.pid, "0");
   try {
     const checkErrors: string[] = [];
     for (const body of bodies) {
@@ -237,6 +264,9 @@ async function main(): Promise<void> {
     rateLimit: { ratePerSecond: defaults.rateLimit.ratePerSecond, burst: defaults.rateLimit.burst },
     targets: TARGETS,
   };
+  // Children started from here on (the simulator, the attackers) inherit these cores.
+  if (PINNED) pin(process.pid, `1-${cpus().length - 1}`);
+  results.pinned = PINNED;
   const simulator = await startSimulator();
   const upstream = new PlainUpstream(simulator.dataUrl, simulator.metricsUrl);
   const phases: PhaseResult[] = [];
@@ -294,7 +324,9 @@ function markdown(results: Record<string, unknown>, phases: PhaseResult[]): stri
     "",
     `Targets: p99 ≤ ${TARGETS.p99Ratio} × quiet, ${TARGETS.errors} legitimate errors (non-2xx, GraphQL errors or no answer), peak RSS < ${TARGETS.peakRssMb} MB, alive at the end.`,
     "",
-    `- One ${cpus().length}-core machine runs the gateway, the simulator, the legitimate load and the attacker (a child process of its own): an attacker's own CPU is taken from the others too, so p99 ratios are an upper bound of the harm the gateway lets through, and absolute figures are noisy.`,
+    results.pinned
+      ? `- One ${cpus().length}-core machine: the gateway has CPU 0 to itself (taskset); the simulator, the legitimate load and the attacker (a child process of its own, at nice 19) share the other cores, as if the attacker were on another machine. So the ratios measure what the gateway lets an attacker take of its core; the attacker floods as fast as what is left of its core allows.`
+      : `- One ${cpus().length}-core machine runs the gateway, the simulator, the legitimate load and the attacker (a child process of its own), unpinned: an attacker's own CPU is taken from the others too, so p99 ratios are an upper bound of the harm the gateway lets through, and absolute figures are noisy.`,
     "- The legitimate callers send no API key: the gateway's response cache (RESPONSE_CACHE_TTL_MS, 1 s by default) answers most of their requests, so their budgets stay far from spent at the default limits; no limit was raised.",
     "- p50/p99 are over the answers received (any status); requests that got no answer count as errors only. Upstream calls by route are the simulator's counters, which count routed requests only; the request-log line under a phase shows what else reached it.",
     "- Not measured here: log volume (row 13; the bench's gateways log at `warn` to /dev/null, see bench/processes.ts). test/hostile covers it.",

@@ -4,7 +4,7 @@
  * operation name): parsing and validating are work, whether or not the document then runs. An
  * operation that runs then pays, after validation and before any resolver, the rest of its cost:
  * the upstream calls it is estimated to make and the CPU it is estimated to take (a Warp
- * verification), less the 1 already paid, and 1 for each other operation of a new document. A
+ * verification), less the 1 already paid, and 1 for each other operation of the document. A
  * subscription pays for its first read when it starts, and 1 for each later read its poller
  * makes (src/export-watch.ts); a caller may hold `subscriptionsPerCaller` streams open at once.
  * A caller over its budget gets HTTP 429 with `Retry-After`; an operation that costs more than a
@@ -19,13 +19,15 @@
  * bucket, `local`. With Redis, all gateways share each bucket; while Redis cannot answer, each
  * gateway falls back to its own buckets.
  */
-import type { IncomingMessage } from "node:http";
+import type { IncomingMessage, ServerResponse } from "node:http";
 import { isIP } from "node:net";
+import { LRUCache } from "lru-cache";
 import type { ExecutionArgs, ExecutionResult } from "graphql";
 import type { Plugin } from "graphql-yoga";
 import type { RateLimitConfig } from "./config.ts";
 import type { GatewayContext } from "./context.ts";
 import { GatewayError, operationOverLimit } from "./errors.ts";
+import type { Logger } from "./logger.ts";
 import type { GatewayMetrics } from "./metrics.ts";
 import type { RedisLink } from "./redis.ts";
 import { LocalBuckets, RedisBuckets, secondsUntil, takeFromAll, type BucketLimits, type BucketRef } from "./token-buckets.ts";
@@ -52,6 +54,12 @@ export interface RateLimitDecision {
 export class RateLimiter {
   private readonly stores = new Map<BucketLimits, LocalBuckets>();
   private readonly shared: RedisBuckets | undefined;
+  /**
+   * Buckets that held less than 1 token when last seen, with the time (Date.now()) they hold 1
+   * again: until then every request that pays from one is refused before it is read
+   * (`secondsUntilServed`), which makes a flood's refusals cost next to nothing.
+   */
+  private readonly exhausted = new LRUCache<string, number>({ max: LOCAL_CALLERS });
 
   constructor(
     config: RateLimitConfig,
@@ -76,8 +84,25 @@ export class RateLimiter {
       if (wait > retryAfterSeconds || (retryAfterSeconds === 0 && held < tokens[binding]!)) binding = index;
       retryAfterSeconds = Math.max(retryAfterSeconds, wait);
     });
+    tokens.forEach((held, index) => {
+      const { name, limits } = buckets[index]!;
+      if (held < 1) this.exhausted.set(name, Date.now() + Math.ceil(((1 - held) / limits.ratePerSecond) * 1_000));
+    });
     const { burst, ratePerSecond } = buckets[binding]!.limits;
     return { allowed, remaining: tokens[binding]!, burst, ratePerSecond, retryAfterSeconds: allowed ? 0 : retryAfterSeconds };
+  }
+
+  /** Whole seconds until every one of these buckets can pay 1 again, as last seen; 0 when they can now. */
+  secondsUntilServed(names: readonly string[]): number {
+    const now = Date.now();
+    let waitMs = 0;
+    for (const name of names) {
+      const until = this.exhausted.get(name);
+      if (until === undefined) continue;
+      if (until <= now) this.exhausted.delete(name);
+      else waitMs = Math.max(waitMs, until - now);
+    }
+    return Math.ceil(waitMs / 1_000);
   }
 
   private store(limits: BucketLimits): LocalBuckets {
@@ -95,13 +120,28 @@ interface CallerContext {
 
 /** The caller's address, `address:<ip>`; undefined for a request without a socket. */
 export function addressOf(context: CallerContext, trustProxy: boolean): string | undefined {
+  return addressFrom(context.request.headers.get("x-forwarded-for"), context.req?.socket?.remoteAddress, trustProxy);
+}
+
+function addressFrom(forwardedFor: string | null | undefined, socketAddress: string | undefined, trustProxy: boolean): string | undefined {
   if (trustProxy) {
     // The last hop is the one the trusted proxy appended; any before it are the client's to write.
-    const forwarded = context.request.headers.get("x-forwarded-for")?.split(",").at(-1)?.trim();
+    const forwarded = forwardedFor?.split(",").at(-1)?.trim();
     if (forwarded && isIP(forwarded)) return `address:${forwarded}`;
   }
-  const address = context.req?.socket?.remoteAddress;
-  return address ? `address:${address}` : undefined;
+  return socketAddress ? `address:${socketAddress}` : undefined;
+}
+
+/** The names of the buckets a request pays from, read from Node's request before its body is. */
+export function bucketNamesOf(request: Pick<IncomingMessage, "headers" | "socket">, trustProxy: boolean): string[] {
+  const key = request.headers[API_KEY_HEADER];
+  const forwarded = request.headers["x-forwarded-for"];
+  const address = addressFrom(Array.isArray(forwarded) ? forwarded.join(",") : forwarded, request.socket.remoteAddress, trustProxy);
+  const names: string[] = [];
+  const trimmed = typeof key === "string" ? key.trim() : "";
+  if (trimmed) names.push(`key:${apiKeyHash(trimmed)}`);
+  if (address) names.push(address);
+  return names;
 }
 
 /** Who a request is, in one name: its API key's hash, else its address, else `local`. */
@@ -162,8 +202,6 @@ function tooManyStreams(max: number): GatewayError {
 /** What a request has paid for at the start, for its operation to pay the rest. */
 interface Paid {
   buckets: BucketRef[];
-  /** The parse cache did not hold the document: its other operations cost too. */
-  newDocument: boolean;
   /** For the response's ratelimit headers: the last decision. */
   decision: RateLimitDecision;
 }
@@ -204,8 +242,9 @@ export function useRateLimit(config: RateLimitConfig, limiter: RateLimiter, isPa
     const operationCost = Math.max(1, analysis.upstreamCalls + analysis.cpuCost);
     const before = paid.get(context.request);
     const buckets = before?.buckets ?? bucketsOf(context, config);
-    // A new document pays for its other operations too.
-    const otherOperations = before?.newDocument ? analysis.operations - 1 : 0;
+    // Every operation of the document is work (finding the one to run among them, its validation):
+    // each other one costs 1.
+    const otherOperations = analysis.operations - 1;
     const burst = Math.min(...buckets.map(({ limits }) => limits.burst));
     if (operationCost + otherOperations > burst) {
       return void stop({ errors: [tooCostly(operationCost - analysis.cpuCost, analysis.cpuCost, otherOperations, burst)] });
@@ -215,7 +254,7 @@ export function useRateLimit(config: RateLimitConfig, limiter: RateLimiter, isPa
     if (cost <= 0) return buckets;
     const decision = await limiter.take(buckets, cost);
     if (before) before.decision = decision;
-    else paid.set(context.request, { buckets, newDocument: false, decision });
+    else paid.set(context.request, { buckets, decision });
     const what = before ? `running this operation (its estimated upstream calls and CPU, less the 1 the request paid${otherOperations > 0 ? `, plus ${otherOperations} for the document's other operations` : ""})` : "this operation";
     if (!decision.allowed) return void stop({ errors: [rateLimited(cost, what, decision)] });
     return buckets;
@@ -231,18 +270,38 @@ export function useRateLimit(config: RateLimitConfig, limiter: RateLimiter, isPa
   }
 
   return {
+    // The endpoints beside /graphql pay too: a health check costs the upstream calls it may make,
+    // a scrape the CPU of printing every metric.
+    onRequest({ request, url, serverContext, endResponse, fetchAPI }) {
+      const cost = ENDPOINT_COSTS[url.pathname];
+      if (cost === undefined) return;
+      const buckets = bucketsOf({ request, req: (serverContext as Partial<CallerContext>).req }, config);
+      return limiter.take(buckets, cost).then((decision) => {
+        if (decision.allowed) return;
+        const { message, extensions } = rateLimited(cost, url.pathname, decision);
+        const { http: _status, ...shown } = extensions;
+        endResponse(
+          new fetchAPI.Response(JSON.stringify({ errors: [{ message, extensions: shown }] }), {
+            status: 429,
+            headers: { "content-type": "application/json; charset=utf-8", "retry-after": String(decision.retryAfterSeconds) },
+          }),
+        );
+      });
+    },
     async onParams({ params, request, context, setResult }) {
       const query = typeof params.query === "string" ? params.query : "";
       const newDocument = query !== "" && !isParsed(query);
       const characters = (newDocument ? query.length : 0) + (typeof params.operationName === "string" ? params.operationName.length : 0);
       const sizeCost = Math.floor(characters / CHARACTERS_PER_TOKEN);
-      const cost = 1 + sizeCost;
       const buckets = bucketsOf({ request, req: (context as Partial<CallerContext>).req }, config);
-      const decision = await limiter.take(buckets, cost);
-      paid.set(request, { buckets, newDocument, decision });
+      // The 1 is kept even when the size cannot be paid: a caller who keeps sending what it
+      // cannot afford runs its buckets dry, and is then refused before its requests are read.
+      let decision = await limiter.take(buckets, 1);
+      if (decision.allowed && sizeCost > 0) decision = await limiter.take(buckets, sizeCost);
+      paid.set(request, { buckets, decision });
       if (decision.allowed) return;
       const what = sizeCost > 0 ? `this request (1, and ${sizeCost} for its ${characters} characters of new document and operation name)` : "this request";
-      setResult({ errors: [rateLimited(cost, what, decision)] });
+      setResult({ errors: [rateLimited(1 + sizeCost, what, decision)] });
     },
     onExecute: async ({ args, setResultAndStopExecution }) => {
       await admit(args, setResultAndStopExecution);
@@ -268,5 +327,52 @@ export function useRateLimit(config: RateLimitConfig, limiter: RateLimiter, isPa
       response.headers.set("ratelimit-limit", String(decision.burst));
       response.headers.set("ratelimit-remaining", String(Math.floor(decision.remaining)));
     },
+  };
+}
+
+/** What a request to an endpoint beside /graphql costs its caller. */
+export const ENDPOINT_COSTS: Readonly<Record<string, number>> = { "/ready": 1, "/metrics": 10 };
+
+/** How often the refusals of requests that were not read are summed up in one log line. */
+const UNREAD_REFUSALS_LOG_MS = 10_000;
+
+/**
+ * Answers, before its body is read, a request whose caller could not pay even 1 when last seen:
+ * HTTP 429 with `Retry-After`, and the connection closed. A flood of requests from a caller over
+ * its budget then costs the gateway a few header look-ups each, not a body to read and a JSON
+ * document to parse. Counted in `gateway_refusals_total{reason="rate_limited"}`; logged as one
+ * line per 10 s with the count, so that a flood does not flood the log too.
+ * @returns whether it answered the request.
+ */
+export function refuseSpentCallers(limiter: RateLimiter, config: RateLimitConfig, metrics: GatewayMetrics, logger: Logger) {
+  let unlogged = 0;
+  let loggedAt = 0;
+  return (request: IncomingMessage, response: ServerResponse): boolean => {
+    const seconds = limiter.secondsUntilServed(bucketNamesOf(request, config.trustProxy));
+    if (seconds === 0) return false;
+    metrics.refusal("rate_limited");
+    unlogged += 1;
+    const now = Date.now();
+    if (now - loggedAt >= UNREAD_REFUSALS_LOG_MS) {
+      logger.warn({ refused: unlogged, retryAfterSeconds: seconds }, "requests refused unread: their callers are over their rate limit");
+      unlogged = 0;
+      loggedAt = now;
+    }
+    const body = JSON.stringify({
+      errors: [
+        {
+          message: `Rate limit exceeded: your budget is spent until it refills at ${config.ratePerSecond} per second; retry after ${seconds} s`,
+          extensions: { code: "RATE_LIMITED", retryAfter: seconds, retryAfterSeconds: seconds },
+        },
+      ],
+    });
+    response.writeHead(429, {
+      "content-type": "application/json; charset=utf-8",
+      "content-length": Buffer.byteLength(body),
+      "retry-after": String(seconds),
+      connection: "close",
+    });
+    response.end(body);
+    return true;
   };
 }

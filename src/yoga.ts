@@ -16,7 +16,7 @@ import { truncated, type Logger } from "./logger.ts";
 import { GRAPHIQL_EXAMPLES } from "./graphiql-examples.ts";
 import { GatewayMetrics, OperationNameLabels } from "./metrics.ts";
 import { analyzeOperation } from "./operation-analysis.ts";
-import { RateLimiter, useRateLimit } from "./rate-limit.ts";
+import { RateLimiter, refuseSpentCallers, useRateLimit } from "./rate-limit.ts";
 import { UpstreamReadiness, useReadiness } from "./readiness.ts";
 import type { RedisLink } from "./redis.ts";
 import { KeyVerdicts, useRefusedKeys } from "./refused-keys.ts";
@@ -176,6 +176,9 @@ export function createGateway(config: GatewayConfig, urls: UpstreamUrls, logger:
     () => ({ entries: documentCache.size, bytes: documentCache.calculatedSize }),
   );
 
+  const rateLimiter = config.rateLimit.enabled ? new RateLimiter(config.rateLimit, metrics, options.redis) : undefined;
+  const refusesSpentCaller = rateLimiter ? refuseSpentCallers(rateLimiter, config.rateLimit, metrics, logger) : () => false;
+
   const responseCache: Plugin[] =
     config.cache.responseTtlMs > 0
       ? [
@@ -239,7 +242,7 @@ export function createGateway(config: GatewayConfig, urls: UpstreamUrls, logger:
       ...responseCache,
       useRequestLog(logger, requestIds),
       ...securityPlugins(config.security, config.limits),
-      ...(config.rateLimit.enabled ? [useRateLimit(config.rateLimit, new RateLimiter(config.rateLimit, metrics, options.redis), (source) => documentCache.has(source)) as Plugin] : []),
+      ...(rateLimiter ? [useRateLimit(config.rateLimit, rateLimiter, (source) => documentCache.has(source)) as Plugin] : []),
       ...(config.compiledExecution ? [useGraphQlJit({}, { enableIf: runsCompiled }) as Plugin] : []),
       // After every plugin that sets the execute function, which it wraps.
       deadlines.executionBound() as Plugin,
@@ -286,6 +289,7 @@ export function createGateway(config: GatewayConfig, urls: UpstreamUrls, logger:
    * adapter, which overflows the stack on such nesting.
    */
   function listener(request: IncomingMessage & { body?: unknown }, response: ServerResponse): void {
+    if (refusesSpentCaller(request, response)) return;
     const declared = Number(request.headers["content-length"]);
     const json = request.headers["content-type"]?.startsWith("application/json") ?? false;
     if (request.method !== "POST" || !json || !(declared > 0 && declared <= config.security.maxBodyBytes)) {

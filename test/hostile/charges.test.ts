@@ -58,7 +58,8 @@ describe("row 8: charges before parsing", () => {
     expect(refused.headers.get("retry-after")).not.toBeNull();
     expect(refused.body.errors).toHaveLength(1);
     expect(refused.body.errors![0]!.extensions).toMatchObject({ code: "RATE_LIMITED", cost: 55 });
-    expect(refused.body.errors![0]!.message).toMatch(/this request \(1, and 54 for its 548\d\d characters of new document and operation name\) costs 55 and 5 of your 500 remain/);
+    // It keeps the 1 it took before it found the size unaffordable: sending what cannot be paid runs the bucket dry.
+    expect(refused.body.errors![0]!.message).toMatch(/this request \(1, and 54 for its 548\d\d characters of new document and operation name\) costs 55 and 4 of your 500 remain/);
     expect(upstreamCalls(gateway)).toEqual({});
     await servesOthers(gateway);
   });
@@ -83,10 +84,10 @@ describe("row 8: charges before parsing", () => {
     const size = Math.floor((query.length + "O500".length) / CHARACTERS_PER_TOKEN);
     expect(remaining(response)).toBe(3_000 - 1 - size - 999);
 
-    // Sent again, the parse cache holds it: 1 for the request (and its operation name's size), nothing more.
+    // Sent again, the parse cache holds it: 1 for the request, nothing for its size, and its other operations again.
     const again = await execute(gateway, query, {}, attacker, "O7");
     expect(again.status).toBe(200);
-    expect(remaining(again)).toBe(3_000 - 1 - size - 999 - 1);
+    expect(remaining(again)).toBe(3_000 - 1 - size - 999 - 1 - 999);
     expect(upstreamCalls(gateway)).toEqual({});
     await servesOthers(gateway);
   });
