@@ -1,10 +1,12 @@
 /**
  * Per-caller rate limiting. Every request pays before Yoga parses it: 1, plus, for a document
- * the parse cache does not hold, 1 per `CHARACTERS_PER_TOKEN` characters of it (and of its
- * operation name): parsing and validating are work, whether or not the document then runs. An
- * operation that runs then pays, after validation and before any resolver, the rest of its cost:
- * the upstream calls it is estimated to make and the CPU it is estimated to take (a Warp
- * verification), less the 1 already paid, and 1 for each other operation of the document. A
+ * the parse cache does not hold, 1 per `DOCUMENT_TOKENS_PER_CHARGE` of its tokens (the first
+ * `FREE_DOCUMENT_TOKENS` free) and 1 per
+ * definition beyond the first (parsing and validating are work, whether or not the document then
+ * runs), and 1 per `CHARACTERS_PER_TOKEN` characters of its operation name. An operation that
+ * runs then pays, after validation and before any resolver, the rest of its cost: the upstream
+ * calls it is estimated to make and the CPU it is estimated to take (a Warp verification), less
+ * the 1 already paid, and, for a document parsed before, 1 for each of its other operations. A
  * subscription pays for its first read when it starts, and 1 for each later read its poller
  * makes (src/export-watch.ts); a caller may hold `subscriptionsPerCaller` streams open at once.
  * A caller over its budget gets HTTP 429 with `Retry-After`; an operation that costs more than a
@@ -27,6 +29,7 @@ import type { Plugin } from "graphql-yoga";
 import type { RateLimitConfig } from "./config.ts";
 import type { GatewayContext } from "./context.ts";
 import { GatewayError, operationOverLimit } from "./errors.ts";
+import { documentShape, type DocumentShape } from "./document-shape.ts";
 import type { Logger } from "./logger.ts";
 import type { GatewayMetrics } from "./metrics.ts";
 import type { RedisLink } from "./redis.ts";
@@ -36,7 +39,24 @@ import { analyzeOperation } from "./operation-analysis.ts";
 
 /** Callers whose buckets one process keeps, per kind (keys, addresses); the least recently seen beyond this start full again. */
 const LOCAL_CALLERS = 10_000;
-/** A new document costs 1 more per this many characters of query text (and of operation name): the work of parsing and validating it. */
+/**
+ * A new document costs 1 more per this many of its tokens beyond the first `FREE_DOCUMENT_TOKENS`,
+ * and 1 per definition beyond the first: the work of parsing and validating it (some 5 ms per
+ * 1,000 tokens), paid before it is parsed. Under `FREE_DOCUMENT_TOKENS` that work is well under a
+ * millisecond, which the 1 every request pays covers.
+ */
+export const DOCUMENT_TOKENS_PER_CHARGE = 20;
+export const FREE_DOCUMENT_TOKENS = 200;
+
+function costOfReading({ tokens, definitions }: DocumentShape): number {
+  return Math.floor(Math.max(0, tokens - FREE_DOCUMENT_TOKENS) / DOCUMENT_TOKENS_PER_CHARGE) + Math.max(0, definitions - 1);
+}
+
+/** What parsing and validating a document costs when the parse cache does not hold it, beyond the 1 every request pays. */
+export function newDocumentCost(query: string): number {
+  return costOfReading(documentShape(query, Number.POSITIVE_INFINITY));
+}
+/** An operation name costs 1 more per this many characters (it is read, logged and looked up). */
 export const CHARACTERS_PER_TOKEN = 1_000;
 
 export interface RateLimitDecision {
@@ -191,6 +211,16 @@ function tooCostly(upstreamCalls: number, cpuCost: number, otherOperations: numb
   );
 }
 
+function documentTooCostly(cost: number, burst: number, shape: DocumentShape | undefined): GatewayError {
+  const size = shape ? ` (${shape.tokens} tokens and ${shape.definitions} definitions)` : "";
+  return operationOverLimit(
+    "documentSize",
+    burst,
+    cost,
+    `Reading this request${size} costs ${cost}, more than the ${burst} that RATE_LIMIT_BURST allows at once, so it can never run; send a smaller document, one operation at a time`,
+  );
+}
+
 function tooManyStreams(max: number): GatewayError {
   return new GatewayError(
     `Too many subscriptions: you have ${max} open, the most MAX_SUBSCRIPTIONS_PER_CALLER allows; close one before opening another`,
@@ -202,6 +232,8 @@ function tooManyStreams(max: number): GatewayError {
 /** What a request has paid for at the start, for its operation to pay the rest. */
 interface Paid {
   buckets: BucketRef[];
+  /** The parse cache did not hold the document: it paid for its size and definitions already. */
+  newDocument: boolean;
   /** For the response's ratelimit headers: the last decision. */
   decision: RateLimitDecision;
 }
@@ -230,9 +262,16 @@ class StreamSlots {
 }
 
 /**
+ * Two plugins: `beforeParsing` charges every request as it comes (place it before any plugin
+ * that may refuse a request after reading it), `beforeExecution` charges an operation the rest of
+ * its cost (place it after the operation limits, which refuse before anything is charged).
  * @param isParsed whether the parse cache holds this query text (then a request pays 1, not its size).
  */
-export function useRateLimit(config: RateLimitConfig, limiter: RateLimiter, isParsed: (source: string) => boolean = () => false): Plugin<GatewayContext> {
+export function useRateLimit(
+  config: RateLimitConfig,
+  limiter: RateLimiter,
+  isParsed: (source: string) => boolean = () => false,
+): { beforeParsing: Plugin<GatewayContext>; beforeExecution: Plugin<GatewayContext> } {
   const paid = new WeakMap<Request, Paid>();
   const slots = new StreamSlots(config.subscriptionsPerCaller);
 
@@ -242,9 +281,9 @@ export function useRateLimit(config: RateLimitConfig, limiter: RateLimiter, isPa
     const operationCost = Math.max(1, analysis.upstreamCalls + analysis.cpuCost);
     const before = paid.get(context.request);
     const buckets = before?.buckets ?? bucketsOf(context, config);
-    // Every operation of the document is work (finding the one to run among them, its validation):
-    // each other one costs 1.
-    const otherOperations = analysis.operations - 1;
+    // Every other operation of the document costs 1 (finding the one to run among them); a new
+    // document paid for its definitions before it was parsed.
+    const otherOperations = before?.newDocument ? 0 : analysis.operations - 1;
     const burst = Math.min(...buckets.map(({ limits }) => limits.burst));
     if (operationCost + otherOperations > burst) {
       return void stop({ errors: [tooCostly(operationCost - analysis.cpuCost, analysis.cpuCost, otherOperations, burst)] });
@@ -254,7 +293,7 @@ export function useRateLimit(config: RateLimitConfig, limiter: RateLimiter, isPa
     if (cost <= 0) return buckets;
     const decision = await limiter.take(buckets, cost);
     if (before) before.decision = decision;
-    else paid.set(context.request, { buckets, decision });
+    else paid.set(context.request, { buckets, newDocument: false, decision });
     const what = before ? `running this operation (its estimated upstream calls and CPU, less the 1 the request paid${otherOperations > 0 ? `, plus ${otherOperations} for the document's other operations` : ""})` : "this operation";
     if (!decision.allowed) return void stop({ errors: [rateLimited(cost, what, decision)] });
     return buckets;
@@ -269,7 +308,7 @@ export function useRateLimit(config: RateLimitConfig, limiter: RateLimiter, isPa
     };
   }
 
-  return {
+  const beforeParsing: Plugin<GatewayContext> = {
     // The endpoints beside /graphql pay too: a health check costs the upstream calls it may make,
     // a scrape the CPU of printing every metric.
     onRequest({ request, url, serverContext, endResponse, fetchAPI }) {
@@ -291,18 +330,41 @@ export function useRateLimit(config: RateLimitConfig, limiter: RateLimiter, isPa
     async onParams({ params, request, context, setResult }) {
       const query = typeof params.query === "string" ? params.query : "";
       const newDocument = query !== "" && !isParsed(query);
-      const characters = (newDocument ? query.length : 0) + (typeof params.operationName === "string" ? params.operationName.length : 0);
-      const sizeCost = Math.floor(characters / CHARACTERS_PER_TOKEN);
+      const shape = newDocument ? documentShape(query, Number.POSITIVE_INFINITY) : undefined;
+      const documentCost = shape ? costOfReading(shape) : 0;
+      const nameCost = Math.floor((typeof params.operationName === "string" ? params.operationName.length : 0) / CHARACTERS_PER_TOKEN);
+      const sizeCost = documentCost + nameCost;
       const buckets = bucketsOf({ request, req: (context as Partial<CallerContext>).req }, config);
+      const burst = Math.min(...buckets.map(({ limits }) => limits.burst));
       // The 1 is kept even when the size cannot be paid: a caller who keeps sending what it
       // cannot afford runs its buckets dry, and is then refused before its requests are read.
       let decision = await limiter.take(buckets, 1);
-      if (decision.allowed && sizeCost > 0) decision = await limiter.take(buckets, sizeCost);
-      paid.set(request, { buckets, decision });
+      paid.set(request, { buckets, newDocument, decision });
+      if (decision.allowed && 1 + sizeCost > burst) {
+        setResult({ errors: [documentTooCostly(1 + sizeCost, burst, shape)] });
+        return;
+      }
+      if (decision.allowed && sizeCost > 0) {
+        decision = await limiter.take(buckets, sizeCost);
+        paid.set(request, { buckets, newDocument, decision });
+      }
       if (decision.allowed) return;
-      const what = sizeCost > 0 ? `this request (1, and ${sizeCost} for its ${characters} characters of new document and operation name)` : "this request";
+      const parts = [
+        ...(documentCost > 0 ? [`${documentCost} for its new document's ${shape!.tokens} tokens and ${shape!.definitions} definitions`] : []),
+        ...(nameCost > 0 ? [`${nameCost} for its operation name`] : []),
+      ];
+      const what = parts.length > 0 ? `this request (1, and ${parts.join(" and ")})` : "this request";
       setResult({ errors: [rateLimited(1 + sizeCost, what, decision)] });
     },
+    onResponse({ request, response }) {
+      const decision = paid.get(request)?.decision;
+      if (decision === undefined) return;
+      response.headers.set("ratelimit-limit", String(decision.burst));
+      response.headers.set("ratelimit-remaining", String(Math.floor(decision.remaining)));
+    },
+  };
+
+  const beforeExecution: Plugin<GatewayContext> = {
     onExecute: async ({ args, setResultAndStopExecution }) => {
       await admit(args, setResultAndStopExecution);
     },
@@ -321,13 +383,9 @@ export function useRateLimit(config: RateLimitConfig, limiter: RateLimiter, isPa
         },
       };
     },
-    onResponse({ request, response }) {
-      const decision = paid.get(request)?.decision;
-      if (decision === undefined) return;
-      response.headers.set("ratelimit-limit", String(decision.burst));
-      response.headers.set("ratelimit-remaining", String(Math.floor(decision.remaining)));
-    },
   };
+
+  return { beforeParsing, beforeExecution };
 }
 
 /** What a request to an endpoint beside /graphql costs its caller. */

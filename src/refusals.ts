@@ -12,6 +12,7 @@ import { GraphQLError, type GraphQLFormattedError } from "graphql";
 import { isAsyncIterable, type Plugin } from "graphql-yoga";
 import type { Logger } from "./logger.ts";
 import { truncated } from "./logger.ts";
+import { nestsDeeperThan } from "./document-shape.ts";
 import type { GatewayMetrics, RefusalReason } from "./metrics.ts";
 
 export type RefusalCode =
@@ -43,40 +44,6 @@ export function refusalResponse(
 export function refusalBody(message: string, code: string): string {
   const body: { errors: GraphQLFormattedError[] } = { errors: [{ message, extensions: { code } }] };
   return JSON.stringify(body);
-}
-
-/**
- * True when brackets (`{`, `[`, `(`) nest deeper than `max` in JSON or GraphQL text; strings,
- * block strings and comments are skipped. One pass and no recursion, so that text nested
- * deeper than any parser's stack is measured before anything parses it.
- */
-export function nestsDeeperThan(text: string, max: number): boolean {
-  let depth = 0;
-  for (let index = 0; index < text.length; index++) {
-    const char = text.charCodeAt(index);
-    if (char === 0x7b || char === 0x5b || char === 0x28) {
-      if (++depth > max) return true;
-    } else if (char === 0x7d || char === 0x5d || char === 0x29) {
-      depth--;
-    } else if (char === 0x22) {
-      if (text.startsWith('""', index + 1)) {
-        // A block string ends at the first """ that no backslash escapes.
-        let end = index + 3;
-        while ((end = text.indexOf('"""', end)) !== -1 && text[end - 1] === "\\") end += 3;
-        if (end === -1) return false;
-        index = end + 2;
-      } else {
-        while (++index < text.length) {
-          const inner = text.charCodeAt(index);
-          if (inner === 0x5c) index++;
-          else if (inner === 0x22 || inner === 0x0a) break;
-        }
-      }
-    } else if (char === 0x23) {
-      while (index < text.length && text.charCodeAt(index) !== 0x0a && text.charCodeAt(index) !== 0x0d) index++;
-    }
-  }
-  return false;
 }
 
 /** True when arrays and objects nest deeper than `max` in a parsed value; walked without recursion. */

@@ -20,7 +20,8 @@ import { RateLimiter, refuseSpentCallers, useRateLimit } from "./rate-limit.ts";
 import { UpstreamReadiness, useReadiness } from "./readiness.ts";
 import type { RedisLink } from "./redis.ts";
 import { KeyVerdicts, useRefusedKeys } from "./refused-keys.ts";
-import { nestsDeeperThan, refusalBody, useRefusals, withLastResort } from "./refusals.ts";
+import { nestsDeeperThan } from "./document-shape.ts";
+import { refusalBody, useRefusals, withLastResort } from "./refusals.ts";
 import { useResponseCache } from "./response-cache.ts";
 import { persistedOperationNames, securityPlugins, useBodyLimit } from "./security.ts";
 import { redisRecordTier, redisResponseTier } from "./shared-tiers.ts";
@@ -178,6 +179,7 @@ export function createGateway(config: GatewayConfig, urls: UpstreamUrls, logger:
 
   const rateLimiter = config.rateLimit.enabled ? new RateLimiter(config.rateLimit, metrics, options.redis) : undefined;
   const refusesSpentCaller = rateLimiter ? refuseSpentCallers(rateLimiter, config.rateLimit, metrics, logger) : () => false;
+  const rateLimit = rateLimiter && useRateLimit(config.rateLimit, rateLimiter, (source) => documentCache.has(source));
 
   const responseCache: Plugin[] =
     config.cache.responseTtlMs > 0
@@ -229,6 +231,8 @@ export function createGateway(config: GatewayConfig, urls: UpstreamUrls, logger:
       ...(options.plugins ?? []),
       deadlines.arrival(),
       useBodyLimit(config.security.maxBodyBytes),
+      // Before any plugin that can refuse a request after reading it: every request pays first.
+      ...(rateLimit ? [rateLimit.beforeParsing as Plugin] : []),
       useRefusals({
         logger,
         metrics,
@@ -242,7 +246,7 @@ export function createGateway(config: GatewayConfig, urls: UpstreamUrls, logger:
       ...responseCache,
       useRequestLog(logger, requestIds),
       ...securityPlugins(config.security, config.limits),
-      ...(rateLimiter ? [useRateLimit(config.rateLimit, rateLimiter, (source) => documentCache.has(source)) as Plugin] : []),
+      ...(rateLimit ? [rateLimit.beforeExecution as Plugin] : []),
       ...(config.compiledExecution ? [useGraphQlJit({}, { enableIf: runsCompiled }) as Plugin] : []),
       // After every plugin that sets the execute function, which it wraps.
       deadlines.executionBound() as Plugin,

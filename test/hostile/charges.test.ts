@@ -4,7 +4,8 @@
  * bounded per caller. Callers are told apart by X-Forwarded-For (TRUST_PROXY).
  */
 import { afterEach, describe, expect, it } from "vitest";
-import { CHARACTERS_PER_TOKEN } from "../../src/rate-limit.ts";
+import { documentShape } from "../../src/document-shape.ts";
+import { CHARACTERS_PER_TOKEN, DOCUMENT_TOKENS_PER_CHARGE, FREE_DOCUMENT_TOKENS, newDocumentCost } from "../../src/rate-limit.ts";
 import { execute, startHarness, upstreamCalls, type Harness } from "../helpers.ts";
 
 let harness: Harness | undefined;
@@ -35,71 +36,90 @@ async function servesOthers(gateway: Harness): Promise<void> {
 }
 
 describe("row 8: charges before parsing", () => {
-  it("row 8: 8 unique 4,985-field documents refused by a limit are each charged 1 and their size, and a spent caller is refused before parsing", async () => {
-    const gateway = await start({ RATE_LIMIT_BURST: "500" });
+  it("counts a document's tokens and definitions from its text as a GraphQL lexer would", () => {
+    expect(documentShape("query Wide0 { __typename __typename }", Infinity)).toEqual({ tooDeep: false, definitions: 1, tokens: 6 });
+    // Strings, comments and commas are no tokens of their own; fragments are definitions too.
+    expect(documentShape('# a comment { { {\n{ a(b: "}}}", c: 1) ...F } fragment F on Query { d }', Infinity)).toEqual({ tooDeep: false, definitions: 2, tokens: 20 });
+    expect(documentShape("{ a { b { c } } }", 2).tooDeep).toBe(true);
+    // 4,989 tokens: the first 200 are free, then 1 per 20.
+    expect(newDocumentCost(wide(0))).toBe(Math.floor((4_989 - FREE_DOCUMENT_TOKENS) / DOCUMENT_TOKENS_PER_CHARGE));
+    expect(newDocumentCost(many(1_000))).toBe(Math.floor((5_000 - FREE_DOCUMENT_TOKENS) / DOCUMENT_TOKENS_PER_CHARGE) + 999);
+    expect(newDocumentCost("{ __typename }")).toBe(0);
+  });
+
+  it("row 8: 8 unique 4,985-field documents refused by validation are each charged 1 and their reading, and a spent caller is refused before parsing", async () => {
+    const per = 1 + newDocumentCost(wide(0));
+    const burst = 8 * per + Math.floor(per / 2);
+    const gateway = await start({ RATE_LIMIT_BURST: String(burst) });
     const attacker = from("192.0.2.8");
-    let expected = 500;
+    let expected = burst;
     for (let index = 0; index < 8; index++) {
-      const query = wide(index);
-      const response = await execute(gateway, query, {}, attacker);
-      expected -= 1 + Math.floor(query.length / CHARACTERS_PER_TOKEN);
-      // Refused by a limit (validation aborts on so many fields), after it was charged.
+      const response = await execute(gateway, wide(index), {}, attacker);
+      expected -= per;
+      // Refused by validation (it aborts on so many fields), after it was charged.
       expect(response.status).toBe(400);
       expect(response.body.errors).toHaveLength(1);
       expect(remaining(response)).toBe(expected);
     }
-    expect(expected).toBe(500 - 8 * 55);
+    expect(expected).toBe(Math.floor(per / 2));
 
-    // 60 left; the next document costs 55 and may still go, the one after is refused before it is parsed:
-    // a document that does not even parse gets RATE_LIMITED, not a syntax error.
-    expect(remaining(await execute(gateway, wide(8), {}, attacker))).toBe(5);
-    const refused = await execute(gateway, `${wide(9)} {{{ not graphql`, {}, attacker);
+    // Half a document's charge left: the next is refused before it is parsed (a document that
+    // does not even parse gets RATE_LIMITED, not a syntax error), and keeps the 1 it took first.
+    const unparsable = `${wide(9)} {{{ not graphql`;
+    const refused = await execute(gateway, unparsable, {}, attacker);
     expect(refused.status).toBe(429);
     expect(refused.headers.get("retry-after")).not.toBeNull();
     expect(refused.body.errors).toHaveLength(1);
-    expect(refused.body.errors![0]!.extensions).toMatchObject({ code: "RATE_LIMITED", cost: 55 });
-    // It keeps the 1 it took before it found the size unaffordable: sending what cannot be paid runs the bucket dry.
-    expect(refused.body.errors![0]!.message).toMatch(/this request \(1, and 54 for its 548\d\d characters of new document and operation name\) costs 55 and 4 of your 500 remain/);
+    const cost = 1 + newDocumentCost(unparsable);
+    expect(refused.body.errors![0]!.extensions).toMatchObject({ code: "RATE_LIMITED", cost });
+    expect(refused.body.errors![0]!.message).toContain(
+      `this request (1, and ${cost - 1} for its new document's 4994 tokens and 2 definitions) costs ${cost} and ${expected - 1} of your ${burst} remain`,
+    );
+    expect(remaining(refused)).toBe(expected - 1);
     expect(upstreamCalls(gateway)).toEqual({});
     await servesOthers(gateway);
   });
 
-  it("row 8: a document that fails to parse is charged for its size", async () => {
+  it("row 8: a document that fails to parse is charged for its reading", async () => {
     const gateway = await start({ RATE_LIMIT_BURST: "500" });
     const broken = `{ ${"__typename ".repeat(2_000)}`;
     const response = await execute(gateway, broken, {}, from("192.0.2.9"));
     expect(response.status).toBe(400);
     expect(response.body.errors![0]!.message).toMatch(/Syntax Error/);
-    expect(remaining(response)).toBe(500 - 1 - Math.floor(broken.length / CHARACTERS_PER_TOKEN));
+    expect(newDocumentCost(broken)).toBe(Math.floor((2_001 - FREE_DOCUMENT_TOKENS) / DOCUMENT_TOKENS_PER_CHARGE));
+    expect(remaining(response)).toBe(500 - 1 - newDocumentCost(broken));
     await servesOthers(gateway);
   });
 
-  it("row 8: a 1,000-operation document is charged 1 per operation beyond the one that runs, besides its size", async () => {
+  it("row 8: a 1,000-operation document is charged 1 per definition beyond the first, new or not", async () => {
     const gateway = await start({ RATE_LIMIT_BURST: "3000", MAX_QUERY_TOKENS: "10000" });
     const attacker = from("192.0.2.10");
     const query = many(1_000);
     const response = await execute(gateway, query, {}, attacker, "O500");
     expect(response.status).toBe(200);
     expect(response.body).toEqual({ data: { __typename: "Query" } });
-    const size = Math.floor((query.length + "O500".length) / CHARACTERS_PER_TOKEN);
-    expect(remaining(response)).toBe(3_000 - 1 - size - 999);
+    const first = 1 + newDocumentCost(query);
+    expect(remaining(response)).toBe(3_000 - first);
 
-    // Sent again, the parse cache holds it: 1 for the request, nothing for its size, and its other operations again.
+    // Sent again, the parse cache holds it: 1 for the request, nothing for its reading, and 1 for each other operation again.
     const again = await execute(gateway, query, {}, attacker, "O7");
     expect(again.status).toBe(200);
-    expect(remaining(again)).toBe(3_000 - 1 - size - 999 - 1 - 999);
+    expect(remaining(again)).toBe(3_000 - first - 1 - 999);
     expect(upstreamCalls(gateway)).toEqual({});
     await servesOthers(gateway);
   });
 
-  it("row 8: with the default limits a 1,000-operation document is charged for its size and refused as over a limit: its operations cost more than a full bucket", async () => {
+  it("row 8: with the default limits a 1,000-operation document is refused before it is parsed: reading it costs more than a full bucket", async () => {
     const gateway = await start({ RATE_LIMIT_BURST: "500" });
     const query = many(1_000);
     const response = await execute(gateway, query, {}, from("192.0.2.11"), "O0");
     expect(response.status).toBe(400);
-    expect(response.body.errors![0]!.extensions).toEqual({ code: "BAD_USER_INPUT", limit: "upstreamCalls", max: 500, actual: 1_000 });
-    expect(response.body.errors![0]!.message).toMatch(/estimated 1 upstream calls and 999 for the document's other operations, 1000 in all, more than the 500/);
-    expect(remaining(response)).toBe(500 - 1 - Math.floor((query.length + 2) / CHARACTERS_PER_TOKEN));
+    const cost = 1 + newDocumentCost(query);
+    expect(response.body.errors![0]!.extensions).toEqual({ code: "BAD_USER_INPUT", limit: "documentSize", max: 500, actual: cost });
+    expect(response.body.errors![0]!.message).toBe(
+      `Reading this request (5000 tokens and 1000 definitions) costs ${cost}, more than the 500 that RATE_LIMIT_BURST allows at once, so it can never run; send a smaller document, one operation at a time`,
+    );
+    expect(remaining(response)).toBe(499);
     expect(upstreamCalls(gateway)).toEqual({});
     await servesOthers(gateway);
   });

@@ -3,6 +3,7 @@
  * way), off the event loop, and its CPU is charged beside the upstream calls.
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { newDocumentCost } from "../../src/rate-limit.ts";
 import { WARP_VERIFICATION_COST } from "../../src/upstream-cost.ts";
 import { execute, metricsText, registerL1ValidatorTx, startHarness, upstreamCalls, type Harness } from "../helpers.ts";
 
@@ -67,10 +68,10 @@ describe("row 3: Warp verification CPU", () => {
     expect((after.checked ?? 0) - (before.checked ?? 0)).toBe(1);
     expect((after.joined ?? 0) + (after.remembered ?? 0) - (before.joined ?? 0) - (before.remembered ?? 0)).toBe(ALIASES - 1);
 
-    // Charged: the request's 1 and 1 per 1,000 characters of the new document, then per alias
-    // its 5 estimated upstream calls (the message, the P-Chain transaction, an L1 validator, the
-    // source chain, the validator page) and the CPU of one verification, less the 1 paid.
-    const charged = 1 + Math.floor(query.length / 1_000) + ALIASES * (5 + WARP_VERIFICATION_COST) - 1;
+    // Charged: the request's 1 and the reading of the new document, then per alias its 5
+    // estimated upstream calls (the message, the P-Chain transaction, an L1 validator, the source
+    // chain, the validator page) and the CPU of one verification, less the 1 paid.
+    const charged = 1 + newDocumentCost(query) + ALIASES * (5 + WARP_VERIFICATION_COST) - 1;
     expect(Number(result.headers.get("ratelimit-remaining"))).toBe(BURST - charged);
     // The upstream calls it made: the same reads of 49 aliases are one each (the estimate is an upper bound).
     expect(upstreamCalls(harness)).toEqual({ [MESSAGE_ROUTE]: 1, [TX_ROUTE]: 1, [L1_ROUTE]: 1 });
