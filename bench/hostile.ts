@@ -30,6 +30,11 @@ const SECONDS = Number(process.env.BENCH_HOSTILE_SECONDS ?? 30);
 const WARM_UP_SECONDS = Number(process.env.BENCH_WARM_UP_SECONDS ?? 2);
 const ROWS = process.env.BENCH_HOSTILE_ATTACKS?.split(",").map((row) => Number(row.trim()));
 const CLIENTS = 16;
+/**
+ * What each legitimate caller sends a second at most: a busy explorer client, and within the
+ * default budget of a caller (every request pays at least 1 of RATE_LIMIT_RATE, 100 a second).
+ */
+const PER_CLIENT_RPS = Number(process.env.BENCH_HOSTILE_CLIENT_RPS ?? 50);
 const LEGIT_OPERATIONS = ["latest-blocks", "primary-network-transactions", "chain-metric-90-days"];
 const TARGETS = { p99Ratio: 2, errors: 0, peakRssMb: 250 };
 const RSS_SAMPLE_MS = 250;
@@ -207,7 +212,7 @@ async function runPhase(simulator: RunningSimulator, bodies: string[], fixtures:
       const answer = await post(gateway.url, body).catch((error: unknown) => ({ errors: [String(error)] }));
       if (answer.errors) checkErrors.push(JSON.stringify(answer.errors).slice(0, 300));
     }
-    if (WARM_UP_SECONDS > 0) await legitLoad(gateway.url, bodies, CLIENTS, WARM_UP_SECONDS);
+    if (WARM_UP_SECONDS > 0) await legitLoad(gateway.url, bodies, CLIENTS, WARM_UP_SECONDS, PER_CLIENT_RPS);
     const attacker = attack && startAttacker({ row: attack.row, gatewayUrl: gateway.url, seconds: SECONDS, fixtures });
     const notReady = await attacker?.ready.then(
       () => undefined,
@@ -223,7 +228,7 @@ async function runPhase(simulator: RunningSimulator, bodies: string[], fixtures:
       peakRss = Math.max(peakRss, rssOf(gateway));
     }, RSS_SAMPLE_MS);
     if (!notReady) attacker?.go();
-    const legit = await legitLoad(gateway.url, bodies, CLIENTS, SECONDS);
+    const legit = await legitLoad(gateway.url, bodies, CLIENTS, SECONDS, PER_CLIENT_RPS);
     const report = notReady ? { failed: notReady } : ((await attacker?.report) ?? null);
     clearInterval(sampler);
     const alive = pidAlive(gateway.pid) && (await healthy(gateway));
@@ -320,14 +325,14 @@ function markdown(results: Record<string, unknown>, phases: PhaseResult[]): stri
     "",
     `Written by \`npm run bench:hostile\` on ${String(results.date)} at commit ${String(results.commit)}; ${JSON.stringify(results.machine)}; load average ${JSON.stringify(results.loadAverageAtStart)} at the start, ${JSON.stringify(results.loadAverageAtEnd)} at the end.`,
     "",
-    `${CLIENTS} legitimate callers (127.0.0.1 … 127.0.0.${CLIENTS}, one keep-alive connection each) send ${LEGIT_OPERATIONS.join(", ")} in turn, each as soon as the previous answer came, for ${SECONDS} s per phase: first alone (quiet), then while one attack of issue 16's table runs from its own address (127.0.0.(100 + row)). Each phase has a fresh production gateway (\`npm run build\`, the V8 flags of \`npm run start:prod\`) with the default rate limits (${limits.ratePerSecond} per second, burst ${limits.burst}, per caller), warmed up for ${WARM_UP_SECONDS} s by the legitimate load. Upstream calls are the simulator's counters over the measured window.`,
+    `${CLIENTS} legitimate callers (127.0.0.1 … 127.0.0.${CLIENTS}, one keep-alive connection each) send ${LEGIT_OPERATIONS.join(", ")} in turn, each at most ${PER_CLIENT_RPS} a second (BENCH_HOSTILE_CLIENT_RPS), for ${SECONDS} s per phase: first alone (quiet), then while one attack of issue 16's table runs from its own address (127.0.0.(100 + row)). Each phase has a fresh production gateway (\`npm run build\`, the V8 flags of \`npm run start:prod\`) with the default rate limits (${limits.ratePerSecond} per second, burst ${limits.burst}, per caller), warmed up for ${WARM_UP_SECONDS} s by the legitimate load. Upstream calls are the simulator's counters over the measured window.`,
     "",
     `Targets: p99 ≤ ${TARGETS.p99Ratio} × quiet, ${TARGETS.errors} legitimate errors (non-2xx, GraphQL errors or no answer), peak RSS < ${TARGETS.peakRssMb} MB, alive at the end.`,
     "",
     results.pinned
       ? `- One ${cpus().length}-core machine: the gateway has CPU 0 to itself (taskset); the simulator, the legitimate load and the attacker (a child process of its own, at nice 19) share the other cores, as if the attacker were on another machine. So the ratios measure what the gateway lets an attacker take of its core; the attacker floods as fast as what is left of its core allows.`
       : `- One ${cpus().length}-core machine runs the gateway, the simulator, the legitimate load and the attacker (a child process of its own), unpinned: an attacker's own CPU is taken from the others too, so p99 ratios are an upper bound of the harm the gateway lets through, and absolute figures are noisy.`,
-    "- The legitimate callers send no API key: the gateway's response cache (RESPONSE_CACHE_TTL_MS, 1 s by default) answers most of their requests, so their budgets stay far from spent at the default limits; no limit was raised.",
+    `- The legitimate callers send no API key. Every request pays at least 1 of its caller's budget (a response-cache hit too), so ${PER_CLIENT_RPS} a second each stays within the default ${limits.ratePerSecond} a second; no limit was raised. The gateway's response cache (RESPONSE_CACHE_TTL_MS, 1 s by default) answers most of their requests.`,
     "- p50/p99 are over the answers received (any status); requests that got no answer count as errors only. Upstream calls by route are the simulator's counters, which count routed requests only; the request-log line under a phase shows what else reached it.",
     "- Not measured here: log volume (row 13; the bench's gateways log at `warn` to /dev/null, see bench/processes.ts). test/hostile covers it.",
     "",

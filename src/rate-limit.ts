@@ -261,16 +261,22 @@ class StreamSlots {
   }
 }
 
+export interface RateLimitPluginOptions {
+  /** The path GraphQL is served at: each request to it pays 1 as it comes. */
+  graphqlEndpoint: string;
+  /** Whether the parse cache holds this query text (then a request pays 1, not its reading). */
+  isParsed(source: string): boolean;
+}
+
 /**
  * Two plugins: `beforeParsing` charges every request as it comes (place it before any plugin
  * that may refuse a request after reading it), `beforeExecution` charges an operation the rest of
  * its cost (place it after the operation limits, which refuse before anything is charged).
- * @param isParsed whether the parse cache holds this query text (then a request pays 1, not its size).
  */
 export function useRateLimit(
   config: RateLimitConfig,
   limiter: RateLimiter,
-  isParsed: (source: string) => boolean = () => false,
+  options: RateLimitPluginOptions,
 ): { beforeParsing: Plugin<GatewayContext>; beforeExecution: Plugin<GatewayContext> } {
   const paid = new WeakMap<Request, Paid>();
   const slots = new StreamSlots(config.subscriptionsPerCaller);
@@ -311,13 +317,16 @@ export function useRateLimit(
   const beforeParsing: Plugin<GatewayContext> = {
     // The endpoints beside /graphql pay too: a health check costs the upstream calls it may make,
     // a scrape the CPU of printing every metric.
+    // Every GraphQL request pays its 1 as it comes, before the response cache may answer it.
     onRequest({ request, url, serverContext, endResponse, fetchAPI }) {
-      const cost = ENDPOINT_COSTS[url.pathname];
+      const graphql = url.pathname === options.graphqlEndpoint;
+      const cost = graphql ? 1 : ENDPOINT_COSTS[url.pathname];
       if (cost === undefined) return;
       const buckets = bucketsOf({ request, req: (serverContext as Partial<CallerContext>).req }, config);
       return limiter.take(buckets, cost).then((decision) => {
+        if (graphql) paid.set(request, { buckets, newDocument: false, decision });
         if (decision.allowed) return;
-        const { message, extensions } = rateLimited(cost, url.pathname, decision);
+        const { message, extensions } = rateLimited(cost, graphql ? "this request" : url.pathname, decision);
         const { http: _status, ...shown } = extensions;
         endResponse(
           new fetchAPI.Response(JSON.stringify({ errors: [{ message, extensions: shown }] }), {
@@ -329,16 +338,17 @@ export function useRateLimit(
     },
     async onParams({ params, request, context, setResult }) {
       const query = typeof params.query === "string" ? params.query : "";
-      const newDocument = query !== "" && !isParsed(query);
+      const newDocument = query !== "" && options.isParsed(query) === false;
       const shape = newDocument ? documentShape(query, Number.POSITIVE_INFINITY) : undefined;
       const documentCost = shape ? costOfReading(shape) : 0;
       const nameCost = Math.floor((typeof params.operationName === "string" ? params.operationName.length : 0) / CHARACTERS_PER_TOKEN);
       const sizeCost = documentCost + nameCost;
       const buckets = bucketsOf({ request, req: (context as Partial<CallerContext>).req }, config);
       const burst = Math.min(...buckets.map(({ limits }) => limits.burst));
-      // The 1 is kept even when the size cannot be paid: a caller who keeps sending what it
-      // cannot afford runs its buckets dry, and is then refused before its requests are read.
-      let decision = await limiter.take(buckets, 1);
+      // The 1, paid as the request came, is kept even when the size cannot be paid: a caller who
+      // keeps sending what it cannot afford runs its buckets dry, and is then refused before its
+      // requests are read.
+      let decision = paid.get(request)?.decision ?? (await limiter.take(buckets, 1));
       paid.set(request, { buckets, newDocument, decision });
       if (decision.allowed && 1 + sizeCost > burst) {
         setResult({ errors: [documentTooCostly(1 + sizeCost, burst, shape)] });

@@ -179,7 +179,10 @@ export function createGateway(config: GatewayConfig, urls: UpstreamUrls, logger:
 
   const rateLimiter = config.rateLimit.enabled ? new RateLimiter(config.rateLimit, metrics, options.redis) : undefined;
   const refusesSpentCaller = rateLimiter ? refuseSpentCallers(rateLimiter, config.rateLimit, metrics, logger) : () => false;
-  const rateLimit = rateLimiter && useRateLimit(config.rateLimit, rateLimiter, (source) => documentCache.has(source));
+  const rateLimit = rateLimiter && useRateLimit(config.rateLimit, rateLimiter, {
+    graphqlEndpoint: GRAPHQL_ENDPOINT,
+    isParsed: (source) => documentCache.has(source),
+  });
 
   const responseCache: Plugin[] =
     config.cache.responseTtlMs > 0

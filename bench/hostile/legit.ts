@@ -1,7 +1,7 @@
 /**
  * The legitimate load of `npm run bench:hostile`: `clients` callers, each from its own loopback
  * address over one keep-alive connection, sending the reference operations in turn, one at a
- * time. autocannon cannot bind its sockets to an address, so this is written with undici.
+ * time, at most `perClientRps` a second. autocannon cannot bind its sockets to an address, so this is written with undici.
  */
 import { build } from "hdr-histogram-js";
 import { legitAddress, outcomeOf, parseGraphQL, pool, send, sleep } from "./client.ts";
@@ -21,7 +21,11 @@ export interface LegitResult {
   errorSamples: string[];
 }
 
-export async function legitLoad(url: string, bodies: string[], clients: number, seconds: number): Promise<LegitResult> {
+/**
+ * @param perClientRps how many requests a second each caller sends at most (the next one leaves
+ * 1/perClientRps after the previous one did, or when its answer comes if that is later).
+ */
+export async function legitLoad(url: string, bodies: string[], clients: number, seconds: number, perClientRps: number): Promise<LegitResult> {
   const target = new URL(url);
   // Microseconds, up to a minute.
   const latencies = build({ lowestDiscernibleValue: 1, highestTrackableValue: 60_000_000, numberOfSignificantValueDigits: 3 });
@@ -46,6 +50,8 @@ export async function legitLoad(url: string, bodies: string[], clients: number, 
             latencies.recordValue(Math.max(1, Math.round((performance.now() - begun) * 1000)));
             const body = parseGraphQL(answer.text);
             if (answer.status < 200 || answer.status > 299 || !body || body.errors) fail(outcomeOf(answer), body?.errors?.[0]?.message ?? answer.text);
+            const next = begun + 1000 / perClientRps - performance.now();
+            if (next > 0) await sleep(next);
           } catch (error) {
             // No answer: an error, not a latency.
             const code = (error as { code?: unknown }).code;

@@ -86,6 +86,24 @@ describe("a caller over its budget", () => {
   });
 });
 
+describe("answers from the response cache", () => {
+  it("cost 1 like any request: a caller replaying a cached query runs out of budget too", async () => {
+    const served = await serve({ RATE_LIMIT_BURST: "3", RESPONSE_CACHE_TTL_MS: "60000" });
+    const ask = () =>
+      served.harness.gateway.yoga.fetch("http://gateway.test/graphql", {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ query: "{ chains { chainId } }" }),
+      });
+    const answers = [];
+    for (let sent = 0; sent < 4; sent++) answers.push(await ask());
+    expect(answers.map((answer) => answer.status)).toEqual([200, 200, 200, 429]);
+    expect(answers.map((answer) => answer.headers.get("x-response-cache"))).toEqual([null, "hit", "hit", null]);
+    expect(await answers[3]!.json()).toMatchObject({ errors: [{ extensions: { code: "RATE_LIMITED", cost: 1 } }] });
+    expect(upstreamCalls(served.harness)).toEqual({ "GET /v1/chains": 1 });
+  });
+});
+
 describe("the endpoints beside /graphql", () => {
   it("/ready costs 1: a flood of health checks runs out of budget like any other, and makes one upstream check", async () => {
     const served = await serve({ RATE_LIMIT_BURST: "5" });
