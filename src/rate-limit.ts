@@ -1,7 +1,7 @@
 /**
  * Per-caller rate limiting. Every request pays before Yoga parses it: 1, plus, for a document
  * the parse cache does not hold, 1 per `DOCUMENT_TOKENS_PER_CHARGE` of its tokens (the first
- * `FREE_DOCUMENT_TOKENS` free) and 1 per
+ * `FREE_DOCUMENT_TOKENS` free), 1 per `CHARACTERS_PER_TOKEN` characters, and 1 per
  * definition beyond the first (parsing and validating are work, whether or not the document then
  * runs), and 1 per `CHARACTERS_PER_TOKEN` characters of its operation name. An operation that
  * runs then pays, after validation and before any resolver, the rest of its cost: the upstream
@@ -48,15 +48,17 @@ const LOCAL_CALLERS = 10_000;
 export const DOCUMENT_TOKENS_PER_CHARGE = 20;
 export const FREE_DOCUMENT_TOKENS = 200;
 
-function costOfReading({ tokens, definitions }: DocumentShape): number {
-  return Math.floor(Math.max(0, tokens - FREE_DOCUMENT_TOKENS) / DOCUMENT_TOKENS_PER_CHARGE) + Math.max(0, definitions - 1);
+/** Reading a document: its tokens beyond the free ones, its characters (a long name or comment is one token, or none, but is still read), its definitions beyond the first. */
+function costOfReading(shape: DocumentShape, characters: number): number {
+  const tokens = Math.floor(Math.max(0, shape.tokens - FREE_DOCUMENT_TOKENS) / DOCUMENT_TOKENS_PER_CHARGE);
+  return tokens + Math.floor(characters / CHARACTERS_PER_TOKEN) + Math.max(0, shape.definitions - 1);
 }
 
 /** What parsing and validating a document costs when the parse cache does not hold it, beyond the 1 every request pays. */
 export function newDocumentCost(query: string): number {
-  return costOfReading(documentShape(query, Number.POSITIVE_INFINITY));
+  return costOfReading(documentShape(query, Number.POSITIVE_INFINITY), query.length);
 }
-/** An operation name costs 1 more per this many characters (it is read, logged and looked up). */
+/** A new document, and an operation name, cost 1 more per this many characters (they are read, hashed, kept and looked up). */
 export const CHARACTERS_PER_TOKEN = 1_000;
 
 export interface RateLimitDecision {
@@ -340,7 +342,7 @@ export function useRateLimit(
       const query = typeof params.query === "string" ? params.query : "";
       const newDocument = query !== "" && options.isParsed(query) === false;
       const shape = newDocument ? documentShape(query, Number.POSITIVE_INFINITY) : undefined;
-      const documentCost = shape ? costOfReading(shape) : 0;
+      const documentCost = shape ? costOfReading(shape, query.length) : 0;
       const nameCost = Math.floor((typeof params.operationName === "string" ? params.operationName.length : 0) / CHARACTERS_PER_TOKEN);
       const sizeCost = documentCost + nameCost;
       const buckets = bucketsOf({ request, req: (context as Partial<CallerContext>).req }, config);

@@ -41,10 +41,13 @@ describe("row 8: charges before parsing", () => {
     // Strings, comments and commas are no tokens of their own; fragments are definitions too.
     expect(documentShape('# a comment { { {\n{ a(b: "}}}", c: 1) ...F } fragment F on Query { d }', Infinity)).toEqual({ tooDeep: false, definitions: 2, tokens: 20 });
     expect(documentShape("{ a { b { c } } }", 2).tooDeep).toBe(true);
-    // 4,989 tokens: the first 200 are free, then 1 per 20.
-    expect(newDocumentCost(wide(0))).toBe(Math.floor((4_989 - FREE_DOCUMENT_TOKENS) / DOCUMENT_TOKENS_PER_CHARGE));
-    expect(newDocumentCost(many(1_000))).toBe(Math.floor((5_000 - FREE_DOCUMENT_TOKENS) / DOCUMENT_TOKENS_PER_CHARGE) + 999);
+    // 4,989 tokens: the first 200 are free, then 1 per 20; and 1 per 1,000 characters.
+    const perCharacters = (text: string) => Math.floor(text.length / CHARACTERS_PER_TOKEN);
+    expect(newDocumentCost(wide(0))).toBe(Math.floor((4_989 - FREE_DOCUMENT_TOKENS) / DOCUMENT_TOKENS_PER_CHARGE) + perCharacters(wide(0)));
+    expect(newDocumentCost(many(1_000))).toBe(Math.floor((5_000 - FREE_DOCUMENT_TOKENS) / DOCUMENT_TOKENS_PER_CHARGE) + perCharacters(many(1_000)) + 999);
     expect(newDocumentCost("{ __typename }")).toBe(0);
+    // A long name is one token, and still read.
+    expect(newDocumentCost(`query Q${"x".repeat(95_000)} { __typename }`)).toBe(95);
   });
 
   it("row 8: 8 unique 4,985-field documents refused by validation are each charged 1 and their reading, and a spent caller is refused before parsing", async () => {
@@ -86,7 +89,7 @@ describe("row 8: charges before parsing", () => {
     const response = await execute(gateway, broken, {}, from("192.0.2.9"));
     expect(response.status).toBe(400);
     expect(response.body.errors![0]!.message).toMatch(/Syntax Error/);
-    expect(newDocumentCost(broken)).toBe(Math.floor((2_001 - FREE_DOCUMENT_TOKENS) / DOCUMENT_TOKENS_PER_CHARGE));
+    expect(newDocumentCost(broken)).toBe(Math.floor((2_001 - FREE_DOCUMENT_TOKENS) / DOCUMENT_TOKENS_PER_CHARGE) + Math.floor(broken.length / CHARACTERS_PER_TOKEN));
     expect(remaining(response)).toBe(500 - 1 - newDocumentCost(broken));
     await servesOthers(gateway);
   });
