@@ -8,68 +8,99 @@
 export interface DocumentShape {
   /** Brackets (`{`, `[`, `(`) nest deeper than the depth asked about. */
   tooDeep: boolean;
+  /** The deepest the brackets nest, as far as the text was read. */
+  depth: number;
   /** Selection sets at the top level: one per operation or fragment definition. */
   definitions: number;
   /** Punctuators, names, numbers and strings, as a GraphQL lexer would count them (comments and commas aside). */
   tokens: number;
 }
 
-const OPEN = new Set([0x7b, 0x5b, 0x28]); // { [ (
-const CLOSE = new Set([0x7d, 0x5d, 0x29]); // } ] )
-/** ! $ & : = @ | and the dots of a spread (`...` is one). */
-const PUNCTUATORS = new Set([0x21, 0x24, 0x26, 0x3a, 0x3d, 0x40, 0x7c, 0x2e]);
+const OTHER = 0;
+const OPEN = 1; // { [ (
+const CLOSE = 2; // } ] )
+const QUOTE = 3;
+const COMMENT = 4; // #
+const PUNCTUATOR = 5; // ! $ & : = @ | and the dots of a spread (`...` is one)
+const WORD = 6; // names and numbers: A-Z a-z 0-9 _ - +
 
-function isWordCharacter(char: number): boolean {
-  return (
-    (char >= 0x30 && char <= 0x39) || // 0-9
-    (char >= 0x41 && char <= 0x5a) || // A-Z
-    (char >= 0x61 && char <= 0x7a) || // a-z
-    char === 0x5f || // _
-    char === 0x2d || // -
-    char === 0x2b // +
-  );
+/** The class of each ASCII character; everything else (whitespace, commas, non-ASCII) is OTHER. */
+const CLASSES = new Uint8Array(128);
+for (const char of "{[(") CLASSES[char.charCodeAt(0)] = OPEN;
+for (const char of "}])") CLASSES[char.charCodeAt(0)] = CLOSE;
+CLASSES[0x22] = QUOTE;
+CLASSES[0x23] = COMMENT;
+for (const char of "!$&:=@|.") CLASSES[char.charCodeAt(0)] = PUNCTUATOR;
+for (const char of "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_-+") CLASSES[char.charCodeAt(0)] = WORD;
+
+function classOf(char: number): number {
+  return char < 128 ? CLASSES[char]! : OTHER;
 }
 
 /** Reads `text` up to the point where its brackets nest deeper than `maxDepth` (then `tooDeep`), or to its end. */
 export function documentShape(text: string, maxDepth: number): DocumentShape {
   let depth = 0;
+  let deepest = 0;
   let definitions = 0;
   let tokens = 0;
-  for (let index = 0; index < text.length; index++) {
+  const length = text.length;
+  for (let index = 0; index < length; index++) {
     const char = text.charCodeAt(index);
-    if (OPEN.has(char)) {
-      tokens++;
-      if (depth === 0 && char === 0x7b) definitions++;
-      if (++depth > maxDepth) return { tooDeep: true, definitions, tokens };
-    } else if (CLOSE.has(char)) {
-      tokens++;
-      depth--;
-    } else if (char === 0x22) {
-      tokens++;
-      if (text.startsWith('""', index + 1)) {
-        // A block string ends at the first """ that no backslash escapes.
-        let end = index + 3;
-        while ((end = text.indexOf('"""', end)) !== -1 && text[end - 1] === "\\") end += 3;
-        if (end === -1) break;
-        index = end + 2;
-      } else {
-        while (++index < text.length) {
-          const inner = text.charCodeAt(index);
-          if (inner === 0x5c) index++;
-          else if (inner === 0x22 || inner === 0x0a) break;
+    switch (classOf(char)) {
+      case OPEN:
+        tokens++;
+        if (depth === 0 && char === 0x7b) definitions++;
+        if (++depth > deepest) deepest = depth;
+        if (depth > maxDepth) return { tooDeep: true, depth: deepest, definitions, tokens };
+        break;
+      case CLOSE:
+        tokens++;
+        depth--;
+        break;
+      case QUOTE:
+        tokens++;
+        if (text.startsWith('""', index + 1)) {
+          // A block string ends at the first """ that no backslash escapes.
+          let end = index + 3;
+          while ((end = text.indexOf('"""', end)) !== -1 && text[end - 1] === "\\") end += 3;
+          if (end === -1) return { tooDeep: false, depth: deepest, definitions, tokens };
+          index = end + 2;
+        } else {
+          while (++index < length) {
+            const inner = text.charCodeAt(index);
+            if (inner === 0x5c) index++;
+            else if (inner === 0x22 || inner === 0x0a) break;
+          }
         }
-      }
-    } else if (char === 0x23) {
-      while (index < text.length && text.charCodeAt(index) !== 0x0a && text.charCodeAt(index) !== 0x0d) index++;
-    } else if (PUNCTUATORS.has(char)) {
-      tokens++;
-      if (char === 0x2e && text.startsWith("..", index + 1)) index += 2;
-    } else if (isWordCharacter(char)) {
-      tokens++;
-      while (index + 1 < text.length && isWordCharacter(text.charCodeAt(index + 1))) index++;
+        break;
+      case COMMENT:
+        while (index < length && text.charCodeAt(index) !== 0x0a && text.charCodeAt(index) !== 0x0d) index++;
+        break;
+      case PUNCTUATOR:
+        tokens++;
+        if (char === 0x2e && text.startsWith("..", index + 1)) index += 2;
+        break;
+      case WORD:
+        tokens++;
+        while (index + 1 < length && classOf(text.charCodeAt(index + 1)) === WORD) index++;
+        break;
     }
   }
-  return { tooDeep: false, definitions, tokens };
+  return { tooDeep: false, depth: deepest, definitions, tokens };
+}
+
+const shapes = new WeakMap<object, { query: string; shape: DocumentShape }>();
+
+/**
+ * The shape of a request's document, read once however many plugins ask (the rate limit for its
+ * cost, the refusals for its depth): kept per request, with no depth bound.
+ */
+export function documentShapeOf(request: object, query: string): DocumentShape {
+  const known = shapes.get(request);
+  if (known?.query === query) return known.shape;
+  const shape = documentShape(query, Number.POSITIVE_INFINITY);
+  shapes.set(request, { query, shape });
+  return shape;
 }
 
 /** True when brackets nest deeper than `max` in JSON or GraphQL text; strings, block strings and comments are skipped. */

@@ -29,7 +29,7 @@ import type { Plugin } from "graphql-yoga";
 import type { RateLimitConfig } from "./config.ts";
 import type { GatewayContext } from "./context.ts";
 import { GatewayError, operationOverLimit } from "./errors.ts";
-import { documentShape, type DocumentShape } from "./document-shape.ts";
+import { documentShape, documentShapeOf, type DocumentShape } from "./document-shape.ts";
 import type { Logger } from "./logger.ts";
 import type { GatewayMetrics } from "./metrics.ts";
 import type { RedisLink } from "./redis.ts";
@@ -341,7 +341,7 @@ export function useRateLimit(
     async onParams({ params, request, context, setResult }) {
       const query = typeof params.query === "string" ? params.query : "";
       const newDocument = query !== "" && options.isParsed(query) === false;
-      const shape = newDocument ? documentShape(query, Number.POSITIVE_INFINITY) : undefined;
+      const shape = newDocument ? documentShapeOf(request, query) : undefined;
       const documentCost = shape ? costOfReading(shape, query.length) : 0;
       const nameCost = Math.floor((typeof params.operationName === "string" ? params.operationName.length : 0) / CHARACTERS_PER_TOKEN);
       const sizeCost = documentCost + nameCost;

@@ -12,7 +12,7 @@ import { GraphQLError, type GraphQLFormattedError } from "graphql";
 import { isAsyncIterable, type Plugin } from "graphql-yoga";
 import type { Logger } from "./logger.ts";
 import { truncated } from "./logger.ts";
-import { nestsDeeperThan } from "./document-shape.ts";
+import { documentShapeOf } from "./document-shape.ts";
 import type { GatewayMetrics, RefusalReason } from "./metrics.ts";
 
 export type RefusalCode =
@@ -147,8 +147,8 @@ export function useRefusals(options: RefusalOptions): Plugin {
   }
 
   return {
-    onParams({ params, setResult }) {
-      if (typeof params.query === "string" && nestsDeeperThan(params.query, max)) {
+    onParams({ params, request, setResult }) {
+      if (typeof params.query === "string" && documentShapeOf(request, params.query).depth > max) {
         setResult({
           errors: [refusal(`The document nests brackets deeper than the limit of ${max}`, "GRAPHQL_PARSE_FAILED", 400, { limit: "nesting", max })],
         });

@@ -37,9 +37,9 @@ async function servesOthers(gateway: Harness): Promise<void> {
 
 describe("row 8: charges before parsing", () => {
   it("counts a document's tokens and definitions from its text as a GraphQL lexer would", () => {
-    expect(documentShape("query Wide0 { __typename __typename }", Infinity)).toEqual({ tooDeep: false, definitions: 1, tokens: 6 });
+    expect(documentShape("query Wide0 { __typename __typename }", Infinity)).toEqual({ tooDeep: false, depth: 1, definitions: 1, tokens: 6 });
     // Strings, comments and commas are no tokens of their own; fragments are definitions too.
-    expect(documentShape('# a comment { { {\n{ a(b: "}}}", c: 1) ...F } fragment F on Query { d }', Infinity)).toEqual({ tooDeep: false, definitions: 2, tokens: 20 });
+    expect(documentShape('# a comment { { {\n{ a(b: "}}}", c: 1) ...F } fragment F on Query { d }', Infinity)).toEqual({ tooDeep: false, depth: 2, definitions: 2, tokens: 20 });
     expect(documentShape("{ a { b { c } } }", 2).tooDeep).toBe(true);
     // 4,989 tokens: the first 200 are free, then 1 per 20; and 1 per 1,000 characters.
     const perCharacters = (text: string) => Math.floor(text.length / CHARACTERS_PER_TOKEN);
