@@ -42,10 +42,12 @@ const LOCAL_CALLERS = 10_000;
 /**
  * A new document costs 1 more per this many of its tokens beyond the first `FREE_DOCUMENT_TOKENS`,
  * and 1 per definition beyond the first: the work of parsing and validating it (some 5 ms per
- * 1,000 tokens), paid before it is parsed. Under `FREE_DOCUMENT_TOKENS` that work is well under a
+ * 1,000 tokens, held on the event loop, where it delays every other caller), paid before it is
+ * parsed: at the default rate a caller can make the gateway read a 2,000-token document (the
+ * most MAX_QUERY_TOKENS allows) about once every 4 s. Under `FREE_DOCUMENT_TOKENS` that work is well under a
  * millisecond, which the 1 every request pays covers.
  */
-export const DOCUMENT_TOKENS_PER_CHARGE = 20;
+export const DOCUMENT_TOKENS_PER_CHARGE = 5;
 export const FREE_DOCUMENT_TOKENS = 200;
 
 /** Reading a document: its tokens beyond the free ones, its characters (a long name or comment is one token, or none, but is still read), its definitions beyond the first. */
