@@ -63,6 +63,9 @@ export function newDocumentCost(query: string): number {
 /** A new document, and an operation name, cost 1 more per this many characters (they are read, hashed, kept and looked up). */
 export const CHARACTERS_PER_TOKEN = 1_000;
 
+/** What a request to an endpoint beside /graphql costs its caller. */
+export const ENDPOINT_COSTS: Readonly<Record<string, number>> = { "/ready": 1, "/metrics": 10 };
+
 export interface RateLimitDecision {
   allowed: boolean;
   /** Tokens left in the caller's fullest-spent bucket. */
@@ -401,9 +404,6 @@ export function useRateLimit(
 
   return { beforeParsing, beforeExecution };
 }
-
-/** What a request to an endpoint beside /graphql costs its caller. */
-export const ENDPOINT_COSTS: Readonly<Record<string, number>> = { "/ready": 1, "/metrics": 10 };
 
 /** How often the refusals of requests that were not read are summed up in one log line. */
 const UNREAD_REFUSALS_LOG_MS = 10_000;
