@@ -358,6 +358,9 @@ export function useRateLimit(
       let decision = paid.get(request)?.decision ?? (await limiter.take(buckets, 1));
       paid.set(request, { buckets, newDocument, decision });
       if (decision.allowed && 1 + sizeCost > burst) {
+        // It can never run, but it was read and measured: that much is paid, as far as the bucket holds.
+        const readCost = Math.min(Math.floor(query.length / CHARACTERS_PER_TOKEN), Math.floor(decision.remaining));
+        if (readCost > 0) paid.set(request, { buckets, newDocument, decision: await limiter.take(buckets, readCost) });
         setResult({ errors: [documentTooCostly(1 + sizeCost, burst, shape)] });
         return;
       }
