@@ -97,11 +97,14 @@ export class RateLimiter {
     this.shared = redis && new RedisBuckets(redis);
   }
 
-  /** Takes `cost` from every bucket, or from none when one of them holds less. */
-  async take(buckets: readonly BucketRef[], cost: number): Promise<RateLimitDecision> {
-    const shared = await this.shared?.take(buckets, cost);
+  /**
+   * Takes `cost` from every bucket, or from none when one of them holds less; with `force`, from
+   * every bucket whatever it holds, for work already done (a bucket may go into debt).
+   */
+  async take(buckets: readonly BucketRef[], cost: number, force = false): Promise<RateLimitDecision> {
+    const shared = await this.shared?.take(buckets, cost, force);
     const { allowed, tokens } =
-      shared ?? takeFromAll(buckets.map(({ name, limits }) => ({ store: this.store(limits), name })), cost);
+      shared ?? takeFromAll(buckets.map(({ name, limits }) => ({ store: this.store(limits), name })), cost, performance.now(), force);
     this.metrics.rateLimitDecision(allowed ? "allowed" : "limited", shared ? "redis" : "local");
     // The bucket that tells the caller most: the one that keeps it waiting longest, else the emptiest.
     let binding = 0;
@@ -192,7 +195,7 @@ export function bucketsOf(context: CallerContext, config: RateLimitConfig): Buck
 function rateLimited(cost: number, what: string, decision: RateLimitDecision): GatewayError {
   const seconds = decision.retryAfterSeconds;
   return new GatewayError(
-    `Rate limit exceeded: ${what} costs ${cost} and ${Math.floor(decision.remaining)} of your ${decision.burst} remain, refilling at ${decision.ratePerSecond} per second; retry after ${seconds} s`,
+    `Rate limit exceeded: ${what} costs ${cost} and ${Math.max(0, Math.floor(decision.remaining))} of your ${decision.burst} remain, refilling at ${decision.ratePerSecond} per second; retry after ${seconds} s`,
     "RATE_LIMITED",
     {
       cost,
@@ -357,15 +360,21 @@ export function useRateLimit(
       // requests are read.
       let decision = paid.get(request)?.decision ?? (await limiter.take(buckets, 1));
       paid.set(request, { buckets, newDocument, decision });
+      // A document that is not parsed was still read and measured: its characters are paid
+      // whatever the bucket holds, into debt if need be (then its caller is refused unread until
+      // the debt is paid back).
+      const readCost = Math.floor(query.length / CHARACTERS_PER_TOKEN);
       if (decision.allowed && 1 + sizeCost > burst) {
-        // It can never run, but it was read and measured: that much is paid, as far as the bucket holds.
-        const readCost = Math.min(Math.floor(query.length / CHARACTERS_PER_TOKEN), Math.floor(decision.remaining));
-        if (readCost > 0) paid.set(request, { buckets, newDocument, decision: await limiter.take(buckets, readCost) });
+        if (readCost > 0) paid.set(request, { buckets, newDocument, decision: await limiter.take(buckets, readCost, true) });
         setResult({ errors: [documentTooCostly(1 + sizeCost, burst, shape)] });
         return;
       }
       if (decision.allowed && sizeCost > 0) {
         decision = await limiter.take(buckets, sizeCost);
+        if (!decision.allowed && newDocument && readCost > 0) {
+          const charged = await limiter.take(buckets, readCost, true);
+          decision = { ...decision, remaining: charged.remaining };
+        }
         paid.set(request, { buckets, newDocument, decision });
       }
       if (decision.allowed) return;
@@ -380,7 +389,7 @@ export function useRateLimit(
       const decision = paid.get(request)?.decision;
       if (decision === undefined) return;
       response.headers.set("ratelimit-limit", String(decision.burst));
-      response.headers.set("ratelimit-remaining", String(Math.floor(decision.remaining)));
+      response.headers.set("ratelimit-remaining", String(Math.max(0, Math.floor(decision.remaining))));
     },
   };
 

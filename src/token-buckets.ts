@@ -83,28 +83,34 @@ export class LocalBuckets {
   }
 }
 
-/** Takes `cost` from every bucket named, or from none when one of them holds less. */
-export function takeFromAll(buckets: readonly { store: LocalBuckets; name: string }[], cost: number, now = performance.now()): MultiTake {
+/**
+ * Takes `cost` from every bucket named, or from none when one of them holds less; with `force`,
+ * from every bucket whatever it holds (work already done is paid for: a bucket may go into debt,
+ * and holds nothing to spend until it has refilled past it).
+ */
+export function takeFromAll(buckets: readonly { store: LocalBuckets; name: string }[], cost: number, now = performance.now(), force = false): MultiTake {
   const held = buckets.map(({ store, name }) => store.refilled(name, now));
-  const allowed = held.every((bucket) => bucket.tokens >= cost);
+  const allowed = force || held.every((bucket) => bucket.tokens >= cost);
   if (allowed) for (const bucket of held) bucket.tokens -= cost;
   return { allowed, tokens: held.map((bucket) => bucket.tokens) };
 }
 
 /**
  * KEYS: the buckets the request pays from, each a hash of `tokens` and `at` (ms of Redis's clock).
- * ARGV: the cost, then per key its tokens per ms, burst and lifetime in ms. Takes the cost from
- * every bucket or from none. Returns {allowed (1 or 0), tokens of each bucket after}.
+ * ARGV: the cost, whether to take it whatever the buckets hold (1 or 0), then per key its tokens
+ * per ms, burst and lifetime in ms. Takes the cost from every bucket or from none (with force,
+ * from every bucket, which may go into debt). Returns {allowed (1 or 0), tokens of each bucket after}.
  */
 const TAKE_TOKENS = `
 local cost = tonumber(ARGV[1])
+local force = tonumber(ARGV[2])
 local time = redis.call('TIME')
 local now = tonumber(time[1]) * 1000 + tonumber(time[2]) / 1000
 local held = {}
 local allowed = 1
 for index, key in ipairs(KEYS) do
-  local perMs = tonumber(ARGV[index * 3 - 1])
-  local burst = tonumber(ARGV[index * 3])
+  local perMs = tonumber(ARGV[index * 3])
+  local burst = tonumber(ARGV[index * 3 + 1])
   local state = redis.call('HMGET', key, 'tokens', 'at')
   local tokens = tonumber(state[1])
   local at = tonumber(state[2])
@@ -113,7 +119,7 @@ for index, key in ipairs(KEYS) do
   else
     tokens = math.min(burst, tokens + math.max(0, now - at) * perMs)
   end
-  if tokens < cost then allowed = 0 end
+  if tokens < cost and force == 0 then allowed = 0 end
   held[index] = tokens
 end
 local reply = {allowed}
@@ -121,7 +127,7 @@ for index, key in ipairs(KEYS) do
   local tokens = held[index]
   if allowed == 1 then tokens = tokens - cost end
   redis.call('HSET', key, 'tokens', string.format('%.6f', tokens), 'at', string.format('%.3f', now))
-  redis.call('PEXPIRE', key, ARGV[index * 3 + 1])
+  redis.call('PEXPIRE', key, ARGV[index * 3 + 2])
   reply[index + 1] = string.format('%.6f', tokens)
 end
 return reply
@@ -142,10 +148,12 @@ export class RedisBuckets {
     redis.client.defineCommand(COMMAND, { lua: TAKE_TOKENS });
   }
 
-  async take(buckets: readonly BucketRef[], cost: number): Promise<MultiTake | undefined> {
+  async take(buckets: readonly BucketRef[], cost: number, force = false): Promise<MultiTake | undefined> {
     const keys = buckets.map(({ name }) => this.redis.key("rate-limit", name));
     const args = buckets.flatMap(({ limits }) => [String(limits.ratePerSecond / 1_000), String(limits.burst), String(refillMs(limits))]);
-    const reply = await this.redis.attempt("rate-limit", (client) => client.gatewayTakeTokens(keys.length, ...keys, String(cost), ...args));
+    const reply = await this.redis.attempt("rate-limit", (client) =>
+      client.gatewayTakeTokens(keys.length, ...keys, String(cost), force ? "1" : "0", ...args),
+    );
     return reply && { allowed: reply[0] === 1, tokens: reply.slice(1).map(Number) };
   }
 }

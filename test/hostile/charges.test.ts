@@ -67,18 +67,21 @@ describe("row 8: charges before parsing", () => {
     expect(expected).toBe(Math.floor(per / 2));
 
     // Half a document's charge left: the next is refused before it is parsed (a document that
-    // does not even parse gets RATE_LIMITED, not a syntax error), and keeps the 1 it took first.
+    // does not even parse gets RATE_LIMITED, not a syntax error); it keeps the 1 it took first,
+    // and pays for the characters it made the gateway read.
     const unparsable = `${wide(9)} {{{ not graphql`;
     const refused = await execute(gateway, unparsable, {}, attacker);
     expect(refused.status).toBe(429);
     expect(refused.headers.get("retry-after")).not.toBeNull();
     expect(refused.body.errors).toHaveLength(1);
     const cost = 1 + newDocumentCost(unparsable);
+    const read = Math.floor(unparsable.length / CHARACTERS_PER_TOKEN);
+    expect(read).toBe(54);
     expect(refused.body.errors![0]!.extensions).toMatchObject({ code: "RATE_LIMITED", cost });
     expect(refused.body.errors![0]!.message).toContain(
-      `this request (1, and ${cost - 1} for its new document's 4994 tokens and 2 definitions) costs ${cost} and ${expected - 1} of your ${burst} remain`,
+      `this request (1, and ${cost - 1} for its new document's 4994 tokens and 2 definitions) costs ${cost} and ${expected - 1 - read} of your ${burst} remain`,
     );
-    expect(remaining(refused)).toBe(expected - 1);
+    expect(remaining(refused)).toBe(expected - 1 - read);
     expect(upstreamCalls(gateway)).toEqual({});
     await servesOthers(gateway);
   });
