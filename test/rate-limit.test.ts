@@ -315,6 +315,24 @@ describe.skipIf(!redisServerAvailable)("buckets shared in Redis", () => {
     expect(await metric(gateways[1]!.metrics.registry, "gateway_rate_limit_decisions_total", { result: "limited", store: "redis" })).toBeGreaterThan(0);
   });
 
+  it("shares a debt too: a document no bucket can pay, read through one gateway, leaves the caller owing on the other", async () => {
+    const [one, other] = gateways;
+    const caller = key("in-debt");
+    // 12,500 characters: 1 for the request and 12 for its reading, more than the burst of 10, so
+    // it never runs; but it was read, so the 12 are paid all the same: the bucket owes 3.
+    const unaffordable = "{ __typename }".padEnd(12_500, " ");
+    const refused = await execute(one!.harness, unaffordable, {}, caller);
+    expect(refused.status).toBe(400);
+    expect(refused.body.errors![0]!.extensions).toMatchObject({ code: "BAD_USER_INPUT", limit: "documentSize", actual: 13 });
+    expect(refused.headers.get("ratelimit-remaining")).toBe("0");
+    other!.harness.simulator.resetCounters();
+    const owing = await execute(other!.harness, COSTS_1, {}, caller);
+    expect(owing.status).toBe(429);
+    // 1 s a token: from -3 to 1 takes 4 s (less what has refilled meanwhile).
+    expect(Number(owing.headers.get("retry-after"))).toBeGreaterThanOrEqual(3);
+    expect(upstreamCalls(other!.harness)).toEqual({});
+  });
+
   it("keeps only a hash of the key, for about the time the burst takes to refill", async () => {
     const caller = { "x-glacier-api-key": "a-raw-key-never-stored" };
     expect((await execute(gateways[0]!.harness, COSTS_1, {}, caller)).status).toBe(200);
