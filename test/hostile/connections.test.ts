@@ -2,30 +2,18 @@
  * Row 9: connections that never finish sending, and more connections than a client may hold.
  * The gateway is served on a real port by the server the process uses (src/http-server.ts).
  */
-import type { AddressInfo } from "node:net";
 import { afterEach, describe, expect, it } from "vitest";
-import { createGatewayServer, connectionAddress, type GatewayServer } from "../../src/http-server.ts";
-import { createLogger } from "../../src/logger.ts";
+import { connectionAddress } from "../../src/http-server.ts";
 import { ExportTransactionsDocument } from "../generated/graphql.ts";
-import { execute, metricsText, startHarness, until, upstreamCalls, type Harness } from "../helpers.ts";
-import { exchange, graphqlRequest, openConnection, parseAnswer, type RawConnection } from "./raw-http.ts";
-
-interface Served {
-  harness: Harness;
-  server: GatewayServer;
-  port: number;
-}
+import { execute, metricsText, until, upstreamCalls } from "../helpers.ts";
+import { exchange, graphqlRequest, openConnection, parseAnswer, serveGateway, stopServed, type RawConnection, type Served } from "./raw-http.ts";
 
 const running: Served[] = [];
 const connections: RawConnection[] = [];
 
 async function serve(env: Record<string, string>): Promise<Served> {
-  const harness = await startHarness(env);
-  const server = createGatewayServer(harness.gateway.listener, harness.config.server, createLogger("silent"), harness.gateway.metrics.registry);
-  await new Promise<void>((resolve) => server.server.listen(0, "127.0.0.1", resolve));
-  const served = { harness, server, port: (server.server.address() as AddressInfo).port };
+  const served = await serveGateway(env);
   running.push(served);
-  harness.simulator.resetCounters();
   return served;
 }
 
@@ -52,10 +40,7 @@ async function stillServes(port: number): Promise<void> {
 
 afterEach(async () => {
   for (const connection of connections.splice(0)) connection.socket.destroy();
-  for (const { harness, server } of running.splice(0)) {
-    await server.drain({ graceMs: 0 });
-    await harness.close();
-  }
+  for (const served of running.splice(0)) await stopServed(served);
 });
 
 describe("row 9: slow senders", () => {

@@ -1,5 +1,8 @@
 /** Raw TCP clients of a gateway served on a real port: what a hostile client sends, byte by byte. */
-import { connect, type Socket } from "node:net";
+import { connect, type AddressInfo, type Socket } from "node:net";
+import { createGatewayServer, type GatewayServer } from "../../src/http-server.ts";
+import { createLogger } from "../../src/logger.ts";
+import { startHarness, type Harness } from "../helpers.ts";
 
 export interface RawConnection {
   socket: Socket;
@@ -76,4 +79,25 @@ function unchunk(text: string): string {
     out += rest.slice(line + 2, line + 2 + size);
     rest = rest.slice(line + 2 + size + 2);
   }
+}
+
+/** A gateway served on a real loopback port by the server the process uses, over the simulator. */
+export interface Served {
+  harness: Harness;
+  server: GatewayServer;
+  port: number;
+}
+
+/** Serves a gateway built with `env` on a free loopback port; `stopServed` stops it. */
+export async function serveGateway(env: Record<string, string>): Promise<Served> {
+  const harness = await startHarness(env);
+  const server = createGatewayServer(harness.gateway.listener, harness.config.server, createLogger("silent"), harness.gateway.metrics.registry);
+  await new Promise<void>((resolve) => server.server.listen(0, "127.0.0.1", resolve));
+  harness.simulator.resetCounters();
+  return { harness, server, port: (server.server.address() as AddressInfo).port };
+}
+
+export async function stopServed({ harness, server }: Served): Promise<void> {
+  await server.drain({ graceMs: 0 });
+  await harness.close();
 }

@@ -4,37 +4,21 @@
  * /graphql (/ready, /metrics) are paid for like operations. Served on a real port, so that the
  * gateway's Node listener runs and callers are told apart by their socket addresses.
  */
-import type { AddressInfo } from "node:net";
 import { afterEach, describe, expect, it } from "vitest";
-import { createGatewayServer, type GatewayServer } from "../../src/http-server.ts";
-import { createLogger } from "../../src/logger.ts";
-import { startHarness, upstreamCalls, type Harness } from "../helpers.ts";
-import { exchange, graphqlRequest, openConnection, parseAnswer } from "./raw-http.ts";
-
-interface Served {
-  harness: Harness;
-  server: GatewayServer;
-  port: number;
-}
+import { upstreamCalls } from "../helpers.ts";
+import { exchange, graphqlRequest, openConnection, parseAnswer, serveGateway, stopServed, type Served } from "./raw-http.ts";
 
 const running: Served[] = [];
 
 async function serve(env: Record<string, string>): Promise<Served> {
   // A bucket that barely refills, so that what is spent stays spent for the test.
-  const harness = await startHarness({ RATE_LIMIT_RATE: "0.01", ...env });
-  const server = createGatewayServer(harness.gateway.listener, harness.config.server, createLogger("silent"), harness.gateway.metrics.registry);
-  await new Promise<void>((resolve) => server.server.listen(0, "127.0.0.1", resolve));
-  const served = { harness, server, port: (server.server.address() as AddressInfo).port };
+  const served = await serveGateway({ RATE_LIMIT_RATE: "0.01", ...env });
   running.push(served);
-  harness.simulator.resetCounters();
   return served;
 }
 
 afterEach(async () => {
-  for (const { harness, server } of running.splice(0)) {
-    await server.drain({ graceMs: 0 });
-    await harness.close();
-  }
+  for (const served of running.splice(0)) await stopServed(served);
 });
 
 async function send(port: number, request: string, localAddress = "127.0.0.1"): Promise<{ status: number; body: string }> {
