@@ -157,9 +157,14 @@ export function answerClusterMetrics(own: ClusterMetrics, logger: Logger): void 
 }
 
 /** In a worker: serves the cluster's metrics at GET /metrics, everything else through `listener`. */
+/**
+ * @param chargeScrape charges the scrape's caller (0 when paid, else the seconds to wait): the
+ * gateway's own /metrics is paid for in its rate limit, and a cluster's costs more.
+ */
 export function withClusterMetrics(
   listener: (request: IncomingMessage, response: ServerResponse) => void,
   registry: Registry,
+  chargeScrape: (request: IncomingMessage) => Promise<number> = async () => 0,
 ): (request: IncomingMessage, response: ServerResponse) => void {
   let nextId = 0;
   const waiting = new Map<number, (answer: Answer) => void>();
@@ -194,12 +199,17 @@ export function withClusterMetrics(
 
   return (request, response) => {
     if (request.method !== "GET" || request.url?.split("?")[0] !== "/metrics") return listener(request, response);
-    void ask().then((answer) => {
-      if (answer.text === undefined) {
-        response.writeHead(503, { "content-type": "text/plain" }).end(`${answer.error ?? "no metrics"}\n`);
-        return;
-      }
-      response.writeHead(200, { "content-type": answer.contentType ?? "text/plain" }).end(answer.text);
-    });
+    const refuse = (status: number, message: string, code: string, headers: Record<string, string> = {}) =>
+      response
+        .writeHead(status, { ...headers, "content-type": "application/json; charset=utf-8" })
+        .end(JSON.stringify({ errors: [{ message, extensions: { code } }] }));
+    void chargeScrape(request)
+      .then(async (wait) => {
+        if (wait > 0) return refuse(429, `Rate limit exceeded: a scrape of /metrics is paid for; retry after ${wait} s`, "RATE_LIMITED", { "retry-after": String(wait) });
+        const answer = await ask();
+        if (answer.text === undefined) return refuse(503, `The cluster's metrics could not be gathered: ${answer.error ?? "no metrics"}`, "METRICS_UNAVAILABLE");
+        response.writeHead(200, { "content-type": answer.contentType ?? "text/plain" }).end(answer.text);
+      })
+      .catch(() => refuse(500, "Unexpected error.", "INTERNAL_SERVER_ERROR"));
   };
 }

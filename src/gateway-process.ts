@@ -33,7 +33,7 @@ export async function runGatewayProcess(config: GatewayConfig): Promise<void> {
     logger.warn({ redis: redactedUrl(config.redis.url) }, "redis is not reachable yet: serving from the local caches until it is");
   }
   const gateway = createGateway(config, urls, logger, { plugins: tracing ? [tracing.plugin] : [], redis, metrics });
-  const handler = worker ? withClusterMetrics(gateway.listener, gateway.metrics.registry) : gateway.listener;
+  const handler = worker ? withClusterMetrics(gateway.listener, gateway.metrics.registry, gateway.chargeScrape) : gateway.listener;
 
   const { server, drain } = createGatewayServer(handler, config.server, logger, gateway.metrics.registry);
   server.listen(config.port, config.host, () => {

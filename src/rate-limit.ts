@@ -162,16 +162,28 @@ function addressFrom(forwardedFor: string | null | undefined, socketAddress: str
   return socketAddress ? `address:${socketAddress}` : undefined;
 }
 
-/** The names of the buckets a request pays from, read from Node's request before its body is. */
-export function bucketNamesOf(request: Pick<IncomingMessage, "headers" | "socket">, trustProxy: boolean): string[] {
+/** The buckets a request pays from, read from Node's request before its body is. */
+export function bucketsOfIncoming(request: Pick<IncomingMessage, "headers" | "socket">, config: RateLimitConfig): BucketRef[] {
   const key = request.headers[API_KEY_HEADER];
   const forwarded = request.headers["x-forwarded-for"];
-  const address = addressFrom(Array.isArray(forwarded) ? forwarded.join(",") : forwarded, request.socket.remoteAddress, trustProxy);
-  const names: string[] = [];
+  const address = addressFrom(Array.isArray(forwarded) ? forwarded.join(",") : forwarded, request.socket.remoteAddress, config.trustProxy);
+  const buckets: BucketRef[] = [];
   const trimmed = typeof key === "string" ? key.trim() : "";
-  if (trimmed) names.push(`key:${apiKeyHash(trimmed)}`);
-  if (address) names.push(address);
-  return names;
+  if (trimmed) buckets.push({ name: `key:${apiKeyHash(trimmed)}`, limits: config });
+  if (address) buckets.push({ name: address, limits: config.address });
+  return buckets;
+}
+
+/**
+ * Charges a scrape of `/metrics` answered outside Yoga (a cluster's, which the primary gathers
+ * from every worker) like one answered by it: `ENDPOINT_COSTS["/metrics"]` from the caller's
+ * buckets. Resolves with 0 when paid, else the whole seconds to wait.
+ */
+export function scrapeCharge(limiter: RateLimiter, config: RateLimitConfig): (request: IncomingMessage) => Promise<number> {
+  return async (request) => {
+    const decision = await limiter.take(bucketsOfIncoming(request, config), ENDPOINT_COSTS["/metrics"]!);
+    return decision.allowed ? 0 : decision.retryAfterSeconds;
+  };
 }
 
 /** Who a request is, in one name: its API key's hash, else its address, else `local`. */
@@ -432,7 +444,7 @@ export function refuseSpentCallers(limiter: RateLimiter, config: RateLimitConfig
   let unlogged = 0;
   let loggedAt = 0;
   return (request: IncomingMessage, response: ServerResponse): boolean => {
-    const seconds = limiter.secondsUntilServed(bucketNamesOf(request, config.trustProxy));
+    const seconds = limiter.secondsUntilServed(bucketsOfIncoming(request, config).map(({ name }) => name));
     if (seconds === 0) return false;
     metrics.refusal("rate_limited");
     unlogged += 1;

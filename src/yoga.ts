@@ -16,7 +16,7 @@ import { truncated, type Logger } from "./logger.ts";
 import { GRAPHIQL_EXAMPLES } from "./graphiql-examples.ts";
 import { GatewayMetrics, OperationNameLabels } from "./metrics.ts";
 import { analyzeOperation } from "./operation-analysis.ts";
-import { RateLimiter, refuseSpentCallers, useRateLimit } from "./rate-limit.ts";
+import { RateLimiter, refuseSpentCallers, scrapeCharge, useRateLimit } from "./rate-limit.ts";
 import { UpstreamReadiness, useReadiness } from "./readiness.ts";
 import type { RedisLink } from "./redis.ts";
 import { KeyVerdicts, useRefusedKeys } from "./refused-keys.ts";
@@ -48,6 +48,8 @@ export interface Gateway {
   metrics: GatewayMetrics;
   /** Ends every open subscription's stream, which completes it for its client; for shutdown. */
   endStreams(): Promise<void>;
+  /** Charges the caller of a `/metrics` scrape answered outside Yoga (a cluster's): 0 when paid, else the seconds to wait. */
+  chargeScrape(request: IncomingMessage): Promise<number>;
   close(): Promise<void>;
 }
 
@@ -336,6 +338,7 @@ export function createGateway(config: GatewayConfig, urls: UpstreamUrls, logger:
     cache,
     metrics,
     endStreams: () => exportWatch.close(),
+    chargeScrape: rateLimiter ? scrapeCharge(rateLimiter, config.rateLimit) : async () => 0,
     async close() {
       stopChainRefresh();
       await Promise.all([exportWatch.close(), dataService.close(), metricsService.close(), warpVerifier.close()]);

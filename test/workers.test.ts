@@ -213,6 +213,29 @@ describe("WORKERS=2 on the embedded simulator", () => {
   }, 90_000);
 });
 
+describe("a cluster's /metrics", () => {
+  it("is paid for like a worker's: 10 a scrape from the caller's budget, refused with JSON when it is spent", async () => {
+    // Each worker keeps its own buckets (no Redis): 25 pays for two scrapes in each.
+    const cluster = await startCluster({ RATE_LIMIT_BURST: "25", RATE_LIMIT_RATE: "0.01" });
+    try {
+      await cluster.line((line) => line.msg === "all workers listening");
+      const scrapes = [];
+      for (let scrape = 0; scrape < 6; scrape += 1) scrapes.push(await send(cluster.url, "GET", "/metrics"));
+      const refused = scrapes.filter(({ status }) => status === 429);
+      expect(scrapes.filter(({ status }) => status === 200).length).toBeLessThanOrEqual(4);
+      expect(refused.length).toBeGreaterThanOrEqual(2);
+      for (const { text, headers } of refused) {
+        expect(headers["content-type"]).toMatch(/^application\/json/);
+        expect(JSON.parse(text)).toMatchObject({ errors: [{ extensions: { code: "RATE_LIMITED" } }] });
+        expect(Number(headers["retry-after"])).toBeGreaterThan(0);
+      }
+    } finally {
+      cluster.primary.kill("SIGTERM");
+      await cluster.exit;
+    }
+  }, 120_000);
+});
+
 describe("a cluster whose primary dies", () => {
   it("leaves no worker and no simulator behind", async () => {
     const cluster = await startCluster({});
