@@ -175,6 +175,18 @@ export function bucketsOfIncoming(request: Pick<IncomingMessage, "headers" | "so
 }
 
 /**
+ * Charges the caller of a body the gateway read but cannot use (not JSON, or nested deeper than
+ * MAX_NESTING_DEPTH) 1 per `CHARACTERS_PER_TOKEN` characters, whatever its buckets hold: it is
+ * refused, but reading and measuring it was work, like a document that is never parsed.
+ */
+export function unusableBodyCharge(limiter: RateLimiter, config: RateLimitConfig): (request: IncomingMessage, characters: number) => void {
+  return (request, characters) => {
+    const cost = Math.floor(characters / CHARACTERS_PER_TOKEN);
+    if (cost > 0) void limiter.take(bucketsOfIncoming(request, config), cost, true);
+  };
+}
+
+/**
  * Charges a scrape of `/metrics` answered outside Yoga (a cluster's, which the primary gathers
  * from every worker) like one answered by it: `ENDPOINT_COSTS["/metrics"]` from the caller's
  * buckets. Resolves with 0 when paid, else the whole seconds to wait.

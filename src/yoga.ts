@@ -16,7 +16,7 @@ import { truncated, type Logger } from "./logger.ts";
 import { GRAPHIQL_EXAMPLES } from "./graphiql-examples.ts";
 import { GatewayMetrics, OperationNameLabels } from "./metrics.ts";
 import { analyzeOperation } from "./operation-analysis.ts";
-import { RateLimiter, refuseSpentCallers, scrapeCharge, useRateLimit } from "./rate-limit.ts";
+import { RateLimiter, refuseSpentCallers, scrapeCharge, unusableBodyCharge, useRateLimit } from "./rate-limit.ts";
 import { UpstreamReadiness, useReadiness } from "./readiness.ts";
 import type { RedisLink } from "./redis.ts";
 import { KeyVerdicts, useRefusedKeys } from "./refused-keys.ts";
@@ -181,6 +181,7 @@ export function createGateway(config: GatewayConfig, urls: UpstreamUrls, logger:
 
   const rateLimiter = config.rateLimit.enabled ? new RateLimiter(config.rateLimit, metrics, options.redis) : undefined;
   const refusesSpentCaller = rateLimiter ? refuseSpentCallers(rateLimiter, config.rateLimit, metrics, logger) : () => false;
+  const chargeUnusableBody = rateLimiter ? unusableBodyCharge(rateLimiter, config.rateLimit) : () => {};
   const rateLimit = rateLimiter && useRateLimit(config.rateLimit, rateLimiter, {
     graphqlEndpoint: GRAPHQL_ENDPOINT,
     isParsed: (source) => documentCache.has(source),
@@ -319,6 +320,7 @@ export function createGateway(config: GatewayConfig, urls: UpstreamUrls, logger:
         // Yoga takes a non-empty object as the parsed body; anything else as text, which it
         // parses and refuses with its own message.
         const usable = typeof parsed === "object" && parsed !== null && !Array.isArray(parsed) && Object.keys(parsed).length > 0;
+        if (!usable) chargeUnusableBody(request, text.length);
         request.body = usable ? parsed : text;
         void yoga(request, response);
       } catch (error) {

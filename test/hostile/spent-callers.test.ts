@@ -70,6 +70,23 @@ describe("a caller over its budget", () => {
   });
 });
 
+describe("a body the gateway read but cannot use", () => {
+  it("row 7: pays its characters: a 10 kB body nested 5,000 deep costs 1 and 10, and the caller's next request sees it", async () => {
+    const served = await serve({ RATE_LIMIT_BURST: "100" });
+    const body = `{"query":"{ __typename }","variables":{"x":${"[".repeat(5_000)}1${"]".repeat(5_000)}}}`;
+    const deep = `POST /graphql HTTP/1.1\r\nhost: gateway.test\r\ncontent-type: application/json\r\ncontent-length: ${body.length}\r\nconnection: close\r\n\r\n${body}`;
+    const refused = await send(served.port, deep);
+    expect(refused.status).toBe(400);
+    expect(JSON.parse(refused.body)).toMatchObject({ errors: [{ extensions: { code: "BAD_REQUEST", limit: "nesting" } }] });
+    // 100, less the deep request's 1 and its 10,046 characters' 10, less this request's 1.
+    const next = await openConnection(served.port);
+    next.socket.write(graphqlRequest("{ __typename }"));
+    await next.whenClosed;
+    expect(next.received()).toMatch(/\r\nratelimit-remaining: 88\r\n/i);
+    expect(upstreamCalls(served.harness)).toEqual({});
+  });
+});
+
 describe("answers from the response cache", () => {
   it("cost 1 like any request: a caller replaying a cached query runs out of budget too", async () => {
     const served = await serve({ RATE_LIMIT_BURST: "3", RESPONSE_CACHE_TTL_MS: "60000" });
