@@ -384,10 +384,11 @@ export function useRateLimit(
       // requests are read.
       let decision = paid.get(request)?.decision ?? (await limiter.take(buckets, 1));
       paid.set(request, { buckets, newDocument, decision });
-      // A document that is not parsed was still read and measured: its characters are paid
-      // whatever the bucket holds, into debt if need be (then its caller is refused unread until
-      // the debt is paid back).
-      const readCost = Math.floor(query.length / CHARACTERS_PER_TOKEN);
+      // A request that is refused here was still read and measured: the characters of its
+      // document and operation name are paid whatever the bucket holds, into debt if need be
+      // (then its caller is refused unread until the debt is paid back).
+      const operationName = typeof params.operationName === "string" ? params.operationName : "";
+      const readCost = Math.floor((query.length + operationName.length) / CHARACTERS_PER_TOKEN);
       if (decision.allowed && 1 + sizeCost > burst) {
         if (readCost > 0) paid.set(request, { buckets, newDocument, decision: await limiter.take(buckets, readCost, true) });
         setResult({ errors: [documentTooCostly(1 + sizeCost, burst, shape)] });
@@ -395,7 +396,7 @@ export function useRateLimit(
       }
       if (decision.allowed && sizeCost > 0) {
         decision = await limiter.take(buckets, sizeCost);
-        if (!decision.allowed && newDocument && readCost > 0) {
+        if (!decision.allowed && readCost > 0) {
           const charged = await limiter.take(buckets, readCost, true);
           decision = { ...decision, remaining: charged.remaining };
         }

@@ -146,6 +146,11 @@ describe("row 8: charges before parsing", () => {
     // 500 pays for five of 96, not a sixth.
     expect(statuses.slice(0, 5).every((status) => status !== 429)).toBe(true);
     expect(statuses[5]).toBe(429);
+    // The sixth was read all the same: its 1 and its name's 95 characters' worth are paid, into
+    // debt (20 - 1 - 95), so that even a request of cost 1 is refused now.
+    const owing = await execute(gateway, "{ __typename }", {}, attacker);
+    expect(owing.status).toBe(429);
+    expect(Number(owing.headers.get("retry-after"))).toBeGreaterThan(1_000);
     expect(upstreamCalls(gateway)).toEqual({});
     await servesOthers(gateway);
   });
