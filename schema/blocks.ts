@@ -1,7 +1,7 @@
 /** EVM blocks, as the Data API lists them and returns them one by one. */
 import { malformedGlobalIdKey, parsedOrRefused, validKey } from "../src/global-ids.ts";
 import type { EvmBlock } from "../src/upstream/types.ts";
-import { HEX_32, isBlockId, isChainId } from "../src/validate.ts";
+import { blockIdOf, isChainId } from "../src/validate.ts";
 import { builder } from "./builder.ts";
 
 export const EvmBlockRef = builder.objectRef<EvmBlock>("EvmBlock");
@@ -52,11 +52,11 @@ export function evmBlockId(block: Pick<EvmBlock, "chainId" | "blockHash">): stri
 export function parseEvmBlockId(id: string): { chainId: string; blockId: string } {
   const separator = id.indexOf(":");
   const chainId = id.slice(0, Math.max(separator, 0));
-  const blockId = id.slice(separator + 1);
-  if (separator <= 0 || !isChainId(chainId) || !isBlockId(blockId)) {
+  const blockId = blockIdOf(id.slice(separator + 1));
+  if (separator <= 0 || !isChainId(chainId) || blockId === undefined) {
     throw malformedGlobalIdKey("EvmBlock", "an EVM chain id and a block hash or number, joined by a colon", id);
   }
-  return { chainId, blockId: HEX_32.test(blockId) ? blockId.toLowerCase() : blockId };
+  return { chainId, blockId };
 }
 
 builder.node(EvmBlockRef, {

@@ -148,30 +148,41 @@ interface CallerContext {
   req?: Pick<IncomingMessage, "socket">;
 }
 
-/** The caller's address, `address:<ip>`; undefined for a request without a socket. */
-export function addressOf(context: CallerContext, trustProxy: boolean): string | undefined {
-  return addressFrom(context.request.headers.get("x-forwarded-for"), context.req?.socket?.remoteAddress, trustProxy);
+/**
+ * The names of the buckets a request pays from: its key's hash (when it sends a key) and its
+ * address (the socket's, or behind a trusted proxy the last X-Forwarded-For hop, the one the
+ * proxy appended); `local` when it has neither (a request without a socket, in process).
+ */
+function bucketNames(apiKey: string | undefined, forwardedFor: string | undefined, socketAddress: string | undefined, trustProxy: boolean): string[] {
+  const names: string[] = [];
+  const key = apiKey?.trim();
+  if (key) names.push(`key:${apiKeyHash(key)}`);
+  const forwarded = trustProxy ? forwardedFor?.split(",").at(-1)?.trim() : undefined;
+  const address = forwarded && isIP(forwarded) ? forwarded : socketAddress;
+  if (address) names.push(`address:${address}`);
+  return names.length > 0 ? names : ["local"];
 }
 
-function addressFrom(forwardedFor: string | null | undefined, socketAddress: string | undefined, trustProxy: boolean): string | undefined {
-  if (trustProxy) {
-    // The last hop is the one the trusted proxy appended; any before it are the client's to write.
-    const forwarded = forwardedFor?.split(",").at(-1)?.trim();
-    if (forwarded && isIP(forwarded)) return `address:${forwarded}`;
-  }
-  return socketAddress ? `address:${socketAddress}` : undefined;
+function withLimits(names: string[], config: RateLimitConfig): BucketRef[] {
+  return names.map((name) => ({ name, limits: name.startsWith("key:") ? config : config.address }));
+}
+
+function namesOf(context: CallerContext, trustProxy: boolean): string[] {
+  const { headers } = context.request;
+  return bucketNames(headers.get(API_KEY_HEADER) ?? undefined, headers.get("x-forwarded-for") ?? undefined, context.req?.socket?.remoteAddress, trustProxy);
 }
 
 /** The buckets a request pays from, read from Node's request before its body is. */
 export function bucketsOfIncoming(request: Pick<IncomingMessage, "headers" | "socket">, config: RateLimitConfig): BucketRef[] {
   const key = request.headers[API_KEY_HEADER];
   const forwarded = request.headers["x-forwarded-for"];
-  const address = addressFrom(Array.isArray(forwarded) ? forwarded.join(",") : forwarded, request.socket.remoteAddress, config.trustProxy);
-  const buckets: BucketRef[] = [];
-  const trimmed = typeof key === "string" ? key.trim() : "";
-  if (trimmed) buckets.push({ name: `key:${apiKeyHash(trimmed)}`, limits: config });
-  if (address) buckets.push({ name: address, limits: config.address });
-  return buckets;
+  const names = bucketNames(
+    typeof key === "string" ? key : undefined,
+    Array.isArray(forwarded) ? forwarded.join(",") : forwarded,
+    request.socket.remoteAddress,
+    config.trustProxy,
+  );
+  return withLimits(names, config);
 }
 
 /**
@@ -200,20 +211,12 @@ export function scrapeCharge(limiter: RateLimiter, config: RateLimitConfig): (re
 
 /** Who a request is, in one name: its API key's hash, else its address, else `local`. */
 export function callerOf(context: CallerContext, trustProxy: boolean): string {
-  const key = context.request.headers.get(API_KEY_HEADER)?.trim();
-  if (key) return `key:${apiKeyHash(key)}`;
-  return addressOf(context, trustProxy) ?? "local";
+  return namesOf(context, trustProxy)[0]!;
 }
 
 /** The buckets a request pays from: its key's (when it sends one) and its address's (when it has one); `local` when neither. */
 export function bucketsOf(context: CallerContext, config: RateLimitConfig): BucketRef[] {
-  const key = context.request.headers.get(API_KEY_HEADER)?.trim();
-  const address = addressOf(context, config.trustProxy);
-  const buckets: BucketRef[] = [];
-  if (key) buckets.push({ name: `key:${apiKeyHash(key)}`, limits: config });
-  if (address) buckets.push({ name: address, limits: config.address });
-  else if (!key) buckets.push({ name: "local", limits: config.address });
-  return buckets;
+  return withLimits(namesOf(context, config.trustProxy), config);
 }
 
 function rateLimited(cost: number, what: string, decision: RateLimitDecision): GatewayError {

@@ -15,8 +15,10 @@ export function isChainId(value: string): boolean {
   return EVM_CHAIN_ID.test(value) || CB58_ID.test(value);
 }
 
-export function isBlockId(value: string): boolean {
-  return BLOCK_NUMBER.test(value) || HEX_32.test(value);
+/** A block number as it is, or a block hash in lower case (as the Data API keys it); undefined when it is neither. */
+export function blockIdOf(value: string): string | undefined {
+  if (BLOCK_NUMBER.test(value)) return value;
+  return HEX_32.test(value) ? value.toLowerCase() : undefined;
 }
 
 /** An EVM chain id in decimal, or a blockchain id in cb58. */
@@ -27,10 +29,11 @@ export function chainIdArgument(argument: string, value: string): string {
 
 /** A block number in decimal, or a block hash. */
 export function blockIdArgument(argument: string, value: string): string {
-  if (!isBlockId(value)) {
+  const blockId = blockIdOf(value);
+  if (blockId === undefined) {
     throw badUserInput(argument, `${argument} must be a block number in decimal or a block hash (0x and 64 hex digits), got ${quoted(value)}`);
   }
-  return HEX_32.test(value) ? value.toLowerCase() : value;
+  return blockId;
 }
 
 export function isZeroHash(hash: string): boolean {

@@ -93,6 +93,19 @@ function max(figures: Record<string, number | string>, name: string, value: numb
 
 const MAX_STEPS = 200_000;
 
+interface LabelledBody {
+  label: string;
+  body: unknown;
+}
+
+/** `workers` loops that post `bodies` in turn until the deadline, counting each answer under its body's label. */
+function postInTurn(context: AttackContext, client: Pool, workers: number, bodies: LabelledBody[], onAnswer: (answer: Answer) => void = () => {}): Promise<void> {
+  return loops(workers, context.deadline, MAX_STEPS, async (index) => {
+    const { label, body } = bodies[index % bodies.length]!;
+    onAnswer(await postCounted(context, client, body, label));
+  }, context.tally);
+}
+
 export const ATTACKS: Attack[] = [
   {
     row: 1,
@@ -140,10 +153,7 @@ export const ATTACKS: Attack[] = [
           ? [{ label: "20 kB page token: ", body: { query: "query($after: String!) { latestBlocks(first: 2, after: $after) { edges { cursor } } }", variables: { after: forgedCursor } } }]
           : []),
       ];
-      await loops(2, context.deadline, MAX_STEPS, async (index) => {
-        const { label, body } = bodies[index % bodies.length]!;
-        await postCounted(context, client, body, label);
-      }, context.tally);
+      await postInTurn(context, client, 2, bodies);
     },
   },
   {
@@ -179,10 +189,7 @@ export const ATTACKS: Attack[] = [
         { label: "exportOperation ..: ", body: exportOperation("..") },
         { label: "exportOperation 10 kB: ", body: exportOperation("a".repeat(10_000)) },
       ];
-      await loops(2, context.deadline, MAX_STEPS, async (index) => {
-        const { label, body } = bodies[index % bodies.length]!;
-        await postCounted(context, client, body, label);
-      }, context.tally);
+      await postInTurn(context, client, 2, bodies);
     },
   },
   {
@@ -268,11 +275,9 @@ export const ATTACKS: Attack[] = [
         { label: "field: ", body: { query: "{ chainz { chainId } }" } },
       ];
       let suggesting = 0;
-      await loops(2, context.deadline, MAX_STEPS, async (index) => {
-        const { label, body } = bodies[index % bodies.length]!;
-        const answer = await postCounted(context, client, body, label);
+      await postInTurn(context, client, 2, bodies, (answer) => {
         if (/did you mean/i.test(answer.text)) suggesting += 1;
-      }, context.tally);
+      });
       context.figures.answersSuggestingNames = suggesting;
     },
   },
