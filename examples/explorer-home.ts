@@ -36,7 +36,7 @@ async function request<T, V>(endpoint: string, document: TypedDocumentNode<T, V>
   return body.data;
 }
 
-export type LatestBlock = ExplorerHomeQuery["latestBlocks"]["edges"][number]["node"];
+export type LatestBlock = NonNullable<ExplorerHomeQuery["latestBlocks"]>["edges"][number]["node"];
 
 /** The newest blocks, `pages` pages of `pageSize`, following `pageInfo.endCursor`. */
 export async function latestBlocks(endpoint: string, pageSize: number, pages: number, apiKey?: string): Promise<LatestBlock[]> {
@@ -44,9 +44,11 @@ export async function latestBlocks(endpoint: string, pageSize: number, pages: nu
   let after: string | null = null;
   for (let page = 0; page < pages; page += 1) {
     const data: ExplorerHomeQuery = await request(endpoint, ExplorerHomeDocument, { first: pageSize, after }, apiKey);
-    blocks.push(...data.latestBlocks.edges.map((edge) => edge.node));
-    if (!data.latestBlocks.pageInfo.hasNextPage) break;
-    after = data.latestBlocks.pageInfo.endCursor ?? null;
+    // Null only beside an error, which `request` has thrown.
+    const connection = data.latestBlocks!;
+    blocks.push(...connection.edges.map((edge) => edge.node));
+    if (!connection.pageInfo.hasNextPage) break;
+    after = connection.pageInfo.endCursor ?? null;
   }
   return blocks;
 }

@@ -4,18 +4,20 @@ import { builder } from "../schema/builder.ts";
 import { EvmChainRef } from "../schema/chains.ts";
 import { NetworkRef, upstreamNetwork } from "../schema/networks.ts";
 import { primeBlocks } from "../src/loaders/evm.ts";
-import { toPageTokenConnection } from "../src/pagination.ts";
+import { describeFirst, toPageTokenConnection } from "../src/pagination.ts";
 import { PARENT_BLOCK_FIELDS_KNOWN_FROM_CHILD, selectsOnly } from "../src/selection.ts";
 import { queryBounds } from "../src/upstream/bounds.ts";
 import type { EvmBlock } from "../src/upstream/types.ts";
 import { isZeroHash } from "../src/validate.ts";
 
 const latestBlocksBounds = queryBounds("data", "/v1/blocks");
+const LATEST_BLOCKS_DEFAULT = latestBlocksBounds.default ?? 10;
 
 builder.queryFields((t) => ({
   latestBlocks: t.field({
     type: EvmBlockConnectionRef,
-    description: `The latest blocks of every EVM chain the Data API indexes, newest first (\`GET /v1/blocks\`). \`first\`: ${latestBlocksBounds.min} to ${latestBlocksBounds.max}, default ${latestBlocksBounds.default}.`,
+    nullable: true,
+    description: `The latest blocks of every EVM chain the Data API indexes, newest first (\`GET /v1/blocks\`). ${describeFirst(latestBlocksBounds, LATEST_BLOCKS_DEFAULT)}`,
     args: {
       ...t.arg.connectionArgs(),
       network: t.arg({ type: NetworkRef, description: "Only blocks of chains of this network." }),
@@ -23,7 +25,7 @@ builder.queryFields((t) => ({
     resolve: async (_root, args, context) => {
       const network = upstreamNetwork(args.network);
       const connection = await toPageTokenConnection(args, {
-        bounds: { ...latestBlocksBounds, default: latestBlocksBounds.default ?? 10 },
+        bounds: { ...latestBlocksBounds, default: LATEST_BLOCKS_DEFAULT },
         filters: { field: "Query.latestBlocks", network: network ?? null },
         nodeKey: evmBlockId,
         fetchPage: async (page) => {

@@ -5,29 +5,37 @@ import { builder } from "../schema/builder.ts";
 import { NetworkRef, upstreamNetwork } from "../schema/networks.ts";
 import { badUserInput } from "../src/errors.ts";
 import { primeBlocks, primeChains } from "../src/loaders/evm.ts";
-import { toPageTokenConnection } from "../src/pagination.ts";
+import { describeFirst, toPageTokenConnection } from "../src/pagination.ts";
 import { queryBounds } from "../src/upstream/bounds.ts";
 import type { ApiFeature as UpstreamApiFeature } from "../src/upstream/types.ts";
 import { blockIdArgument, chainIdArgument } from "../src/validate.ts";
 
 const chainBlocksBounds = queryBounds("data", "/v1/chains/{chainId}/blocks");
+const CHAIN_BLOCKS_DEFAULT = chainBlocksBounds.default ?? 10;
 
 builder.queryFields((t) => ({
   chains: t.field({
     type: [EvmChainRef],
-    description: "The EVM chains the Data API indexes (`GET /v1/chains`), optionally of one network or with one feature.",
+    nullable: true,
+    description:
+      "The EVM chains the Data API indexes, optionally of one network or with one feature, in the Data API's order. Filtered from the full chain list (`GET /v1/chains`), which the gateway holds for the chain TTL and which `chain` and every chain link share: one call at most per request, whatever the filters.",
     args: {
-      network: t.arg({ type: NetworkRef, description: "Only chains of this network." }),
+      network: t.arg({ type: NetworkRef, description: "Only chains of this network (`isTestnet` says which)." }),
       feature: t.arg({ type: ApiFeature.ref, description: "Only chains with this Data API feature enabled." }),
     },
     resolve: async (_root, args, context) => {
       if (args.feature === "UNKNOWN") throw badUserInput("feature", "feature must be a known feature, not UNKNOWN");
-      const chains = await context.upstreams.evm.listChains(
-        { network: upstreamNetwork(args.network), feature: (args.feature ?? undefined) as UpstreamApiFeature | undefined },
-        context.call,
+      const network = upstreamNetwork(args.network);
+      const feature = (args.feature ?? undefined) as UpstreamApiFeature | undefined;
+      const all = await context.loaders.chainList();
+      primeChains(context.loaders, all);
+      // What `GET /v1/chains?network=&feature=` answers: the chains of the network, by the
+      // record's `isTestnet`, that list the feature among their `enabledFeatures`.
+      return all.filter(
+        (chain) =>
+          (network === undefined || chain.isTestnet === (network === "fuji")) &&
+          (feature === undefined || (chain.enabledFeatures ?? []).includes(feature)),
       );
-      primeChains(context.loaders, chains);
-      return chains;
     },
   }),
   chain: t.field({
@@ -49,11 +57,11 @@ builder.objectFields(EvmChainRef, (t) => ({
   blocks: t.field({
     type: EvmBlockConnectionRef,
     nullable: true,
-    description: `The chain's latest blocks, newest first (\`GET /v1/chains/{chainId}/blocks\`). \`first\`: ${chainBlocksBounds.min} to ${chainBlocksBounds.max}, default ${chainBlocksBounds.default}.`,
+    description: `The chain's latest blocks, newest first (\`GET /v1/chains/{chainId}/blocks\`). ${describeFirst(chainBlocksBounds, CHAIN_BLOCKS_DEFAULT)}`,
     args: { ...t.arg.connectionArgs() },
     resolve: async (chain, args, context) => {
       const connection = await toPageTokenConnection(args, {
-        bounds: { ...chainBlocksBounds, default: chainBlocksBounds.default ?? 10 },
+        bounds: { ...chainBlocksBounds, default: CHAIN_BLOCKS_DEFAULT },
         filters: { field: "EvmChain.blocks", chainId: chain.chainId },
         nodeKey: evmBlockId,
         fetchPage: async (page) => {

@@ -23,7 +23,7 @@ import {
 import type { GatewayContext } from "../src/context.ts";
 import { badUserInput } from "../src/errors.ts";
 import { primeTransactions } from "../src/loaders/evm.ts";
-import { toPageTokenConnection } from "../src/pagination.ts";
+import { describeFirst, toPageTokenConnection } from "../src/pagination.ts";
 import { BLOCK_FIELDS_KNOWN_FROM_TRANSACTION, selectsOnly } from "../src/selection.ts";
 import { queryBounds } from "../src/upstream/bounds.ts";
 import type {
@@ -37,6 +37,7 @@ import type {
 } from "../src/upstream/types.ts";
 
 const addressTransactionsBounds = queryBounds("data", "/v1/chains/{chainId}/addresses/{address}/transactions");
+const ADDRESS_TRANSACTIONS_DEFAULT = addressTransactionsBounds.default ?? 10;
 const blockTransactionsBounds = queryBounds("data", "/v1/chains/{chainId}/blocks/{blockId}/transactions");
 /** The route's own default page size returns no transactions; its largest holds nearly every block whole. */
 const BLOCK_TRANSACTIONS_DEFAULT = blockTransactionsBounds.max;
@@ -106,7 +107,7 @@ builder.objectFields(EvmAccountRef, (t) => ({
   transactions: t.field({
     type: EvmAddressTransactionConnectionRef,
     nullable: true,
-    description: `The transactions in which the address sent or received native tokens, a token or an internal call, each with only the transfers and calls that concern the address (\`GET /v1/chains/{chainId}/addresses/{address}/transactions\`). \`first\`: ${addressTransactionsBounds.min} to ${addressTransactionsBounds.max}, default ${addressTransactionsBounds.default}.`,
+    description: `The transactions in which the address sent or received native tokens, a token or an internal call, each with only the transfers and calls that concern the address (\`GET /v1/chains/{chainId}/addresses/{address}/transactions\`). ${describeFirst(addressTransactionsBounds, ADDRESS_TRANSACTIONS_DEFAULT)}`,
     args: {
       ...t.arg.connectionArgs(),
       startBlock: t.arg({
@@ -133,7 +134,7 @@ builder.objectFields(EvmAccountRef, (t) => ({
       const chainId = account.chain.chainId;
       const address = account.address.toLowerCase();
       const connection = await toPageTokenConnection(args, {
-        bounds: { ...addressTransactionsBounds, default: addressTransactionsBounds.default ?? 10 },
+        bounds: { ...addressTransactionsBounds, default: ADDRESS_TRANSACTIONS_DEFAULT },
         filters: {
           field: "EvmAccount.transactions",
           chainId,
@@ -164,7 +165,7 @@ builder.objectFields(EvmBlockRef, (t) => ({
   transactions: t.field({
     type: EvmTransactionConnectionRef,
     nullable: true,
-    description: `The block's transactions in block order (\`GET /v1/chains/{chainId}/blocks/{blockId}/transactions\`). \`first\`: ${blockTransactionsBounds.min} to ${blockTransactionsBounds.max}, default ${BLOCK_TRANSACTIONS_DEFAULT}, which holds a whole block in one page for nearly every block (the route's own default, ${blockTransactionsBounds.default}, would give none). \`first: 0\` gives no edges, only \`pageInfo.hasNextPage\`. A block whose \`txCount\` is 0 answers without an upstream call.`,
+    description: `The block's transactions in block order (\`GET /v1/chains/{chainId}/blocks/{blockId}/transactions\`). ${describeFirst(blockTransactionsBounds, BLOCK_TRANSACTIONS_DEFAULT)} The default holds a whole block in one page for nearly every block (the route's own default, ${blockTransactionsBounds.default}, would give none). Without an upstream call: \`first: 0\`, and a block whose \`txCount\` is 0.`,
     args: { ...t.arg.connectionArgs() },
     complexity: (args) => ({ field: 1, multiplier: Math.max(args.first ?? BLOCK_TRANSACTIONS_DEFAULT, 1) }),
     resolve: async (block, args, context) => {

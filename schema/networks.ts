@@ -4,12 +4,17 @@ import { builder } from "./builder.ts";
 
 export type NetworkName = "mainnet" | "fuji";
 
+/**
+ * `TESTNET` keeps a value of its own: two names of one value would serialize to the last in the
+ * (sorted) schema, `TESTNET`. So an argument is folded into `fuji` with `upstreamNetwork` before
+ * use, and a field of this type returns a `NetworkName` (test/chains.test.ts checks the outputs).
+ */
 export const NetworkRef = builder.enumType("Network", {
-  description: "An Avalanche network. `TESTNET` is another name for `FUJI`.",
+  description: "An Avalanche network. `TESTNET` is another name for `FUJI` in arguments; results always say `FUJI`.",
   values: {
     MAINNET: { value: "mainnet", description: "The Avalanche mainnet." },
     FUJI: { value: "fuji", description: "The Fuji test network." },
-    TESTNET: { value: "testnet", description: "Another name for `FUJI`; results are the same." },
+    TESTNET: { value: "testnet", description: "Another name for `FUJI` in arguments; results are the same and say `FUJI`." },
   } as const,
 });
 

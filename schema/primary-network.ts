@@ -15,7 +15,7 @@ import {
 import type { AssetAmount, PrimaryNetworkChainInfo } from "../src/upstream/types.ts";
 import { builder } from "./builder.ts";
 import { upstreamEnum } from "./enums.ts";
-import { NetworkRef } from "./networks.ts";
+import { NetworkRef, upstreamNetwork } from "./networks.ts";
 
 builder.addScalarType("JSON", JSONResolver, {
   description: "Any JSON value, passed on as the upstream sent it: for record members the Data API leaves open.",
@@ -71,7 +71,7 @@ export const PrimaryNetworkChainInfoRef = builder.objectRef<PrimaryNetworkChainI
       description: "The chain that answered.",
       resolve: (info) => PrimaryNetworkChainName.fromUpstream(info.chainName) ?? "UNKNOWN",
     }),
-    network: t.expose("network", { type: NetworkRef, description: "The network that answered." }),
+    network: t.field({ type: NetworkRef, description: "The network that answered (`FUJI` where the Data API says testnet).", resolve: (info) => upstreamNetwork(info.network) }),
   }),
 });
 

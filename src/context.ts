@@ -68,6 +68,10 @@ class RequestLoaders implements Loaders {
     return (this.#primaryNetwork ??= createPrimaryNetworkLoaders(this.upstreams, this.call, this.observeBatch));
   }
 
+  get chainList() {
+    return this.evm.chainList;
+  }
+
   get chain() {
     return this.evm.chain;
   }

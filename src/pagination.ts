@@ -7,6 +7,9 @@
  * edge, and a cursor is refused when used with other filters. The last edge of an upstream
  * page carries that page's `nextPageToken` instead, so that ordinary forward paging costs one
  * upstream call per page.
+ *
+ * `first: 0` is allowed on every connection and reads nothing: an empty page, `hasNextPage`
+ * false (Relay allows false when the answer cannot be had cheaply) and null cursors.
  */
 import { hash as digest } from "node:crypto";
 import { LRUCache } from "lru-cache";
@@ -14,7 +17,7 @@ import { badUserInput } from "./errors.ts";
 import { MAX_PAGE_TOKEN_LENGTH } from "./validate.ts";
 
 export interface PageBounds {
-  /** Smallest `pageSize` the route accepts. */
+  /** Smallest `pageSize` the route accepts (`first` may still be 0, which reads no page). */
   min: number;
   /** Largest `pageSize` the route accepts. */
   max: number;
@@ -50,6 +53,20 @@ export interface PageTokenConnectionOptions<T, Meta = undefined> {
   /** A stable key of a node, used to find the edge again when a page has shifted. */
   nodeKey: (node: T) => string;
   fetchPage: (request: { pageSize: number; pageToken: string | undefined }) => Promise<UpstreamPage<T, Meta>>;
+  /**
+   * What the connection says beside its list when it reads no page (`first: 0`), for fields
+   * that read `meta`; without it `meta` is undefined then.
+   */
+  emptyMeta?: () => Meta;
+}
+
+/** The smallest `first` of every connection: 0 asks for no items and makes no upstream call. */
+export const MIN_FIRST = 0;
+
+/** How a field's description states its `first`: the range and the default. */
+export function describeFirst(bounds: { max: number; default?: number | undefined }, defaultFirst = bounds.default): string {
+  const range = `\`first\`: ${MIN_FIRST} to ${bounds.max}`;
+  return defaultFirst === undefined ? `${range}.` : `${range}, default ${defaultFirst}.`;
 }
 
 /** What a cursor says: resume after item `index` of the page (`pageToken`, `pageSize`). */
@@ -133,9 +150,9 @@ export function validateConnectionArgs(args: ConnectionArgs, bounds: PageBounds,
     throw badUserInput("before", "before is not supported: the upstream pages forward only; use first and after");
   }
   const first = args.first ?? bounds.default;
-  if (!Number.isSafeInteger(first) || first < bounds.min || first > bounds.max) {
-    throw badUserInput("first", `first must be between ${bounds.min} and ${bounds.max}, got ${first}`, {
-      min: bounds.min,
+  if (!Number.isSafeInteger(first) || first < MIN_FIRST || first > bounds.max) {
+    throw badUserInput("first", `first must be between ${MIN_FIRST} and ${bounds.max}, got ${first}`, {
+      min: MIN_FIRST,
       max: bounds.max,
     });
   }
@@ -154,10 +171,12 @@ export function validateConnectionArgs(args: ConnectionArgs, bounds: PageBounds,
 }
 
 /**
- * The most upstream pages a connection reads for `after`: two when the cursor resumes inside a
- * page (that page again, then the next one if it ends before `first` items), else one.
+ * The most upstream pages a connection reads for `after` and `first`: none for `first: 0`, two
+ * when the cursor resumes inside a page (that page again, then the next one if it ends before
+ * `first` items), else one.
  */
-export function pagesToRead(after: string | null | undefined): 1 | 2 {
+export function pagesToRead(after: string | null | undefined, first?: number | null): 0 | 1 | 2 {
+  if (first === 0) return 0;
   if (after === null || after === undefined) return 1;
   try {
     return decodeCursor(after).index >= 0 ? 2 : 1;
@@ -211,6 +230,7 @@ export async function toPageTokenConnection<T, Meta = undefined>(
   options: PageTokenConnectionOptions<T, Meta>,
 ): Promise<PageTokenConnection<T, Meta>> {
   const { first, cursor, hash } = validateConnectionArgs(args, options.bounds, options.filters);
+  if (first === 0) return { edges: [], meta: options.emptyMeta?.(), pageInfo: new PageInfo([], false) };
   const edges: PageTokenConnection<T, Meta>["edges"] = [];
   let more = false;
   let meta: Meta | undefined;

@@ -106,7 +106,7 @@ const gatewayPaged = chainMetrics;
 
 export const UPSTREAM_FIELDS: Readonly<Record<string, UpstreamField>> = {
   // EVM chains, blocks and transactions (resolvers/chains.ts, blocks.ts, evm-transactions.ts)
-  "Query.chains": ONE,
+  "Query.chains": CHAIN_LOOKUP,
   "Query.chain": CHAIN_LOOKUP,
   "Query.latestBlocks": connection("data", "/v1/blocks"),
   "Query.node": ONE,

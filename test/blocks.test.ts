@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import type { components } from "../src/upstream/contract/data-api.ts";
 import {
   BlockNodeDocument,
@@ -35,7 +35,7 @@ describe("latestBlocks", () => {
     expect(cold.body.errors).toBeUndefined();
     expect(upstreamCalls(harness)).toEqual({ "GET /v1/blocks": 1, "GET /v1/chains": 1 });
 
-    const nodes = cold.body.data!.latestBlocks.edges.map((edge) => edge.node);
+    const nodes = cold.body.data!.latestBlocks!.edges.map((edge) => edge.node);
     expect(nodes.map((node) => node.blockHash)).toEqual(reference.blocks.map((block) => block.blockHash));
     const chainName = new Map(chains.chains.map((chain) => [chain.chainId, chain.chainName]));
     for (const [index, node] of nodes.entries()) {
@@ -67,7 +67,7 @@ describe("latestBlocks", () => {
       "GET /v1/blocks": 1,
       "GET /v1/chains/{chainId}/blocks/{blockId}": missingParents.size,
     });
-    for (const node of result.body.data!.latestBlocks.nodes) {
+    for (const node of result.body.data!.latestBlocks!.nodes) {
       expect(node.parent?.blockHash).toBe(node.parentHash);
       expect(BigInt(node.parent!.blockNumber) >= 0n).toBe(true);
     }
@@ -79,7 +79,7 @@ describe("latestBlocks", () => {
 
   it("refuses a cursor used with another network", async () => {
     const first = await execute(harness, LatestBlocksWithChainAndParentDocument, { first: 5, network: "MAINNET" });
-    const cursor = first.body.data!.latestBlocks.pageInfo.endCursor!;
+    const cursor = first.body.data!.latestBlocks!.pageInfo.endCursor!;
     harness.simulator.resetCounters();
     const reused = await execute(harness, LatestBlocksWithChainAndParentDocument, { first: 5, network: "FUJI", after: cursor });
     expect(reused.body.errors?.[0]?.extensions).toMatchObject({ code: "BAD_USER_INPUT", argument: "after" });
@@ -211,5 +211,75 @@ describe("EvmChain.block", () => {
     expect(result.body.errors?.[0]?.extensions).toMatchObject({ code: "BAD_USER_INPUT", argument: "id" });
     expect(result.body.errors?.[0]?.message).toContain("block number");
     expect(upstreamCalls(harness)).toEqual({ "GET /v1/chains": 1 });
+  });
+});
+
+describe("an upstream failure stays at its field", () => {
+  const NO_FAULTS = { errorRate: 0, errorRoutes: [], faultKind: "status", errorStatus: 500 } as const;
+  afterEach(() => {
+    harness.simulator.setKnobs(NO_FAULTS);
+  });
+
+  /** Read beside every failing field: one needs the chain list, one no call at all. */
+  const UNAFFECTED = `here: chain(id: "43114") { chainName } pn: primaryNetwork(network: FUJI) { network }`;
+
+  it("a 500 on GET /v1/blocks nulls latestBlocks alone; chain and primaryNetwork keep their data", async () => {
+    harness.simulator.setKnobs({ errorRate: 1, errorStatus: 500, errorRoutes: ["GET /v1/blocks"] });
+    const result = await execute(harness, `{ latestBlocks(first: 3) { nodes { blockHash } } ${UNAFFECTED} }`);
+    expect(result.status).toBe(200);
+    expect(result.body.data).toEqual({ latestBlocks: null, here: { chainName: expect.any(String) }, pn: { network: "FUJI" } });
+    expect(result.body.errors).toHaveLength(1);
+    expect(result.body.errors![0]).toMatchObject({ path: ["latestBlocks"], extensions: { code: "UPSTREAM_ERROR" } });
+  });
+
+  it("a 500 on GET /v1/chains nulls chains and chain; primaryNetwork keeps its data", async () => {
+    harness.simulator.setKnobs({ errorRate: 1, errorStatus: 500, errorRoutes: ["GET /v1/chains"] });
+    const result = await execute(harness, `{ chains(network: FUJI) { chainId } ${UNAFFECTED} }`);
+    expect(result.body.data).toEqual({ chains: null, here: null, pn: { network: "FUJI" } });
+    expect(result.body.errors!.map((error) => [error.path, error.extensions?.code]).sort()).toEqual([
+      [["chains"], "UPSTREAM_ERROR"],
+      [["here"], "UPSTREAM_ERROR"],
+    ]);
+  });
+
+  it("a failing route under a chain nulls that field alone", async () => {
+    const { blocks } = await simulatorGet<ListEvmBlocksResponse>(harness, "data", "/v1/chains/43114/blocks?pageSize=20");
+    const block = blocks.find((item) => item.txCount > 0)!;
+    const { transactions } = await simulatorGet<{ transactions: { txHash: string; from: { address: string } }[] }>(
+      harness,
+      "data",
+      `/v1/chains/43114/blocks/${block.blockHash}/transactions?pageSize=1`,
+    );
+    const tx = transactions[0]!;
+    const cases: { route: string; field: string; path: (string | number)[] }[] = [
+      { route: "GET /v1/chains/{chainId}/blocks", field: "blocks(first: 2) { nodes { blockHash } }", path: ["c", "blocks"] },
+      { route: "GET /v1/chains/{chainId}/blocks/{blockId}", field: `block(id: "${block.blockHash}") { blockNumber }`, path: ["c", "block"] },
+      { route: "GET /v1/chains/{chainId}/transactions/{txHash}", field: `transaction(hash: "${tx.txHash}") { txHash }`, path: ["c", "transaction"] },
+      {
+        route: "GET /v1/chains/{chainId}/addresses/{address}/transactions",
+        field: `address(address: "${tx.from.address}") { transactions(first: 1) { nodes { transaction { txHash } } } }`,
+        path: ["c", "address", "transactions"],
+      },
+    ];
+    for (const testCase of cases) {
+      harness.gateway.cache.clear();
+      harness.simulator.setKnobs({ errorRate: 1, errorStatus: 500, errorRoutes: [testCase.route] });
+      const result = await execute(harness, `{ c: chain(id: "43114") { chainId ${testCase.field} } ${UNAFFECTED} }`);
+      expect(result.body.errors, testCase.route).toHaveLength(1);
+      expect(result.body.errors![0], testCase.route).toMatchObject({ path: testCase.path, extensions: { code: "UPSTREAM_ERROR" } });
+      expect(result.body.data, testCase.route).toMatchObject({ c: { chainId: "43114" }, here: { chainName: expect.any(String) }, pn: { network: "FUJI" } });
+    }
+
+    harness.gateway.cache.clear();
+    harness.simulator.setKnobs({ errorRate: 1, errorStatus: 500, errorRoutes: ["GET /v1/chains/{chainId}/blocks/{blockId}/transactions"] });
+    const nested = await execute(
+      harness,
+      `{ c: chain(id: "43114") { blocks(first: 20) { nodes { blockHash txCount transactions(first: 1) { nodes { txHash } } } } } ${UNAFFECTED} }`,
+    );
+    const nodes = (nested.body.data as { c: { blocks: { nodes: { txCount: number; transactions: unknown }[] } } }).c.blocks.nodes;
+    expect(nodes.length).toBe(20);
+    for (const node of nodes) expect(node.transactions === null).toBe(node.txCount > 0);
+    expect(nested.body.errors!.every((error) => error.extensions?.code === "UPSTREAM_ERROR" && error.path?.at(-1) === "transactions")).toBe(true);
+    expect(nested.body.data).toMatchObject({ here: { chainName: expect.any(String) }, pn: { network: "FUJI" } });
   });
 });

@@ -443,10 +443,10 @@ describe("EvmChain.address(...).transactions", () => {
       expect(result.body.errors![0]!.path).toEqual(["chain", "address", "transactions"]);
       expect(upstreamCalls(harness)[ADDRESS_ROUTE]).toBeUndefined();
     }
-    for (const first of [0, 101]) {
+    for (const first of [-1, 101]) {
       harness.simulator.resetCounters();
       const result = await execute(harness, AddressTransactionsWithBlockDetailsDocument, { chainId: C_CHAIN, address: busy, first });
-      expect(result.body.errors![0]!.extensions).toMatchObject({ code: "BAD_USER_INPUT", argument: "first", min: 1, max: 100 });
+      expect(result.body.errors![0]!.extensions).toMatchObject({ code: "BAD_USER_INPUT", argument: "first", min: 0, max: 100 });
       expect(upstreamCalls(harness)[ADDRESS_ROUTE]).toBeUndefined();
     }
   });
@@ -644,10 +644,11 @@ describe("EvmBlock.transactions", () => {
     expect(upstreamCalls(harness)).toEqual({ "GET /v1/chains": 1, [BLOCK_ROUTE]: 1 });
   });
 
-  it("keeps to the route's own bounds, 0 to 100: first: 0 tells only whether there are transactions", async () => {
+  it("takes first from 0 to 100: first: 0 answers an empty page without asking for the transactions", async () => {
     const zero = await execute(harness, BlockTransactionsDocument, { chainId: C_CHAIN, blockId: "4444", first: 0 });
     expect(zero.body.errors).toBeUndefined();
-    expect(zero.body.data!.chain!.block!.transactions).toEqual({ edges: [], pageInfo: { hasNextPage: true, endCursor: null } });
+    expect(zero.body.data!.chain!.block!.transactions).toEqual({ edges: [], pageInfo: { hasNextPage: false, endCursor: null } });
+    expect(upstreamCalls(harness)[BLOCK_TRANSACTIONS_ROUTE]).toBeUndefined();
 
     harness.simulator.resetCounters();
     const tooMany = await execute(harness, BlockTransactionsDocument, { chainId: C_CHAIN, blockId: "4444", first: 101 });

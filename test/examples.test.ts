@@ -30,6 +30,6 @@ describe("the example client (examples/explorer-home.ts)", () => {
   });
 
   it("reports the gateway's errors with their codes", async () => {
-    await expect(latestBlocks(endpoint, 500, 1)).rejects.toThrow(/BAD_USER_INPUT at latestBlocks: first must be between 1 and 100/);
+    await expect(latestBlocks(endpoint, 500, 1)).rejects.toThrow(/BAD_USER_INPUT at latestBlocks: first must be between 0 and 100/);
   });
 });

@@ -274,3 +274,14 @@ describe("Subscription.exportOperation over Server-Sent Events", () => {
     expect(upstreamCalls(harness)).toEqual({});
   });
 });
+
+describe("a failing operations route stays at its field", () => {
+  it("a 500 on GET /v1/operations/{operationId} nulls exportOperation alone", async () => {
+    const started = (await execute(harness, ExportTransactionsDocument, { input: { primaryNetwork: PRIMARY_ALL } })).body.data!.exportTransactions;
+    harness.simulator.setKnobs({ errorRate: 1, errorStatus: 500, errorRoutes: [GET_ROUTE] });
+    const result = await execute(harness, `{ exportOperation(id: "${started.operationId}") { operationStatus } pn: primaryNetwork(network: FUJI) { network } }`);
+    expect(result.body.data).toEqual({ exportOperation: null, pn: { network: "FUJI" } });
+    expect(result.body.errors).toHaveLength(1);
+    expect(result.body.errors![0]).toMatchObject({ path: ["exportOperation"], extensions: { code: "UPSTREAM_ERROR" } });
+  });
+});

@@ -246,6 +246,35 @@ describe("warpSignature", () => {
   });
 });
 
+describe("a failing warp route stays at its field", () => {
+  const UNAFFECTED = `pn: primaryNetwork(network: FUJI) { network }`;
+
+  it("a 500 on the signed-message route nulls warpSignature alone; signed with TESTNET, it says FUJI", async () => {
+    const tx = l1Transactions("fuji", "RegisterL1ValidatorTx")[0]!;
+    const query = `{ warpSignature(network: TESTNET, txHash: "${tx.txHash}") { network } ${UNAFFECTED} }`;
+    const good = await execute(harness, query);
+    expect(good.body.data).toEqual({ warpSignature: { network: "FUJI" }, pn: { network: "FUJI" } });
+
+    harness.simulator.setKnobs({ errorRate: 1, errorStatus: 500, errorRoutes: [GET_ROUTE] });
+    const result = await execute(harness, query);
+    expect(result.body.data).toEqual({ warpSignature: null, pn: { network: "FUJI" } });
+    expect(result.body.errors).toHaveLength(1);
+    expect(result.body.errors![0]).toMatchObject({ path: ["warpSignature"], extensions: { code: "UPSTREAM_ERROR" } });
+  });
+
+  it("a 500 on the L1 validators route nulls the verification alone; the decoded message stays", async () => {
+    const tx = l1Transactions("fuji", "RegisterL1ValidatorTx")[0]!;
+    harness.simulator.setKnobs({ errorRate: 1, errorStatus: 500, errorRoutes: [L1_ROUTE] });
+    const result = await execute(
+      harness,
+      `{ warpSignature(network: FUJI, txHash: "${tx.txHash}") { decoded { sourceChainId verification { valid } } } ${UNAFFECTED} }`,
+    );
+    expect(result.body.data).toEqual({ warpSignature: { decoded: { sourceChainId: P_CHAIN_ID, verification: null } }, pn: { network: "FUJI" } });
+    expect(result.body.errors).toHaveLength(1);
+    expect(result.body.errors![0]).toMatchObject({ path: ["warpSignature", "decoded", "verification"], extensions: { code: "UPSTREAM_ERROR" } });
+  });
+});
+
 /** A Data API in front of the simulator that changes the signed messages it returns. */
 async function startTamperingUpstream(target: string, tamper: (signedMessage: string) => string): Promise<{ url: string; close(): Promise<void> }> {
   const server: Server = createServer((request, response) => {

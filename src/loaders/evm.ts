@@ -20,6 +20,11 @@ export interface TransactionKey {
 }
 
 export interface EvmLoaders {
+  /**
+   * Every chain the Data API indexes (`GET /v1/chains` without filters), read once per request
+   * (and kept for the chain TTL by the shared cache): the chain loader and `chains` answer from it.
+   */
+  chainList: () => Promise<ChainInfo[]>;
   /** Chain records by EVM chain id or blockchain id; null when unknown. */
   chain: DataLoader<string, ChainInfo | null>;
   /** Blocks by chain and number or hash; null when unknown. */
@@ -37,10 +42,13 @@ function blockKey({ chainId, blockId }: BlockKey): string {
 }
 
 export function createEvmLoaders({ evm, metrics }: Upstreams, call: CallOptions, observe: BatchObserver): EvmLoaders {
+  let heldChainList: Promise<ChainInfo[]> | undefined;
+  const chainList = () => (heldChainList ??= evm.listChains(call));
+
   const chain = new DataLoader<string, ChainInfo | null>(observed("chain", observe, async (ids) => {
     // One `GET /v1/chains` answers every supported chain, by either of its ids; an id not in
     // the list may still be a chain the list leaves out, so it gets its own look-up.
-    const all = await evm.listChains({}, call);
+    const all = await chainList();
     const byId = new Map<string, ChainInfo>();
     for (const info of all) {
       byId.set(info.chainId, info);
@@ -76,7 +84,7 @@ export function createEvmLoaders({ evm, metrics }: Upstreams, call: CallOptions,
     { cacheKeyFn: transactionKey },
   );
 
-  return { chain, block, metricsChain, transaction, completeTransaction };
+  return { chainList, chain, block, metricsChain, transaction, completeTransaction };
 }
 
 function transactionKey({ chainId, txHash }: TransactionKey): string {

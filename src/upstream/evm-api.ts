@@ -5,7 +5,6 @@ import type { RecordCache } from "./cache.ts";
 import { ContractClient } from "./contract-client.ts";
 import type { CallOptions, PageRequest, UpstreamService } from "./http.ts";
 import type {
-  ApiFeature,
   ChainInfo,
   CompleteTransaction,
   DataPaths,
@@ -19,9 +18,8 @@ import type {
 import { HEX_32 } from "../validate.ts";
 
 
-function chainListKey(filter: { network?: string; feature?: string }): string {
-  return `evm-chains:${filter.network ?? "*"}:${filter.feature ?? "*"}`;
-}
+/** The whole chain list; `chains(network:, feature:)` filters it in the gateway. */
+const CHAIN_LIST_KEY = "evm-chains:*:*";
 
 function blockCacheKey(chainId: string, blockId: string): string {
   return HEX_32.test(blockId) ? `evm-block:${chainId}:${blockId.toLowerCase()}` : `evm-block:${chainId}:#${blockId}`;
@@ -51,9 +49,9 @@ export class EvmApi {
     this.client = new ContractClient<DataPaths>(service);
   }
 
-  /** `GET /v1/chains`; each filter combination is cached for the chain TTL. */
-  listChains(filter: { network?: UpstreamNetwork; feature?: ApiFeature }, options?: CallOptions): Promise<ChainInfo[]> {
-    return this.cache.getOrLoad(chainListKey(filter), () => this.fetchChains(filter, options), this.cacheConfig.chainTtlMs, this.readable(options));
+  /** `GET /v1/chains` without filters: every chain the Data API indexes, cached for the chain TTL. */
+  listChains(options?: CallOptions): Promise<ChainInfo[]> {
+    return this.cache.getOrLoad(CHAIN_LIST_KEY, () => this.fetchChains(options), this.cacheConfig.chainTtlMs, this.readable(options));
   }
 
   /**
@@ -61,7 +59,7 @@ export class EvmApi {
    * it: nearly every query resolves a chain. Returns the function that stops the refreshing.
    */
   keepChainsFresh(onError: (error: unknown) => void): () => void {
-    const refresh = () => this.cache.refresh(chainListKey({}), () => this.fetchChains({}), this.cacheConfig.chainTtlMs).catch(onError);
+    const refresh = () => this.cache.refresh(CHAIN_LIST_KEY, () => this.fetchChains(), this.cacheConfig.chainTtlMs).catch(onError);
     void refresh();
     if (this.cacheConfig.chainTtlMs === 0) return () => {};
     const timer = setInterval(refresh, Math.max(1_000, Math.floor(this.cacheConfig.chainTtlMs * 0.8)));
@@ -69,8 +67,8 @@ export class EvmApi {
     return () => clearInterval(timer);
   }
 
-  private async fetchChains(filter: { network?: UpstreamNetwork; feature?: ApiFeature }, options?: CallOptions): Promise<ChainInfo[]> {
-    return (await this.client.get("/v1/chains", { query: filter }, options)).chains;
+  private async fetchChains(options?: CallOptions): Promise<ChainInfo[]> {
+    return (await this.client.get("/v1/chains", {}, options)).chains;
   }
 
   /** `GET /v1/chains/{chainId}` by EVM chain id or blockchain id; null when the chain is unknown. */

@@ -267,13 +267,13 @@ export type MetricsScope =
   /** Every chain the Metrics API tracks, on both networks. */
   | 'TOTAL';
 
-/** An Avalanche network. `TESTNET` is another name for `FUJI`. */
+/** An Avalanche network. `TESTNET` is another name for `FUJI` in arguments; results always say `FUJI`. */
 export type Network =
   /** The Fuji test network. */
   | 'FUJI'
   /** The Avalanche mainnet. */
   | 'MAINNET'
-  /** Another name for `FUJI`; results are the same. */
+  /** Another name for `FUJI` in arguments; results are the same and say `FUJI`. */
   | 'TESTNET';
 
 /** How far the Data API got in indexing an NFT's metadata from its token URI. */
@@ -505,14 +505,14 @@ export type LatestBlocksWithChainAndParentQueryVariables = Exact<{
 }>;
 
 
-export type LatestBlocksWithChainAndParentQuery = { latestBlocks: { edges: Array<{ cursor: string, node: { blockNumber: string, blockHash: string, chainId: string, chain: { chainName: string } | null, parent: { blockHash: string } | null } }>, pageInfo: { hasNextPage: boolean, endCursor: string | null } } };
+export type LatestBlocksWithChainAndParentQuery = { latestBlocks: { edges: Array<{ cursor: string, node: { blockNumber: string, blockHash: string, chainId: string, chain: { chainName: string } | null, parent: { blockHash: string } | null } }>, pageInfo: { hasNextPage: boolean, endCursor: string | null } } | null };
 
 export type LatestBlocksWithParentDetailsQueryVariables = Exact<{
   first?: number | null | undefined;
 }>;
 
 
-export type LatestBlocksWithParentDetailsQuery = { latestBlocks: { nodes: Array<{ blockHash: string, parentHash: string, parent: { blockNumber: string, blockHash: string, blockTimestamp: number, txCount: number } | null }> } };
+export type LatestBlocksWithParentDetailsQuery = { latestBlocks: { nodes: Array<{ blockHash: string, parentHash: string, parent: { blockNumber: string, blockHash: string, blockTimestamp: number, txCount: number } | null }> } | null };
 
 export type ChainBlocksPageQueryVariables = Exact<{
   chainId: string | number;
@@ -559,7 +559,7 @@ export type ChainsQueryVariables = Exact<{
 }>;
 
 
-export type ChainsQuery = { chains: Array<{ id: string, chainId: string, chainName: string, description: string, status: ChainStatus, platformChainId: string | null, subnetId: string | null, vmId: string | null, vmName: VmName, explorerUrl: string | null, rpcUrl: string, wsUrl: string | null, isTestnet: boolean, network: Network, chainLogoUri: string | null, private: boolean | null, enabledFeatures: Array<ApiFeature>, utilityAddresses: { multicall: string | null } | null, networkToken: { name: string, symbol: string, decimals: number, logoUri: string | null, description: string | null } }> };
+export type ChainsQuery = { chains: Array<{ id: string, chainId: string, chainName: string, description: string, status: ChainStatus, platformChainId: string | null, subnetId: string | null, vmId: string | null, vmName: VmName, explorerUrl: string | null, rpcUrl: string, wsUrl: string | null, isTestnet: boolean, network: Network, chainLogoUri: string | null, private: boolean | null, enabledFeatures: Array<ApiFeature>, utilityAddresses: { multicall: string | null } | null, networkToken: { name: string, symbol: string, decimals: number, logoUri: string | null, description: string | null } }> | null };
 
 export type ChainQueryVariables = Exact<{
   id: string | number;
