@@ -7,7 +7,7 @@
  * for the same query text, and the clients that matter for load send the same operations again.
  */
 import { complexityFromQuery } from "@pothos/plugin-complexity";
-import { Kind, getOperationAST, type DocumentNode, type ExecutionArgs } from "graphql";
+import { Kind, getOperationAST, visit, type DocumentNode, type ExecutionArgs, type OperationDefinitionNode, type OperationTypeNode } from "graphql";
 import { getVariableValues } from "graphql/execution/values.js";
 import { LRUCache } from "lru-cache";
 import { estimateCost } from "./upstream-cost.ts";
@@ -22,6 +22,13 @@ export interface OperationComplexity {
 export interface OperationAnalysis {
   /** True when the document holds no other operation than the one that runs. */
   soleOperation: boolean;
+  /** The kind of the operation that runs; undefined when the document has no such operation. */
+  kind: OperationTypeNode | undefined;
+  /**
+   * True when a field of an input object written in the document takes a variable that has no
+   * value and no default: the field is then absent (and its own default applies), as if not written.
+   */
+  inputFieldWithoutValue: boolean;
   /** The operation definitions in the document. */
   operations: number;
   /** False when the variables do not coerce: execution then reports why, and nothing else is known. */
@@ -44,9 +51,11 @@ function analyze({ schema, document, operationName, variableValues }: ExecutionA
   const operation = getOperationAST(document, operationName);
   const operations = document.definitions.filter((definition) => definition.kind === Kind.OPERATION_DEFINITION).length;
   const soleOperation = operations === 1;
-  if (!operation) return { soleOperation, operations, variablesValid: true, complexity: null, upstreamCalls: 0, cpuCost: 0 };
+  if (!operation) return { soleOperation, operations, kind: undefined, inputFieldWithoutValue: false, variablesValid: true, complexity: null, upstreamCalls: 0, cpuCost: 0 };
+  const kind = operation.operation;
+  const inputFieldWithoutValue = hasInputFieldWithoutValue(document, operation, variableValues ?? {});
   const coerced = getVariableValues(schema, operation.variableDefinitions ?? [], variableValues ?? {}, { maxErrors: 1 });
-  if (coerced.errors) return { soleOperation, operations, variablesValid: false, complexity: null, upstreamCalls: 0, cpuCost: 0 };
+  if (coerced.errors) return { soleOperation, operations, kind, inputFieldWithoutValue, variablesValid: false, complexity: null, upstreamCalls: 0, cpuCost: 0 };
   // complexityFromQuery measures the first operation of a document: give it the one that runs.
   const fragments = document.definitions.filter((definition) => definition.kind === Kind.FRAGMENT_DEFINITION);
   const measured = complexityFromQuery(
@@ -57,11 +66,34 @@ function analyze({ schema, document, operationName, variableValues }: ExecutionA
   return {
     soleOperation,
     operations,
+    kind,
+    inputFieldWithoutValue,
     variablesValid: true,
     complexity: { cost: measured.complexity, depth: measured.depth, breadth: measured.breadth },
     upstreamCalls: estimate.upstreamCalls,
     cpuCost: estimate.cpuCost,
   };
+}
+
+/** Whether some object field of the operation or of a fragment is a variable with neither a value nor a default. */
+function hasInputFieldWithoutValue(document: DocumentNode, operation: OperationDefinitionNode, variableValues: Record<string, unknown>): boolean {
+  const withoutValue = new Set<string>();
+  for (const definition of operation.variableDefinitions ?? []) {
+    const name = definition.variable.name.value;
+    if (!definition.defaultValue && !Object.prototype.hasOwnProperty.call(variableValues, name)) withoutValue.add(name);
+  }
+  if (withoutValue.size === 0) return false;
+  let found = false;
+  for (const definition of document.definitions) {
+    if (found) break;
+    if (definition !== operation && definition.kind !== Kind.FRAGMENT_DEFINITION) continue;
+    visit(definition, {
+      ObjectField(field) {
+        if (field.value.kind === Kind.VARIABLE && withoutValue.has(field.value.name.value)) found = true;
+      },
+    });
+  }
+  return found;
 }
 
 /**

@@ -1,9 +1,8 @@
 /** Builds the gateway: upstream clients, the shared cache, and the Yoga server over the schema. */
 import { randomUUID } from "node:crypto";
 import type { IncomingMessage, ServerResponse } from "node:http";
-import { useGraphQlJit } from "@envelop/graphql-jit";
 import { usePrometheus } from "@graphql-yoga/plugin-prometheus";
-import type { DocumentNode, ExecutionArgs } from "graphql";
+import type { DocumentNode } from "graphql";
 import { LRUCache } from "lru-cache";
 import { createYoga, type Plugin, type YogaServerInstance } from "graphql-yoga";
 import type { GatewayConfig } from "./config.ts";
@@ -15,7 +14,7 @@ import { schema } from "./graph.ts";
 import { truncated, type Logger } from "./logger.ts";
 import { GRAPHIQL_EXAMPLES } from "./graphiql-examples.ts";
 import { GatewayMetrics, OperationNameLabels } from "./metrics.ts";
-import { analyzeOperation } from "./operation-analysis.ts";
+import { useCompiledExecution } from "./compiled-execution.ts";
 import { RateLimiter, refuseSpentCallers, scrapeCharge, unusableBodyCharge, useRateLimit } from "./rate-limit.ts";
 import { UpstreamReadiness, useReadiness } from "./readiness.ts";
 import type { RedisLink } from "./redis.ts";
@@ -54,19 +53,6 @@ export interface Gateway {
 }
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
-
-/**
- * When an operation runs compiled. Compiled execution coerces variables itself, with terser
- * messages than our scalars give ("expected type Hash"), so operations whose variables do not
- * coerce run through graphql-js, which reports each scalar's own explanation. And the plugin
- * keeps one compiled query per document, whichever operation it was compiled for: a document
- * with several operations (as GraphiQL sends) would run the first one compiled under any
- * operation name, so such documents run through graphql-js too.
- */
-function runsCompiled(args: ExecutionArgs): boolean {
-  const analysis = analyzeOperation(args);
-  return analysis.soleOperation && analysis.variablesValid;
-}
 
 /** How long one readiness check may wait for the upstreams' health routes. */
 const READY_TIMEOUT_MS = 2_000;
@@ -253,7 +239,8 @@ export function createGateway(config: GatewayConfig, urls: UpstreamUrls, logger:
       useRequestLog(logger, requestIds),
       ...securityPlugins(config.security, config.limits),
       ...(rateLimit ? [rateLimit.beforeExecution as Plugin] : []),
-      ...(config.compiledExecution ? [useGraphQlJit({}, { enableIf: runsCompiled }) as Plugin] : []),
+      // Compiled execution where it answers as graphql-js does (src/compiled-execution.ts).
+      ...(config.compiledExecution ? useCompiledExecution() : []),
       // After every plugin that sets the execute function, which it wraps.
       deadlines.executionBound() as Plugin,
       useReadiness("/ready", readiness),

@@ -1,0 +1,192 @@
+/**
+ * One execution semantics: compiled execution (graphql-jit, GRAPHQL_JIT=true) and graphql-js
+ * (GRAPHQL_JIT=false) give the same answer, data and errors, to every document the project has,
+ * each with its arguments as variables and inline, and to a thousand seeded documents generated
+ * from the schema, subscriptions included. Both gateways share one simulator.
+ *
+ * DIFFERENTIAL_SEED=<n> reruns the generated documents of another seed; a failure names its seed.
+ */
+import { buildSchema, type GraphQLSchema } from "graphql";
+import { appendFileSync, readFileSync } from "node:fs";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startSimulator } from "../../simulator/server.ts";
+import { startInstance, type Instance, type RunningSimulator } from "../helpers.ts";
+import { projectOperations, type NamedOperation } from "./corpus.ts";
+import { generateOperation } from "./generator.ts";
+import { agree, boundedMap, send, type Answer } from "./run.ts";
+import { inlineVariables, liftLiterals, type Operation } from "./transform.ts";
+import { readPool, type ValuePool } from "./values.ts";
+
+const SEED = Number(process.env.DIFFERENTIAL_SEED ?? 17);
+const GENERATED = 1_000;
+const CONCURRENCY = 8;
+const EXPORT_POLL_MS = 30;
+
+const GATEWAY_ENV = {
+  // The test's own traffic must not meet the budget: both gateways would refuse alike, and test nothing.
+  RATE_LIMIT_RATE: "1000000",
+  RATE_LIMIT_BURST: "10000000",
+  MAX_SUBSCRIPTIONS_PER_CALLER: "1000",
+  EXPORT_POLL_INTERVAL_MS: String(EXPORT_POLL_MS),
+};
+
+let simulator: RunningSimulator;
+let compiled: Instance;
+let interpreted: Instance;
+let schema: GraphQLSchema;
+let pool: ValuePool;
+let project: NamedOperation[];
+
+interface Divergence {
+  source: string;
+  form: string;
+  operation: Operation;
+  compiled: Answer;
+  interpreted: Answer;
+}
+
+async function bothWays(operation: Operation, subscription: boolean): Promise<{ compiled: Answer; interpreted: Answer }> {
+  const [first, second] = await Promise.all([send(compiled.gateway, operation, subscription), send(interpreted.gateway, operation, subscription)]);
+  return { compiled: first, interpreted: second };
+}
+
+/** The same operation: as written, with its variables inlined, with its literal arguments lifted, and with its input objects' leaves lifted. */
+function forms(operation: Operation): [string, Operation][] {
+  const all: [string, Operation][] = [
+    ["as written", operation],
+    ["inline", inlineVariables(schema, operation)],
+    ["arguments as variables", liftLiterals(schema, inlineVariables(schema, operation), "arguments")],
+    ["input leaves as variables", liftLiterals(schema, operation, "leaves")],
+  ];
+  const seen = new Set<string>();
+  return all.filter(([, form]) => {
+    const key = form.query + JSON.stringify(form.variables);
+    if (seen.has(key)) return false;
+    seen.add(key);
+    return true;
+  });
+}
+
+async function divergences(cases: { source: string; form: string; operation: Operation; subscription: boolean }[]): Promise<Divergence[]> {
+  const found = await boundedMap(cases, CONCURRENCY, async (item) => {
+    const answers = await bothWays(item.operation, item.subscription);
+    return agree(answers.compiled, answers.interpreted) ? undefined : { ...item, ...answers };
+  });
+  const divergent = found.filter((item) => item !== undefined) as Divergence[];
+  // DIFFERENTIAL_REPORT=<file> keeps every divergence whole, one JSON line each, for study.
+  if (process.env.DIFFERENTIAL_REPORT) for (const item of divergent) appendFileSync(process.env.DIFFERENTIAL_REPORT, `${JSON.stringify(item)}\n`);
+  return divergent;
+}
+
+function report(found: Divergence[], seed?: number): string {
+  const lines = found.slice(0, 5).map((item) =>
+    [
+      `--- ${item.source} (${item.form})`,
+      item.operation.query,
+      `variables: ${JSON.stringify(item.operation.variables)}`,
+      `compiled:    ${JSON.stringify(item.compiled).slice(0, 1_500)}`,
+      `interpreted: ${JSON.stringify(item.interpreted).slice(0, 1_500)}`,
+    ].join("\n"),
+  );
+  return `${found.length} divergence(s)${seed === undefined ? "" : ` (seed ${seed})`}\n${lines.join("\n")}`;
+}
+
+async function graphql(instance: Instance, query: string, variables: Record<string, unknown> = {}): Promise<{ data?: Record<string, unknown> | null; errors?: unknown[] }> {
+  const response = await instance.gateway.yoga.fetch("http://gateway.test/graphql", {
+    method: "POST",
+    headers: { "content-type": "application/json", accept: "application/graphql-response+json" },
+    body: JSON.stringify({ query, variables }),
+  });
+  return (await response.json()) as { data?: Record<string, unknown> | null };
+}
+
+async function startExport(): Promise<string> {
+  const result = await graphql(interpreted, `mutation { exportTransactions(input: { primaryNetwork: { includeChains: ["p-chain"] } }) { operationId } }`);
+  const id = (result.data?.exportTransactions as { operationId?: string } | undefined)?.operationId;
+  if (!id) throw new Error(`could not start an export: ${JSON.stringify(result)}`);
+  return id;
+}
+
+/** Every `id` the gateway answers for a few records, for `node(id:)` refetches. */
+async function harvestGlobalIds(): Promise<string[]> {
+  const result = await graphql(interpreted, `{ latestBlocks(first: 2) { nodes { id } } chain(id: "43114") { id } }`);
+  const ids: string[] = [];
+  const walk = (value: unknown) => {
+    if (Array.isArray(value)) value.forEach(walk);
+    else if (value && typeof value === "object")
+      for (const [key, item] of Object.entries(value)) {
+        if (key === "id" && typeof item === "string") ids.push(item);
+        else walk(item);
+      }
+  };
+  walk(result.data);
+  return ids;
+}
+
+beforeAll(async () => {
+  schema = buildSchema(readFileSync(new URL("../../schema/schema.graphql", import.meta.url), "utf8"));
+  simulator = await startSimulator({ dataPort: 0, metricsPort: 0 });
+  compiled = await startInstance(simulator, { ...GATEWAY_ENV, GRAPHQL_JIT: "true" });
+  interpreted = await startInstance(simulator, { ...GATEWAY_ENV, GRAPHQL_JIT: "false" });
+  const get = async <T,>(path: string): Promise<T> => {
+    const response = await fetch(simulator.dataUrl + path);
+    if (!response.ok) throw new Error(`simulator ${path}: HTTP ${response.status}`);
+    return (await response.json()) as T;
+  };
+  // A job that ends at once: reading or watching it answers the same whenever it is asked.
+  simulator.setKnobs({ exportJobMs: 0 });
+  const completedExportId = await startExport();
+  pool = { ...(await readPool({ get })), completedExportId, globalIds: await harvestGlobalIds() };
+  project = await projectOperations(schema, pool, simulator, SEED);
+});
+
+afterAll(async () => {
+  await compiled?.close();
+  await interpreted?.close();
+  await simulator?.close();
+});
+
+describe("compiled execution and graphql-js", () => {
+  it("answer every document of the project alike, with its arguments as variables and inline", async () => {
+    expect(project.length).toBeGreaterThan(60);
+    const cases = project.flatMap((operation) =>
+      forms(operation).map(([form, variant]) => ({ source: operation.source, form, operation: variant, subscription: operation.kind === "subscription" })),
+    );
+    const found = await divergences(cases);
+    expect(found, report(found)).toEqual([]);
+  }, 120_000);
+
+  it(`answer ${GENERATED} documents generated from the schema alike`, async () => {
+    const cases = Array.from({ length: GENERATED }, (_, index) => {
+      const seed = SEED * 1_000_003 + index;
+      const operation = generateOperation(schema, pool, seed);
+      // Each document in one of its forms, in turn: as generated, inline, or lifted into variables.
+      const variants = forms(operation);
+      const [form, variant] = variants[index % variants.length]!;
+      return { source: `generated seed ${seed}`, form, operation: variant, subscription: false };
+    });
+    const found = await divergences(cases);
+    expect(found, report(found, SEED)).toEqual([]);
+  }, 120_000);
+
+  it("stream the same events for a running export job, its id inline or through a variable of any name", async () => {
+    simulator.setKnobs({ exportJobMs: 300 });
+    const id = await startExport();
+    const fields = "operationStatus operationId metadata { code } createdAtTimestamp";
+    const shapes: Operation[] = [
+      { query: `subscription { exportOperation(id: ${JSON.stringify(id)}) { ${fields} } }`, variables: {} },
+      { query: `subscription Watch($id: ID!) { exportOperation(id: $id) { ${fields} } }`, variables: { id } },
+      { query: `subscription Watch($job: ID!) { exportOperation(id: $job) { ${fields} } }`, variables: { job: id } },
+      { query: `subscription { a: exportOperation(id: "no-such-job") { operationStatus } }`, variables: {} },
+      { query: `subscription($job: ID!) { exportOperation(id: $job) { operationStatus } }`, variables: { job: "" } },
+    ];
+    const answers = await Promise.all(shapes.map((shape) => bothWays(shape, true)));
+    answers.forEach((answer, index) => expect(answer.compiled, shapes[index]!.query).toEqual(answer.interpreted));
+    const statuses = (answers[0]!.interpreted.body as { event: string; data: { data: { exportOperation: { operationStatus: string } } } }[])
+      .filter((event) => event.event === "next")
+      .map((event) => event.data.data.exportOperation.operationStatus);
+    // The stream follows the job to its end: it was read running, and then finished.
+    expect(statuses[0]).toBe("RUNNING");
+    expect(statuses.at(-1)).toMatch(/^COMPLETED/);
+  }, 30_000);
+});
