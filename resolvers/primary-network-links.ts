@@ -3,20 +3,24 @@
  * block, a UTXO's creating and consuming transactions and blocks, a block's parent and
  * transactions, a vertex's parents and transactions, an L1 transaction's validators.
  */
+import type { GraphQLResolveInfo } from "graphql";
 import { EvmBlockRef } from "../schema/blocks.ts";
 import { builder } from "../schema/builder.ts";
 import { PrimaryNetworkBlockRef, XChainVertexRef } from "../schema/primary-network-blocks.ts";
 import {
+  blockNumberOf,
+  blockTimestampOf,
   CChainAtomicTransactionRef,
   L1ValidatorTransactionDetailsRef,
   PChainTransactionRef,
   PrimaryNetworkTransactionRef,
   XChainTransactionVertexRef,
 } from "../schema/primary-network-transactions.ts";
-import { isPChainUtxo, PrimaryNetworkUtxoRef } from "../schema/primary-network-utxos.ts";
+import { creationTxHashOf, isPChainUtxo, PrimaryNetworkUtxoRef } from "../schema/primary-network-utxos.ts";
 import { L1ValidatorRef } from "../schema/primary-network-validators.ts";
 import type { GatewayContext } from "../src/context.ts";
-import { findPrimaryChain, originOf } from "../src/upstream/primary-network-api.ts";
+import { PRIMARY_NETWORK_BLOCK_FIELDS_KNOWN_FROM_TRANSACTION, PRIMARY_NETWORK_BLOCK_FIELDS_KNOWN_FROM_UTXO, selectsOnly } from "../src/selection.ts";
+import { findPrimaryChain, originOf, register } from "../src/upstream/primary-network-api.ts";
 import type {
   PChainTransaction,
   PrimaryNetworkBlock,
@@ -25,11 +29,44 @@ import type {
   XChainVertex,
 } from "../src/upstream/types.ts";
 
-/** A transaction's block by height, the key its UTXOs' blocks use too; null for one in an X-Chain vertex. */
-function blockOf(tx: PrimaryNetworkTransaction, context: GatewayContext): Promise<PrimaryNetworkBlock | null> | null {
-  const height = "blockNumber" in tx ? tx.blockNumber : "blockHeight" in tx ? String(tx.blockHeight) : undefined;
+/**
+ * A transaction's block; null for one in an X-Chain vertex. When the query asks only what the
+ * transaction tells of its block (height, id, time, chain), that part of the block, without a call.
+ */
+function blockOf(tx: PrimaryNetworkTransaction, context: GatewayContext, info: GraphQLResolveInfo): Promise<PrimaryNetworkBlock | null> | PrimaryNetworkBlock | null {
+  const height = blockNumberOf(tx);
   if (height === undefined) return null;
+  if (selectsOnly(info, PRIMARY_NETWORK_BLOCK_FIELDS_KNOWN_FROM_TRANSACTION)) {
+    const known: Pick<PrimaryNetworkBlock, "blockNumber" | "blockHash" | "blockTimestamp"> = {
+      blockNumber: height,
+      blockHash: (tx as { blockHash: string }).blockHash,
+      blockTimestamp: blockTimestampOf(tx),
+    };
+    // The partial record is safe because no other field of it is resolved.
+    return register(known as PrimaryNetworkBlock, originOf(tx));
+  }
   return context.loaders.primaryNetworkBlock.load({ origin: originOf(tx), id: height });
+}
+
+/**
+ * A block of a P-Chain UTXO (the one that created it, or spent it) on a chain of its network; when
+ * the query asks only what the UTXO tells of it (height, time, chain), that part, without a call.
+ */
+function utxoBlock(
+  utxo: PrimaryNetworkUtxo,
+  blockchainId: string,
+  blockNumber: string | undefined,
+  blockTimestamp: number | undefined,
+  context: GatewayContext,
+  info: GraphQLResolveInfo,
+): Promise<PrimaryNetworkBlock | null> | PrimaryNetworkBlock | null {
+  const origin = findPrimaryChain(originOf(utxo).network, blockchainId);
+  if (!origin || blockNumber === undefined) return null;
+  if (blockTimestamp !== undefined && selectsOnly(info, PRIMARY_NETWORK_BLOCK_FIELDS_KNOWN_FROM_UTXO)) {
+    const known: Pick<PrimaryNetworkBlock, "blockNumber" | "blockTimestamp"> = { blockNumber, blockTimestamp };
+    return register(known as PrimaryNetworkBlock, origin);
+  }
+  return context.loaders.primaryNetworkBlock.load({ origin, id: blockNumber });
 }
 
 /** A transaction of a chain of the network a record came from; null when the chain is not one of its three. */
@@ -39,17 +76,18 @@ function transactionOn(record: object, blockchainId: string, txHash: string | un
   return context.loaders.primaryNetworkTransaction.load({ origin, id: txHash });
 }
 
-async function transactionBlock(tx: Promise<PrimaryNetworkTransaction | null> | null, context: GatewayContext) {
+async function transactionBlock(tx: Promise<PrimaryNetworkTransaction | null> | null, context: GatewayContext, info: GraphQLResolveInfo) {
   const found = await tx;
-  return found ? blockOf(found, context) : null;
+  return found ? blockOf(found, context, info) : null;
 }
 
 builder.interfaceFields(PrimaryNetworkTransactionRef, (t) => ({
   block: t.field({
     type: PrimaryNetworkBlockRef,
     nullable: true,
-    description: "The block that holds the transaction; null for an X-Chain transaction in a vertex.",
-    resolve: (tx, _args, context) => blockOf(tx, context),
+    description:
+      "The block that holds the transaction; null for an X-Chain transaction in a vertex. Fetched only when a field is asked that the transaction does not already tell (its block's height, id and time).",
+    resolve: (tx, _args, context, info) => blockOf(tx, context, info),
   }),
 }));
 
@@ -69,27 +107,27 @@ builder.interfaceFields(PrimaryNetworkUtxoRef, (t) => ({
   creationBlock: t.field({
     type: PrimaryNetworkBlockRef,
     nullable: true,
-    description: "The block of the transaction that created the UTXO; null when a vertex of the X-Chain holds that transaction.",
-    resolve: (utxo, _args, context) => {
-      if (!isPChainUtxo(utxo)) return transactionBlock(creationTransaction(utxo, context), context);
-      const origin = findPrimaryChain(originOf(utxo).network, utxo.createdOnChainId);
-      return origin ? context.loaders.primaryNetworkBlock.load({ origin, id: utxo.blockNumber }) : null;
+    description:
+      "The block of the transaction that created the UTXO; null when a vertex of the X-Chain holds that transaction. A P-Chain UTXO tells its block's height and time, so asking only those (and the chain) costs no call; an X- or C-Chain UTXO's block is found through its transaction.",
+    resolve: (utxo, _args, context, info) => {
+      if (!isPChainUtxo(utxo)) return transactionBlock(creationTransaction(utxo, context), context, info);
+      return utxoBlock(utxo, utxo.createdOnChainId, utxo.blockNumber, utxo.blockTimestamp, context, info);
     },
   }),
   consumingBlock: t.field({
     type: PrimaryNetworkBlockRef,
     nullable: true,
-    description: "The block of the transaction that spent the UTXO; null while unspent, or when a vertex holds that transaction.",
-    resolve: (utxo, _args, context) => {
-      if (!isPChainUtxo(utxo)) return transactionBlock(transactionOn(utxo, utxo.consumedOnChainId, utxo.consumingTxHash, context), context);
-      const origin = findPrimaryChain(originOf(utxo).network, utxo.consumedOnChainId);
-      return origin && utxo.consumingBlockNumber ? context.loaders.primaryNetworkBlock.load({ origin, id: utxo.consumingBlockNumber }) : null;
+    description:
+      "The block of the transaction that spent the UTXO; null while unspent, or when a vertex holds that transaction. As for `creationBlock`, a P-Chain UTXO's height and time cost no call.",
+    resolve: (utxo, _args, context, info) => {
+      if (!isPChainUtxo(utxo)) return transactionBlock(transactionOn(utxo, utxo.consumedOnChainId, utxo.consumingTxHash, context), context, info);
+      return utxoBlock(utxo, utxo.consumedOnChainId, utxo.consumingBlockNumber, utxo.consumingBlockTimestamp, context, info);
     },
   }),
 }));
 
 function creationTransaction(utxo: PrimaryNetworkUtxo, context: GatewayContext) {
-  return transactionOn(utxo, utxo.createdOnChainId, isPChainUtxo(utxo) ? utxo.txHash : utxo.creationTxHash, context);
+  return transactionOn(utxo, utxo.createdOnChainId, creationTxHashOf(utxo), context);
 }
 
 function pChainTransaction(tx: PChainTransaction, txHash: string | undefined, context: GatewayContext) {
@@ -151,6 +189,7 @@ builder.objectFields(PrimaryNetworkBlockRef, (t) => ({
   }),
   transactions: t.field({
     type: [PrimaryNetworkTransactionRef],
+    nullable: true,
     description: "The block's transactions, one look-up each; a transaction the chain cannot find is left out.",
     resolve: async (block, _args, context) => {
       const origin = originOf(block);
@@ -163,6 +202,7 @@ builder.objectFields(PrimaryNetworkBlockRef, (t) => ({
 builder.objectFields(XChainVertexRef, (t) => ({
   parents: t.field({
     type: [XChainVertexRef],
+    nullable: true,
     description: "The vertices this one builds on, one look-up each (none for the first vertex).",
     resolve: async (vertex, _args, context) => {
       const { network } = originOf(vertex);
@@ -172,6 +212,7 @@ builder.objectFields(XChainVertexRef, (t) => ({
   }),
   transactions: t.field({
     type: [PrimaryNetworkTransactionRef],
+    nullable: true,
     description: "The vertex's transactions, one look-up each; a transaction the chain cannot find is left out.",
     resolve: async (vertex, _args, context) => {
       const origin = originOf(vertex);

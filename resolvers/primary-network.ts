@@ -16,20 +16,31 @@ import {
 import { PrimaryNetworkBlockRef, XChainVertexConnectionRef, XChainVertexRef } from "../schema/primary-network-blocks.ts";
 import {
   CChainAtomicTransactionConnectionRef,
+  CChainAtomicTransactionRef,
   CChainAtomicTransactionType,
   PChainTransactionConnectionRef,
+  PChainTransactionRef,
   PChainTransactionType,
   XChainTransactionConnectionRef,
+  XChainTransactionRef,
   XChainTransactionType,
 } from "../schema/primary-network-transactions.ts";
 import { PChainUtxoConnectionRef, UtxoConnectionRef, UtxoSortByRef } from "../schema/primary-network-utxos.ts";
-import { L1ValidatorConnectionRef } from "../schema/primary-network-validators.ts";
+import { L1ValidatorConnectionRef, L1ValidatorRef } from "../schema/primary-network-validators.ts";
 import type { GatewayContext } from "../src/context.ts";
 import { badUserInput } from "../src/errors.ts";
-import { primeL1Validators, primeTransactions, primeVertices } from "../src/loaders/primary-network.ts";
+import { chooseValidationOfNode, primeL1Validators, primeTransactions, primeVertices } from "../src/loaders/primary-network.ts";
 import { toPageTokenConnection, type ConnectionArgs } from "../src/pagination.ts";
 import { queryBounds, queryMinimum, type RouteBounds } from "../src/upstream/bounds.ts";
-import { findPrimaryChain, type PrimaryNetworkOrigin, type TransactionFilters } from "../src/upstream/primary-network-api.ts";
+import {
+  findPrimaryChain,
+  originOf,
+  primaryChain,
+  type L1ValidatorFilters,
+  type PrimaryNetworkName,
+  type PrimaryNetworkOrigin,
+  type TransactionFilters,
+} from "../src/upstream/primary-network-api.ts";
 import { CB58_ID, EVM_ADDRESS, HEX_32 } from "../src/validate.ts";
 import type {
   CChainAtomicTransaction,
@@ -65,9 +76,16 @@ const BECH32_ADDRESS = /^(?:[PXC]-)?[a-z]{1,83}1[02-9ac-hj-np-z]{6,}$/;
 const HEIGHT = /^(0|[1-9][0-9]{0,19})$/;
 const NODE_ID = /^NodeID-[1-9A-HJ-NP-Za-km-z]{20,40}$/;
 
-/** Addresses for an upstream filter, comma-joined: bech32 with or without the chain letter, or 0x where `evm`. */
-function addressesArgument(argument: string, addresses: readonly string[], evm: boolean): string {
-  if (addresses.length === 0) throw badUserInput(argument, `${argument} must not be empty; leave it out to list without an address filter`);
+/**
+ * Addresses for an upstream filter, comma-joined: bech32 with or without the chain letter, or 0x
+ * where `evm`. `required`: the argument cannot be left out, so an empty list is refused as such.
+ */
+function addressesArgument(argument: string, addresses: readonly string[], evm: boolean, required = false): string {
+  if (addresses.length === 0) {
+    throw required
+      ? badUserInput(argument, `${argument} must hold at least one address: the route lists the UTXOs of the addresses given`, { min: 1 })
+      : badUserInput(argument, `${argument} must not be empty; leave it out to list without an address filter`);
+  }
   for (const address of addresses) {
     if (!BECH32_ADDRESS.test(address) && !(evm && EVM_ADDRESS.test(address))) {
       const forms = evm ? "a bech32 address (avax1..., with or without a chain letter such as C-) or a 0x address" : "a bech32 address (avax1..., with or without a chain letter such as P-)";
@@ -136,6 +154,12 @@ async function transactionConnection<T extends PrimaryNetworkTransaction>(
     },
   });
   primeTransactions(context.loaders, origin, connection.edges.map((edge) => edge.node));
+  return withChainInfo(connection, origin);
+}
+
+/** A connection that read no page (`first: 0`) still tells its chain: the one it was asked of. */
+function withChainInfo<C extends { meta: PrimaryNetworkChainInfo | undefined }>(connection: C, origin: PrimaryNetworkOrigin): C {
+  connection.meta ??= { chainName: origin.chain, network: origin.network };
   return connection;
 }
 
@@ -149,14 +173,14 @@ interface UtxoArgs extends ConnectionArgs {
 
 /** A page of UTXOs of some addresses on a chain; `U` is the chain's UTXO shape. */
 async function utxoConnection<U extends PrimaryNetworkUtxo>(origin: PrimaryNetworkOrigin, args: UtxoArgs, field: string, context: GatewayContext) {
-  const addresses = addressesArgument("addresses", args.addresses, false);
+  const addresses = addressesArgument("addresses", args.addresses, false, true);
   const filters = {
     assetId: args.assetId ? idArgument("assetId", args.assetId, "an asset id") : undefined,
     includeSpent: args.includeSpent ?? undefined,
     sortBy: args.sortBy ?? undefined,
     sortOrder: args.sortOrder ?? undefined,
   };
-  return toPageTokenConnection<U, PrimaryNetworkChainInfo>(args, {
+  const connection = await toPageTokenConnection<U, PrimaryNetworkChainInfo>(args, {
     bounds: utxosBounds,
     filters: { field, network: origin.network, blockchainId: origin.blockchainId, addresses, ...filters },
     nodeKey: (utxo) => utxo.utxoId,
@@ -165,6 +189,7 @@ async function utxoConnection<U extends PrimaryNetworkUtxo>(origin: PrimaryNetwo
       return { items: response.items as U[], nextPageToken: response.nextPageToken, meta: response.chainInfo };
     },
   });
+  return withChainInfo(connection, origin);
 }
 
 const describeTransactions = (chain: string, extra: string) =>
@@ -229,28 +254,100 @@ builder.objectFields(PrimaryNetworkRef, (t) => ({
       nodeId: t.arg.string({ description: "Only validators of this node: `NodeID-` followed by its id in cb58." }),
       subnetId: t.arg.string({ description: "Only validators of this L1 (its subnet id, cb58)." }),
     },
-    resolve: async (scope, args, context) => {
-      if (args.nodeId && !NODE_ID.test(args.nodeId)) {
-        throw badUserInput("nodeId", `nodeId must be NodeID- followed by a node id in cb58, got ${JSON.stringify(args.nodeId)}`);
-      }
-      const filters = {
+    resolve: (scope, args, context) => {
+      const filters: L1ValidatorFilters = {
         l1ValidationId: args.l1ValidationId ? idArgument("l1ValidationId", args.l1ValidationId, "a validation id", true) : undefined,
         includeInactiveL1Validators: args.includeInactive ?? undefined,
-        nodeId: args.nodeId ?? undefined,
+        nodeId: args.nodeId ? nodeIdArgument("nodeId", args.nodeId) : undefined,
         subnetId: args.subnetId ? idArgument("subnetId", args.subnetId, "a subnet id") : undefined,
       };
-      const connection = await toPageTokenConnection<L1Validator, string>(args, {
-        bounds: l1ValidatorsBounds,
-        filters: { field: "PrimaryNetwork.l1Validators", network: scope.network, ...filters },
-        nodeKey: (validator) => validator.validationId,
-        fetchPage: async (page) => {
-          const response = await context.upstreams.primaryNetwork.listL1Validators(scope.network, filters, page, context.call);
-          return { items: response.items, nextPageToken: response.nextPageToken, meta: response.blockHeight };
-        },
-      });
-      primeL1Validators(context.loaders, scope.network, connection.edges.map((edge) => edge.node));
-      return connection;
+      return l1ValidatorConnection(scope.network, filters, args, "PrimaryNetwork.l1Validators", context);
     },
+  }),
+  l1Validator: t.field({
+    type: L1ValidatorRef,
+    nullable: true,
+    description:
+      "One L1 validator, active or not, by exactly one of `validationId` and `nodeId` (`GET /v1/networks/{network}/l1Validators` with `includeInactiveL1Validators`); null when there is none. A node may have validated more than once (or validate several L1s): by `nodeId`, the answer is its active validation, the latest created if it has several, else its latest validation; list them all with `l1Validators(nodeId:, includeInactive: true)`.",
+    args: {
+      validationId: t.arg.string({ description: "The validation's id, in cb58 or as 0x and 64 hex digits." }),
+      nodeId: t.arg.string({ description: "The validator's node: `NodeID-` followed by its id in cb58." }),
+    },
+    resolve: (scope, args, context) => {
+      const byValidation = args.validationId !== null && args.validationId !== undefined;
+      const byNode = args.nodeId !== null && args.nodeId !== undefined;
+      if (byValidation === byNode) {
+        throw badUserInput(byValidation ? "nodeId" : "validationId", "give exactly one of validationId and nodeId");
+      }
+      if (byValidation) {
+        const id = idArgument("validationId", args.validationId!, "a validation id", true);
+        return context.loaders.l1Validator.load({ network: scope.network, id });
+      }
+      return l1ValidatorOfNode(scope.network, nodeIdArgument("nodeId", args.nodeId!), context);
+    },
+  }),
+}));
+
+/** A node's validations, active or not, in the route's largest page; the one `chooseValidationOfNode` picks. */
+async function l1ValidatorOfNode(network: PrimaryNetworkName, nodeId: string, context: GatewayContext): Promise<L1Validator | null> {
+  const filters: L1ValidatorFilters = { nodeId, includeInactiveL1Validators: true };
+  const page = await context.upstreams.primaryNetwork.listL1Validators(network, filters, { pageSize: l1ValidatorsBounds.max, pageToken: undefined }, context.call);
+  primeL1Validators(context.loaders, network, page.items);
+  return chooseValidationOfNode(page.items);
+}
+
+function nodeIdArgument(argument: string, value: string): string {
+  if (NODE_ID.test(value)) return value;
+  throw badUserInput(argument, `${argument} must be NodeID- followed by a node id in cb58, got ${JSON.stringify(value)}`);
+}
+
+/** A page of a network's L1 validators, through the list route's filters. */
+async function l1ValidatorConnection(network: PrimaryNetworkName, filters: L1ValidatorFilters, args: ConnectionArgs, field: string, context: GatewayContext) {
+  const connection = await toPageTokenConnection<L1Validator, string>(args, {
+    bounds: l1ValidatorsBounds,
+    filters: { field, network, ...filters },
+    nodeKey: (validator) => validator.validationId,
+    fetchPage: async (page) => {
+      const response = await context.upstreams.primaryNetwork.listL1Validators(network, filters, page, context.call);
+      return { items: response.items, nextPageToken: response.nextPageToken, meta: response.blockHeight };
+    },
+  });
+  primeL1Validators(context.loaders, network, connection.edges.map((edge) => edge.node));
+  return connection;
+}
+
+builder.objectFields(L1ValidatorRef, (t) => ({
+  subnetValidators: t.field({
+    type: L1ValidatorConnectionRef,
+    nullable: true,
+    description: `The validators of the same L1, this one among them: the active ones unless \`includeInactive\` (\`GET /v1/networks/{network}/l1Validators\` with its \`subnetId\`). \`first\`: ${l1ValidatorsBounds.min} to ${l1ValidatorsBounds.max}, default ${l1ValidatorsBounds.default}.`,
+    args: {
+      ...t.arg.connectionArgs(),
+      includeInactive: t.arg.boolean({ description: "Also list validators that were disabled or ran out of balance." }),
+    },
+    resolve: (validator, args, context) => {
+      const filters: L1ValidatorFilters = { subnetId: validator.subnetId, includeInactiveL1Validators: args.includeInactive ?? undefined };
+      return l1ValidatorConnection(originOf(validator).network, filters, args, "L1Validator.subnetValidators", context);
+    },
+  }),
+  transactions: t.field({
+    type: PChainTransactionConnectionRef,
+    nullable: true,
+    description: `The P-Chain transactions of this validation, newest first unless \`sortOrder\` says otherwise: its registration (or the conversion that created it), weight changes, balance top-ups and its disabling (\`GET ${transactionsRoute}\` with its \`l1ValidationId\`). \`first\`: ${transactionsBounds.min} to ${transactionsBounds.max}, default ${transactionsBounds.default}; a page may hold fewer when its transactions have many UTXOs.`,
+    args: {
+      ...t.arg.connectionArgs(),
+      txTypes: t.arg({ type: [PChainTransactionType.ref], description: "Only transactions of these kinds." }),
+      from: t.arg({ type: "SafeInt", description: "Only transactions accepted at or after this Unix time (seconds, >= 0)." }),
+      to: t.arg({ type: "SafeInt", description: "Only transactions accepted at or before this Unix time (seconds, >= 0)." }),
+      sortOrder: t.arg({ type: SortOrderRef, description: "ASC: oldest first; DESC (the default): newest first." }),
+    },
+    resolve: (validator, args, context) =>
+      transactionConnection<PChainTransaction>(
+        primaryChain(originOf(validator).network, "p-chain"),
+        { ...args, l1ValidationId: validator.validationId },
+        "L1Validator.transactions",
+        context,
+      ),
   }),
 }));
 
@@ -273,7 +370,26 @@ builder.interfaceFields(PrimaryNetworkChainRef, (t) => ({
   }),
 }));
 
+const describeTransaction = (chain: string, type: string) =>
+  `One ${chain} transaction by its id (\`GET ${transactionsRoute}/{txHash}\`), as a \`${type}\`; null when this chain has none with that id (a transaction of another chain included).`;
+const hashArg = (t: Parameters<Parameters<typeof builder.objectFields>[1]>[0]) => ({
+  hash: t.arg.string({ required: true, description: "The transaction's id (cb58)." }),
+});
+
+/** A transaction of a chain by its id, checked before any call; null when the chain has none. */
+function transactionOnChain<T extends PrimaryNetworkTransaction>(chain: PrimaryNetworkOrigin, hash: string, context: GatewayContext): Promise<T | null> {
+  const id = idArgument("hash", hash, "a transaction id");
+  return context.loaders.primaryNetworkTransaction.load({ origin: chain, id }) as Promise<T | null>;
+}
+
 builder.objectFields(PChainRef, (t) => ({
+  transaction: t.field({
+    type: PChainTransactionRef,
+    nullable: true,
+    description: describeTransaction("P-Chain", "PChainTransaction"),
+    args: hashArg(t),
+    resolve: (chain, args, context) => transactionOnChain<PChainTransaction>(chain, args.hash, context),
+  }),
   transactions: t.field({
     type: PChainTransactionConnectionRef,
     nullable: true,
@@ -296,6 +412,13 @@ builder.objectFields(PChainRef, (t) => ({
 }));
 
 builder.objectFields(XChainRef, (t) => ({
+  transaction: t.field({
+    type: XChainTransactionRef,
+    nullable: true,
+    description: describeTransaction("X-Chain", "XChainTransaction"),
+    args: hashArg(t),
+    resolve: (chain, args, context) => transactionOnChain<XChainTransaction>(chain, args.hash, context),
+  }),
   transactions: t.field({
     type: XChainTransactionConnectionRef,
     nullable: true,
@@ -332,28 +455,42 @@ builder.objectFields(XChainRef, (t) => ({
     description: `The vertices at one height of the X-Chain's DAG (\`GET ${verticesRoute}\`). \`first\`: ${verticesBounds.min} to ${verticesBounds.max}, default ${verticesBounds.default}.`,
     args: {
       ...t.arg.connectionArgs(),
-      height: t.arg.int({ required: true, description: `The height in the DAG (>= ${MIN_VERTEX_HEIGHT}).` }),
+      height: t.arg({ type: "BigInt", required: true, description: `The height in the DAG: ${MIN_VERTEX_HEIGHT} to ${Number.MAX_SAFE_INTEGER}.` }),
       sortOrder: t.arg({ type: SortOrderRef, description: "ASC: in the order they were accepted; DESC: the reverse." }),
     },
     resolve: async (chain, args, context) => {
-      if (args.height < MIN_VERTEX_HEIGHT) throw badUserInput("height", `height must be at least ${MIN_VERTEX_HEIGHT}, got ${args.height}`);
+      const height = BigInt(args.height);
+      if (height < BigInt(MIN_VERTEX_HEIGHT) || height > BigInt(Number.MAX_SAFE_INTEGER)) {
+        throw badUserInput("height", `height must be between ${MIN_VERTEX_HEIGHT} and ${Number.MAX_SAFE_INTEGER}, got ${args.height}`, {
+          min: MIN_VERTEX_HEIGHT,
+          max: Number.MAX_SAFE_INTEGER,
+        });
+      }
+      const vertexHeight = Number(height);
       const sortOrder = args.sortOrder ?? undefined;
       const connection = await toPageTokenConnection<XChainVertex, PrimaryNetworkChainInfo>(args, {
         bounds: verticesBounds,
-        filters: { field: "XChain.verticesAtHeight", network: chain.network, height: args.height, sortOrder },
+        filters: { field: "XChain.verticesAtHeight", network: chain.network, height: vertexHeight, sortOrder },
         nodeKey: (vertex) => vertex.vertexHash,
         fetchPage: async (page) => {
-          const response = await context.upstreams.primaryNetwork.listVerticesAtHeight(chain.network, args.height, sortOrder, page, context.call);
+          const response = await context.upstreams.primaryNetwork.listVerticesAtHeight(chain.network, vertexHeight, sortOrder, page, context.call);
           return { items: response.items, nextPageToken: response.nextPageToken, meta: response.chainInfo };
         },
       });
       primeVertices(context.loaders, chain.network, connection.edges.map((edge) => edge.node));
-      return connection;
+      return withChainInfo(connection, primaryChain(chain.network, "x-chain"));
     },
   }),
 }));
 
 builder.objectFields(CChainRef, (t) => ({
+  transaction: t.field({
+    type: CChainAtomicTransactionRef,
+    nullable: true,
+    description: describeTransaction("C-Chain atomic", "CChainAtomicTransaction"),
+    args: hashArg(t),
+    resolve: (chain, args, context) => transactionOnChain<CChainAtomicTransaction>(chain, args.hash, context),
+  }),
   transactions: t.field({
     type: CChainAtomicTransactionConnectionRef,
     nullable: true,

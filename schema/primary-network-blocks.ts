@@ -116,7 +116,11 @@ builder.node(XChainVertexRef, {
     network: t.field({ type: NetworkRef, description: "The vertex's network.", resolve: (vertex) => originOf(vertex).network }),
     vertexHash: t.exposeString("vertexHash", { description: "The vertex's id (cb58)." }),
     parentHashes: t.exposeStringList("parentHashes", { description: "The ids of the vertices this one builds on." }),
-    vertexHeight: t.exposeInt("vertexHeight", { description: "The vertex's height in the DAG: one more than its parents'." }),
+    vertexHeight: t.field({
+      type: "BigInt",
+      description: "The vertex's height in the DAG: one more than its parents'.",
+      resolve: (vertex) => String(vertex.vertexHeight),
+    }),
     vertexIndex: t.exposeInt("vertexIndex", { description: "The vertex's position in the order the X-Chain accepted vertices." }),
     vertexTimestamp: t.expose("vertexTimestamp", { type: "SafeInt", description: "When the vertex was accepted, in Unix seconds." }),
     txCount: t.exposeInt("txCount", { description: "How many transactions the vertex holds." }),

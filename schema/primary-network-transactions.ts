@@ -7,6 +7,7 @@ import {
   cChainImportTransactionTxTypeValues,
   pChainTransactionTypeValues,
   primaryNetworkAssetCapValues,
+  primaryNetworkTxTypeValues,
   xChainNonLinearTransactionChainFormatValues,
   xChainTransactionTypeValues,
 } from "../src/upstream/contract/data-api.ts";
@@ -45,7 +46,7 @@ import { PChainUtxoRef, PrimaryNetworkUtxoRef, UtxoCredentialRef, UtxoRef } from
 export const PChainTransactionType = upstreamEnum(
   "PChainTransactionType",
   pChainTransactionTypeValues,
-  "The kind of a P-Chain transaction.",
+  "The kinds of P-Chain transaction that `PChain.transactions(txTypes:)` filters by (a transaction's own `txType` is a `PrimaryNetworkTransactionType`, which holds these values too).",
   {
     AddValidatorTx: "Adds a primary network validator (before the Banff upgrade).",
     AddSubnetValidatorTx: "Adds a validator to a subnet.",
@@ -74,7 +75,7 @@ export const PChainTransactionType = upstreamEnum(
 export const XChainTransactionType = upstreamEnum(
   "XChainTransactionType",
   xChainTransactionTypeValues,
-  "The kind of an X-Chain transaction.",
+  "The kinds of X-Chain transaction that `XChain.transactions(txTypes:)` filters by (a transaction's own `txType` is a `PrimaryNetworkTransactionType`, which holds these values too).",
   {
     BaseTx: "Transfers assets on the X-Chain.",
     CreateAssetTx: "Creates an asset; its id is the transaction's hash.",
@@ -88,10 +89,47 @@ export const XChainTransactionType = upstreamEnum(
 export const CChainAtomicTransactionType = upstreamEnum(
   "CChainAtomicTransactionType",
   [...cChainImportTransactionTxTypeValues, ...cChainExportTransactionTxTypeValues],
-  "The kind of a C-Chain atomic transaction.",
+  "The kinds of C-Chain atomic transaction that `CChain.transactions(txTypes:)` filters by (a transaction's own `txType` is a `PrimaryNetworkTransactionType`, which holds these values too).",
   {
     ImportTx: "Takes AVAX from shared memory into C-Chain accounts.",
     ExportTx: "Sends AVAX from C-Chain accounts to another chain's shared memory.",
+  },
+);
+
+/**
+ * The kind of any primary-network transaction: the value set of every chain together, as the
+ * Data API's `PrimaryNetworkTxType` holds it. GraphQL requires one type for `txType` on the
+ * interface and on each chain's type, so the field has this enum everywhere; each chain's
+ * `txTypes` filter keeps the chain's own enum, which offers only the kinds that chain has.
+ */
+export const PrimaryNetworkTransactionType = upstreamEnum(
+  "PrimaryNetworkTransactionType",
+  primaryNetworkTxTypeValues,
+  "The kind of a transaction of the primary network, of any of its three chains (the values of `PChainTransactionType`, `XChainTransactionType` and `CChainAtomicTransactionType` together). One enum serves `txType` on every chain so that one fragment on `PrimaryNetworkTransaction` can read it; the `txTypes` filter of each chain's `transactions` takes the chain's own enum, which lists only the kinds that chain has.",
+  {
+    AddValidatorTx: "P-Chain: adds a primary network validator (before the Banff upgrade).",
+    AddSubnetValidatorTx: "P-Chain: adds a validator to a subnet.",
+    AddDelegatorTx: "P-Chain: delegates stake to a primary network validator (before the Banff upgrade).",
+    CreateChainTx: "P-Chain: creates a blockchain on a subnet.",
+    CreateSubnetTx: "P-Chain: creates a subnet; its id is the transaction's hash.",
+    ImportTx: "Any chain: takes assets that another chain exported to this one out of shared memory (on the C-Chain, into accounts).",
+    ExportTx: "Any chain: sends assets to another chain's shared memory (on the C-Chain, from accounts).",
+    AdvanceTimeTx: "P-Chain: moves the P-Chain's clock forward (before the Banff upgrade).",
+    RewardValidatorTx: "P-Chain: ends a staking period, returning the stake and paying the rewards.",
+    RemoveSubnetValidatorTx: "P-Chain: removes a validator from a subnet.",
+    TransformSubnetTx: "P-Chain: turns a subnet into an elastic (permissionless) subnet.",
+    AddPermissionlessValidatorTx: "P-Chain: adds a validator, with its BLS key.",
+    AddPermissionlessDelegatorTx: "P-Chain: delegates stake to a validator.",
+    BaseTx: "P- or X-Chain: transfers assets on the chain.",
+    TransferSubnetOwnershipTx: "P-Chain: hands a subnet to new owners.",
+    ConvertSubnetToL1Tx: "P-Chain: converts a subnet into an L1 with its first validators and a validator manager.",
+    RegisterL1ValidatorTx: "P-Chain: adds a validator to an L1.",
+    SetL1ValidatorWeightTx: "P-Chain: changes an L1 validator's weight.",
+    DisableL1ValidatorTx: "P-Chain: disables an L1 validator and returns its remaining balance.",
+    IncreaseL1ValidatorBalanceTx: "P-Chain: adds to the balance an L1 validator pays its fees from.",
+    CreateAssetTx: "X-Chain: creates an asset; its id is the transaction's hash.",
+    OperationTx: "X-Chain: mints or transfers non-fungible tokens.",
+    UNKNOWN: "A transaction the Data API does not classify, or a kind added after this gateway was built.",
   },
 );
 
@@ -125,11 +163,11 @@ export const XChainAssetRef = builder.objectRef<XChainAssetDetails>("XChainAsset
 });
 
 export const XChainTransactionVertexRef = builder.objectRef<TransactionVertexDetail>("XChainTransactionVertex").implement({
-  description: "A vertex that holds an X-Chain transaction, as the transaction names it.",
+  description: "A vertex that holds an X-Chain transaction, as the transaction names it (the fields are named as on `XChainVertex`).",
   fields: (t) => ({
-    hash: t.exposeString("hash", { description: "The vertex's id (cb58)." }),
-    height: t.exposeInt("height", { description: "The vertex's height in the DAG." }),
-    timestamp: t.expose("timestamp", { type: "SafeInt", description: "When the vertex was accepted, in Unix seconds." }),
+    vertexHash: t.exposeString("hash", { description: "The vertex's id (cb58)." }),
+    vertexHeight: t.field({ type: "BigInt", description: "The vertex's height in the DAG.", resolve: (vertex) => String(vertex.height) }),
+    vertexTimestamp: t.expose("timestamp", { type: "SafeInt", description: "When the vertex was accepted, in Unix seconds." }),
   }),
 });
 
@@ -213,6 +251,16 @@ export const BlockchainInfoRef = builder.objectRef<BlockchainInfo>("BlockchainIn
   }),
 });
 
+/** When a transaction was accepted: the P-Chain names it `blockTimestamp`, the X- and C-Chain `timestamp`. */
+export function blockTimestampOf(tx: PrimaryNetworkTransaction): number {
+  return "blockTimestamp" in tx ? tx.blockTimestamp : tx.timestamp;
+}
+
+/** The height of a transaction's block as a decimal string (`blockHeight` on the X- and C-Chain); undefined in an X-Chain vertex. */
+export function blockNumberOf(tx: PrimaryNetworkTransaction): string | undefined {
+  return "blockNumber" in tx ? tx.blockNumber : "blockHeight" in tx ? String(tx.blockHeight) : undefined;
+}
+
 const TYPE_OF_CHAIN = { "p-chain": "PChainTransaction", "x-chain": "XChainTransaction", "c-chain": "CChainAtomicTransaction" } as const;
 
 export const PrimaryNetworkTransactionRef = builder.interfaceRef<PrimaryNetworkTransaction>("PrimaryNetworkTransaction").implement({
@@ -229,10 +277,22 @@ export const PrimaryNetworkTransactionRef = builder.interfaceRef<PrimaryNetworkT
       resolve: (tx) => originOf(tx).chain,
     }),
     txHash: t.exposeString("txHash", { description: "The transaction's id (cb58)." }),
-    timestamp: t.field({
+    txType: t.field({
+      type: PrimaryNetworkTransactionType.ref,
+      description: "The kind of transaction. The values of all three chains are in one enum; a chain's transactions have only that chain's kinds.",
+      resolve: (tx) => PrimaryNetworkTransactionType.fromUpstream(tx.txType) ?? "UNKNOWN",
+    }),
+    blockTimestamp: t.field({
       type: "SafeInt",
-      description: "When the transaction was accepted, in Unix seconds (`blockTimestamp` on the P-Chain).",
-      resolve: (tx) => ("blockTimestamp" in tx ? tx.blockTimestamp : tx.timestamp),
+      description:
+        "When the transaction was accepted, in Unix seconds: the time of the block that holds it (for an X-Chain transaction in a vertex of the DAG, of the latest vertex that accepted it).",
+      resolve: blockTimestampOf,
+    }),
+    blockNumber: t.field({
+      type: "BigInt",
+      nullable: true,
+      description: "The height of the block that holds the transaction; null for an X-Chain transaction in a vertex.",
+      resolve: (tx) => blockNumberOf(tx) ?? null,
     }),
     memo: t.exposeString("memo", { nullable: true, description: "The memo the sender attached." }),
     sourceChain: t.exposeString("sourceChain", { nullable: true, description: "Imports: the chain the assets came from (blockchain id)." }),
@@ -275,11 +335,6 @@ builder.node(PChainTransactionRef, {
   isTypeOf: (tx) => originOf(tx as object).chain === "p-chain",
   loadOne: (key, context) => context.loaders.primaryNetworkTransaction.load(validKey(key)) as Promise<PChainTransaction | null>,
   fields: (t) => ({
-    txType: t.field({
-      type: PChainTransactionType.ref,
-      description: "The kind of transaction.",
-      resolve: (tx) => PChainTransactionType.fromUpstream(tx.txType) ?? "UNKNOWN",
-    }),
     blockTimestamp: t.expose("blockTimestamp", { type: "SafeInt", description: "When its block was accepted, in Unix seconds." }),
     blockNumber: t.expose("blockNumber", { type: "BigInt", description: "The height of its block." }),
     blockHash: t.exposeString("blockHash", { description: "The id of its block (cb58)." }),
@@ -355,11 +410,6 @@ builder.node(XChainTransactionRef, {
   isTypeOf: (tx) => originOf(tx as object).chain === "x-chain",
   loadOne: (key, context) => context.loaders.primaryNetworkTransaction.load(validKey(key)) as Promise<XChainTransaction | null>,
   fields: (t) => ({
-    txType: t.field({
-      type: XChainTransactionType.ref,
-      description: "The kind of transaction.",
-      resolve: (tx) => XChainTransactionType.fromUpstream(tx.txType) ?? "UNKNOWN",
-    }),
     chainFormat: t.field({
       type: XChainFormat.ref,
       description: "Whether a vertex or a block holds the transaction.",
@@ -377,11 +427,11 @@ builder.node(XChainTransactionRef, {
       description: "NON_LINEAR: the vertices that hold the transaction; null for a transaction in a block.",
       resolve: (tx) => ("vertices" in tx ? tx.vertices : null),
     }),
-    blockHeight: t.field({
-      type: "SafeInt",
+    blockNumber: t.field({
+      type: "BigInt",
       nullable: true,
       description: "LINEAR: the height of the block that holds the transaction; null in a vertex.",
-      resolve: (tx) => ("blockHeight" in tx ? tx.blockHeight : null),
+      resolve: (tx) => blockNumberOf(tx) ?? null,
     }),
   }),
 });
@@ -394,12 +444,11 @@ builder.node(CChainAtomicTransactionRef, {
   isTypeOf: (tx) => originOf(tx as object).chain === "c-chain",
   loadOne: (key, context) => context.loaders.primaryNetworkTransaction.load(validKey(key)) as Promise<CChainAtomicTransaction | null>,
   fields: (t) => ({
-    txType: t.field({
-      type: CChainAtomicTransactionType.ref,
-      description: "Import or export.",
-      resolve: (tx) => CChainAtomicTransactionType.fromUpstream(tx.txType) ?? "UNKNOWN",
+    blockNumber: t.field({
+      type: "BigInt",
+      description: "The height of the C-Chain block that holds the transaction.",
+      resolve: (tx) => String(tx.blockHeight),
     }),
-    blockHeight: t.expose("blockHeight", { type: "SafeInt", description: "The height of the C-Chain block that holds the transaction." }),
     blockHash: t.exposeString("blockHash", { description: "The hash of that block (0x)." }),
     memo: t.exposeString("memo", { description: "The memo the sender attached (empty when none)." }),
     sourceChain: t.exposeString("sourceChain", { description: "The chain the AVAX comes from (blockchain id)." }),

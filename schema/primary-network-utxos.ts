@@ -9,6 +9,19 @@ export function isPChainUtxo(utxo: PrimaryNetworkUtxo): utxo is PChainUtxo {
   return "txHash" in utxo;
 }
 
+/** The transaction that created a UTXO: `txHash` of a P-Chain UTXO, `creationTxHash` of the others. */
+export function creationTxHashOf(utxo: PrimaryNetworkUtxo): string {
+  return isPChainUtxo(utxo) ? utxo.txHash : utxo.creationTxHash;
+}
+
+/** A UTXO's output index: a number on the P-Chain, decimal text on the X- and C-Chain. */
+function outputIndexOf(utxo: PrimaryNetworkUtxo): number {
+  if (isPChainUtxo(utxo)) return utxo.outputIndex;
+  const index = /^(0|[1-9][0-9]{0,8})$/.test(utxo.outputIndex) ? Number(utxo.outputIndex) : Number.NaN;
+  if (Number.isNaN(index)) throw new Error(`the Data API sent an output index that is not a small decimal integer: ${JSON.stringify(utxo.outputIndex)}`);
+  return index;
+}
+
 export const UtxoType = upstreamEnum("UtxoType", utxoTypeValues, "What a P-Chain UTXO is for.", {
   STAKE: "Locked as stake of a validator or delegator until the staking period ends.",
   TRANSFER: "Spendable AVAX (possibly time-locked).",
@@ -40,7 +53,7 @@ export const UtxoCredentialRef = builder.objectRef<UtxoCredential>("UtxoCredenti
 
 export const PrimaryNetworkUtxoRef = builder.interfaceRef<PrimaryNetworkUtxo>("PrimaryNetworkUtxo").implement({
   description:
-    "An unspent or spent transaction output of the primary network: an amount of one asset that some addresses control. The P-Chain and the X-/C-Chain describe UTXOs differently; the fields here are common to both, under one name.",
+    "An unspent or spent transaction output of the primary network: an amount of one asset that some addresses control. The P-Chain and the X-/C-Chain describe UTXOs differently; the fields here are common to both, under the P-Chain's names.",
   resolveType: (utxo) => (isPChainUtxo(utxo) ? "PChainUtxo" : "Utxo"),
   fields: (t) => ({
     utxoId: t.exposeString("utxoId", { description: "The UTXO's id (cb58)." }),
@@ -57,19 +70,23 @@ export const PrimaryNetworkUtxoRef = builder.interfaceRef<PrimaryNetworkUtxo>("P
       nullable: true,
       description: "How many of `addresses` must sign to spend the UTXO.",
     }),
-    creationTxHash: t.string({
-      description: "The transaction that created the UTXO (`txHash` of a P-Chain UTXO, `creationTxHash` otherwise).",
-      resolve: (utxo) => (isPChainUtxo(utxo) ? utxo.txHash : utxo.creationTxHash),
+    txHash: t.string({
+      description: "The transaction that created the UTXO (cb58), on `createdOnChainId`.",
+      resolve: creationTxHashOf,
     }),
-    creationTimestamp: t.field({
+    outputIndex: t.int({
+      description: "The UTXO's index among the outputs of the transaction that created it.",
+      resolve: (utxo) => outputIndexOf(utxo),
+    }),
+    blockTimestamp: t.field({
       type: "SafeInt",
-      description: "When the UTXO was created, in Unix seconds (`blockTimestamp` of a P-Chain UTXO, `timestamp` otherwise).",
+      description: "When the transaction that created the UTXO was accepted, in Unix seconds: the time of its block (of its vertex, in the X-Chain's DAG).",
       resolve: (utxo) => (isPChainUtxo(utxo) ? utxo.blockTimestamp : utxo.timestamp),
     }),
-    consumingTimestamp: t.field({
+    consumingBlockTimestamp: t.field({
       type: "SafeInt",
       nullable: true,
-      description: "When the UTXO was spent, in Unix seconds; null while unspent.",
+      description: "When the transaction that spent the UTXO was accepted (the time of its block), in Unix seconds; null while unspent.",
       resolve: (utxo) => (isPChainUtxo(utxo) ? utxo.consumingBlockTimestamp : utxo.consumingTxTimestamp) ?? null,
     }),
     spent: t.boolean({ description: "True once a transaction has spent the UTXO.", resolve: (utxo) => utxo.consumingTxHash !== undefined }),
@@ -81,8 +98,6 @@ export const PChainUtxoRef = builder.objectRef<PChainUtxo>("PChainUtxo").impleme
   interfaces: [PrimaryNetworkUtxoRef],
   isTypeOf: (utxo) => isPChainUtxo(utxo as PrimaryNetworkUtxo),
   fields: (t) => ({
-    txHash: t.exposeString("txHash", { description: "The transaction that created the UTXO." }),
-    outputIndex: t.exposeInt("outputIndex", { description: "The UTXO's index among its transaction's outputs." }),
     amount: t.expose("amount", {
       type: "BigInt",
       deprecationReason: "The Data API deprecates it; use `asset.amount`.",
@@ -96,16 +111,10 @@ export const PChainUtxoRef = builder.objectRef<PChainUtxo>("PChainUtxo").impleme
       type: "BigInt",
       description: "The height of the block that created the UTXO, on the chain that created it (`createdOnChainId`).",
     }),
-    blockTimestamp: t.expose("blockTimestamp", { type: "SafeInt", description: "When that block was accepted, in Unix seconds." }),
     consumingBlockNumber: t.expose("consumingBlockNumber", {
       type: "BigInt",
       nullable: true,
       description: "The height of the block that spent the UTXO, on `consumedOnChainId`; null while unspent.",
-    }),
-    consumingBlockTimestamp: t.expose("consumingBlockTimestamp", {
-      type: "SafeInt",
-      nullable: true,
-      description: "When that block was accepted, in Unix seconds; null while unspent.",
     }),
     platformLocktime: t.expose("platformLocktime", {
       type: "SafeInt",
@@ -147,13 +156,6 @@ export const UtxoRef = builder.objectRef<Utxo>("Utxo").implement({
   interfaces: [PrimaryNetworkUtxoRef],
   isTypeOf: (utxo) => !isPChainUtxo(utxo as PrimaryNetworkUtxo),
   fields: (t) => ({
-    outputIndex: t.exposeString("outputIndex", { description: "The UTXO's index among its transaction's outputs, as the upstream writes it." }),
-    timestamp: t.expose("timestamp", { type: "SafeInt", description: "When the creating transaction was accepted, in Unix seconds." }),
-    consumingTxTimestamp: t.expose("consumingTxTimestamp", {
-      type: "SafeInt",
-      nullable: true,
-      description: "When the spending transaction was accepted, in Unix seconds; null while unspent.",
-    }),
     locktime: t.expose("locktime", { type: "SafeInt", description: "Unix seconds until which the UTXO cannot be spent (0: not locked)." }),
     threshold: t.exposeInt("threshold", { description: "How many of `addresses` must sign to spend the UTXO." }),
     credentials: t.expose("credentials", {

@@ -67,8 +67,9 @@ export const L1ValidatorConnectionRef = builder.connectionObject(
     fields: (t) => ({
       blockHeight: t.field({
         type: "BigInt",
-        description: "The P-Chain height the list is as of.",
-        resolve: (connection) => (connection as unknown as { meta: string }).meta,
+        nullable: true,
+        description: "The P-Chain height the list is as of; null when no page was read (`first: 0`).",
+        resolve: (connection) => (connection as unknown as { meta: string | undefined }).meta ?? null,
       }),
     }),
   },

@@ -148,6 +148,55 @@ query L1Validators {
 `,
   },
   {
+    query: `# A primary-network transaction page: one transaction by hash on each chain, its block read from the transaction itself.
+query PrimaryNetworkTransaction($pHash: String!, $xHash: String!, $cHash: String!) {
+  primaryNetwork(network: FUJI) {
+    pChain { transaction(hash: $pHash) { ...Common ... on PChainTransaction { nodeId amountBurned { symbol amount } } } }
+    xChain { transaction(hash: $xHash) { ...Common ... on XChainTransaction { chainFormat amountCreated { symbol amount } } } }
+    cChain { transaction(hash: $cHash) { ...Common ... on CChainAtomicTransaction { evmOutputs { toAddress asset { symbol amount } } } } }
+  }
+}
+
+fragment Common on PrimaryNetworkTransaction {
+  txHash
+  txType
+  blockTimestamp
+  block { blockNumber blockHash }
+  consumedUtxos { utxoId txHash outputIndex asset { symbol amount } }
+}
+`,
+    variables: {
+      pHash: "rKM44NamR6ykwRTLhTXEmD27cKhLXqCMPgwKmDL5qgFccPUBH",
+      xHash: "2u4DRm4inuf5DEqxT3ru2cQy3DcrnDRKMJFutUj8d32bNbUZNA",
+      cHash: "2Pt2LTQNgjFRNc43rx8XVedejo4jyd4ygv27PJP1ATPukyis9B",
+    },
+  },
+  {
+    query: `# One L1 validator by its validation id (or by node: l1Validator(nodeId: "NodeID-...")),
+# with the other validators of its L1 and the P-Chain transactions of its validation.
+query L1Validator($validationId: String!) {
+  primaryNetwork(network: FUJI) {
+    l1Validator(validationId: $validationId) {
+      validationId
+      nodeId
+      subnetId
+      weight
+      remainingBalance
+      subnetValidators(first: 10, includeInactive: true) {
+        nodes { validationId nodeId weight remainingBalance }
+        pageInfo { hasNextPage endCursor }
+      }
+      transactions(first: 10) {
+        nodes { txHash txType blockTimestamp }
+        pageInfo { hasNextPage endCursor }
+      }
+    }
+  }
+}
+`,
+    variables: { validationId: "BUs8XtbfCdieHEL2CiVopFJLuFHdn3fXd9u7ua7CA6BcECGDQ" },
+  },
+  {
     query: `# A chart: the C-Chain's transactions per day, with dates.
 query ChainMetric {
   chain(id: "43114") {

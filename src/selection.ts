@@ -28,6 +28,37 @@ export const BLOCK_FIELDS_KNOWN_FROM_TRANSACTION: ReadonlySet<string> = new Set(
   "chain",
 ]);
 
+/**
+ * Fields of a primary-network block that a transaction in it already tells (its block's height,
+ * id and time, and the chain): `block` of a P-, X- or C-Chain transaction fetches nothing for them.
+ */
+export const PRIMARY_NETWORK_BLOCK_FIELDS_KNOWN_FROM_TRANSACTION: ReadonlySet<string> = new Set([
+  "__typename",
+  "id",
+  "network",
+  "blockchainId",
+  "chainName",
+  "blockNumber",
+  "blockHash",
+  "blockTimestamp",
+  "blockTime",
+]);
+
+/**
+ * Fields of a primary-network block that a P-Chain UTXO already tells of the blocks that created
+ * and spent it (height and time, not the block's id): `creationBlock` and `consumingBlock` of a
+ * P-Chain UTXO fetch nothing for them.
+ */
+export const PRIMARY_NETWORK_BLOCK_FIELDS_KNOWN_FROM_UTXO: ReadonlySet<string> = new Set([
+  "__typename",
+  "network",
+  "blockchainId",
+  "chainName",
+  "blockNumber",
+  "blockTimestamp",
+  "blockTime",
+]);
+
 /** The names of the fields selected directly under some field nodes, through fragments. */
 export function fieldNamesUnder(
   fieldNodes: readonly FieldNode[],

@@ -40,7 +40,13 @@ import {
 } from "graphql";
 import { getArgumentValues, getDirectiveValues, getVariableValues } from "graphql/execution/values.js";
 import { pagesToRead } from "./pagination.ts";
-import { BLOCK_FIELDS_KNOWN_FROM_TRANSACTION, PARENT_BLOCK_FIELDS_KNOWN_FROM_CHILD, selectsOnlyFrom } from "./selection.ts";
+import {
+  BLOCK_FIELDS_KNOWN_FROM_TRANSACTION,
+  PARENT_BLOCK_FIELDS_KNOWN_FROM_CHILD,
+  PRIMARY_NETWORK_BLOCK_FIELDS_KNOWN_FROM_TRANSACTION,
+  PRIMARY_NETWORK_BLOCK_FIELDS_KNOWN_FROM_UTXO,
+  selectsOnlyFrom,
+} from "./selection.ts";
 import { queryBounds } from "./upstream/bounds.ts";
 
 /**
@@ -134,6 +140,12 @@ export const UPSTREAM_FIELDS: Readonly<Record<string, UpstreamField>> = {
 
   // The primary network (resolvers/primary-network.ts, primary-network-links.ts)
   "PrimaryNetwork.l1Validators": connection("data", "/v1/networks/{network}/l1Validators"),
+  "PrimaryNetwork.l1Validator": ONE,
+  "L1Validator.subnetValidators": connection("data", "/v1/networks/{network}/l1Validators"),
+  "L1Validator.transactions": pnTransactions,
+  "PChain.transaction": ONE,
+  "XChain.transaction": ONE,
+  "CChain.transaction": ONE,
   "PChain.block": ONE,
   "XChain.block": ONE,
   "CChain.block": ONE,
@@ -146,9 +158,9 @@ export const UPSTREAM_FIELDS: Readonly<Record<string, UpstreamField>> = {
   "XChain.vertex": ONE,
   "XChain.verticesAtHeight": connection("data", `${PN}/vertices:listByHeight`),
   "CChain.evmChain": CHAIN_LOOKUP,
-  "PChainTransaction.block": ONE,
-  "XChainTransaction.block": ONE,
-  "CChainAtomicTransaction.block": ONE,
+  "PChainTransaction.block": { calls: 1, freeWhenSelectingOnly: PRIMARY_NETWORK_BLOCK_FIELDS_KNOWN_FROM_TRANSACTION },
+  "XChainTransaction.block": { calls: 1, freeWhenSelectingOnly: PRIMARY_NETWORK_BLOCK_FIELDS_KNOWN_FROM_TRANSACTION },
+  "CChainAtomicTransaction.block": { calls: 1, freeWhenSelectingOnly: PRIMARY_NETWORK_BLOCK_FIELDS_KNOWN_FROM_TRANSACTION },
   "PChainTransaction.rewardTransaction": ONE,
   "PChainTransaction.stakingTransaction": ONE,
   "CChainAtomicTransaction.evmBlock": ONE,
@@ -156,8 +168,8 @@ export const UPSTREAM_FIELDS: Readonly<Record<string, UpstreamField>> = {
   "PChainUtxo.consumingTransaction": ONE,
   // A P-Chain UTXO names its blocks; the others' blocks are those of their transactions, which
   // the request loads once for both fields.
-  "PChainUtxo.creationBlock": ONE,
-  "PChainUtxo.consumingBlock": ONE,
+  "PChainUtxo.creationBlock": { calls: 1, freeWhenSelectingOnly: PRIMARY_NETWORK_BLOCK_FIELDS_KNOWN_FROM_UTXO },
+  "PChainUtxo.consumingBlock": { calls: 1, freeWhenSelectingOnly: PRIMARY_NETWORK_BLOCK_FIELDS_KNOWN_FROM_UTXO },
   "Utxo.creationTransaction": { calls: 0, sharedPerObject: "creation transaction" },
   "Utxo.creationBlock": { calls: 1, sharedPerObject: "creation transaction" },
   "Utxo.consumingTransaction": { calls: 0, sharedPerObject: "consuming transaction" },

@@ -1,5 +1,8 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { parse } from "graphql";
 import { graphqlEnumName } from "../schema/enums.ts";
+import { schema } from "../src/graph.ts";
+import { estimateUpstreamCalls } from "../src/upstream-cost.ts";
 import {
   cChainExportTransactionTxTypeValues,
   cChainImportTransactionTxTypeValues,
@@ -17,6 +20,8 @@ import {
   PChainUtxoLinksDocument,
   PChainUtxosPageDocument,
   PrimaryNetworkNodeDocument,
+  PrimaryNetworkTransactionInterfaceDocument,
+  PrimaryNetworkTransactionsByHashDocument,
   XChainTransactionsPageDocument,
   XChainUtxoLinksDocument,
   XChainUtxosPageDocument,
@@ -75,9 +80,6 @@ function pChainUtxo(utxo: PChainUtxo) {
     consumingTxHash: utxo.consumingTxHash ?? null,
     utxoBytes: utxo.utxoBytes ?? null,
     threshold: utxo.threshold ?? null,
-    creationTxHash: utxo.txHash,
-    creationTimestamp: utxo.blockTimestamp,
-    consumingTimestamp: utxo.consumingBlockTimestamp ?? null,
     spent: utxo.consumingTxHash !== undefined,
     txHash: utxo.txHash,
     outputIndex: utxo.outputIndex,
@@ -107,13 +109,11 @@ function utxo(record: Utxo) {
     consumingTxHash: record.consumingTxHash ?? null,
     utxoBytes: record.utxoBytes ?? null,
     threshold: record.threshold,
-    creationTxHash: record.creationTxHash,
-    creationTimestamp: record.timestamp,
-    consumingTimestamp: record.consumingTxTimestamp ?? null,
     spent: record.consumingTxHash !== undefined,
-    outputIndex: record.outputIndex,
-    timestamp: record.timestamp,
-    consumingTxTimestamp: record.consumingTxTimestamp ?? null,
+    txHash: record.creationTxHash,
+    outputIndex: Number(record.outputIndex),
+    blockTimestamp: record.timestamp,
+    consumingBlockTimestamp: record.consumingTxTimestamp ?? null,
     locktime: record.locktime,
     credentials: record.credentials ?? null,
     groupId: record.groupId ?? null,
@@ -139,7 +139,6 @@ function common(tx: AnyTransaction, chain: string, blockchainId: string) {
 function pChainTransaction(tx: PChainTransaction) {
   return {
     ...common(tx, "P_CHAIN", P),
-    timestamp: tx.blockTimestamp,
     blockTimestamp: tx.blockTimestamp,
     blockNumber: tx.blockNumber,
     blockHash: tx.blockHash,
@@ -176,15 +175,18 @@ function pChainTransaction(tx: PChainTransaction) {
 function xChainTransaction(tx: XChainTransaction) {
   return {
     ...common(tx, "X_CHAIN", X),
-    timestamp: tx.timestamp,
+    blockTimestamp: tx.timestamp,
     chainFormat: enumOf(tx.chainFormat),
     consumedUtxos: tx.consumedUtxos.map(utxo),
     emittedUtxos: tx.emittedUtxos.map(utxo),
     amountUnlocked: tx.amountUnlocked.map(asset),
     amountCreated: tx.amountCreated.map(asset),
     assetCreated: tx.assetCreated ? { ...tx.assetCreated, type: enumOf(tx.assetCreated.type), cap: enumOf(tx.assetCreated.cap) } : null,
-    vertices: "vertices" in tx ? tx.vertices : null,
-    blockHeight: "blockHeight" in tx ? tx.blockHeight : null,
+    vertices:
+      "vertices" in tx
+        ? tx.vertices.map((vertex) => ({ vertexHash: vertex.hash, vertexHeight: String(vertex.height), vertexTimestamp: vertex.timestamp }))
+        : null,
+    blockNumber: "blockHeight" in tx ? String(tx.blockHeight) : null,
     blockHash: "blockHash" in tx ? tx.blockHash : null,
   };
 }
@@ -192,8 +194,8 @@ function xChainTransaction(tx: XChainTransaction) {
 function cChainTransaction(tx: CChainTransaction) {
   return {
     ...common(tx, "C_CHAIN", C),
-    timestamp: tx.timestamp,
-    blockHeight: tx.blockHeight,
+    blockTimestamp: tx.timestamp,
+    blockNumber: String(tx.blockHeight),
     blockHash: tx.blockHash,
     amountUnlocked: tx.amountUnlocked.map(asset),
     amountCreated: tx.amountCreated.map(asset),
@@ -361,6 +363,19 @@ describe("latest transactions: every field of the three shapes", () => {
     expect(names("x")).toEqual(xChainTransactionTypeValues.map(graphqlEnumName).sort());
     expect(names("c")).toEqual([...cChainImportTransactionTxTypeValues, ...cChainExportTransactionTxTypeValues, "UNKNOWN"].map(graphqlEnumName).sort());
   });
+
+  it("has txType on the interface, one enum holding every chain's kinds", async () => {
+    const result = await execute(
+      harness,
+      `{ all: __type(name: "PrimaryNetworkTransactionType") { enumValues { name } }
+         i: __type(name: "PrimaryNetworkTransaction") { fields { name type { kind name ofType { name } } } } }`,
+    );
+    const data = result.body.data as { all: { enumValues: { name: string }[] }; i: { fields: { name: string; type: { ofType: { name: string } | null } }[] } };
+    const every = new Set([...pChainTransactionTypeValues, ...xChainTransactionTypeValues, ...cChainImportTransactionTxTypeValues, ...cChainExportTransactionTxTypeValues].map(graphqlEnumName));
+    expect(data.all.enumValues.map((value) => value.name).sort()).toEqual([...every].sort());
+    expect(data.i.fields.find((field) => field.name === "txType")!.type.ofType!.name).toBe("PrimaryNetworkTransactionType");
+    expect(data.i.fields.map((field) => field.name)).toEqual(expect.arrayContaining(["blockTimestamp", "blockNumber", "blockHash"]));
+  });
 });
 
 describe("latest transactions: the route's rules", () => {
@@ -440,7 +455,7 @@ describe("latest transactions: the route's rules", () => {
     });
     expect(result.body.errors).toBeUndefined();
     expect(result.body.data!.primaryNetwork.pChain.transactions!.nodes).toEqual(
-      reference.transactions.filter((tx) => tx.txType === "DisableL1ValidatorTx").map((tx) => ({ txHash: tx.txHash, txType: "DISABLE_L1_VALIDATOR_TX", timestamp: tx.blockTimestamp })),
+      reference.transactions.filter((tx) => tx.txType === "DisableL1ValidatorTx").map((tx) => ({ txHash: tx.txHash, txType: "DISABLE_L1_VALIDATOR_TX", blockTimestamp: tx.blockTimestamp })),
     );
     expect(upstreamCalls(harness)).toEqual({ [LIST_ROUTE]: 1 });
   });
@@ -543,18 +558,27 @@ describe("UTXOs", () => {
   it("refuses a page over 1024 before any upstream call", async () => {
     const result = await execute(harness, `{ primaryNetwork(network: MAINNET) { pChain { utxos(addresses: ["${wallets[0]}"], first: 1025) { nodes { utxoId } } } } }`);
     expect(result.body.errors?.[0]?.extensions).toMatchObject({ code: "BAD_USER_INPUT", argument: "first", max: 1024 });
-    expect(result.body.errors?.[0]?.message).toContain("between 1 and 1024");
+    expect(result.body.errors?.[0]?.message).toMatch(/between \d and 1024/);
     expect(upstreamCalls(harness)).toEqual({});
   });
 
   it.each([
-    ["a page of 0", { first: 0 }, "first", "between 1 and 1024"],
-    ["no addresses", { addresses: [] }, "addresses", "must not be empty"],
+    ["no addresses", { addresses: [] }, "addresses", "must hold at least one address"],
     ["a 0x address", { addresses: ["0x1234567890123456789012345678901234567890"] }, "addresses", "bech32"],
   ])("refuses %s before any upstream call", async (_, variables, argument, message) => {
-    const result = await execute(harness, PChainUtxosPageDocument, { network: "MAINNET", addresses: [wallets[0]!], ...variables });
+    const result = await execute(harness, PChainUtxosPageDocument, { network: "MAINNET", ...variables });
     expect(result.body.errors?.[0]?.extensions).toMatchObject({ code: "BAD_USER_INPUT", argument });
     expect(result.body.errors?.[0]?.message).toContain(message);
+    expect(upstreamCalls(harness)).toEqual({});
+  });
+
+  it("tells a caller who gives no address on any chain that the required argument needs one, not to leave it out", async () => {
+    for (const chain of ["pChain", "xChain", "cChain"]) {
+      const result = await execute(harness, `{ primaryNetwork(network: MAINNET) { ${chain} { utxos(addresses: []) { nodes { utxoId } } } } }`);
+      expect(result.body.errors?.[0]?.extensions).toMatchObject({ code: "BAD_USER_INPUT", argument: "addresses", min: 1 });
+      expect(result.body.errors?.[0]?.message).toContain("at least one address");
+      expect(result.body.errors?.[0]?.message).not.toMatch(/leave it out/);
+    }
     expect(upstreamCalls(harness)).toEqual({});
   });
 
@@ -612,7 +636,7 @@ describe("links through loaders, with the fewest upstream calls", () => {
     expect(upstreamCalls(harness)).toEqual({ [UTXO_ROUTE]: 1, [TX_ROUTE]: transactions.size });
   });
 
-  it("finds the blocks of X-Chain UTXOs through their transactions, once each, and none for transactions in vertices", async () => {
+  it("finds the blocks of X-Chain UTXOs through their transactions, once each, with no block call for what the transactions tell, and none in vertices", async () => {
     const { utxos } = await restUtxos<Utxo>("x-chain", "pageSize=150&includeSpent=true", [wallets[0]!]);
     const transactions = new Map<string, AnyTransaction>();
     for (const utxo of utxos) {
@@ -631,10 +655,24 @@ describe("links through loaders, with the fewest upstream calls", () => {
 
     const result = await execute(harness, XChainUtxoLinksDocument, { network: "MAINNET", addresses: [wallets[0]!], first: 150 });
     expect(result.body.errors).toBeUndefined();
-    expect(upstreamCalls(harness)).toEqual({ [UTXO_ROUTE]: 1, [TX_ROUTE]: transactions.size, [BLOCK_ROUTE]: blocks.size });
+    // The document asks only the blocks' height and id, which the transactions tell.
+    expect(upstreamCalls(harness)).toEqual({ [UTXO_ROUTE]: 1, [TX_ROUTE]: transactions.size });
     const nodes = result.body.data!.primaryNetwork.xChain.utxos!.nodes;
     expect(nodes.some((node) => node.creationBlock === null)).toBe(true);
     for (const node of nodes) expect(node.creationBlock).toEqual(node.creationTransaction!.block);
+    const answered = new Set(nodes.flatMap((node) => [node.creationBlock, node.consumingBlock]).filter((block) => block !== null).map((block) => `${block!.blockNumber}:${block!.blockHash}`));
+    expect(answered.size).toBe(blocks.size);
+
+    // Asked a field only the block holds, each distinct block is read once.
+    harness.simulator.resetCounters();
+    const withBlockType = await execute(
+      harness,
+      `query ($addresses: [String!]!) { primaryNetwork(network: MAINNET) { xChain { utxos(addresses: $addresses, first: 150, includeSpent: true) {
+        nodes { creationBlock { blockType } consumingBlock { blockType } } } } } }`,
+      { addresses: [wallets[0]!] },
+    );
+    expect(withBlockType.body.errors).toBeUndefined();
+    expect(upstreamCalls(harness)).toEqual({ [UTXO_ROUTE]: 1, [TX_ROUTE]: transactions.size, [BLOCK_ROUTE]: blocks.size });
   });
 
   it("primes the transaction loader with a page, so links to transactions of the page cost nothing", async () => {
@@ -686,6 +724,162 @@ describe("links through loaders, with the fewest upstream calls", () => {
     for (const [index, node] of result.body.data!.primaryNetwork.pChain.transactions!.nodes.entries()) {
       expect(node.stakingTransaction!.txHash).toBe(reward.transactions[index]!.stakingTxHash);
       expect(node.stakingTransaction!.rewardTxHash).toBe(node.txHash);
+    }
+  });
+});
+
+describe("a transaction by hash on each chain", () => {
+  async function latest<T>(chain: string, predicate: (tx: T) => boolean = () => true): Promise<T> {
+    const page = await simulatorGet<{ transactions: T[] }>(harness, "data", `/v1/networks/mainnet/blockchains/${chain}/transactions?pageSize=100`);
+    return page.transactions.find(predicate)!;
+  }
+
+  it("answers each chain's own type with every field, one by-hash call each, and refetches it by its node id", async () => {
+    const p = await latest<PChainTransaction>("p-chain");
+    const x = await latest<XChainTransaction>("x-chain");
+    const c = await latest<CChainTransaction>("c-chain");
+    harness.simulator.resetCounters();
+    const result = await execute(harness, PrimaryNetworkTransactionsByHashDocument, { network: "MAINNET", pHash: p.txHash, xHash: x.txHash, cHash: c.txHash });
+    expect(result.body.errors).toBeUndefined();
+    const { pChain, xChain, cChain } = result.body.data!.primaryNetwork;
+    expect(pChain.transaction).toEqual(pChainTransaction(p));
+    expect(xChain.transaction).toEqual(xChainTransaction(x));
+    const { evmBlock: _, ...cFields } = cChainTransaction(c);
+    expect(cChain.transaction).toEqual(cFields);
+    expect(upstreamCalls(harness)).toEqual({ [TX_ROUTE]: 3 });
+    expect(harness.simulator.requests().map((request) => request.path).sort()).toEqual(
+      [`/v1/networks/mainnet/blockchains/${P}/transactions/${p.txHash}`, `/v1/networks/mainnet/blockchains/${X}/transactions/${x.txHash}`, `/v1/networks/mainnet/blockchains/${C}/transactions/${c.txHash}`].sort(),
+    );
+
+    harness.simulator.resetCounters();
+    const node = await execute(harness, PrimaryNetworkNodeDocument, { id: pChain.transaction!.id });
+    expect(node.body.data!.node).toMatchObject({ __typename: "PChainTransaction", txHash: p.txHash, blockTimestamp: p.blockTimestamp });
+    expect(upstreamCalls(harness)).toEqual({ [TX_ROUTE]: 1 });
+  });
+
+  it("answers null for an unknown hash and for another chain's transaction, and refuses a malformed hash before any call", async () => {
+    const p = await latest<PChainTransaction>("p-chain");
+    const x = await latest<XChainTransaction>("x-chain");
+    const unknown = "2wx1bZz5oNAzRprQi3bxMVv2PaajoqTWE4s3uibNb9yFH5xW4v";
+    harness.simulator.resetCounters();
+    const result = await execute(harness, PrimaryNetworkTransactionsByHashDocument, { network: "MAINNET", pHash: x.txHash, xHash: unknown, cHash: p.txHash });
+    expect(result.body.errors).toBeUndefined();
+    expect(result.body.data!.primaryNetwork).toEqual({ pChain: { transaction: null }, xChain: { transaction: null }, cChain: { transaction: null } });
+    expect(upstreamCalls(harness)).toEqual({ [TX_ROUTE]: 3 });
+
+    harness.simulator.resetCounters();
+    for (const hash of ["0x" + "ab".repeat(32), "../blocks/1", "short"]) {
+      const refused = await execute(harness, `query ($hash: String!) { primaryNetwork(network: MAINNET) { a: pChain { transaction(hash: $hash) { txHash } } b: xChain { txHash: blockchainId } } }`, { hash });
+      expect(refused.body.errors?.[0]).toMatchObject({ path: ["primaryNetwork", "a", "transaction"], extensions: { code: "BAD_USER_INPUT", argument: "hash" } });
+      expect((refused.body.data as { primaryNetwork: unknown }).primaryNetwork).toEqual({ a: { transaction: null }, b: { txHash: X } });
+    }
+    expect(upstreamCalls(harness)).toEqual({});
+  });
+
+  it("reads txType, block number, block time and the UTXOs' P-Chain names through one fragment on the interface", async () => {
+    const p = await latest<PChainTransaction>("p-chain", (tx) => tx.consumedUtxos.length > 0);
+    const x = await latest<XChainTransaction>("x-chain", (tx) => tx.consumedUtxos.length > 0);
+    const c = await latest<CChainTransaction>("c-chain", (tx) => "consumedUtxos" in tx && tx.consumedUtxos.length > 0);
+    const result = await execute(harness, PrimaryNetworkTransactionInterfaceDocument, { network: "MAINNET", pHash: p.txHash, xHash: x.txHash, cHash: c.txHash });
+    expect(result.body.errors).toBeUndefined();
+    const { pChain, xChain, cChain } = result.body.data!.primaryNetwork;
+    const interfaceUtxo = (utxo: PChainUtxo | Utxo) =>
+      "txHash" in utxo
+        ? { utxoId: utxo.utxoId, txHash: utxo.txHash, outputIndex: utxo.outputIndex, blockTimestamp: utxo.blockTimestamp, consumingBlockTimestamp: utxo.consumingBlockTimestamp ?? null }
+        : { utxoId: utxo.utxoId, txHash: utxo.creationTxHash, outputIndex: Number(utxo.outputIndex), blockTimestamp: utxo.timestamp, consumingBlockTimestamp: utxo.consumingTxTimestamp ?? null };
+    expect(pChain.transaction).toEqual({
+      __typename: "PChainTransaction",
+      txHash: p.txHash,
+      txType: enumOf(p.txType),
+      blockNumber: p.blockNumber,
+      blockHash: p.blockHash,
+      blockTimestamp: p.blockTimestamp,
+      consumedUtxos: p.consumedUtxos.map(interfaceUtxo),
+    });
+    expect(xChain.transaction).toEqual({
+      __typename: "XChainTransaction",
+      txHash: x.txHash,
+      txType: enumOf(x.txType),
+      blockNumber: "blockHeight" in x ? String(x.blockHeight) : null,
+      blockHash: "blockHash" in x ? x.blockHash : null,
+      blockTimestamp: x.timestamp,
+      consumedUtxos: x.consumedUtxos.map(interfaceUtxo),
+    });
+    expect(cChain.transaction).toEqual({
+      __typename: "CChainAtomicTransaction",
+      txHash: c.txHash,
+      txType: enumOf(c.txType),
+      blockNumber: String(c.blockHeight),
+      blockHash: c.blockHash,
+      blockTimestamp: c.timestamp,
+      consumedUtxos: ("consumedUtxos" in c ? c.consumedUtxos : []).map(interfaceUtxo),
+    });
+    expect(cChain.transaction!.consumedUtxos.every((utxo) => Number.isInteger(utxo.outputIndex))).toBe(true);
+  });
+});
+
+describe("a transaction's block with the fewest calls", () => {
+  const HELD = "__typename id network blockchainId chainName blockNumber blockHash blockTimestamp blockTime";
+  const page = (chain: string, block: string, first = 5) =>
+    `{ primaryNetwork(network: MAINNET) { ${chain} { transactions(first: ${first}) { nodes { txHash block { ${block} } } } } } }`;
+
+  it.each([["pChain"], ["xChain"], ["cChain"]])("%s: a block's height, id and time come from the transaction, without a block call", async (chain) => {
+    const held = await execute(harness, page(chain, HELD, 20));
+    expect(held.body.errors).toBeUndefined();
+    expect(upstreamCalls(harness)).toEqual({ [LIST_ROUTE]: 1 });
+    const nodes = (held.body.data as { primaryNetwork: Record<string, { transactions: { nodes: { txHash: string; block: Record<string, unknown> | null }[] } }> }).primaryNetwork[chain]!.transactions.nodes;
+    expect(nodes.some((node) => node.block !== null)).toBe(true);
+
+    // The same fields of the block read from its route: the partial record tells the truth.
+    harness.simulator.resetCounters();
+    const fetched = await execute(harness, page(chain, `${HELD} blockType`, 20));
+    const fetchedNodes = (fetched.body.data as { primaryNetwork: Record<string, { transactions: { nodes: { block: Record<string, unknown> | null }[] } }> }).primaryNetwork[chain]!.transactions.nodes;
+    const blocks = new Set(nodes.filter((node) => node.block !== null).map((node) => node.block!.blockNumber));
+    expect(upstreamCalls(harness)).toEqual({ [LIST_ROUTE]: 1, [BLOCK_ROUTE]: blocks.size });
+    expect(fetchedNodes.map((node) => (node.block ? { ...node.block, blockType: undefined } : null))).toEqual(
+      nodes.map((node) => (node.block ? { ...node.block, blockType: undefined } : null)),
+    );
+  });
+
+  it("pChain { transactions(first: 5) { nodes { block { blockHash } } } } makes one call, and the estimate says so", async () => {
+    const document = page("pChain", "blockHash");
+    const result = await execute(harness, document);
+    expect(result.body.errors).toBeUndefined();
+    expect(upstreamCalls(harness)).toEqual({ [LIST_ROUTE]: 1 });
+    expect(estimateUpstreamCalls(schema, parse(document), undefined, {})).toBe(1);
+    expect(estimateUpstreamCalls(schema, parse(page("xChain", "blockNumber")), undefined, {})).toBe(1);
+    expect(estimateUpstreamCalls(schema, parse(page("cChain", "blockNumber blockTime")), undefined, {})).toBe(1);
+    // A field only the block holds costs its call, in the estimate as in fact.
+    expect(estimateUpstreamCalls(schema, parse(page("pChain", "blockHash txCount")), undefined, {})).toBe(1 + 5);
+  });
+
+  it("answers a P-Chain UTXO's blocks' height and time from the UTXO, without a block call", async () => {
+    const { utxos } = await restUtxos<PChainUtxo>("p-chain", "pageSize=40&includeSpent=true", [wallets[0]!]);
+    expect(utxos.some((utxo) => utxo.consumingTxHash)).toBe(true);
+    harness.simulator.resetCounters();
+    const document = `query ($addresses: [String!]!) { primaryNetwork(network: MAINNET) { pChain { utxos(addresses: $addresses, first: 40, includeSpent: true) {
+      nodes { utxoId creationBlock { __typename blockchainId chainName blockNumber blockTimestamp blockTime } consumingBlock { blockchainId blockNumber blockTimestamp } } } } } }`;
+    const result = await execute(harness, document, { addresses: [wallets[0]!] });
+    expect(result.body.errors).toBeUndefined();
+    expect(upstreamCalls(harness)).toEqual({ [UTXO_ROUTE]: 1 });
+    expect(estimateUpstreamCalls(schema, parse(document), undefined, { addresses: [wallets[0]!] })).toBe(1);
+    type Node = { utxoId: string; creationBlock: Record<string, unknown>; consumingBlock: Record<string, unknown> | null };
+    const nodes = (result.body.data as { primaryNetwork: { pChain: { utxos: { nodes: Node[] } } } }).primaryNetwork.pChain.utxos.nodes;
+    for (const node of nodes) {
+      const reference = utxos.find((utxo) => utxo.utxoId === node.utxoId)!;
+      expect(node.creationBlock).toEqual({
+        __typename: "PrimaryNetworkBlock",
+        blockchainId: reference.createdOnChainId,
+        chainName: `${CHAIN_OF_ID[reference.createdOnChainId]![0]!.toUpperCase()}_CHAIN`,
+        blockNumber: reference.blockNumber,
+        blockTimestamp: reference.blockTimestamp,
+        blockTime: new Date(reference.blockTimestamp * 1000).toISOString(),
+      });
+      expect(node.consumingBlock).toEqual(
+        reference.consumingTxHash
+          ? { blockchainId: reference.consumedOnChainId, blockNumber: reference.consumingBlockNumber, blockTimestamp: reference.consumingBlockTimestamp }
+          : null,
+      );
     }
   });
 });

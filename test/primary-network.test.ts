@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import type { components } from "../src/upstream/contract/data-api.ts";
 import {
+  L1ValidatorLookupDocument,
   L1ValidatorsPageDocument,
   PChainTransactionHashesDocument,
   PrimaryNetworkBlockchainDocument,
@@ -88,7 +89,7 @@ function expectedVertex(vertex: Vertex) {
     network: "MAINNET",
     vertexHash: vertex.vertexHash,
     parentHashes: vertex.parentHashes,
-    vertexHeight: vertex.vertexHeight,
+    vertexHeight: String(vertex.vertexHeight),
     vertexIndex: vertex.vertexIndex,
     vertexTimestamp: vertex.vertexTimestamp,
     txCount: vertex.txCount,
@@ -181,7 +182,7 @@ describe("blocks", () => {
         const { parent: parentLink, transactions, ...fields } = byHeight.body.data!.primaryNetwork.blockchain!.block!;
         expect(fields).toEqual(expectedBlock(reference, network, chain));
         expect(parentLink).toEqual({ blockNumber: parent.blockNumber, blockHash: reference.parentHash });
-        expect(transactions.map((tx) => tx.txHash)).toEqual(reference.transactions);
+        expect(transactions!.map((tx) => tx.txHash)).toEqual(reference.transactions);
         expect(upstreamCalls(harness)).toEqual({ [BLOCK_ROUTE]: 2, ...(reference.transactions.length > 0 ? { [TX_ROUTE]: reference.transactions.length } : {}) });
 
         const byId = await execute(harness, PrimaryNetworkChainBlockDocument, { network: graphNetwork, chain: IDS[graphNetwork][chain], blockId: reference.blockHash });
@@ -228,15 +229,15 @@ describe("X-Chain vertices", () => {
     const parents = new Set(reference.vertices.flatMap((vertex) => vertex.parentHashes));
     const transactions = new Set(reference.vertices.flatMap((vertex) => vertex.transactions));
     harness.simulator.resetCounters();
-    const result = await execute(harness, XChainVerticesDocument, { network: "MAINNET", height });
+    const result = await execute(harness, XChainVerticesDocument, { network: "MAINNET", height: String(height) });
     expect(result.body.errors).toBeUndefined();
     const connection = result.body.data!.primaryNetwork.xChain.verticesAtHeight!;
     expect(connection.chainInfo).toEqual({ chainName: "X_CHAIN", network: "MAINNET" });
     expect(connection.nodes.map(({ parents: _, transactions: __, ...fields }) => fields)).toEqual(reference.vertices.map(expectedVertex));
     for (const node of connection.nodes) {
-      expect(node.parents.map((parent) => parent.vertexHash)).toEqual(node.parentHashes);
-      expect(node.parents.every((parent) => parent.vertexHeight === height - 1)).toBe(true);
-      for (const tx of node.transactions) {
+      expect(node.parents!.map((parent) => parent.vertexHash)).toEqual(node.parentHashes);
+      expect(node.parents!.every((parent) => parent.vertexHeight === String(height - 1))).toBe(true);
+      for (const tx of node.transactions!) {
         expect(tx).toMatchObject({ __typename: "XChainTransaction", chainFormat: "NON_LINEAR" });
         expect(tx.__typename === "XChainTransaction" && tx.vertices![0]!.vertex!.vertexHash).toBe(node.vertexHash);
       }
@@ -252,11 +253,11 @@ describe("X-Chain vertices", () => {
     const result = await execute(harness, XChainVertexDocument, { network: "MAINNET", hash: vertex.vertexHash });
     const { parents, ...fields } = result.body.data!.primaryNetwork.xChain.vertex!;
     expect(fields).toEqual(expectedVertex(vertex));
-    expect(parents.map((parent) => parent.vertexHash)).toEqual(vertex.parentHashes);
+    expect(parents!.map((parent) => parent.vertexHash)).toEqual(vertex.parentHashes);
     expect(upstreamCalls(harness)).toEqual({ [VERTEX_ROUTE]: 1 + vertex.parentHashes.length });
     harness.simulator.resetCounters();
     const node = await execute(harness, PrimaryNetworkNodeDocument, { id: fields.id });
-    expect(node.body.data!.node).toEqual({ __typename: "XChainVertex", id: fields.id, vertexHash: vertex.vertexHash, vertexHeight: 3 });
+    expect(node.body.data!.node).toEqual({ __typename: "XChainVertex", id: fields.id, vertexHash: vertex.vertexHash, vertexHeight: "3" });
     expect(upstreamCalls(harness)).toEqual({});
   });
 
@@ -265,7 +266,7 @@ describe("X-Chain vertices", () => {
     expect(missing.body.errors).toBeUndefined();
     expect(missing.body.data!.primaryNetwork.xChain.vertex).toBeNull();
     harness.simulator.resetCounters();
-    const negative = await execute(harness, XChainVerticesDocument, { network: "MAINNET", height: -1 });
+    const negative = await execute(harness, XChainVerticesDocument, { network: "MAINNET", height: "-1" });
     expect(negative.body.errors?.[0]?.extensions).toMatchObject({ code: "BAD_USER_INPUT", argument: "height" });
     const tooMany = await execute(harness, "{ primaryNetwork(network: MAINNET) { xChain { verticesAtHeight(height: 1, first: 101) { nodes { vertexHash } } } } }");
     expect(tooMany.body.errors?.[0]?.extensions).toMatchObject({ code: "BAD_USER_INPUT", argument: "first", max: 100 });
@@ -338,5 +339,98 @@ describe("ids in cb58", () => {
     });
     expect(result.body.errors).toBeUndefined();
     expect(upstreamCalls(harness)).toEqual({ [L1_ROUTE]: 1 });
+  });
+});
+
+describe("one L1 validator, and its links", () => {
+  async function everyValidator(): Promise<L1Validator[]> {
+    return (await simulatorGet<Schemas["ListL1ValidatorsResponse"]>(harness, "data", "/v1/networks/mainnet/l1Validators?pageSize=100&includeInactiveL1Validators=true")).validators;
+  }
+
+  it("finds a validator by validation id (cb58 or hex), active or not, in one call, with its L1's validators and its transactions", async () => {
+    const validators = await everyValidator();
+    const inactive = validators.find((validator) => validator.remainingBalance === 0)!;
+    const peers = validators.filter((validator) => validator.subnetId === inactive.subnetId);
+    const transactions = await simulatorGet<{ transactions: { txHash: string }[] }>(
+      harness,
+      "data",
+      `/v1/networks/mainnet/blockchains/p-chain/transactions?l1ValidationId=${inactive.validationId}&pageSize=100`,
+    );
+    expect(transactions.transactions.length).toBeGreaterThan(1);
+    harness.simulator.resetCounters();
+
+    const result = await execute(harness, L1ValidatorLookupDocument, { network: "MAINNET", validationId: inactive.validationId, first: 100, includeInactive: true });
+    expect(result.body.errors).toBeUndefined();
+    const { subnetValidators, transactions: links, ...fields } = result.body.data!.primaryNetwork.l1Validator!;
+    expect(fields).toEqual(expectedValidator(inactive));
+    expect(subnetValidators!.nodes.map((node) => node.validationId)).toEqual(peers.map((peer) => peer.validationId));
+    expect(subnetValidators!.nodes.every((node) => node.subnetId === inactive.subnetId)).toBe(true);
+    expect(links!.nodes.map((node) => node.txHash)).toEqual(transactions.transactions.map((tx) => tx.txHash));
+    expect(links!.nodes.every((node) => node.l1ValidatorDetails!.some((details) => details.validationId === inactive.validationId))).toBe(true);
+    expect(upstreamCalls(harness)).toEqual({ [L1_ROUTE]: 2, "GET /v1/networks/{network}/blockchains/{blockchainId}/transactions": 1 });
+    const queries = harness.simulator.requests().map((request) => request.query);
+    expect(queries).toContainEqual(expect.objectContaining({ l1ValidationId: inactive.validationId, includeInactiveL1Validators: "true" }));
+    expect(queries).toContainEqual(expect.objectContaining({ subnetId: inactive.subnetId, includeInactiveL1Validators: "true" }));
+    expect(queries).toContainEqual(expect.objectContaining({ l1ValidationId: inactive.validationId }));
+
+    const byHex = await execute(harness, L1ValidatorLookupDocument, { network: "MAINNET", validationId: inactive.validationIdHex, first: 0 + 1 });
+    expect(byHex.body.data!.primaryNetwork.l1Validator!.validationId).toBe(inactive.validationId);
+  });
+
+  it("finds a node's validation by node id: its active one, the latest created, else its latest", async () => {
+    const validators = await everyValidator();
+    const byNode = new Map<string, L1Validator[]>();
+    for (const validator of validators) byNode.set(validator.nodeId, [...(byNode.get(validator.nodeId) ?? []), validator]);
+    const latest = (list: L1Validator[]) => list.reduce((best, one) => (one.creationTimestamp > best.creationTimestamp ? one : best));
+    const expected = (list: L1Validator[]) => {
+      const active = list.filter((validator) => validator.remainingBalance > 0);
+      return latest(active.length > 0 ? active : list);
+    };
+    const nodes = [...byNode.values()];
+    const onlyInactive = nodes.find((list) => list.every((validator) => validator.remainingBalance === 0))!;
+    const withActive = nodes.find((list) => list.some((validator) => validator.remainingBalance > 0))!;
+    for (const list of [onlyInactive, withActive]) {
+      harness.simulator.resetCounters();
+      const result = await execute(harness, L1ValidatorLookupDocument, { network: "MAINNET", nodeId: list[0]!.nodeId, first: 1 });
+      expect(result.body.errors).toBeUndefined();
+      expect(result.body.data!.primaryNetwork.l1Validator!.validationId).toBe(expected(list).validationId);
+      expect(harness.simulator.requests()[0]!.query).toMatchObject({ nodeId: list[0]!.nodeId, includeInactiveL1Validators: "true", pageSize: "100" });
+    }
+    const unknown = await execute(harness, L1ValidatorLookupDocument, { network: "MAINNET", nodeId: "NodeID-111111111111111111116DBWJs" });
+    expect(unknown.body.errors).toBeUndefined();
+    expect(unknown.body.data!.primaryNetwork.l1Validator).toBeNull();
+  });
+
+  it.each([
+    ["both ids", { validationId: "11111111111111111111111111111111LpoYY", nodeId: "NodeID-111111111111111111116DBWJs" }, "nodeId"],
+    ["neither id", {}, "validationId"],
+    ["a malformed validation id", { validationId: "0x12" }, "validationId"],
+    ["a malformed node id", { nodeId: "NodeID-0x12" }, "nodeId"],
+  ])("refuses %s before any upstream call, on that field alone", async (_, variables, argument) => {
+    const result = await execute(harness, `query ($validationId: String, $nodeId: String) { primaryNetwork(network: MAINNET) { network l1Validator(validationId: $validationId, nodeId: $nodeId) { nodeId } } }`, variables);
+    expect(result.body.errors?.[0]).toMatchObject({ path: ["primaryNetwork", "l1Validator"], extensions: { code: "BAD_USER_INPUT", argument } });
+    expect(result.body.data).toEqual({ primaryNetwork: { network: "MAINNET", l1Validator: null } });
+    expect(upstreamCalls(harness)).toEqual({});
+  });
+
+  it("refuses a malformed L1Validator node id as BAD_USER_INPUT before any call", async () => {
+    for (const key of ["mainnet:not-an-id", "devnet:11111111111111111111111111111111LpoYY", "mainnet"]) {
+      const result = await execute(harness, PrimaryNetworkNodeDocument, { id: globalId("L1Validator", key) });
+      expect(result.body.errors?.[0]?.extensions).toMatchObject({ code: "BAD_USER_INPUT" });
+      expect(result.body.data!.node).toBeNull();
+    }
+    expect(upstreamCalls(harness)).toEqual({});
+  });
+});
+
+describe("vertex heights", () => {
+  it("are BigInt, and the height argument is refused outside 0 to 2^53-1 before any call", async () => {
+    for (const height of ["-1", "9007199254740992", "123456789012345678901234567890"]) {
+      const result = await execute(harness, XChainVerticesDocument, { network: "MAINNET", height });
+      expect(result.body.errors?.[0]?.extensions).toMatchObject({ code: "BAD_USER_INPUT", argument: "height", min: 0, max: Number.MAX_SAFE_INTEGER });
+    }
+    expect(upstreamCalls(harness)).toEqual({});
+    const inline = await execute(harness, `{ primaryNetwork(network: MAINNET) { xChain { verticesAtHeight(height: 3, first: 1) { nodes { vertexHeight } } } } }`);
+    expect(inline.body.data).toEqual({ primaryNetwork: { xChain: { verticesAtHeight: { nodes: [{ vertexHeight: "3" }] } } } });
   });
 });

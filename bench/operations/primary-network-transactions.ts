@@ -35,7 +35,7 @@ function utxo(item: PChainUtxo) {
     staked: item.staked ?? null,
     createdOnChainId: item.createdOnChainId,
     consumedOnChainId: item.consumedOnChainId,
-    creationTxHash: item.txHash,
+    txHash: item.txHash,
     consumingTxHash: item.consumingTxHash ?? null,
   };
 }
@@ -67,7 +67,7 @@ export const primaryNetworkTransactions: ReferenceOperation = {
                     // as the upstream spells it: the baseline maps no enums
                     txType: tx.txType,
                     blockNumber: tx.blockNumber,
-                    timestamp: tx.blockTimestamp,
+                    blockTimestamp: tx.blockTimestamp,
                     consumedUtxos: tx.consumedUtxos.map(utxo),
                     emittedUtxos: tx.emittedUtxos.map(utxo),
                   },

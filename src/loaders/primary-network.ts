@@ -31,6 +31,25 @@ export interface PrimaryNetworkLoaders {
   l1Validator: DataLoader<NetworkRecordKey, L1Validator | null, string>;
 }
 
+/**
+ * The one validation of a node's validations to answer for the node: an active one (with balance
+ * left), the latest created if several; else the latest created.
+ */
+export function chooseValidationOfNode(validations: readonly L1Validator[]): L1Validator | null {
+  let chosen: L1Validator | null = null;
+  const rank = (validator: L1Validator) => [validator.remainingBalance > 0 ? 1 : 0, validator.creationTimestamp] as const;
+  for (const validator of validations) {
+    if (chosen === null) {
+      chosen = validator;
+      continue;
+    }
+    const [active, created] = rank(validator);
+    const [chosenActive, chosenCreated] = rank(chosen);
+    if (active > chosenActive || (active === chosenActive && created > chosenCreated)) chosen = validator;
+  }
+  return chosen;
+}
+
 function chainRecordKey({ origin, id }: ChainRecordKey): string {
   return `${origin.network}:${origin.blockchainId}:${id.startsWith("0x") ? id.toLowerCase() : id}`;
 }
@@ -105,6 +124,6 @@ export function primeVertices(loaders: PrimaryNetworkLoaders, network: PrimaryNe
   for (const vertex of vertices) loaders.xChainVertex.prime({ network, id: vertex.vertexHash }, vertex);
 }
 
-export function primeL1Validators(loaders: PrimaryNetworkLoaders, network: PrimaryNetworkName, validators: readonly L1Validator[]): void {
+export function primeL1Validators(loaders: Pick<PrimaryNetworkLoaders, "l1Validator">, network: PrimaryNetworkName, validators: readonly L1Validator[]): void {
   for (const validator of validators) loaders.l1Validator.prime({ network, id: validator.validationId }, validator);
 }

@@ -91,7 +91,8 @@ export function originOf(record: object): PrimaryNetworkOrigin {
   return origin;
 }
 
-function register<T extends object>(record: T, origin: PrimaryNetworkOrigin): T {
+/** Gives a record the chain it belongs to, for `originOf`: every record of this client has it, and so must a record the gateway builds. */
+export function register<T extends object>(record: T, origin: PrimaryNetworkOrigin): T {
   (record as Registered)[ORIGIN] = origin;
   return record;
 }
