@@ -83,6 +83,8 @@ describe("first: 0", () => {
     "EvmAccount.transactions": { around: `{ chain(id: "43114") { address(address: "${ADDRESS}") { address %s } } }`, field: "transactions" },
     "EvmBlock.transactions": { around: `{ chain(id: "43114") { block(id: "1") { txCount %s } } }`, field: "transactions" },
     "PrimaryNetwork.l1Validators": { around: "{ primaryNetwork(network: FUJI) { %s } }", field: "l1Validators" },
+    "L1Validator.subnetValidators": { around: "{ primaryNetwork(network: FUJI) { l1Validators(first: 1) { nodes { %s } } } }", field: "subnetValidators" },
+    "L1Validator.transactions": { around: "{ primaryNetwork(network: FUJI) { l1Validators(first: 1) { nodes { %s } } } }", field: "transactions" },
     "PrimaryNetwork.stakingMetrics": { around: "{ primaryNetwork(network: MAINNET) { %s } }", field: "stakingMetrics(metric: DELEGATOR_COUNT)" },
     "PChain.transactions": { around: "{ primaryNetwork(network: FUJI) { pChain { %s } } }", field: "transactions" },
     "PChain.utxos": { around: "{ primaryNetwork(network: FUJI) { pChain { %s } } }", field: `utxos(addresses: ["fuji1qqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqq"])` },

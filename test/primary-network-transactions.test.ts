@@ -387,8 +387,8 @@ describe("latest transactions: the route's rules", () => {
     ["an empty address list", { addresses: [] }, "addresses", "must not be empty"],
     ["a malformed address", { addresses: ["0xdead"] }, "addresses", "bech32"],
     ["a malformed L1 validation id", { l1ValidationId: "nope" }, "l1ValidationId", "cb58"],
-    ["a page over 100", { first: 101 }, "first", "between 1 and 100"],
-    ["a page of 0", { first: 0 }, "first", "between 1 and 100"],
+    ["a page over 100", { first: 101 }, "first", "between 0 and 100"],
+    ["a negative page", { first: -1 }, "first", "between 0 and 100"],
   ])("refuses %s before any upstream call", async (_, variables, argument, message) => {
     const result = await execute(harness, PChainTransactionHashesDocument, { network: "MAINNET", ...variables } as never);
     expect(result.body.errors?.[0]?.extensions).toMatchObject({ code: "BAD_USER_INPUT", argument });
