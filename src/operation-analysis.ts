@@ -10,7 +10,7 @@ import { complexityFromQuery } from "@pothos/plugin-complexity";
 import { Kind, getOperationAST, visit, type DocumentNode, type ExecutionArgs, type OperationDefinitionNode, type OperationTypeNode } from "graphql";
 import { getVariableValues } from "graphql/execution/values.js";
 import { LRUCache } from "lru-cache";
-import { estimateCost } from "./upstream-cost.ts";
+import { estimateCost, type KnownFacts, type OperationCost } from "./upstream-cost.ts";
 
 export interface OperationComplexity {
   /** Each field costs 1, and a connection multiplies the cost of its children by `first`. */
@@ -34,11 +34,16 @@ export interface OperationAnalysis {
   /** False when the variables do not coerce: execution then reports why, and nothing else is known. */
   variablesValid: boolean;
   complexity: OperationComplexity | null;
-  /** The estimated upstream calls when nothing is cached; 0 when the operation cannot run. */
-  upstreamCalls: number;
-  /** The CPU work it is estimated to take (Warp verifications), counted in upstream calls; 0 when it cannot run. */
-  cpuCost: number;
+  /**
+   * The estimated upstream calls when nothing is cached, and the CPU work it is estimated to take
+   * (Warp verifications, counted in upstream calls), given what the gateway knows now; 0 when the
+   * operation cannot run.
+   */
+  cost(facts: KnownFacts): OperationCost;
 }
+
+const NO_COST: OperationCost = { upstreamCalls: 0, cpuCost: 0, wantsChainList: false };
+const costsNothing = (): OperationCost => NO_COST;
 
 /** Variable sets remembered per document; beyond this the least recently used is forgotten. */
 const VARIABLE_SETS_PER_DOCUMENT = 64;
@@ -51,18 +56,28 @@ function analyze({ schema, document, operationName, variableValues }: ExecutionA
   const operation = getOperationAST(document, operationName);
   const operations = document.definitions.filter((definition) => definition.kind === Kind.OPERATION_DEFINITION).length;
   const soleOperation = operations === 1;
-  if (!operation) return { soleOperation, operations, kind: undefined, inputFieldWithoutValue: false, variablesValid: true, complexity: null, upstreamCalls: 0, cpuCost: 0 };
+  if (!operation) return { soleOperation, operations, kind: undefined, inputFieldWithoutValue: false, variablesValid: true, complexity: null, cost: costsNothing };
   const kind = operation.operation;
   const inputFieldWithoutValue = hasInputFieldWithoutValue(document, operation, variableValues ?? {});
   const coerced = getVariableValues(schema, operation.variableDefinitions ?? [], variableValues ?? {}, { maxErrors: 1 });
-  if (coerced.errors) return { soleOperation, operations, kind, inputFieldWithoutValue, variablesValid: false, complexity: null, upstreamCalls: 0, cpuCost: 0 };
+  if (coerced.errors) return { soleOperation, operations, kind, inputFieldWithoutValue, variablesValid: false, complexity: null, cost: costsNothing };
   // complexityFromQuery measures the first operation of a document: give it the one that runs.
   const fragments = document.definitions.filter((definition) => definition.kind === Kind.FRAGMENT_DEFINITION);
   const measured = complexityFromQuery(
     { kind: Kind.DOCUMENT, definitions: [operation, ...fragments] },
     { schema, variables: variableValues ?? {}, ctx: {} },
   );
-  const estimate = estimateCost(schema, document, operationName, variableValues);
+  // Estimates by the chain list they were made with (none, or the one held): it changes rarely.
+  const estimates = new Map<KnownFacts["chains"], OperationCost>();
+  const cost = (facts: KnownFacts): OperationCost => {
+    let estimate = estimates.get(facts.chains);
+    if (estimate === undefined) {
+      if (estimates.size >= 2) estimates.clear();
+      estimate = estimateCost(schema, document, operationName, variableValues, facts);
+      estimates.set(facts.chains, estimate);
+    }
+    return estimate;
+  };
   return {
     soleOperation,
     operations,
@@ -70,8 +85,7 @@ function analyze({ schema, document, operationName, variableValues }: ExecutionA
     inputFieldWithoutValue,
     variablesValid: true,
     complexity: { cost: measured.complexity, depth: measured.depth, breadth: measured.breadth },
-    upstreamCalls: estimate.upstreamCalls,
-    cpuCost: estimate.cpuCost,
+    cost,
   };
 }
 

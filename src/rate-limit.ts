@@ -35,7 +35,8 @@ import type { GatewayMetrics } from "./metrics.ts";
 import type { RedisLink } from "./redis.ts";
 import { LocalBuckets, RedisBuckets, secondsUntil, takeFromAll, type BucketLimits, type BucketRef } from "./token-buckets.ts";
 import { API_KEY_HEADER, apiKeyHash } from "./upstream/http.ts";
-import { analyzeOperation } from "./operation-analysis.ts";
+import { analyzeOperation, type OperationAnalysis } from "./operation-analysis.ts";
+import { NO_FACTS, type OperationCost } from "./upstream-cost.ts";
 
 /** Callers whose buckets one process keeps, per kind (keys, addresses); the least recently seen beyond this start full again. */
 const LOCAL_CALLERS = 10_000;
@@ -298,6 +299,19 @@ class StreamSlots {
   }
 }
 
+/**
+ * An operation's estimate, with the chain list's size when it depends on it (`chains { … }` with
+ * calls under it): the held list, else the list fetched now. That is the call the operation makes
+ * first anyway (its chains come from that list), through the same cache, so it costs nothing more;
+ * a list that cannot be had leaves the estimate's assumed length.
+ */
+async function estimateWithKnownChains(analysis: OperationAnalysis, context: GatewayContext): Promise<OperationCost> {
+  const estimate = analysis.cost(NO_FACTS);
+  if (!estimate.wantsChainList) return estimate;
+  const chains = await context.upstreams.evm.listChains(context.call).catch(() => undefined);
+  return chains ? analysis.cost({ chains }) : estimate;
+}
+
 export interface RateLimitPluginOptions {
   /** The path GraphQL is served at: each request to it pays 1 as it comes. */
   graphqlEndpoint: string;
@@ -321,7 +335,8 @@ export function useRateLimit(
   async function admit(args: ExecutionArgs, stop: (result: ExecutionResult) => void): Promise<BucketRef[] | undefined> {
     const context = args.contextValue as CallerContext & GatewayContext;
     const analysis = analyzeOperation(args);
-    const operationCost = Math.max(1, analysis.upstreamCalls + analysis.cpuCost);
+    const estimate = await estimateWithKnownChains(analysis, context);
+    const operationCost = Math.max(1, estimate.upstreamCalls + estimate.cpuCost);
     const before = paid.get(context.request);
     const buckets = before?.buckets ?? bucketsOf(context, config);
     // Every other operation of the document costs 1 (finding the one to run among them); a new
@@ -329,7 +344,7 @@ export function useRateLimit(
     const otherOperations = before?.newDocument ? 0 : analysis.operations - 1;
     const burst = Math.min(...buckets.map(({ limits }) => limits.burst));
     if (operationCost + otherOperations > burst) {
-      return void stop({ errors: [tooCostly(operationCost - analysis.cpuCost, analysis.cpuCost, otherOperations, burst)] });
+      return void stop({ errors: [tooCostly(operationCost - estimate.cpuCost, estimate.cpuCost, otherOperations, burst)] });
     }
     // The request paid 1 at the start.
     const cost = operationCost - (before ? 1 : 0) + otherOperations;

@@ -8,13 +8,26 @@
  * request's DataLoader answers with one call however many items ask (the chain list) cost once per
  * operation; the fields that share a transaction's complete view cost one call per transaction.
  *
- * The estimate is an upper bound that is exact for the common shapes. It counts a call for every
- * linked record even where the request's loaders or the shared cache will answer some of them (a
- * parent block that is in the same page, two transactions of one block), for an empty block's
- * transactions, and it assumes every plain list of `ASSUMED_LIST_LENGTH` items unless
- * `LIST_LENGTHS` knows better. It leaves out what the document cannot tell: a chain id the chain
- * list lacks (one more call), upstream retries, longer lists than assumed, and a Warp
- * verification whose subnet has more than 100 validators (a call per 100 more).
+ * Beside the document the estimate takes what the gateway knows (`KnownFacts`, passed in by the
+ * caller, never kept here): the chain list it holds, whose size `chains { … }` multiplies by (per
+ * network and feature when `chains(network:, feature:)` filters it). Without it, the chain list
+ * is assumed `ASSUMED_CHAIN_COUNT` long, and the estimate says it would know better with it
+ * (`wantsChainList`): the rate limiter then has the list fetched, the call the operation makes
+ * first anyway, and estimates again.
+ *
+ * What the document shows the request's loaders answer is counted once: the same look-up of a
+ * record by the same arguments under the same parent (`chain(id: "43114") { block(id: "1") }`
+ * twice is one block call), a transaction's block where the transaction was listed by that block,
+ * `first: 0` (no call at all), and a link whose parent holds every field asked (src/selection.ts).
+ *
+ * The estimate is an upper bound for a cold run (empty caches) that is exact for the common
+ * shapes. It counts a call for every linked record even where the request's loaders or the
+ * shared cache will answer some of them (a parent block that is in the same page, two
+ * transactions of one block), for an empty block's transactions, and it assumes every plain list
+ * of `ASSUMED_LIST_LENGTH` items unless `LIST_LENGTHS` knows better. It leaves out what the
+ * document cannot tell: a chain id the chain list lacks (one more call), upstream retries, longer
+ * lists than assumed, and a Warp verification whose subnet has more than 100 validators (a call
+ * per 100 more).
  *
  * Beside the calls it estimates the CPU an operation takes where that is more than serving
  * fields: each `WarpMessage.verification` counts as `WARP_VERIFICATION_COST` calls.
@@ -34,6 +47,7 @@ import {
   type FieldNode,
   type FragmentDefinitionNode,
   type GraphQLCompositeType,
+  type GraphQLNamedType,
   type GraphQLObjectType,
   type GraphQLSchema,
   type SelectionSetNode,
@@ -48,6 +62,7 @@ import {
   selectsOnlyFrom,
 } from "./selection.ts";
 import { queryBounds } from "./upstream/bounds.ts";
+import type { ChainInfo } from "./upstream/types.ts";
 
 /**
  * What a plain list the upstream does not page is assumed to hold: a transaction's UTXOs, a
@@ -57,11 +72,26 @@ export const ASSUMED_LIST_LENGTH = 5;
 
 /** Plain lists whose length is known better than `ASSUMED_LIST_LENGTH`. */
 export const LIST_LENGTHS: Readonly<Record<string, number>> = {
-  // every chain the Data API indexes, of both networks
-  "Query.chains": 100,
   // an accepted X-Chain transaction is in one vertex
   "XChainTransaction.vertices": 1,
 };
+
+/**
+ * How many chains `chains { … }` is assumed to list while the gateway holds no chain list (every
+ * chain the Data API indexes, of both networks, with room to grow).
+ */
+export const ASSUMED_CHAIN_COUNT = 100;
+
+/** What a chain record tells the estimate: whether `chains(network:, feature:)` lists it. */
+export type KnownChain = Pick<ChainInfo, "chainId" | "isTestnet" | "enabledFeatures">;
+
+/** What the gateway knows beside the document, handed to each estimate. */
+export interface KnownFacts {
+  /** The chain list (`GET /v1/chains` without filters) when the gateway holds it. */
+  readonly chains?: readonly KnownChain[] | undefined;
+}
+
+export const NO_FACTS: KnownFacts = {};
 
 /**
  * The CPU of one Warp signature check, in upstream calls: decompressing and checking the
@@ -77,7 +107,7 @@ type SharedRecord = "chain list" | "complete transaction" | "creation transactio
 
 export interface UpstreamField {
   /** Calls per resolution of the field, that is per item of the lists around it, beside a shared record's. */
-  calls: number | ((args: Record<string, unknown>) => number);
+  calls: number | ((args: Record<string, unknown>, outerArgs: Record<string, unknown>) => number);
   /** A connection over upstream pages: `first`, else this default of its resolver, is how many items it holds. */
   defaultFirst?: number;
   /** The calls are one look-up per item of the list the field returns. */
@@ -92,6 +122,23 @@ export interface UpstreamField {
   freeWhenSelectingOnly?: ReadonlySet<string>;
   /** CPU work per resolution, counted in upstream calls. */
   cpu?: number;
+  /**
+   * A look-up of one record through a request loader, keyed by the parent and the arguments: the
+   * same look-up twice under the same parent (as the document shows it) is one call.
+   */
+  loaderKeyed?: boolean;
+  /**
+   * No call when the object was listed by one of these fields (through its connection): the
+   * record looked up is the one the list was read from, which the request already holds.
+   */
+  heldWhenListedBy?: ReadonlySet<string>;
+  /** The list is the held chain list, filtered by the field's `network` and `feature`. */
+  listsChains?: boolean;
+  /**
+   * At most this many calls per list, when the object was listed by one of these fields: "chain"
+   * for one per chain the list's `network` covers (counted in the held chain list).
+   */
+  atMostPerList?: Readonly<Record<string, number | "chain">>;
 }
 
 function connection(service: "data" | "metrics", route: string, method = "get"): UpstreamField {
@@ -99,6 +146,7 @@ function connection(service: "data" | "metrics", route: string, method = "get"):
 }
 
 const ONE: UpstreamField = { calls: 1 };
+const ONE_BY_LOADER: UpstreamField = { calls: 1, loaderKeyed: true };
 const CHAIN_LOOKUP: UpstreamField = { calls: 1, oncePerOperation: "chain list" };
 const COMPLETE_VIEW: UpstreamField = { calls: 0, sharedPerObject: "complete transaction" };
 const ONE_LOOKUP_PER_ITEM: UpstreamField = { calls: 1, callsPerItem: true };
@@ -112,21 +160,35 @@ const gatewayPaged = chainMetrics;
 
 export const UPSTREAM_FIELDS: Readonly<Record<string, UpstreamField>> = {
   // EVM chains, blocks and transactions (resolvers/chains.ts, blocks.ts, evm-transactions.ts)
-  "Query.chains": CHAIN_LOOKUP,
+  // The held chain list answers `chains`, filtered or not, and every chain look-up.
+  "Query.chains": { ...CHAIN_LOOKUP, listsChains: true },
   "Query.chain": CHAIN_LOOKUP,
   "Query.latestBlocks": connection("data", "/v1/blocks"),
-  "Query.node": ONE,
-  "EvmChain.metricsInfo": ONE,
+  // A transaction refetched by its id is read whole: its complete view is held.
+  "Query.node": { calls: 1, holds: "complete transaction" },
+  "EvmChain.metricsInfo": ONE_BY_LOADER,
   "EvmChain.blocks": connection("data", "/v1/chains/{chainId}/blocks"),
-  "EvmChain.block": ONE,
-  "EvmChain.transaction": { calls: 1, holds: "complete transaction" },
+  "EvmChain.block": ONE_BY_LOADER,
+  "EvmChain.transaction": { calls: 1, holds: "complete transaction", loaderKeyed: true },
   "EvmAccount.transactions": connection("data", "/v1/chains/{chainId}/addresses/{address}/transactions"),
   // The resolver's default is the route's largest page, which holds nearly every block whole.
   "EvmBlock.transactions": { calls: 1, defaultFirst: queryBounds("data", "/v1/chains/{chainId}/blocks/{blockId}/transactions").max },
   "EvmBlock.chain": CHAIN_LOOKUP,
-  "EvmBlock.parent": { calls: 1, freeWhenSelectingOnly: PARENT_BLOCK_FIELDS_KNOWN_FROM_CHILD },
+  // A page of latest blocks holds consecutive blocks of each chain, which prime the block loader:
+  // only the oldest block of each chain in the page has its parent outside it.
+  "EvmBlock.parent": {
+    calls: 1,
+    freeWhenSelectingOnly: PARENT_BLOCK_FIELDS_KNOWN_FROM_CHILD,
+    atMostPerList: { "EvmChain.blocks": 1, "Query.latestBlocks": "chain" },
+  },
   "EvmTransaction.chain": CHAIN_LOOKUP,
-  "EvmTransaction.block": { calls: 1, freeWhenSelectingOnly: BLOCK_FIELDS_KNOWN_FROM_TRANSACTION },
+  // A block's transactions are listed by the block, which the request holds (the page that
+  // listed the block primed the block loader, a block looked up is in the shared cache).
+  "EvmTransaction.block": {
+    calls: 1,
+    freeWhenSelectingOnly: BLOCK_FIELDS_KNOWN_FROM_TRANSACTION,
+    heldWhenListedBy: new Set(["EvmBlock.transactions"]),
+  },
   "EvmTransaction.input": COMPLETE_VIEW,
   "EvmTransaction.baseFeePerGas": COMPLETE_VIEW,
   "EvmTransaction.maxFeePerGas": COMPLETE_VIEW,
@@ -143,19 +205,19 @@ export const UPSTREAM_FIELDS: Readonly<Record<string, UpstreamField>> = {
   "PrimaryNetwork.l1Validator": ONE,
   "L1Validator.subnetValidators": connection("data", "/v1/networks/{network}/l1Validators"),
   "L1Validator.transactions": pnTransactions,
-  "PChain.transaction": ONE,
-  "XChain.transaction": ONE,
-  "CChain.transaction": ONE,
-  "PChain.block": ONE,
-  "XChain.block": ONE,
-  "CChain.block": ONE,
+  "PChain.transaction": ONE_BY_LOADER,
+  "XChain.transaction": ONE_BY_LOADER,
+  "CChain.transaction": ONE_BY_LOADER,
+  "PChain.block": ONE_BY_LOADER,
+  "XChain.block": ONE_BY_LOADER,
+  "CChain.block": ONE_BY_LOADER,
   "PChain.transactions": pnTransactions,
   "XChain.transactions": pnTransactions,
   "CChain.transactions": pnTransactions,
   "PChain.utxos": pnUtxos,
   "XChain.utxos": pnUtxos,
   "CChain.utxos": pnUtxos,
-  "XChain.vertex": ONE,
+  "XChain.vertex": ONE_BY_LOADER,
   "XChain.verticesAtHeight": connection("data", `${PN}/vertices:listByHeight`),
   "CChain.evmChain": CHAIN_LOOKUP,
   "PChainTransaction.block": { calls: 1, freeWhenSelectingOnly: PRIMARY_NETWORK_BLOCK_FIELDS_KNOWN_FROM_TRANSACTION },
@@ -201,7 +263,11 @@ export const UPSTREAM_FIELDS: Readonly<Record<string, UpstreamField>> = {
   "Query.warpSignature": ONE,
   // Finding the signing subnet takes up to three look-ups (the P-Chain transaction, an L1
   // validator, the source chain) unless it is given; then one page of up to 100 validators.
-  "WarpMessage.verification": { calls: (args) => (args.signingSubnetId != null ? 1 : 4), cpu: WARP_VERIFICATION_COST },
+  // The subnet is given to the field, or to the aggregation the message comes from.
+  "WarpMessage.verification": {
+    calls: (args, outer) => (args.signingSubnetId != null || (outer.input as { signingSubnetId?: unknown } | undefined)?.signingSubnetId != null ? 1 : 4),
+    cpu: WARP_VERIFICATION_COST,
+  },
 };
 
 type Fragments = Readonly<Record<string, FragmentDefinitionNode | undefined>>;
@@ -243,30 +309,77 @@ function typesReachingUpstream(schema: GraphQLSchema): ReadonlySet<string> {
   return reaching;
 }
 
+/** Coerced arguments as a key, the same whatever order the document gives them in. */
+function argumentsKey(args: Record<string, unknown>): string {
+  const names = Object.keys(args).sort();
+  return names.length === 0 ? "" : JSON.stringify(names.map((name) => [name, args[name]]));
+}
+
+/**
+ * Where the objects a selection runs on came from: the field that listed or looked them up
+ * (through a connection's edges and nodes), and, for a single object the document names
+ * exactly (a root look-up by literal arguments, and the single records under it), a key that
+ * tells it from every other object of the operation.
+ */
+interface Origin {
+  listedBy: string | undefined;
+  /** The listing field's arguments, how many lists it made, and how long each is. */
+  listedWith?: { args: Record<string, unknown>; lists: number; length: number };
+  identity: string | undefined;
+  /** The arguments of the nearest field above that calls upstream. */
+  outerArgs: Record<string, unknown>;
+}
+
+const ROOT: Origin = { listedBy: undefined, identity: "", outerArgs: {} };
+
 /** One walk over an operation, with its coerced variables and the once-per-operation records it reached. */
 class Estimate {
   readonly onceReached = new Set<SharedRecord>();
   /** The CPU of the fields walked, in upstream calls. */
   cpu = 0;
+  /** The estimate assumed the chain list's length: with the list in hand it would be tighter. */
+  wantsChainList = false;
+  /** The look-ups of loader-keyed records made so far, by parent and arguments. */
+  private lookups = new Set<string>();
   private readonly reaching: ReadonlySet<string>;
 
   constructor(
     private readonly schema: GraphQLSchema,
     private readonly fragments: Fragments,
     private readonly variables: Record<string, unknown>,
+    private readonly facts: KnownFacts,
   ) {
     this.reaching = typesReachingUpstream(schema);
   }
 
   /** Calls under selection sets on `type`: for an abstract type, the costliest type it may be. */
-  selection(type: GraphQLCompositeType, selectionSets: readonly SelectionSetNode[], items: number, held: ReadonlySet<SharedRecord>): number {
-    const runtimeTypes = isAbstractType(type) ? this.schema.getPossibleTypes(type) : isObjectType(type) ? [type] : [];
+  selection(
+    type: GraphQLCompositeType,
+    selectionSets: readonly SelectionSetNode[],
+    items: number,
+    held: ReadonlySet<SharedRecord>,
+    origin: Origin,
+  ): number {
+    if (!isAbstractType(type)) return isObjectType(type) ? this.object(type, selectionSets, items, held, origin) : 0;
+    // Each type it may be is walked from the look-ups made before it; none of its own are kept
+    // for the fields after it, as which type it is only the answer tells.
+    const before = this.lookups;
     let most = 0;
-    for (const runtimeType of runtimeTypes) most = Math.max(most, this.object(runtimeType, selectionSets, items, held));
+    for (const runtimeType of this.schema.getPossibleTypes(type)) {
+      this.lookups = new Set(before);
+      most = Math.max(most, this.object(runtimeType, selectionSets, items, held, origin));
+    }
+    this.lookups = before;
     return most;
   }
 
-  private object(type: GraphQLObjectType, selectionSets: readonly SelectionSetNode[], items: number, held: ReadonlySet<SharedRecord>): number {
+  private object(
+    type: GraphQLObjectType,
+    selectionSets: readonly SelectionSetNode[],
+    items: number,
+    held: ReadonlySet<SharedRecord>,
+    origin: Origin,
+  ): number {
     const fields = new Map<string, FieldNode[]>();
     for (const selectionSet of selectionSets) this.collect(type, selectionSet, fields, new Set());
     const shared = new Set(held);
@@ -281,36 +394,102 @@ class Estimate {
       const named = definition && getNamedType(definition.type);
       const callsBelow = named !== undefined && this.reaching.has(named.name);
       if (!definition || (!entry && !callsBelow)) continue;
+      const coordinate = `${type.name}.${name}`;
       let args: Record<string, unknown> = {};
-      if (entry) {
-        try {
-          args = getArgumentValues(definition, nodes[0]!, this.variables);
-        } catch {
-          continue; // an argument that does not coerce fails the field before its resolver runs
-        }
+      try {
+        args = getArgumentValues(definition, nodes[0]!, this.variables);
+      } catch {
+        continue; // an argument that does not coerce fails the field before its resolver runs
       }
+      const isList = isListType(getNullableType(definition.type));
       let length = 1;
       if (entry?.defaultFirst !== undefined) length = typeof args.first === "number" ? args.first : entry.defaultFirst;
-      else if (isListType(getNullableType(definition.type)) && !(isConnection && (name === "edges" || name === "nodes"))) {
-        length = LIST_LENGTHS[`${type.name}.${name}`] ?? ASSUMED_LIST_LENGTH;
+      else if (entry?.listsChains) length = this.chainCount(args, callsBelow && this.callsUnderOne(named, nodes, origin));
+      else if (isList && !(isConnection && (name === "edges" || name === "nodes"))) {
+        length = LIST_LENGTHS[coordinate] ?? ASSUMED_LIST_LENGTH;
       }
-      if (entry && items > 0) calls += this.own(entry, args, nodes, items, length, shared);
+      // An object reached through a connection's edges and nodes was listed by the connection's field.
+      const passesThrough = !entry && (isConnection || name === "node");
+      const childOrigin: Origin = {
+        listedBy: entry ? coordinate : passesThrough ? origin.listedBy : undefined,
+        listedWith: entry ? { args, lists: items, length } : passesThrough ? origin.listedWith : undefined,
+        identity: !isList && entry?.defaultFirst === undefined && origin.identity !== undefined && items === 1
+          ? `${origin.identity}/${coordinate}${argumentsKey(args)}`
+          : undefined,
+        outerArgs: entry ? args : origin.outerArgs,
+      };
+      if (entry && items > 0) calls += this.own(entry, args, nodes, items, length, shared, origin, childOrigin.identity);
       if (!callsBelow || !isCompositeType(named) || items * length === 0) continue;
       const childSets = nodes.flatMap((node) => (node.selectionSet ? [node.selectionSet] : []));
-      calls += this.selection(named, childSets, items * length, entry?.holds ? new Set([entry.holds]) : NOTHING_HELD);
+      calls += this.selection(named, childSets, items * length, entry?.holds ? new Set([entry.holds]) : NOTHING_HELD, childOrigin);
     }
     return calls;
   }
 
+  /** Whether one object of `type` under the field nodes makes calls of its own; the walk leaves no trace. */
+  private callsUnderOne(type: GraphQLNamedType, nodes: readonly FieldNode[], origin: Origin): boolean {
+    if (!isCompositeType(type)) return false;
+    const { cpu, wantsChainList, lookups } = this;
+    const onceReached = [...this.onceReached];
+    const childSets = nodes.flatMap((node) => (node.selectionSet ? [node.selectionSet] : []));
+    this.lookups = new Set(lookups);
+    const calls = this.selection(type, childSets, 1, NOTHING_HELD, { listedBy: undefined, identity: undefined, outerArgs: origin.outerArgs });
+    this.cpu = cpu;
+    this.wantsChainList = wantsChainList;
+    this.lookups = lookups;
+    this.onceReached.clear();
+    for (const record of onceReached) this.onceReached.add(record);
+    return calls > 0;
+  }
+
+  /** The chains `chains(network:, feature:)` lists: counted in the held list, else assumed. */
+  private chainCount(args: Record<string, unknown>, callsBelow: boolean): number {
+    const chains = this.facts.chains;
+    if (chains === undefined) {
+      if (callsBelow) this.wantsChainList = true;
+      return ASSUMED_CHAIN_COUNT;
+    }
+    // The list is had for the estimate: a cold gateway fetches it first, once.
+    this.onceReached.add("chain list");
+    const network = args.network as string | null | undefined;
+    const feature = args.feature as string | null | undefined;
+    return chains.filter(
+      (chain) =>
+        (network == null || chain.isTestnet === (network !== "mainnet")) &&
+        (feature == null || (chain.enabledFeatures ?? []).includes(feature as never)),
+    ).length;
+  }
+
   /** The calls of one field itself, for `items` parent objects. */
-  private own(entry: UpstreamField, args: Record<string, unknown>, nodes: readonly FieldNode[], items: number, length: number, shared: Set<SharedRecord>): number {
+  private own(
+    entry: UpstreamField,
+    args: Record<string, unknown>,
+    nodes: readonly FieldNode[],
+    items: number,
+    length: number,
+    shared: Set<SharedRecord>,
+    origin: Origin,
+    lookup: string | undefined,
+  ): number {
     if (entry.cpu) this.cpu += entry.cpu * items;
+    if (entry.defaultFirst !== undefined && length === 0) return 0; // `first: 0` asks nothing upstream
     if (entry.freeWhenSelectingOnly && selectsOnlyFrom(nodes, this.fragments, entry.freeWhenSelectingOnly)) return 0;
+    if (entry.heldWhenListedBy && origin.listedBy !== undefined && entry.heldWhenListedBy.has(origin.listedBy)) return 0;
     if (entry.oncePerOperation) {
       this.onceReached.add(entry.oncePerOperation);
       return 0;
     }
-    let calls = typeof entry.calls === "function" ? entry.calls(args) : entry.calls;
+    const perList = entry.atMostPerList && origin.listedBy !== undefined ? entry.atMostPerList[origin.listedBy] : undefined;
+    if (perList !== undefined && origin.listedWith !== undefined) {
+      const { args: listArgs, lists, length: listLength } = origin.listedWith;
+      const most = perList === "chain" ? this.chainCount({ network: listArgs.network }, true) : perList;
+      return lists * Math.min(listLength, most) * (typeof entry.calls === "function" ? entry.calls(args, origin.outerArgs) : entry.calls);
+    }
+    if (entry.loaderKeyed && lookup !== undefined) {
+      if (this.lookups.has(lookup)) return 0;
+      this.lookups.add(lookup);
+    }
+    let calls = typeof entry.calls === "function" ? entry.calls(args, origin.outerArgs) : entry.calls;
     if (entry.defaultFirst !== undefined) calls *= pagesToRead(args.after as string | null | undefined);
     if (entry.callsPerItem) calls *= length;
     if (entry.sharedPerObject && !shared.has(entry.sharedPerObject)) {
@@ -361,33 +540,42 @@ export function estimateUpstreamCalls(
   document: DocumentNode,
   operationName: string | null | undefined,
   variableValues: Readonly<Record<string, unknown>> | null | undefined,
+  facts: KnownFacts,
 ): number {
-  return estimateCost(schema, document, operationName, variableValues).upstreamCalls;
+  return estimateCost(schema, document, operationName, variableValues, facts).upstreamCalls;
 }
 
 export interface OperationCost {
   upstreamCalls: number;
   /** The CPU it takes beyond serving fields, in upstream calls. */
   cpuCost: number;
+  /**
+   * True when the estimate assumed `ASSUMED_CHAIN_COUNT` chains for want of the chain list: the
+   * same estimate with the list in `facts` is tighter (and no less an upper bound).
+   */
+  wantsChainList: boolean;
 }
 
-/** The upstream calls and the CPU of an operation; both 0 when it cannot run. */
+const NOTHING: OperationCost = { upstreamCalls: 0, cpuCost: 0, wantsChainList: false };
+
+/** The upstream calls and the CPU of an operation, given what the gateway knows; both 0 when it cannot run. */
 export function estimateCost(
   schema: GraphQLSchema,
   document: DocumentNode,
   operationName: string | null | undefined,
   variableValues: Readonly<Record<string, unknown>> | null | undefined,
+  facts: KnownFacts,
 ): OperationCost {
   const operation = getOperationAST(document, operationName);
   const root = operation ? schema.getRootType(operation.operation) : undefined;
-  if (!operation || !root) return { upstreamCalls: 0, cpuCost: 0 };
+  if (!operation || !root) return NOTHING;
   const variables = getVariableValues(schema, operation.variableDefinitions ?? [], variableValues ?? {}, { maxErrors: 1 });
-  if (variables.errors) return { upstreamCalls: 0, cpuCost: 0 };
+  if (variables.errors) return NOTHING;
   const fragments: Record<string, FragmentDefinitionNode> = {};
   for (const definition of document.definitions) {
     if (definition.kind === Kind.FRAGMENT_DEFINITION) fragments[definition.name.value] = definition;
   }
-  const estimate = new Estimate(schema, fragments, variables.coerced);
-  const upstreamCalls = estimate.selection(root, [operation.selectionSet], 1, NOTHING_HELD) + estimate.onceReached.size;
-  return { upstreamCalls, cpuCost: estimate.cpu };
+  const estimate = new Estimate(schema, fragments, variables.coerced, facts);
+  const upstreamCalls = estimate.selection(root, [operation.selectionSet], 1, NOTHING_HELD, ROOT) + estimate.onceReached.size;
+  return { upstreamCalls, cpuCost: estimate.cpu, wantsChainList: estimate.wantsChainList };
 }

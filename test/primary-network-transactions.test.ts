@@ -2,7 +2,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { parse } from "graphql";
 import { graphqlEnumName } from "../schema/enums.ts";
 import { schema } from "../src/graph.ts";
-import { estimateUpstreamCalls } from "../src/upstream-cost.ts";
+import { NO_FACTS, estimateUpstreamCalls } from "../src/upstream-cost.ts";
 import {
   cChainExportTransactionTxTypeValues,
   cChainImportTransactionTxTypeValues,
@@ -846,11 +846,11 @@ describe("a transaction's block with the fewest calls", () => {
     const result = await execute(harness, document);
     expect(result.body.errors).toBeUndefined();
     expect(upstreamCalls(harness)).toEqual({ [LIST_ROUTE]: 1 });
-    expect(estimateUpstreamCalls(schema, parse(document), undefined, {})).toBe(1);
-    expect(estimateUpstreamCalls(schema, parse(page("xChain", "blockNumber")), undefined, {})).toBe(1);
-    expect(estimateUpstreamCalls(schema, parse(page("cChain", "blockNumber blockTime")), undefined, {})).toBe(1);
+    expect(estimateUpstreamCalls(schema, parse(document), undefined, {}, NO_FACTS)).toBe(1);
+    expect(estimateUpstreamCalls(schema, parse(page("xChain", "blockNumber")), undefined, {}, NO_FACTS)).toBe(1);
+    expect(estimateUpstreamCalls(schema, parse(page("cChain", "blockNumber blockTime")), undefined, {}, NO_FACTS)).toBe(1);
     // A field only the block holds costs its call, in the estimate as in fact.
-    expect(estimateUpstreamCalls(schema, parse(page("pChain", "blockHash txCount")), undefined, {})).toBe(1 + 5);
+    expect(estimateUpstreamCalls(schema, parse(page("pChain", "blockHash txCount")), undefined, {}, NO_FACTS)).toBe(1 + 5);
   });
 
   it("answers a P-Chain UTXO's blocks' height and time from the UTXO, without a block call", async () => {
@@ -862,7 +862,7 @@ describe("a transaction's block with the fewest calls", () => {
     const result = await execute(harness, document, { addresses: [wallets[0]!] });
     expect(result.body.errors).toBeUndefined();
     expect(upstreamCalls(harness)).toEqual({ [UTXO_ROUTE]: 1 });
-    expect(estimateUpstreamCalls(schema, parse(document), undefined, { addresses: [wallets[0]!] })).toBe(1);
+    expect(estimateUpstreamCalls(schema, parse(document), undefined, { addresses: [wallets[0]!] }, NO_FACTS)).toBe(1);
     type Node = { utxoId: string; creationBlock: Record<string, unknown>; consumingBlock: Record<string, unknown> | null };
     const nodes = (result.body.data as { primaryNetwork: { pChain: { utxos: { nodes: Node[] } } } }).primaryNetwork.pChain.utxos.nodes;
     for (const node of nodes) {

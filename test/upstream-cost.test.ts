@@ -12,7 +12,16 @@ import {
 import { referenceOperations } from "../bench/operations/index.ts";
 import { PlainUpstream } from "../bench/upstream.ts";
 import { schema } from "../src/graph.ts";
-import { ASSUMED_LIST_LENGTH, LIST_LENGTHS, UPSTREAM_FIELDS, estimateUpstreamCalls } from "../src/upstream-cost.ts";
+import {
+  ASSUMED_CHAIN_COUNT,
+  ASSUMED_LIST_LENGTH,
+  LIST_LENGTHS,
+  NO_FACTS,
+  UPSTREAM_FIELDS,
+  estimateCost,
+  estimateUpstreamCalls,
+  type KnownFacts,
+} from "../src/upstream-cost.ts";
 import {
   AddressTransactionsCompleteViewsDocument,
   AddressTransactionsWithLinksDocument,
@@ -36,8 +45,8 @@ function objectField(coordinate: string): { type: GraphQLObjectType; field: Grap
   return field && isObjectType(type) ? { type, field } : undefined;
 }
 
-function estimate(document: DocumentNode | string, variables: Record<string, unknown> = {}): number {
-  return estimateUpstreamCalls(schema, typeof document === "string" ? parse(document) : document, undefined, variables);
+function estimate(document: DocumentNode | string, variables: Record<string, unknown> = {}, facts: KnownFacts = NO_FACTS): number {
+  return estimateUpstreamCalls(schema, typeof document === "string" ? parse(document) : document, undefined, variables, facts);
 }
 
 describe("the table of fields that call upstream", () => {
@@ -88,8 +97,62 @@ describe("the estimate, from the document alone", () => {
     expect(estimate(`{ latestBlocks(first: 7) { nodes { chain { chainName } parent { txCount } } } }`)).toBe(1 + 7 + 1);
     // the parent's hash is known from the child: no call
     expect(estimate(`{ latestBlocks(first: 7) { nodes { parent { blockHash } } } }`)).toBe(1);
-    // without first, the route's default page (10 blocks), each with the block route's largest page of transactions (100)
-    expect(estimate(`{ latestBlocks { nodes { transactions { nodes { block { gasUsed } } } } } }`)).toBe(1 + 10 + 10 * 100);
+    // without first, the route's default page (10 blocks), each with a page of its transactions;
+    // a transaction's block is the block that listed it, which the request holds
+    expect(estimate(`{ latestBlocks { nodes { transactions { nodes { block { gasUsed } } } } } }`)).toBe(1 + 10);
+  });
+
+  const chains = (mainnet: number, fuji: number): KnownFacts => ({
+    chains: [
+      ...Array.from({ length: mainnet }, (_, index) => ({ chainId: `${index + 1}`, isTestnet: false, enabledFeatures: index === 0 ? (["nftIndexing"] as const) : [] })),
+      ...Array.from({ length: fuji }, (_, index) => ({ chainId: `${1000 + index}`, isTestnet: true, enabledFeatures: [] })),
+    ] as KnownFacts["chains"],
+  });
+
+  it("multiplies by the held chain list's length, per network and feature, and asks for the list when it lacks it", () => {
+    const metrics = (filter: string) => `{ chains${filter} { a: metrics(metric: TX_COUNT, first: 5) { nodes { value } } b: metrics(metric: GAS_USED) { nodes { value } } } }`;
+    expect(estimate(metrics(""), {}, chains(4, 2))).toBe(1 + 2 * 6);
+    expect(estimate(metrics("(network: MAINNET)"), {}, chains(4, 2))).toBe(1 + 2 * 4);
+    expect(estimate(metrics("(network: FUJI)"), {}, chains(4, 2))).toBe(1 + 2 * 2);
+    expect(estimate(metrics("(feature: NFT_INDEXING)"), {}, chains(4, 2))).toBe(1 + 2 * 1);
+    const unknown = estimateCost(schema, parse(metrics("")), undefined, {}, NO_FACTS);
+    expect(unknown).toEqual({ upstreamCalls: 1 + 2 * ASSUMED_CHAIN_COUNT, cpuCost: 0, wantsChainList: true });
+    // the list alone, and a list whose chains call nothing, need no count
+    expect(estimateCost(schema, parse(`{ chains { chainName } }`), undefined, {}, NO_FACTS)).toEqual({ upstreamCalls: 1, cpuCost: 0, wantsChainList: false });
+  });
+
+  it("counts nothing for first: 0, and the actual first, inline or from a variable", () => {
+    expect(estimate(`{ latestBlocks(first: 0) { nodes { parent { txCount } } } }`)).toBe(0);
+    expect(estimate(`{ chain(id: "43114") { blocks(first: 0) { nodes { blockHash } } } }`)).toBe(1);
+    expect(estimate(`query ($n: Int) { latestBlocks(first: $n) { nodes { transactions(first: 0) { nodes { txHash } } } } }`, { n: 4 })).toBe(1);
+    expect(estimate(`query ($n: Int) { latestBlocks(first: $n) { nodes { transactions(first: 2) { nodes { txHash } } } } }`, { n: 4 })).toBe(1 + 4);
+  });
+
+  it("counts a parent outside the page once per chain of a latest-blocks page, once per page of one chain's blocks", () => {
+    const parents = `nodes { parent { txCount } }`;
+    expect(estimate(`{ latestBlocks(first: 20) { ${parents} } }`, {}, chains(4, 2))).toBe(1 + 6 + 1);
+    expect(estimate(`{ latestBlocks(first: 20, network: FUJI) { ${parents} } }`, {}, chains(4, 2))).toBe(1 + 2 + 1);
+    expect(estimate(`{ latestBlocks(first: 3) { ${parents} } }`, {}, chains(4, 2))).toBe(1 + 3 + 1);
+    // without the chain list, a parent per block, and the estimate asks for the list
+    expect(estimateCost(schema, parse(`{ latestBlocks(first: 20) { ${parents} } }`), undefined, {}, NO_FACTS)).toMatchObject({ upstreamCalls: 1 + 20, wantsChainList: true });
+    expect(estimate(`{ chain(id: "43114") { blocks(first: 20) { ${parents} } } }`)).toBe(1 + 1 + 1);
+  });
+
+  it("counts a look-up the request's loaders answer once where the document asks it twice", () => {
+    const block = `block(id: "1200") { txCount }`;
+    expect(estimate(`{ a: chain(id: "43114") { ${block} metricsInfo { chainName } } b: chain(id: "43114") { ${block} metricsInfo { chainName } } }`)).toBe(1 + 1 + 1);
+    expect(estimate(`{ a: chain(id: "43114") { ${block} } b: chain(id: "43114") { block(id: "1201") { txCount } } }`)).toBe(1 + 2);
+    expect(estimate(`{ a: chain(id: "43114") { ${block} } b: chain(id: "43113") { ${block} } }`)).toBe(1 + 2);
+    // a series is no look-up: each alias is a call
+    const series = `metrics(metric: TX_COUNT, first: 3) { nodes { value } }`;
+    expect(estimate(`{ a: chain(id: "43114") { ${series} } b: chain(id: "43114") { ${series} } }`)).toBe(1 + 2);
+  });
+
+  it("counts a Warp verification's subnet look-ups only when no subnet is given, to the field or the aggregation", () => {
+    const verification = `decoded { verification { valid } }`;
+    const aggregate = (subnet: string) => `mutation { aggregateWarpSignatures(input: { network: FUJI, message: "00"${subnet} }) { ${verification} } }`;
+    expect(estimate(aggregate(""))).toBe(1 + 4);
+    expect(estimate(aggregate(`, signingSubnetId: "11111111111111111111111111111111LpoYY"`))).toBe(1 + 1);
   });
 
   it("counts a transaction's complete view once however many of its fields ask it, and not at all where it is already loaded", () => {
