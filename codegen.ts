@@ -3,6 +3,7 @@ import type { CodegenConfig } from "@graphql-codegen/cli";
 /** How our scalars look in TypeScript: exact numbers stay strings. */
 const scalars = {
   BigInt: "string",
+  Decimal: "string",
   DateTime: "string",
   SafeInt: "number",
   Hash: "string",

@@ -8,6 +8,7 @@ import { EvmChainRef } from "../schema/chains.ts";
 import { graphqlEnumName } from "../schema/enums.ts";
 import {
   AddressBalanceConnectionRef,
+  ChainMetricConnectionRef,
   ChainMetricRef,
   DAY_ONLY_CHAIN_METRICS,
   LegacyAvgTpsConnectionRef,
@@ -17,6 +18,7 @@ import {
   StakingMetricRef,
   SubnetMetricRef,
   ValidatorFeeMetricRef,
+  type ChainMetricSeries,
   type LegacyAvgTpsMeta,
 } from "../schema/metrics.ts";
 import { PrimaryNetworkRef } from "../schema/primary-network.ts";
@@ -24,8 +26,8 @@ import type { GatewayContext } from "../src/context.ts";
 import { badUserInput, nullIfNotFound } from "../src/errors.ts";
 import { toPageTokenConnection, type ConnectionArgs, type PageBounds, type UpstreamPage } from "../src/pagination.ts";
 import { queryBounds, queryMinimum } from "../src/upstream/bounds.ts";
-import type { MetricsRange } from "../src/upstream/metrics-api.ts";
-import type { AddressBalance, ChainMetricName, MetricValue, MetricsTimeInterval } from "../src/upstream/types.ts";
+import type { ExactMetricValue, MetricsRange } from "../src/upstream/metrics-api.ts";
+import type { AddressBalance, ChainInfo, ChainMetricName, MetricsTimeInterval } from "../src/upstream/types.ts";
 import { CB58_ID } from "../src/validate.ts";
 
 const CHAIN_METRICS_ROUTE = "/v2/chains/{chainId}/metrics/{metric}";
@@ -47,8 +49,14 @@ const holdersBounds = withDefault(HOLDERS_ROUTE);
 const btcbBounds = withDefault(BTCB_ROUTE);
 /** Routes without a pageSize are paged by the gateway, in pages as large as the chain metrics route's. */
 const gatewayPagedBounds = chainMetricsBounds;
-
-// The primary network's subnet id, mostly zero bytes, is only 37 characters long.
+/**
+ * The legacy average-TPS route takes no page size: it answers 100 points a page, and the gateway
+ * cuts pages within the route's page, so no page of `avgTps` holds more.
+ */
+const LEGACY_AVG_TPS_PAGE = 100;
+const legacyAvgTpsBounds: PageBounds = { min: 1, max: LEGACY_AVG_TPS_PAGE, default: LEGACY_AVG_TPS_PAGE };
+/** The primary network's subnet id (its text in cb58 is mostly ones). */
+const PRIMARY_NETWORK_SUBNET_ID = "11111111111111111111111111111111LpoYY";
 
 function firstText(bounds: PageBounds): string {
   return `\`first\`: ${bounds.min} to ${bounds.max}, default ${bounds.default}.`;
@@ -57,7 +65,7 @@ function firstText(bounds: PageBounds): string {
 const RANGE_TEXT =
   "`from` and `to` (Unix seconds, at least 0, both inclusive) keep the points whose timestamp lies between them; they need not be aligned to the interval: a point starts at or after `from`.";
 
-const pointKey = (point: MetricValue) => String(point.timestamp);
+const pointKey = (point: ExactMetricValue) => String(point.timestamp);
 const addressKey = (entry: AddressBalance) => entry.address;
 
 /** `from` and `to` as the route's startTimestamp and endTimestamp, within the route's bounds. */
@@ -135,12 +143,16 @@ interface ChainMetricArgs extends ConnectionArgs {
   to?: number | null;
 }
 
-/** A chain metric of one chain (its EVM chain id) or of a network (`total`, `mainnet`, `testnet`). */
-function chainMetricConnection(scope: string, field: string, args: ChainMetricArgs, context: GatewayContext) {
+/**
+ * A chain metric of one chain (its record: the series links to it) or of a network's chains
+ * (`scope`: the Metrics API's chainId `total`, `mainnet` or `testnet`).
+ */
+async function chainMetricConnection(of: { chain: ChainInfo } | { scope: string }, field: string, args: ChainMetricArgs, context: GatewayContext) {
   const interval = args.interval ?? "day";
   checkInterval(args.metric, interval);
   const range = timeRange(args, CHAIN_METRICS_ROUTE);
-  return toPageTokenConnection(args, {
+  const scope = "chain" in of ? of.chain.chainId : of.scope;
+  const connection = await toPageTokenConnection(args, {
     bounds: chainMetricsBounds,
     filters: { field, scope, metric: args.metric, interval, ...range },
     nodeKey: pointKey,
@@ -149,26 +161,30 @@ function chainMetricConnection(scope: string, field: string, args: ChainMetricAr
       return { items: response.results, nextPageToken: response.nextPageToken };
     },
   });
+  const series: ChainMetricSeries = { chain: "chain" in of ? of.chain : null };
+  return { ...connection, series };
 }
 
 const CHAIN_METRIC_TEXT = `Points newest first. ${RANGE_TEXT} \`interval\` defaults to DAY; the metrics marked daily only refuse any other. ${firstText(chainMetricsBounds)}`;
 
 builder.queryFields((t) => ({
   networkMetrics: t.field({
-    type: MetricConnectionRef,
-    description: `A chain metric added up over the chains of a network, or of both (\`GET ${CHAIN_METRICS_ROUTE}\` with chainId total, mainnet or testnet). ${CHAIN_METRIC_TEXT}`,
+    type: ChainMetricConnectionRef,
+    nullable: true,
+    description: `A chain metric of every EVM chain the Metrics API tracks on a network, or on both, taken together, as the Metrics API aggregates them (\`GET ${CHAIN_METRICS_ROUTE}\` with chainId total, mainnet or testnet). Its \`chain\` is null. ${CHAIN_METRIC_TEXT}`,
     args: {
       ...t.arg.connectionArgs(),
-      scope: t.arg({ type: MetricsScopeRef, required: true, description: "Which chains to add up." }),
+      scope: t.arg({ type: MetricsScopeRef, required: true, description: "Which network's chains, or both networks'." }),
       metric: t.arg({ type: ChainMetricRef, required: true, description: "The metric." }),
       interval: t.arg({ type: MetricIntervalRef, defaultValue: "day", description: "How long each point covers." }),
       from: t.arg({ type: "SafeInt", description: "The earliest point's timestamp, in Unix seconds." }),
       to: t.arg({ type: "SafeInt", description: "The latest point's timestamp, in Unix seconds." }),
     },
-    resolve: (_root, args, context) => chainMetricConnection(args.scope, "Query.networkMetrics", args, context),
+    resolve: (_root, args, context) => chainMetricConnection({ scope: args.scope }, "Query.networkMetrics", args, context),
   }),
   subnetMetrics: t.field({
     type: MetricConnectionRef,
+    nullable: true,
     description: `A daily metric of the fees a subnet's L1 validators pay (\`GET ${SUBNET_ROUTE}\`); empty for a subnet without L1 validators. Points newest first. ${RANGE_TEXT} The route answers the whole range at once; the gateway pages it: ${firstText(gatewayPagedBounds)}`,
     args: {
       ...t.arg.connectionArgs(),
@@ -192,6 +208,7 @@ builder.queryFields((t) => ({
   }),
   validatorFeeMetrics: t.field({
     type: MetricConnectionRef,
+    nullable: true,
     description: `A daily metric of the fees all L1 validators pay (\`GET ${VALIDATOR_FEES_ROUTE}\`). Points newest first. ${RANGE_TEXT} The route answers the whole range at once; the gateway pages it: ${firstText(gatewayPagedBounds)}`,
     args: {
       ...t.arg.connectionArgs(),
@@ -213,6 +230,7 @@ builder.queryFields((t) => ({
   }),
   btcbBridgedAddresses: t.field({
     type: AddressBalanceConnectionRef,
+    nullable: true,
     description: `Addresses that bridged more BTC.b to the mainnet C-Chain than \`threshold\`, with their net bridged amount, the largest first (\`GET ${BTCB_ROUTE}\`). ${firstText(btcbBounds)}`,
     args: {
       ...t.arg.connectionArgs(),
@@ -235,9 +253,9 @@ builder.queryFields((t) => ({
 
 builder.objectFields(EvmChainRef, (t) => ({
   metrics: t.field({
-    type: MetricConnectionRef,
+    type: ChainMetricConnectionRef,
     nullable: true,
-    description: `A metric of this chain (\`GET ${CHAIN_METRICS_ROUTE}\`); null when the Metrics API does not know the chain. ${CHAIN_METRIC_TEXT}`,
+    description: `A metric of this chain (\`GET ${CHAIN_METRICS_ROUTE}\`); its \`chain\` is this chain. Null when the Metrics API does not know the chain. ${CHAIN_METRIC_TEXT}`,
     args: {
       ...t.arg.connectionArgs(),
       metric: t.arg({ type: ChainMetricRef, required: true, description: "The metric." }),
@@ -245,7 +263,7 @@ builder.objectFields(EvmChainRef, (t) => ({
       from: t.arg({ type: "SafeInt", description: "The earliest point's timestamp, in Unix seconds." }),
       to: t.arg({ type: "SafeInt", description: "The latest point's timestamp, in Unix seconds." }),
     },
-    resolve: (chain, args, context) => nullIfNotFound(chainMetricConnection(chain.chainId, "EvmChain.metrics", args, context)),
+    resolve: (chain, args, context) => nullIfNotFound(chainMetricConnection({ chain }, "EvmChain.metrics", args, context)),
   }),
   tokenHolders: t.field({
     type: AddressBalanceConnectionRef,
@@ -278,12 +296,12 @@ builder.objectFields(EvmChainRef, (t) => ({
   avgTps: t.field({
     type: LegacyAvgTpsConnectionRef,
     nullable: true,
-    description: `The chain's daily average transactions per second from the legacy route (\`GET /v1/avg_tps/{chainId}\`), newest first, with when its data was last updated; null when the route does not know the chain. The route sizes its own pages; the gateway pages within them: ${firstText(gatewayPagedBounds)}`,
+    description: `The chain's daily average transactions per second from the legacy route (\`GET /v1/avg_tps/{chainId}\`), newest first, with when its data was last updated; null when the route does not know the chain. The route takes no page size and answers ${LEGACY_AVG_TPS_PAGE} points a page; the gateway cuts its pages within the route's, so a page ends where the route's page ends (fewer points when \`after\` is inside one): ${firstText(legacyAvgTpsBounds)}`,
     args: { ...t.arg.connectionArgs() },
     resolve: (chain, args, context) =>
       nullIfNotFound(
-        toPageTokenConnection<MetricValue, LegacyAvgTpsMeta>(args, {
-          bounds: gatewayPagedBounds,
+        toPageTokenConnection<ExactMetricValue, LegacyAvgTpsMeta>(args, {
+          bounds: legacyAvgTpsBounds,
           filters: { field: "EvmChain.avgTps", chainId: chain.chainId },
           nodeKey: pointKey,
           fetchPage: slicedPages(async (pageToken) => {
@@ -299,11 +317,13 @@ builder.objectFields(PrimaryNetworkRef, (t) => ({
   stakingMetrics: t.field({
     type: MetricConnectionRef,
     nullable: true,
-    description: `A daily staking metric of this network's primary network, or of another subnet (\`GET ${STAKING_ROUTE}\`). Points newest first. ${RANGE_TEXT} ${firstText(stakingBounds)}`,
+    description: `A daily staking metric of one subnet of this network, or of all its subnets together (\`GET ${STAKING_ROUTE}\`). Points newest first. ${RANGE_TEXT} ${firstText(stakingBounds)}`,
     args: {
       ...t.arg.connectionArgs(),
       metric: t.arg({ type: StakingMetricRef, required: true, description: "The metric." }),
-      subnetId: t.arg.id({ description: "The subnet (or L1) id, in cb58; the primary network when left out." }),
+      subnetId: t.arg.id({
+        description: `The subnet (or L1) id, in cb58: the primary network is \`${PRIMARY_NETWORK_SUBNET_ID}\`. Left out: all subnets together, as the Metrics API answers when it gets no subnetId (see the metric's description for what a value then counts).`,
+      }),
       from: t.arg({ type: "SafeInt", description: "The earliest point's timestamp, in Unix seconds." }),
       to: t.arg({ type: "SafeInt", description: "The latest point's timestamp, in Unix seconds." }),
     },

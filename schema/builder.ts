@@ -22,6 +22,7 @@ export const builder = new SchemaBuilder<{
   DefaultNodeNullability: false;
   Scalars: {
     BigInt: { Input: string; Output: string | bigint | number };
+    Decimal: { Input: string; Output: string };
     DateTime: { Input: Date; Output: Date | string | number };
     SafeInt: { Input: number; Output: number };
     Hash: { Input: string; Output: string };

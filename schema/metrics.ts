@@ -2,6 +2,7 @@
  * Time series and address lists of the Metrics API: chain, staking, subnet and validator-fee
  * metrics as points, and addresses ranked by a token amount.
  */
+import { GraphQLError, Kind, type ValueNode } from "graphql";
 import {
   chainMetricValues,
   networkMetricValues,
@@ -9,9 +10,33 @@ import {
   pathsV2ValidatorsMetricsMetricGetParametersPathMetricValues as validatorFeeMetricValues,
   timeIntervalGranularityValues,
 } from "../src/upstream/contract/metrics-api.ts";
-import type { AddressBalance, ChainMetricName, LegacyMetricsResponse, MetricValue } from "../src/upstream/types.ts";
+import { decimalText, type ExactMetricValue } from "../src/upstream/metrics-api.ts";
+import type { AddressBalance, ChainInfo, ChainMetricName, LegacyMetricsResponse } from "../src/upstream/types.ts";
 import { builder } from "./builder.ts";
+import { EvmChainRef } from "./chains.ts";
 import { graphqlEnumName } from "./enums.ts";
+
+/** A decimal number in plain notation: an optional minus, digits, an optional fraction; no exponent. */
+const DECIMAL_TEXT = /^-?(0|[1-9][0-9]*)(\.[0-9]+)?$/;
+
+function decimalValue(value: unknown): string {
+  if (typeof value === "string" && DECIMAL_TEXT.test(value)) return value;
+  if (typeof value === "bigint") return value.toString();
+  throw new GraphQLError(`Decimal must be a decimal number written out in digits (for example "226000000000000000123" or "0.25"), got ${JSON.stringify(String(value))}`, {
+    extensions: { code: "BAD_USER_INPUT" },
+  });
+}
+
+builder.scalarType("Decimal", {
+  description:
+    'A decimal number of any size and precision, exact, as a string in plain notation (for example "226000000000000000123" or "0.0025"; no exponent). Parse it with a decimal or big-number library, not as a float.',
+  serialize: (value) => decimalValue(value),
+  parseValue: (value) => decimalValue(value),
+  parseLiteral: (node: ValueNode) => {
+    if (node.kind === Kind.STRING) return decimalValue(node.value);
+    throw new GraphQLError("Decimal must be a string of decimal digits", { extensions: { code: "BAD_USER_INPUT" } });
+  },
+});
 
 /** An input enum over a contract value list; every value needs its own description. */
 function contractEnum<const Value extends string>(
@@ -70,23 +95,24 @@ export const MetricIntervalRef = contractEnum(
 );
 
 export const MetricsScopeRef = builder.enumType("MetricsScope", {
-  description: "Which chains a network-wide chain metric adds up.",
+  description: "Which EVM chains a network-wide chain metric adds up (the Metrics API's chainId `total`, `mainnet` or `testnet`).",
   values: {
-    TOTAL: { value: "total", description: "Every chain the Metrics API tracks, on both networks." },
-    MAINNET: { value: "mainnet", description: "The chains of the mainnet." },
-    TESTNET: { value: "testnet", description: "The chains of the Fuji test network." },
+    TOTAL: { value: "total", description: "Every EVM chain the Metrics API tracks, on the mainnet and on Fuji together." },
+    MAINNET: { value: "mainnet", description: "Every EVM chain the Metrics API tracks on the mainnet." },
+    FUJI: { value: "testnet", description: "Every EVM chain the Metrics API tracks on the Fuji test network." },
   } as const,
 });
 
 export const StakingMetricRef = contractEnum(
   "StakingMetric",
   networkMetricValues,
-  "A daily staking metric of a subnet (the primary network unless another subnet is given).",
+  "A daily staking metric: of one subnet (the primary network is one), or of all subnets together.",
   {
-    delegatorCount: "Delegations active on the day.",
-    delegatorWeight: "Stake delegated on the day, in nAVAX.",
-    validatorCount: "Validators active on the day.",
-    validatorWeight: "Weight of the day's validators: their stake in nAVAX on the primary network, their L1 weight on an L1.",
+    delegatorCount: "Delegations active at any time of the day.",
+    delegatorWeight: "Stake of the day's active delegations, in nAVAX.",
+    validatorCount: "Validators active at any time of the day. Over all subnets, a node counts once for each subnet it validates.",
+    validatorWeight:
+      "Weight of the day's active validators: their stake in nAVAX on the primary network, their weight on an L1 or a subnet. Over all subnets, these add up as they are (nAVAX of the primary network plus the subnets' own weights).",
   },
 );
 
@@ -112,10 +138,19 @@ export const ValidatorFeeMetricRef = contractEnum(
   },
 );
 
-export const MetricPointRef = builder.objectRef<MetricValue>("MetricPoint").implement({
+export const MetricPointRef = builder.objectRef<ExactMetricValue>("MetricPoint").implement({
   description: "One value of a metric series: it covers the interval (hour, day, week or month) that starts at its timestamp.",
   fields: (t) => ({
-    value: t.exposeFloat("value", { description: "The metric's value for the interval; its unit is the metric's (see the metric enum)." }),
+    value: t.exposeFloat("value", {
+      description:
+        "The metric's value for the interval, as a double for charts; its unit is the metric's (see the metric enum). Values above 2^53 (wei amounts such as FEES_PAID) are rounded here: read `valueExact` for the exact number.",
+    }),
+    valueExact: t.field({
+      type: "Decimal",
+      description: "The metric's value for the interval, exactly as the Metrics API sent it, digit for digit, in plain decimal notation.",
+      // A point the lossless read did not mark (its value was not a JSON number) answers what it holds.
+      resolve: (point) => point.valueExact ?? decimalText(String(point.value)),
+    }),
     timestamp: t.expose("timestamp", {
       type: "SafeInt",
       description: "The start of the interval, in Unix seconds, aligned to the hour, to 00:00 UTC, to Monday or to the first of the month.",
@@ -127,6 +162,28 @@ export const MetricPointRef = builder.objectRef<MetricValue>("MetricPoint").impl
 export const MetricConnectionRef = builder.connectionObject(
   { type: MetricPointRef, name: "MetricConnection", description: "A page of a metric series, newest point first." },
   { name: "MetricEdge", description: "A point of a metric series and the cursor that continues after it." },
+);
+
+/** What a chain metric's series is of: one EVM chain (its record, in hand) or a network-wide scope. */
+export interface ChainMetricSeries {
+  chain: ChainInfo | null;
+}
+
+export const ChainMetricConnectionRef = builder.connectionObject(
+  {
+    type: MetricPointRef,
+    name: "ChainMetricConnection",
+    description: "A page of a chain metric's series, newest point first, with the chain it measures.",
+    fields: (t) => ({
+      chain: t.field({
+        type: EvmChainRef,
+        nullable: true,
+        description: "The EVM chain this series measures; null for a network-wide series (`networkMetrics`). Costs no upstream call: it is the chain the series was asked of.",
+        resolve: (connection) => (connection as unknown as { series: ChainMetricSeries }).series.chain,
+      }),
+    }),
+  },
+  { name: "ChainMetricEdge", description: "A point of a chain metric's series and the cursor that continues after it." },
 );
 
 /** What the legacy average-TPS route answers beside its points. */

@@ -6,7 +6,7 @@ import { HttpError, errorBody } from "./http/errors.ts";
 import { DEFAULT_KNOBS, FaultInjector, validateKnobs, type Knobs } from "./http/knobs.ts";
 import { RequestLog, type RecordedRequest } from "./http/request-log.ts";
 import { AnswerCache, CHANGING_ROUTES } from "./http/answer-cache.ts";
-import { sendJson, sendJsonText } from "./http/respond.ts";
+import { jsonText, sendJson, sendJsonText } from "./http/respond.ts";
 import type { RouteTable } from "./http/router.ts";
 import { DEFAULT_NETWORK_OPTIONS, SampleNetwork, type NetworkOptions } from "./network/index.ts";
 import { EXPORT_DOWNLOAD_PATH, ExportJobs } from "./network/exports/index.ts";
@@ -155,16 +155,18 @@ export async function startSimulator(options: Partial<SimulatorOptions> = {}): P
       const answer = remembered ? service.answers?.get(url) : undefined;
       if (answer !== undefined) return sendJsonText(response, route.successStatus, answer);
 
-      const { path, query } = route.parameters.parse(pathParams, new URLSearchParams(rawQuery));
+      const searchParams = new URLSearchParams(rawQuery);
+      const { path, query } = route.parameters.parse(pathParams, searchParams);
       const body = await route.handle({
         path,
         query,
+        sentQuery: searchParams,
         headers: request.headers,
         pageScope: pageScope(route.key, path, query),
         body: method === "POST" ? await readJsonBody(request) : undefined,
       });
       if (fault === "slow-body") {
-        const text = JSON.stringify(body);
+        const text = jsonText(body);
         response.writeHead(route.successStatus, {
           "content-type": "application/json; charset=utf-8",
           "content-length": Buffer.byteLength(text),
@@ -176,7 +178,7 @@ export async function startSimulator(options: Partial<SimulatorOptions> = {}): P
         return;
       }
       if (remembered && (service.keeps?.(rawQuery, body) ?? true)) {
-        const text = JSON.stringify(body);
+        const text = jsonText(body);
         service.answers?.set(url, text);
         return sendJsonText(response, route.successStatus, text);
       }

@@ -202,7 +202,7 @@ query ChainMetric {
   chain(id: "43114") {
     chainName
     metrics(metric: TX_COUNT, interval: DAY, first: 30) {
-      nodes { time value }
+      nodes { time value valueExact }
       pageInfo { hasNextPage endCursor }
     }
   }

@@ -249,6 +249,8 @@ export const UPSTREAM_FIELDS: Readonly<Record<string, UpstreamField>> = {
   "Query.validatorFeeMetrics": gatewayPaged,
   "Query.btcbBridgedAddresses": connection("metrics", "/v2/chains/43114/btcb/bridged:getAddresses"),
   "EvmChain.metrics": chainMetrics,
+  // The chain the series was asked of, in hand (null for a network-wide series): no call.
+  "ChainMetricConnection.chain": { calls: 0 },
   "EvmChain.tokenHolders": connection("metrics", "/v2/chains/{chainId}/contracts/{address}/balances"),
   "EvmChain.avgTps": gatewayPaged,
   "PrimaryNetwork.stakingMetrics": connection("metrics", "/v2/networks/{network}/metrics/{metric}"),

@@ -31,13 +31,14 @@ import { execute, simulatorGet, startHarness, upstreamCalls, type Harness } from
 
 type MetricsApiResponse = components["schemas"]["MetricsApiResponse"];
 type LookingGlassResponse = components["schemas"]["LookingGlassResponse"];
-type Point = { value: number; timestamp: number; time: string };
+type Point = { value: number; valueExact: string; timestamp: number; time: string };
 
 const CHAIN_ROUTE = "GET /v2/chains/{chainId}/metrics/{metric}";
 const C_CHAIN = "43114";
 /** A quiet L1: its transactions are read quickly. */
 const QUARRY = "51288";
 const DAY = 86_400;
+const PRIMARY_NETWORK_SUBNET_ID = "11111111111111111111111111111111LpoYY";
 const DAY_ONLY = ["cumulativeTxCount", "cumulativeAddresses", "cumulativeContracts", "cumulativeDeployers", "contracts", "deployers", "avgGps", "maxGps", "avgTps", "maxTps", "avgGasPrice", "maxGasPrice", "feesPaid"];
 
 let harness: Harness;
@@ -59,8 +60,17 @@ async function upstreamSeries(path: string): Promise<MetricsApiResponse["results
   return (await simulatorGet<MetricsApiResponse>(harness, "metrics", `${path}${separator}pageSize=2160`)).results;
 }
 
+/** The points as the gateway answers them: `valueExact` is checked against `value` by `exactAsSent`, and digit for digit where it matters. */
 function withTime(points: MetricsApiResponse["results"]): Point[] {
-  return points.map((point) => ({ ...point, time: new Date(point.timestamp * 1000).toISOString() }));
+  return points.map((point) => ({ ...point, valueExact: expect.any(String) as unknown as string, time: new Date(point.timestamp * 1000).toISOString() }));
+}
+
+/** Every point's exact value is a plain decimal that names the same double as its `value`. */
+function exactAsSent(points: readonly { value: number; valueExact: string }[]): void {
+  for (const point of points) {
+    expect(point.valueExact).toMatch(/^-?(0|[1-9][0-9]*)(\.[0-9]*[1-9])?$/);
+    expect(Number(point.valueExact)).toBe(point.value);
+  }
 }
 
 function nodesOf<Node>(connection: { edges: { node: Node }[] } | null | undefined): Node[] {
@@ -99,7 +109,9 @@ describe("EvmChain.metrics", () => {
     expect(upstreamCalls(harness)).toEqual({ [CHAIN_ROUTE]: 1, "GET /v1/chains": 1 });
     const expected = (await upstreamSeries(`/v2/chains/${QUARRY}/metrics/${metric}?timeInterval=day`)).slice(0, 10);
     expect(result.body.data!.chain!.metrics!.edges.map((edge) => edge.node)).toEqual(withTime(expected));
+    exactAsSent(nodesOf(result.body.data!.chain!.metrics));
     expect(result.body.data!.chain!.metrics!.pageInfo.hasNextPage).toBe(true);
+    expect(result.body.data!.chain!.metrics!.chain).toEqual({ chainId: QUARRY });
   }, 60_000);
 
   it.each(["HOUR", "DAY", "WEEK", "MONTH"] as const)("serves TX_COUNT at interval %s, each point at the interval's start", async (interval) => {
@@ -143,14 +155,17 @@ describe("EvmChain.metrics", () => {
 
 describe("Query.networkMetrics", () => {
   it("adds up the daily txCount of every chain of the scope", async () => {
-    const scopes = { TOTAL: harness.simulator.network.chains, MAINNET: harness.simulator.network.chainsOn("mainnet"), TESTNET: harness.simulator.network.chainsOn("fuji") };
+    const scopes = { TOTAL: harness.simulator.network.chains, MAINNET: harness.simulator.network.chainsOn("mainnet"), FUJI: harness.simulator.network.chainsOn("fuji") };
     for (const [scope, chains] of Object.entries(scopes)) {
       harness.simulator.resetCounters();
       const result = await execute(harness, NetworkMetricsDocument, { scope: scope as "TOTAL", metric: "TX_COUNT", first: 5 });
       expect(result.body.errors).toBeUndefined();
       expect(upstreamCalls(harness)).toEqual({ [CHAIN_ROUTE]: 1 });
+      expect(harness.simulator.requests().at(-1)!.path).toBe(`/v2/chains/${scope === "FUJI" ? "testnet" : scope.toLowerCase()}/metrics/txCount`);
+      // A network-wide series measures no one chain.
+      expect(result.body.data!.networkMetrics!.chain).toBeNull();
       const perChain = await Promise.all(chains.map((chain) => upstreamSeries(`/v2/chains/${chain.evmChainId}/metrics/txCount`)));
-      for (const { node } of result.body.data!.networkMetrics.edges) {
+      for (const { node } of result.body.data!.networkMetrics!.edges) {
         const sum = perChain.reduce((total, points) => total + (points.find((point) => point.timestamp === node.timestamp)?.value ?? 0), 0);
         expect(node.value).toBe(sum);
       }
@@ -175,7 +190,6 @@ describe("argument rules, checked before any upstream call", () => {
 
   const cases: [string, () => Promise<{ body: { errors?: readonly GraphQLFormattedError[] } }>, string, string][] = [
     ["chain metrics first over 2160", () => execute(harness, NetworkMetricsDocument, { scope: "TOTAL", metric: "TX_COUNT", first: 2161 }), "first", "first must be between 1 and 2160, got 2161"],
-    ["chain metrics first 0", () => execute(harness, NetworkMetricsDocument, { scope: "TOTAL", metric: "TX_COUNT", first: 0 }), "first", "first must be between 1 and 2160, got 0"],
     ["a negative from", () => execute(harness, NetworkMetricsDocument, { scope: "TOTAL", metric: "TX_COUNT", from: -1 }), "from", "from must be a Unix time in seconds of at least 0, got -1"],
     ["a negative to", () => execute(harness, NetworkMetricsDocument, { scope: "MAINNET", metric: "TX_COUNT", to: -5 }), "to", "to must be a Unix time in seconds of at least 0, got -5"],
     ["from after to", () => execute(harness, NetworkMetricsDocument, { scope: "TOTAL", metric: "TX_COUNT", from: 200, to: 100 }), "from", "from must not be after to, got from 200 and to 100"],
@@ -185,9 +199,7 @@ describe("argument rules, checked before any upstream call", () => {
     ["subnet metrics first over 2160", () => execute(harness, SubnetMetricsDocument, { subnetId: "11111111111111111111111111111111LpoYY", metric: "PER_SUBNET_DAILY_FEES_PAID", first: 2161 }), "first", "first must be between 1 and 2160, got 2161"],
     ["subnet metrics with a malformed subnet id", () => execute(harness, SubnetMetricsDocument, { subnetId: "0x12", metric: "PER_SUBNET_DAILY_FEES_PAID" }), "subnetId", 'subnetId must be a subnet id in cb58, got "0x12"'],
     ["validator fee metrics with to before from", () => execute(harness, ValidatorFeeMetricsDocument, { metric: "TOTAL_VALIDATOR_FEES_DAILY", from: 10, to: 9 }), "from", "from must not be after to, got from 10 and to 9"],
-    ["validator fee metrics first 0", () => execute(harness, ValidatorFeeMetricsDocument, { metric: "TOTAL_VALIDATOR_FEES_DAILY", first: 0 }), "first", "first must be between 1 and 2160, got 0"],
     ["BTC.b first over 5000", () => execute(harness, BtcbBridgedAddressesDocument, { threshold: "0", first: 5001 }), "first", "first must be between 1 and 5000, got 5001"],
-    ["BTC.b first 0", () => execute(harness, BtcbBridgedAddressesDocument, { threshold: "0", first: 0 }), "first", "first must be between 1 and 5000, got 0"],
     ["a negative BTC.b threshold", () => execute(harness, BtcbBridgedAddressesDocument, { threshold: "-1" }), "threshold", "threshold must be 0 or more, got -1"],
   ];
 
@@ -203,10 +215,10 @@ describe("argument rules, checked before any upstream call", () => {
     ["chain metrics first over 2160", () => execute(harness, ChainMetricsDocument, { chainId: C_CHAIN, metric: "TX_COUNT", first: 2161 }), "first", "first must be between 1 and 2160, got 2161"],
     ["chain metrics with a negative to", () => execute(harness, ChainMetricsDocument, { chainId: C_CHAIN, metric: "TX_COUNT", to: -1 }), "to", "to must be a Unix time in seconds of at least 0, got -1"],
     ["token holders first over 5000", () => execute(harness, TokenHoldersDocument, { chainId: C_CHAIN, contract: `0x${"12".repeat(20)}`, threshold: "0", first: 5001 }), "first", "first must be between 1 and 5000, got 5001"],
-    ["token holders first 0", () => execute(harness, TokenHoldersDocument, { chainId: C_CHAIN, contract: `0x${"12".repeat(20)}`, threshold: "0", first: 0 }), "first", "first must be between 1 and 5000, got 0"],
     ["a negative token holders threshold", () => execute(harness, TokenHoldersDocument, { chainId: C_CHAIN, contract: `0x${"12".repeat(20)}`, threshold: "-7" }), "threshold", "threshold must be 0 or more, got -7"],
     ["token holders with a negative from", () => execute(harness, TokenHoldersDocument, { chainId: C_CHAIN, contract: `0x${"12".repeat(20)}`, threshold: "0", from: -1 }), "from", "from must be a Unix time in seconds of at least 0, got -1"],
-    ["avgTps first over 2160", () => execute(harness, ChainAvgTpsDocument, { chainId: C_CHAIN, first: 2161 }), "first", "first must be between 1 and 2160, got 2161"],
+    // The legacy route answers 100 points a page, and a page of avgTps never spans two of its pages.
+    ["avgTps first over 100", () => execute(harness, ChainAvgTpsDocument, { chainId: C_CHAIN, first: 101 }), "first", "first must be between 1 and 100, got 101"],
   ];
 
   it.each(chainCases)("refuses %s on a chain, asking only for the chain", async (_, run, argument, message) => {
@@ -226,7 +238,7 @@ describe("argument rules, checked before any upstream call", () => {
   it("refuses a cursor of another metric", async () => {
     const first = await execute(harness, NetworkMetricsDocument, { scope: "TOTAL", metric: "TX_COUNT", first: 2 });
     harness.simulator.resetCounters();
-    const other = await execute(harness, NetworkMetricsDocument, { scope: "TOTAL", metric: "GAS_USED", after: first.body.data!.networkMetrics.pageInfo.endCursor });
+    const other = await execute(harness, NetworkMetricsDocument, { scope: "TOTAL", metric: "GAS_USED", after: first.body.data!.networkMetrics!.pageInfo.endCursor });
     expect(onlyError(other.body.errors).extensions).toMatchObject({ code: "BAD_USER_INPUT", argument: "after" });
     expect(upstreamCalls(harness)).toEqual({});
   });
@@ -235,12 +247,15 @@ describe("argument rules, checked before any upstream call", () => {
 describe("staking, subnet and validator fee metrics", () => {
   const l1Subnet = () => harness.simulator.network.primaryNetwork("mainnet").l1Validators[0]!.subnetId;
 
-  it.each(networkMetricValues)("serves %s of the primary network and of an L1, as the Metrics API has them", async (metric) => {
-    for (const subnetId of [undefined, l1Subnet()]) {
+  it.each(networkMetricValues)("serves %s of all subnets, of the primary network and of an L1, as the Metrics API has them", async (metric) => {
+    for (const subnetId of [undefined, PRIMARY_NETWORK_SUBNET_ID, l1Subnet()]) {
       harness.simulator.resetCounters();
       const result = await execute(harness, StakingMetricsDocument, { network: "MAINNET", metric: graphqlEnumName(metric) as StakingMetric, subnetId, first: 20 });
       expect(result.body.errors).toBeUndefined();
       expect(upstreamCalls(harness)).toEqual({ "GET /v2/networks/{network}/metrics/{metric}": 1 });
+      // Left out, subnetId is not sent: the Metrics API then answers for all subnets.
+      const sent = harness.simulator.requests().at(-1)!;
+      expect(sent.query.subnetId).toBe(subnetId);
       const expected = await upstreamSeries(`/v2/networks/mainnet/metrics/${metric}${subnetId ? `?subnetId=${subnetId}` : ""}`);
       expect(result.body.data!.primaryNetwork.stakingMetrics!.edges.map((edge) => edge.node)).toEqual(withTime(expected.slice(0, 20)));
     }
@@ -251,21 +266,21 @@ describe("staking, subnet and validator fee metrics", () => {
     harness.simulator.resetCounters();
     const variables = { subnetId: l1Subnet(), metric: graphqlEnumName(metric) as SubnetMetric, first: 15 };
     const first = await execute(harness, SubnetMetricsDocument, variables);
-    const second = await execute(harness, SubnetMetricsDocument, { ...variables, after: first.body.data!.subnetMetrics.pageInfo.endCursor });
+    const second = await execute(harness, SubnetMetricsDocument, { ...variables, after: first.body.data!.subnetMetrics!.pageInfo.endCursor });
     expect(upstreamCalls(harness)).toEqual({ "GET /v2/subnet/{subnetId}/metrics/{metric}": 2 });
-    const points = [first, second].flatMap((page) => page.body.data!.subnetMetrics.edges.map((edge) => edge.node));
+    const points = [first, second].flatMap((page) => page.body.data!.subnetMetrics!.edges.map((edge) => edge.node));
     expect(points).toEqual(expected.slice(0, 30));
-    expect(second.body.data!.subnetMetrics.pageInfo.hasNextPage).toBe(expected.length > 30);
+    expect(second.body.data!.subnetMetrics!.pageInfo.hasNextPage).toBe(expected.length > 30);
   });
 
   it.each(validatorFeeMetricValues)("serves %s, whole or within a time range", async (metric) => {
     const expected = withTime(await upstreamSeries(`/v2/validators/metrics/${metric}`));
     const name = graphqlEnumName(metric) as ValidatorFeeMetric;
     const all = await execute(harness, ValidatorFeeMetricsDocument, { metric: name, first: 2160 });
-    expect(all.body.data!.validatorFeeMetrics.edges.map((edge) => edge.node)).toEqual(expected);
-    expect(all.body.data!.validatorFeeMetrics.pageInfo.hasNextPage).toBe(false);
+    expect(all.body.data!.validatorFeeMetrics!.edges.map((edge) => edge.node)).toEqual(expected);
+    expect(all.body.data!.validatorFeeMetrics!.pageInfo.hasNextPage).toBe(false);
     const ranged = await execute(harness, ValidatorFeeMetricsDocument, { metric: name, from: expected[9]!.timestamp, to: expected[2]!.timestamp });
-    expect(ranged.body.data!.validatorFeeMetrics.edges.map((edge) => edge.node)).toEqual(expected.slice(2, 10));
+    expect(ranged.body.data!.validatorFeeMetrics!.edges.map((edge) => edge.node)).toEqual(expected.slice(2, 10));
   });
 
   it("adds the subnets' daily fees up to the total, and the days up to the cumulative total", async () => {
@@ -333,7 +348,7 @@ describe("page tokens that expired upstream", () => {
     ],
     [
       "Query.networkMetrics",
-      async () => (await execute(harness, NetworkMetricsDocument, { scope: "TOTAL", metric: "GAS_USED", first: 3 })).body.data!.networkMetrics.pageInfo.endCursor!,
+      async () => (await execute(harness, NetworkMetricsDocument, { scope: "TOTAL", metric: "GAS_USED", first: 3 })).body.data!.networkMetrics!.pageInfo.endCursor!,
       (after) => execute(harness, NetworkMetricsDocument, { scope: "TOTAL", metric: "GAS_USED", first: 3, after }),
     ],
     [
@@ -436,5 +451,126 @@ describe("a chain the Metrics API does not know", () => {
       await gateway.close();
       await unknownChain.close();
     }
+  });
+});
+
+describe("failures stay local", () => {
+  afterAll(() => harness.simulator.setKnobs({ errorRate: 0, errorRoutes: [] }));
+
+  it("keeps the chain beside a subnetMetrics whose subnet id is refused, the error at the alias's path", async () => {
+    const result = await execute(harness, `{ chain(id: "43114") { chainName } s: subnetMetrics(subnetId: "!!", metric: PER_SUBNET_DAILY_FEES_PAID) { nodes { value } } }`);
+    expect(result.body.data).toEqual({ chain: { chainName: harness.simulator.network.chain(C_CHAIN)!.info.chainName }, s: null });
+    const error = onlyError(result.body.errors);
+    expect(error.path).toEqual(["s"]);
+    expect(error.extensions).toMatchObject({ code: "BAD_USER_INPUT", argument: "subnetId" });
+    expect(upstreamCalls(harness)).toEqual({ "GET /v1/chains": 1 });
+  });
+
+  it("keeps seven networkMetrics aliases when an eighth asks a daily-only metric by the hour", async () => {
+    const good = ["TX_COUNT", "GAS_USED", "CUMULATIVE_TX_COUNT", "AVG_TPS", "AVG_GPS", "MAX_TPS", "MAX_GPS"];
+    const aliases = good.map((metric, index) => `m${index}: networkMetrics(scope: MAINNET, metric: ${metric}, first: 3) { nodes { timestamp value } }`);
+    const result = await execute(harness, `{ ${aliases.join(" ")} m7: networkMetrics(scope: MAINNET, metric: FEES_PAID, interval: HOUR) { nodes { value } } }`);
+    const error = onlyError(result.body.errors);
+    expect(error.path).toEqual(["m7"]);
+    expect(error.extensions).toMatchObject({ code: "BAD_USER_INPUT", argument: "interval" });
+    const data = result.body.data as Record<string, { nodes: unknown[] } | null>;
+    expect(data.m7).toBeNull();
+    for (const index of good.keys()) expect(data[`m${index}`]!.nodes).toHaveLength(3);
+    // The refused alias made no call; each other made its own.
+    expect(upstreamCalls(harness)).toEqual({ [CHAIN_ROUTE]: 7 });
+  });
+
+  it("keeps the chain beside a networkMetrics whose upstream call fails", async () => {
+    harness.simulator.setKnobs({ errorRate: 1, errorStatus: 500, errorRoutes: [CHAIN_ROUTE] });
+    const result = await execute(harness, `{ chain(id: "43114") { chainId } n: networkMetrics(scope: TOTAL, metric: TX_COUNT, first: 2) { nodes { value } } }`);
+    harness.simulator.setKnobs({ errorRate: 0, errorRoutes: [] });
+    expect(result.body.data).toEqual({ chain: { chainId: C_CHAIN }, n: null });
+    const error = onlyError(result.body.errors);
+    expect(error.path).toEqual(["n"]);
+    expect(error.extensions).toMatchObject({ code: "UPSTREAM_ERROR", upstream: { status: 500 } });
+  });
+});
+
+describe("a metric body that is not JSON", () => {
+  afterAll(() => harness.simulator.setKnobs({ errorRate: 0, errorRoutes: [], faultKind: "status" }));
+
+  it("is UPSTREAM_ERROR on its own field, read through the lossless parser", async () => {
+    harness.simulator.setKnobs({ errorRate: 1, errorRoutes: [CHAIN_ROUTE], faultKind: "malformed" });
+    const result = await execute(harness, `{ chain(id: "43114") { chainId m: metrics(metric: FEES_PAID, first: 2) { nodes { valueExact } } } }`);
+    harness.simulator.setKnobs({ errorRate: 0, errorRoutes: [], faultKind: "status" });
+    expect(result.body.data).toEqual({ chain: { chainId: C_CHAIN, m: null } });
+    const error = onlyError(result.body.errors);
+    expect(error.path).toEqual(["chain", "m"]);
+    expect(error.extensions).toMatchObject({ code: "UPSTREAM_ERROR" });
+  });
+});
+
+describe("exact metric values", () => {
+  /** The fees of a day of a chain in wei, from its transactions: gas used times gas price, exactly. */
+  function feesOfDay(chainId: string, day: number): bigint {
+    const chain = harness.simulator.network.chain(chainId)!;
+    const transactions = harness.simulator.network.transactions(chain);
+    let fees = 0n;
+    for (let number = chain.blocks.headNumber; number >= 0 && chain.blocks.blockTimestamp(number) >= day; number--) {
+      if (chain.blocks.blockTimestamp(number) >= day + DAY) continue;
+      const list = transactions.blockTransactions(number)!;
+      for (let index = 0; index < list.length; index++) {
+        const tx = transactions.transaction(list.at(index)!.txHash)!.nativeTransaction;
+        fees += BigInt(tx.gasUsed) * BigInt(tx.gasPrice);
+      }
+    }
+    return fees;
+  }
+
+  it("passes FEES_PAID above 2^53 to the client digit for digit, beside the rounded Float", async () => {
+    const result = await execute(harness, ChainMetricsDocument, { chainId: C_CHAIN, metric: "FEES_PAID", first: 4 });
+    expect(result.body.errors).toBeUndefined();
+    const points = nodesOf(result.body.data!.chain!.metrics);
+    expect(points).toHaveLength(4);
+    let rounded = 0;
+    for (const point of points) {
+      const fees = feesOfDay(C_CHAIN, point.timestamp);
+      expect(fees).toBeGreaterThan(2n ** 53n);
+      expect(point.valueExact).toBe(fees.toString());
+      expect(point.value).toBe(Number(fees));
+      if (BigInt(point.value) !== fees) rounded += 1;
+    }
+    // The Float alone would have lost digits.
+    expect(rounded).toBeGreaterThan(0);
+  });
+
+  it("adds network-wide fees up exactly", async () => {
+    const result = await execute(harness, NetworkMetricsDocument, { scope: "FUJI", metric: "FEES_PAID", first: 2 });
+    expect(result.body.errors).toBeUndefined();
+    for (const point of nodesOf(result.body.data!.networkMetrics)) {
+      const fees = harness.simulator.network.chainsOn("fuji").reduce((total, chain) => total + feesOfDay(chain.evmChainId, point.timestamp), 0n);
+      expect(point.valueExact).toBe(fees.toString());
+    }
+  }, 60_000);
+
+  it("keeps fractional values as the service sent them", async () => {
+    const result = await execute(harness, ChainMetricsDocument, { chainId: QUARRY, metric: "AVG_GAS_PRICE", first: 5 });
+    const points = nodesOf(result.body.data!.chain!.metrics);
+    exactAsSent(points);
+    expect(points.some((point) => point.valueExact.includes("."))).toBe(true);
+  });
+});
+
+describe("staking metrics of all subnets", () => {
+  it("adds every subnet's validators up when subnetId is left out", async () => {
+    const primary = harness.simulator.network.primaryNetwork("mainnet");
+    const subnets = new Set<string>([PRIMARY_NETWORK_SUBNET_ID, ...primary.l1Validators.map((validator) => validator.subnetId)]);
+    for (const tx of primary.transactions("P", { addresses: undefined, txTypes: new Set(["AddSubnetValidatorTx"]), startTimestamp: undefined, endTimestamp: undefined, l1ValidationId: undefined, sortOrder: "asc" })) {
+      subnets.add((tx as { fields: { subnetId?: string } }).fields.subnetId!);
+    }
+    expect(subnets.size).toBeGreaterThan(1);
+    const all = nodesOf((await execute(harness, StakingMetricsDocument, { network: "MAINNET", metric: "VALIDATOR_COUNT", first: 30 })).body.data!.primaryNetwork.stakingMetrics);
+    const perSubnet = await Promise.all(
+      [...subnets].map(async (subnetId) => nodesOf((await execute(harness, StakingMetricsDocument, { network: "MAINNET", metric: "VALIDATOR_COUNT", subnetId, first: 30 })).body.data!.primaryNetwork.stakingMetrics)),
+    );
+    const primaryOnly = perSubnet[0]!;
+    expect(all.map((point) => point.timestamp)).toEqual(primaryOnly.map((point) => point.timestamp));
+    all.forEach((point, index) => expect(point.value).toBe(perSubnet.reduce((total, points) => total + points[index]!.value, 0)));
+    expect(all.some((point, index) => point.value > primaryOnly[index]!.value)).toBe(true);
   });
 });

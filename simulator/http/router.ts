@@ -14,6 +14,8 @@ export interface RouteRequest<PathParams, Query> {
    * every query parameter except pageToken and pageSize.
    */
   pageScope: string;
+  /** The query as sent, before the contract's defaults fill `query`: tells an absent parameter from its default. */
+  sentQuery: URLSearchParams;
   /** The parsed JSON body of a POST; undefined for a GET. Routes check its shape themselves. */
   body: unknown;
 }

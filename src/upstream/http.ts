@@ -46,6 +46,8 @@ export interface CallOptions {
   requestId?: string | undefined;
   /** Epoch milliseconds by which the GraphQL request must be answered; no upstream call outlives it. */
   deadline?: number | undefined;
+  /** Reads a 2xx body in place of `JSON.parse` (metric series: numbers past 2^53 kept exact). */
+  parseBody?: ((text: string) => unknown) | undefined;
 }
 
 /** One page of an upstream list: `pageSize` within the route's bounds, `pageToken` from the previous page. */
@@ -178,6 +180,7 @@ interface Attempt {
   callerKey: boolean;
   requestId: string | undefined;
   deadline: number;
+  parseBody: (text: string) => unknown;
 }
 
 /**
@@ -283,6 +286,7 @@ export class UpstreamService {
         callerKey: options.apiKey !== undefined,
         requestId: options.requestId,
         deadline,
+        parseBody: options.parseBody ?? JSON.parse,
       });
       this.inFlight.set(coalesceKey, shared);
       void shared.then(
@@ -312,6 +316,7 @@ export class UpstreamService {
       callerKey: options.apiKey !== undefined,
       requestId: options.requestId,
       deadline: options.deadline ?? Date.now() + this.config.headersTimeoutMs + this.config.bodyTimeoutMs,
+      parseBody: options.parseBody ?? JSON.parse,
     });
   }
 
@@ -429,7 +434,7 @@ export class UpstreamService {
       );
     }
     try {
-      return JSON.parse(text) as unknown;
+      return attempt.parseBody(text);
     } catch {
       throw upstreamMalformed(this.name, statusCode);
     }

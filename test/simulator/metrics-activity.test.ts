@@ -82,7 +82,7 @@ function recordedActivity(chains: readonly SimulatedChain[], interval: TimeInter
 }
 
 /** A metric's values, oldest first, over the given interval starts. */
-function recordedValues(metric: ChainMetric, starts: readonly number[], intervals: ReadonlyMap<number, RecordedInterval>): number[] {
+function recordedValues(metric: ChainMetric, starts: readonly number[], intervals: ReadonlyMap<number, RecordedInterval>): (number | bigint)[] {
   const at = starts.map((start) => intervals.get(start));
   const union = (pick: (found: RecordedInterval) => Set<string>) => {
     const seen = new Set<string>();
@@ -113,10 +113,11 @@ function recordedValues(metric: ChainMetric, starts: readonly number[], interval
       return union((found) => found.deployers);
     case "avgGasPrice":
       return at.map((found) => (found?.gasPrices.length ? Number(found.gasPrices.reduce((a, b) => a + b, 0n)) / found.gasPrices.length : 0));
+    // Wei amounts, exact: the routes send them with every digit.
     case "maxGasPrice":
-      return at.map((found) => Number(found?.gasPrices.reduce((a, b) => (b > a ? b : a), 0n) ?? 0));
+      return at.map((found) => found?.gasPrices.reduce((a, b) => (b > a ? b : a), 0n) ?? 0n);
     case "feesPaid":
-      return at.map((found) => Number(found?.fees ?? 0n));
+      return at.map((found) => found?.fees ?? 0n);
     default:
       throw new Error(`no recorded values for ${metric}`);
   }

@@ -179,6 +179,14 @@ describe("chain metrics", () => {
     expect(feesPaid[3]!.value).toBe(Number(fees));
   });
 
+  it("sends wei amounts above 2^53 as JSON numbers with every digit", async () => {
+    const text = await (await fetch(`${metrics}/v2/chains/43114/metrics/feesPaid?pageSize=5`)).text();
+    const digits = [...text.matchAll(/"value":(-?[0-9.eE+-]+)/g)].map((match) => match[1]!);
+    expect(digits).toHaveLength(5);
+    for (const value of digits) expect(value).toMatch(/^[0-9]+$/);
+    expect(digits.some((value) => BigInt(value) > 2n ** 53n && String(Number(value)) !== value)).toBe(true);
+  });
+
   it("keeps running totals consistent with the daily counts", async () => {
     const { contracts, cumulativeContracts, deployers, cumulativeDeployers, activeAddresses: active, cumulativeAddresses } = await seriesOf(QUARRY, [
       "contracts",
@@ -303,6 +311,14 @@ describe("staking, subnet and validator fee metrics", () => {
       expect(results.every((point) => aligned(point.timestamp, "day") && point.value >= 0)).toBe(true);
       if (metric.startsWith("validator")) expect(results.some((point) => point.value > 0)).toBe(true);
     }
+  });
+
+  it("answers for all subnets together when subnetId is left out, and for the primary network when it is named", async () => {
+    const read = async (query: string) =>
+      ((await getJson(`${metrics}/v2/networks/mainnet/metrics/validatorCount?pageSize=30${query}`)).body as MetricsApiResponse).results;
+    const [all, primary, l1] = await Promise.all([read(""), read("&subnetId=11111111111111111111111111111111LpoYY"), read(`&subnetId=${l1Subnet()}`)]);
+    all.forEach((point, index) => expect(point.value).toBeGreaterThanOrEqual(primary[index]!.value + l1[index]!.value));
+    expect(all.some((point, index) => point.value > primary[index]!.value)).toBe(true);
   });
 
   it.each(subnetMetricValues)("serves %s of an L1 in one answer", async (metric) => {

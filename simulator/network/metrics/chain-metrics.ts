@@ -152,7 +152,7 @@ export function chainMetricSeries(chains: readonly MeasuredChain[], metric: Chai
   const first = Math.min(...chains.map((chain) => chain.blocks.blockTimestamp(0)));
   const last = Math.max(...chains.map((chain) => chain.blocks.blockTimestamp(chain.blocks.headNumber)));
   const starts = intervalStarts(first, last, interval);
-  const value = needsActivity(metric)
+  const value: (number | bigint)[] = needsActivity(metric)
     ? activityValues(metric, mergedActivity(chains, interval, starts))
     : blockValues(metric, mergedBlocks(chains, interval, starts));
   return starts.map((timestamp, index) => ({ timestamp, value: value[index]! })).reverse();
@@ -201,7 +201,8 @@ function blockValues(metric: ChainMetric, buckets: BlockBucket[]): number[] {
   }
 }
 
-function activityValues(metric: ChainMetric, buckets: ActivityBucket[]): number[] {
+/** Counts as numbers; the wei amounts FEES_PAID and MAX_GAS_PRICE as exact bigints. */
+function activityValues(metric: ChainMetric, buckets: ActivityBucket[]): (number | bigint)[] {
   const runningUnion = (pick: (bucket: ActivityBucket) => Set<number>) => {
     const seen = new Set<number>();
     return buckets.map((bucket) => {
@@ -234,9 +235,9 @@ function activityValues(metric: ChainMetric, buckets: ActivityBucket[]): number[
     case "avgGasPrice":
       return buckets.map((bucket) => (bucket.gasPrices > 0 ? Number(bucket.gasPriceSum) / bucket.gasPrices : 0));
     case "maxGasPrice":
-      return buckets.map((bucket) => Number(bucket.gasPriceMax));
+      return buckets.map((bucket) => bucket.gasPriceMax);
     case "feesPaid":
-      return buckets.map((bucket) => Number(bucket.fees));
+      return buckets.map((bucket) => bucket.fees);
     default:
       throw new Error(`${metric} is not an activity metric`);
   }

@@ -41,8 +41,8 @@ export class NetworkMetrics {
     return found;
   }
 
-  /** Daily staking metrics of a subnet of a network, newest first. */
-  staking(network: NetworkName, metric: StakingMetric, subnetId: string): MetricPoint[] {
+  /** Daily staking metrics of a subnet of a network, or of all its subnets together (`subnetId` undefined), newest first. */
+  staking(network: NetworkName, metric: StakingMetric, subnetId: string | undefined): MetricPoint[] {
     return this.validators(network).staking(metric, subnetId);
   }
 

@@ -6,10 +6,13 @@ export type TimeInterval = components["schemas"]["TimeIntervalGranularity"];
 const HOUR = 3600;
 export const DAY = 86_400;
 
-/** A value at the start of an interval, covering the interval. */
+/**
+ * A value at the start of an interval, covering the interval. Wei amounts are bigints: they pass
+ * 2^53, and the routes send them as JSON numbers with every digit, as the Metrics API does.
+ */
 export interface MetricPoint {
   timestamp: number;
-  value: number;
+  value: number | bigint;
 }
 
 function floorTo(timestamp: number, unit: number): number {

@@ -58,10 +58,14 @@ export class ValidatorHistory {
     this.feePerSecond = feePerValidatorSecond(primary);
   }
 
-  /** Validators or delegators of a subnet that count at any time of each day, and their weight. */
-  staking(metric: StakingMetric, subnetId: string): MetricPoint[] {
+  /**
+   * Validators or delegators of a subnet, or of every subnet when `subnetId` is undefined, that
+   * count at any time of each day, and their weight. Over every subnet, a node counts once per
+   * subnet it validates (its stakes there have keys of their own), and the weights add up as they are.
+   */
+  staking(metric: StakingMetric, subnetId: string | undefined): MetricPoint[] {
     const delegation = metric === "delegatorCount" || metric === "delegatorWeight";
-    const stakes = this.stakes.filter((stake) => stake.subnetId === subnetId && stake.delegation === delegation);
+    const stakes = this.stakes.filter((stake) => (subnetId === undefined || stake.subnetId === subnetId) && stake.delegation === delegation);
     const weighed = metric === "delegatorWeight" || metric === "validatorWeight";
     return this.daily((day) => {
       // The latest span of each validator within the day.

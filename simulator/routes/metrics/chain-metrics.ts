@@ -3,7 +3,7 @@ import { badRequest, notFound } from "../../http/errors.ts";
 import { routeDefiner, type RouteDefinition } from "../../http/router.ts";
 import type { NetworkName, SampleNetwork, SimulatedChain } from "../../network/index.ts";
 import { DAY_ONLY_METRICS, withinRange, type NetworkMetrics } from "../../network/metrics/index.ts";
-import { metricsPage } from "./paging.ts";
+import { contractPoints, metricsPage } from "./paging.ts";
 
 const metricsRoute = routeDefiner<paths>();
 
@@ -43,7 +43,7 @@ export function chainMetricRoutes(network: SampleNetwork, metrics: NetworkMetric
         { pageToken: query.pageToken, pageSize: query.pageSize, scope: pageScope },
         options.tokenTtlMs(),
       );
-      return { nextPageToken: page.nextPageToken, results: page.items };
+      return { nextPageToken: page.nextPageToken, results: contractPoints(page.items) };
     }),
 
     // The daily average TPS, as the v2 route gives it.
@@ -53,7 +53,7 @@ export function chainMetricRoutes(network: SampleNetwork, metrics: NetworkMetric
       const page = metricsPage(series, { pageToken: query.pageToken, pageSize: LEGACY_PAGE_SIZE, scope: pageScope }, options.tokenTtlMs());
       const next = page.nextPageToken;
       return {
-        results: page.items,
+        results: contractPoints(page.items),
         status: 200,
         lastRun: chain.blocks.blockTimestamp(chain.blocks.headNumber),
         ...(next === undefined ? {} : options.legacyAvgTpsCursor === "nextPageStartKey" ? { nextPageStartKey: next } : { nextPageToken: next }),
