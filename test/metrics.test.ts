@@ -189,17 +189,17 @@ describe("argument rules, checked before any upstream call", () => {
   );
 
   const cases: [string, () => Promise<{ body: { errors?: readonly GraphQLFormattedError[] } }>, string, string][] = [
-    ["chain metrics first over 2160", () => execute(harness, NetworkMetricsDocument, { scope: "TOTAL", metric: "TX_COUNT", first: 2161 }), "first", "first must be between 1 and 2160, got 2161"],
+    ["chain metrics first over 2160", () => execute(harness, NetworkMetricsDocument, { scope: "TOTAL", metric: "TX_COUNT", first: 2161 }), "first", "first must be between 0 and 2160, got 2161"],
     ["a negative from", () => execute(harness, NetworkMetricsDocument, { scope: "TOTAL", metric: "TX_COUNT", from: -1 }), "from", "from must be a Unix time in seconds of at least 0, got -1"],
     ["a negative to", () => execute(harness, NetworkMetricsDocument, { scope: "MAINNET", metric: "TX_COUNT", to: -5 }), "to", "to must be a Unix time in seconds of at least 0, got -5"],
     ["from after to", () => execute(harness, NetworkMetricsDocument, { scope: "TOTAL", metric: "TX_COUNT", from: 200, to: 100 }), "from", "from must not be after to, got from 200 and to 100"],
-    ["staking first over 2160", () => execute(harness, StakingMetricsDocument, { network: "MAINNET", metric: "VALIDATOR_COUNT", first: 2161 }), "first", "first must be between 1 and 2160, got 2161"],
+    ["staking first over 2160", () => execute(harness, StakingMetricsDocument, { network: "MAINNET", metric: "VALIDATOR_COUNT", first: 2161 }), "first", "first must be between 0 and 2160, got 2161"],
     ["staking with a negative from", () => execute(harness, StakingMetricsDocument, { network: "FUJI", metric: "DELEGATOR_COUNT", from: -1 }), "from", "from must be a Unix time in seconds of at least 0, got -1"],
     ["staking with a malformed subnet id", () => execute(harness, StakingMetricsDocument, { network: "MAINNET", metric: "VALIDATOR_COUNT", subnetId: "subnet!" }), "subnetId", 'subnetId must be a subnet id in cb58, got "subnet!"'],
-    ["subnet metrics first over 2160", () => execute(harness, SubnetMetricsDocument, { subnetId: "11111111111111111111111111111111LpoYY", metric: "PER_SUBNET_DAILY_FEES_PAID", first: 2161 }), "first", "first must be between 1 and 2160, got 2161"],
+    ["subnet metrics first over 2160", () => execute(harness, SubnetMetricsDocument, { subnetId: "11111111111111111111111111111111LpoYY", metric: "PER_SUBNET_DAILY_FEES_PAID", first: 2161 }), "first", "first must be between 0 and 2160, got 2161"],
     ["subnet metrics with a malformed subnet id", () => execute(harness, SubnetMetricsDocument, { subnetId: "0x12", metric: "PER_SUBNET_DAILY_FEES_PAID" }), "subnetId", 'subnetId must be a subnet id in cb58, got "0x12"'],
     ["validator fee metrics with to before from", () => execute(harness, ValidatorFeeMetricsDocument, { metric: "TOTAL_VALIDATOR_FEES_DAILY", from: 10, to: 9 }), "from", "from must not be after to, got from 10 and to 9"],
-    ["BTC.b first over 5000", () => execute(harness, BtcbBridgedAddressesDocument, { threshold: "0", first: 5001 }), "first", "first must be between 1 and 5000, got 5001"],
+    ["BTC.b first over 5000", () => execute(harness, BtcbBridgedAddressesDocument, { threshold: "0", first: 5001 }), "first", "first must be between 0 and 5000, got 5001"],
     ["a negative BTC.b threshold", () => execute(harness, BtcbBridgedAddressesDocument, { threshold: "-1" }), "threshold", "threshold must be 0 or more, got -1"],
   ];
 
@@ -212,13 +212,13 @@ describe("argument rules, checked before any upstream call", () => {
   });
 
   const chainCases: [string, () => Promise<{ body: { errors?: readonly GraphQLFormattedError[] } }>, string, string][] = [
-    ["chain metrics first over 2160", () => execute(harness, ChainMetricsDocument, { chainId: C_CHAIN, metric: "TX_COUNT", first: 2161 }), "first", "first must be between 1 and 2160, got 2161"],
+    ["chain metrics first over 2160", () => execute(harness, ChainMetricsDocument, { chainId: C_CHAIN, metric: "TX_COUNT", first: 2161 }), "first", "first must be between 0 and 2160, got 2161"],
     ["chain metrics with a negative to", () => execute(harness, ChainMetricsDocument, { chainId: C_CHAIN, metric: "TX_COUNT", to: -1 }), "to", "to must be a Unix time in seconds of at least 0, got -1"],
-    ["token holders first over 5000", () => execute(harness, TokenHoldersDocument, { chainId: C_CHAIN, contract: `0x${"12".repeat(20)}`, threshold: "0", first: 5001 }), "first", "first must be between 1 and 5000, got 5001"],
+    ["token holders first over 5000", () => execute(harness, TokenHoldersDocument, { chainId: C_CHAIN, contract: `0x${"12".repeat(20)}`, threshold: "0", first: 5001 }), "first", "first must be between 0 and 5000, got 5001"],
     ["a negative token holders threshold", () => execute(harness, TokenHoldersDocument, { chainId: C_CHAIN, contract: `0x${"12".repeat(20)}`, threshold: "-7" }), "threshold", "threshold must be 0 or more, got -7"],
     ["token holders with a negative from", () => execute(harness, TokenHoldersDocument, { chainId: C_CHAIN, contract: `0x${"12".repeat(20)}`, threshold: "0", from: -1 }), "from", "from must be a Unix time in seconds of at least 0, got -1"],
     // The legacy route answers 100 points a page, and a page of avgTps never spans two of its pages.
-    ["avgTps first over 100", () => execute(harness, ChainAvgTpsDocument, { chainId: C_CHAIN, first: 101 }), "first", "first must be between 1 and 100, got 101"],
+    ["avgTps first over 100", () => execute(harness, ChainAvgTpsDocument, { chainId: C_CHAIN, first: 101 }), "first", "first must be between 0 and 100, got 101"],
   ];
 
   it.each(chainCases)("refuses %s on a chain, asking only for the chain", async (_, run, argument, message) => {
