@@ -46,6 +46,18 @@ export interface CallOptions {
   requestId?: string | undefined;
   /** Epoch milliseconds by which the GraphQL request must be answered; no upstream call outlives it. */
   deadline?: number | undefined;
+  /** Counts the HTTP requests sent on this GraphQL request's behalf (what the rate limiter settles). */
+  sentRequests?: SentRequests | undefined;
+}
+
+/**
+ * The HTTP requests one GraphQL request made the gateway send upstream: every attempt that left
+ * for the service, retries included. A record served from a cache, or a GET that joined another
+ * caller's identical request in flight, was not sent for it; a request refused before it left
+ * (circuit open, deadline passed) neither.
+ */
+export interface SentRequests {
+  count: number;
 }
 
 /** One page of an upstream list: `pageSize` within the route's bounds, `pageToken` from the previous page. */
@@ -178,6 +190,8 @@ interface Attempt {
   callerKey: boolean;
   requestId: string | undefined;
   deadline: number;
+  /** Where the request that starts this attempt counts what it sends. */
+  sentRequests: SentRequests | undefined;
 }
 
 /**
@@ -283,6 +297,7 @@ export class UpstreamService {
         callerKey: options.apiKey !== undefined,
         requestId: options.requestId,
         deadline,
+        sentRequests: options.sentRequests,
       });
       this.inFlight.set(coalesceKey, shared);
       void shared.then(
@@ -312,6 +327,7 @@ export class UpstreamService {
       callerKey: options.apiKey !== undefined,
       requestId: options.requestId,
       deadline: options.deadline ?? Date.now() + this.config.headersTimeoutMs + this.config.bodyTimeoutMs,
+      sentRequests: options.sentRequests,
     });
   }
 
@@ -397,6 +413,7 @@ export class UpstreamService {
     // (A timer cleared at once rather than AbortSignal.timeout, which would stay scheduled until the deadline.)
     const deadline = new AbortController();
     const timer = setTimeout(() => deadline.abort(), remaining);
+    if (attempt.sentRequests) attempt.sentRequests.count += 1;
     try {
       response = await this.pool.request({
         method: attempt.method,
