@@ -10,7 +10,7 @@ import type { ExportWatch } from "./export-watch.ts";
 import type { BatchObserver } from "./loaders/observed.ts";
 import type { EvmApi } from "./upstream/evm-api.ts";
 import type { QueryLimits } from "./config.ts";
-import type { CallOptions } from "./upstream/http.ts";
+import type { CallOptions, SentRequests } from "./upstream/http.ts";
 import type { MetricsApi } from "./upstream/metrics-api.ts";
 import type { OperationsApi } from "./upstream/operations-api.ts";
 import type { PrimaryNetworkApi } from "./upstream/primary-network-api.ts";
@@ -30,8 +30,11 @@ export type Loaders = EvmLoaders & PrimaryNetworkLoaders;
 
 export interface GatewayContext {
   upstreams: Upstreams;
-  /** Sent with every upstream call of this request: the caller's key and request id. */
-  call: CallOptions;
+  /**
+   * Sent with every upstream call of this request: the caller's key and request id, and the
+   * count of the requests sent upstream for it (`sentRequests`), which the rate limiter settles.
+   */
+  call: CallOptions & { sentRequests: SentRequests };
   loaders: Loaders;
   /** The cost, depth and breadth an operation may have, checked before it runs. */
   limits: QueryLimits;
@@ -117,12 +120,13 @@ export function createContext(
   observeBatch: BatchObserver,
   warpVerifier: WarpVerifier,
 ): GatewayContext {
+  const counted = { ...call, sentRequests: call.sentRequests ?? { count: 0 } };
   return {
     upstreams,
-    call,
+    call: counted,
     limits,
     exportWatch,
     warpVerifier,
-    loaders: new RequestLoaders(upstreams, call, observeBatch),
+    loaders: new RequestLoaders(upstreams, counted, observeBatch),
   };
 }

@@ -6,7 +6,12 @@
  * runs), and 1 per `CHARACTERS_PER_TOKEN` characters of its operation name. An operation that
  * runs then pays, after validation and before any resolver, the rest of its cost: the upstream
  * calls it is estimated to make and the CPU it is estimated to take (a Warp verification), less
- * the 1 already paid, and, for a document parsed before, 1 for each of its other operations. A
+ * the 1 already paid, and, for a document parsed before, 1 for each of its other operations.
+ * When it has run, it is settled: the requests it really sent upstream (counted per request by
+ * the upstream client, retries included, cache hits and requests joined onto another caller's
+ * not) beyond the calls it paid for are taken from the same buckets whatever they hold, into
+ * debt if need be; nothing is given back for fewer. An operation thus pays the larger of its
+ * estimate and its real calls, and a caller in debt is refused until its buckets refill. A
  * subscription pays for its first read when it starts, and 1 for each later read its poller
  * makes (src/export-watch.ts); a caller may hold `subscriptionsPerCaller` streams open at once.
  * A caller over its budget gets HTTP 429 with `Retry-After`; an operation that costs more than a
@@ -276,6 +281,16 @@ interface Paid {
   decision: RateLimitDecision;
 }
 
+/** What an admitted operation paid for: from which buckets, and how many upstream calls (its charge less its CPU). */
+interface Admitted {
+  buckets: BucketRef[];
+  paidCalls: number;
+}
+
+function isAsyncIterable(value: unknown): value is AsyncIterable<unknown> {
+  return typeof value === "object" && value !== null && Symbol.asyncIterator in value;
+}
+
 /** Open streams per bucket name, for the cap on a caller's subscriptions. */
 class StreamSlots {
   private readonly open = new Map<string, number>();
@@ -332,7 +347,8 @@ export function useRateLimit(
   const paid = new WeakMap<Request, Paid>();
   const slots = new StreamSlots(config.subscriptionsPerCaller);
 
-  async function admit(args: ExecutionArgs, stop: (result: ExecutionResult) => void): Promise<BucketRef[] | undefined> {
+  /** Charges an operation its estimate; what it paid for, or undefined when it was refused (and stopped). */
+  async function admit(args: ExecutionArgs, stop: (result: ExecutionResult) => void): Promise<Admitted | undefined> {
     const context = args.contextValue as CallerContext & GatewayContext;
     const analysis = analyzeOperation(args);
     const estimate = await estimateWithKnownChains(analysis, context);
@@ -348,13 +364,29 @@ export function useRateLimit(
     }
     // The request paid 1 at the start.
     const cost = operationCost - (before ? 1 : 0) + otherOperations;
-    if (cost <= 0) return buckets;
+    const admitted: Admitted = { buckets, paidCalls: operationCost - estimate.cpuCost };
+    if (cost <= 0) return admitted;
     const decision = await limiter.take(buckets, cost);
     if (before) before.decision = decision;
     else paid.set(context.request, { buckets, newDocument: false, decision });
     const what = before ? `running this operation (its estimated upstream calls and CPU, less the 1 the request paid${otherOperations > 0 ? `, plus ${otherOperations} for the document's other operations` : ""})` : "this operation";
     if (!decision.allowed) return void stop({ errors: [rateLimited(cost, what, decision)] });
-    return buckets;
+    return admitted;
+  }
+
+  /**
+   * After an operation ran: when it sent more requests upstream than its charge paid for, the
+   * rest is taken from the same buckets whatever they hold (debt, paid back as they refill, and
+   * until then its caller is refused). Nothing is given back for fewer: the charge is the larger
+   * of the estimate and the real calls, so no estimate lets a caller make more calls than it pays.
+   */
+  async function settle(context: CallerContext & GatewayContext, admitted: Admitted): Promise<void> {
+    const owed = context.call.sentRequests.count - admitted.paidCalls;
+    if (owed <= 0) return;
+    const decision = await limiter.take(admitted.buckets, owed, true);
+    const before = paid.get(context.request);
+    if (before) before.decision = decision;
+    else paid.set(context.request, { buckets: admitted.buckets, newDocument: false, decision });
   }
 
   /** Charges a subscription's caller for one read of its poller; the error ends the stream. */
@@ -438,7 +470,14 @@ export function useRateLimit(
 
   const beforeExecution: Plugin<GatewayContext> = {
     onExecute: async ({ args, setResultAndStopExecution }) => {
-      await admit(args, setResultAndStopExecution);
+      const admitted = await admit(args, setResultAndStopExecution);
+      if (!admitted) return;
+      const context = args.contextValue as CallerContext & GatewayContext;
+      return {
+        // A stream of incremental results settles when it ends; a single result at once.
+        onExecuteDone: ({ result }) =>
+          isAsyncIterable(result) ? { onEnd: () => void settle(context, admitted) } : settle(context, admitted),
+      };
     },
     async onSubscribe({ args, setResultAndStopExecution, extendContext }) {
       const context = args.contextValue as CallerContext & GatewayContext;

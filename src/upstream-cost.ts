@@ -20,14 +20,19 @@
  * twice is one block call), a transaction's block where the transaction was listed by that block,
  * `first: 0` (no call at all), and a link whose parent holds every field asked (src/selection.ts).
  *
- * The estimate is an upper bound for a cold run (empty caches) that is exact for the common
- * shapes. It counts a call for every linked record even where the request's loaders or the
- * shared cache will answer some of them (a parent block that is in the same page, two
- * transactions of one block), for an empty block's transactions, and it assumes every plain list
- * of `ASSUMED_LIST_LENGTH` items unless `LIST_LENGTHS` knows better. It leaves out what the
- * document cannot tell: a chain id the chain list lacks (one more call), upstream retries, longer
- * lists than assumed, and a Warp verification whose subnet has more than 100 validators (a call
- * per 100 more).
+ * The estimate is what a cold run (empty caches) is expected to make, not its worst case: exact
+ * for the common shapes, and where the document cannot tell, what the data typically holds. A
+ * plain list the upstream does not page holds `LIST_LENGTHS` (else `ASSUMED_LIST_LENGTH`) items;
+ * links from a page's items to records the items share (an address's transactions to their
+ * blocks, UTXOs to the transactions that created and spent them) reach `SHARED_RECORDS_PER_ITEM`
+ * distinct records per item; a link only some transaction types have is there on
+ * `TYPE_SPECIFIC_LINK_SHARE` of a page. Each rule says in its comment what it was measured on.
+ * It does not count upstream retries, a chain id the chain list lacks, or a Warp verification
+ * whose subnet has more than 100 validators. The rate limiter charges the estimate before the
+ * operation runs and settles afterwards: the calls it really made beyond the estimate are taken
+ * then (src/rate-limit.ts), so an estimate below the real calls never buys calls unpaid, and one
+ * above them is what the caller pays (no refund). The estimate stays within 1.5 × the cold calls
+ * of every bench and test operation (test/cost-budget.test.ts).
  *
  * Beside the calls it estimates the CPU an operation takes where that is more than serving
  * fields: each `WarpMessage.verification` counts as `WARP_VERIFICATION_COST` calls.
@@ -65,16 +70,52 @@ import { queryBounds } from "./upstream/bounds.ts";
 import type { ChainInfo } from "./upstream/types.ts";
 
 /**
- * What a plain list the upstream does not page is assumed to hold: a transaction's UTXOs, a
- * block's or a vertex's transactions, a vertex's parents (the same as the query cost limit assumes).
+ * What a plain list the upstream does not page is expected to hold: a vertex's parents, a
+ * transaction's UTXOs. The data holds 1 to 3 (the simulator's as the service's): lists longer
+ * than expected make more calls than estimated, which the settlement after the operation charges.
  */
-export const ASSUMED_LIST_LENGTH = 5;
+export const ASSUMED_LIST_LENGTH = 2;
 
-/** Plain lists whose length is known better than `ASSUMED_LIST_LENGTH`. */
+/**
+ * Plain lists whose expected length is known better than `ASSUMED_LIST_LENGTH`; an expectation
+ * may be fractional (the estimate is rounded up at the end).
+ */
 export const LIST_LENGTHS: Readonly<Record<string, number>> = {
   // an accepted X-Chain transaction is in one vertex
   "XChainTransaction.vertices": 1,
+  // A primary-network block holds one transaction or none (the P-Chain's and the C-Chain's
+  // atomic blocks since Banff; 0.4 on average in the simulator); a vertex holds one or a few.
+  "PrimaryNetworkBlock.transactions": 1,
+  "XChainVertex.transactions": 1,
+  // A P-Chain transaction spends 1 or 2 UTXOs (1.4 on average over the latest 30 in the simulator).
+  "PChainTransaction.consumedUtxos": 1.5,
+  // An L1 validator transaction is about one validator (a conversion names several, and is rare);
+  // other transactions have none, which the validator link's share counts.
+  "PChainTransaction.l1ValidatorDetails": 1,
 };
+
+/**
+ * Distinct records per item of a page, for a link from each item to a record that the items
+ * share (`UpstreamField.pool`): the request's loaders fetch each record once however many items
+ * name it, whichever of the page's links reaches it. Measured in the simulator: the 25 and 40
+ * latest transactions of a busy C-Chain address lie in 9 and 14 blocks; 120 P-Chain UTXOs of a
+ * wallet were created and spent by 75 transactions in 75 blocks, 68 X-Chain UTXOs by 50
+ * transactions (a transaction creates several outputs for the address, payment and change, and
+ * the one that spends a UTXO creates the next). Half, rounded up, is near the measure or above
+ * it; a page whose items share less pays the rest when the operation is settled.
+ */
+export const SHARED_RECORDS_PER_ITEM = 0.5;
+
+/**
+ * The share of a page's P-Chain transactions that have a link only one family of transaction
+ * types has (a staking transaction's reward, a reward's staking transaction, an L1 validator
+ * transaction's validator): of the simulator's latest 30, 7 were rewards, 7 stakings not yet
+ * rewarded, 2 L1 validator transactions. A quarter, rounded up.
+ */
+export const TYPE_SPECIFIC_LINK_SHARE = 0.25;
+
+/** Records that items of one page share, fetched once each by the request's loaders. */
+type Pool = "evm block" | "primary-network transaction" | "primary-network block";
 
 /**
  * How many chains `chains { … }` is assumed to list while the gateway holds no chain list (every
@@ -116,6 +157,15 @@ export interface UpstreamField {
   oncePerOperation?: "chain list";
   /** Needs a record of the parent that one call loads for all the fields that name it. */
   sharedPerObject?: Exclude<SharedRecord, "chain list">;
+  /**
+   * The field's call is a link to a record that items of a page share: across a page's items
+   * the links of one pool reach `SHARED_RECORDS_PER_ITEM` distinct records per item.
+   */
+  pool?: Pool;
+  /** The link is there on this share of a page's items only (others answer null without a call). */
+  presentOnShare?: number;
+  /** A connection whose page the data keeps shorter than `first`: the items it is expected to hold. */
+  expectedItems?: number;
   /** The object the field returns already holds this shared record. */
   holds?: "complete transaction";
   /** No call when nothing but these fields is selected under it: the parent already tells them. */
@@ -149,6 +199,9 @@ const ONE: UpstreamField = { calls: 1 };
 const ONE_BY_LOADER: UpstreamField = { calls: 1, loaderKeyed: true };
 const CHAIN_LOOKUP: UpstreamField = { calls: 1, oncePerOperation: "chain list" };
 const COMPLETE_VIEW: UpstreamField = { calls: 0, sharedPerObject: "complete transaction" };
+const POOLED_TRANSACTION: UpstreamField = { calls: 1, pool: "primary-network transaction" };
+const POOLED_BLOCK_OF_UTXO: UpstreamField = { calls: 1, pool: "primary-network block", freeWhenSelectingOnly: PRIMARY_NETWORK_BLOCK_FIELDS_KNOWN_FROM_UTXO };
+const TYPE_SPECIFIC_LINK: UpstreamField = { calls: 1, presentOnShare: TYPE_SPECIFIC_LINK_SHARE };
 const ONE_LOOKUP_PER_ITEM: UpstreamField = { calls: 1, callsPerItem: true };
 
 const PN = "/v1/networks/{network}/blockchains/{blockchainId}";
@@ -184,10 +237,12 @@ export const UPSTREAM_FIELDS: Readonly<Record<string, UpstreamField>> = {
   "EvmTransaction.chain": CHAIN_LOOKUP,
   // A block's transactions are listed by the block, which the request holds (the page that
   // listed the block primed the block loader, a block looked up is in the shared cache).
+  // Elsewhere (an address's page) transactions share blocks.
   "EvmTransaction.block": {
     calls: 1,
     freeWhenSelectingOnly: BLOCK_FIELDS_KNOWN_FROM_TRANSACTION,
     heldWhenListedBy: new Set(["EvmBlock.transactions"]),
+    pool: "evm block",
   },
   "EvmTransaction.input": COMPLETE_VIEW,
   "EvmTransaction.baseFeePerGas": COMPLETE_VIEW,
@@ -218,25 +273,37 @@ export const UPSTREAM_FIELDS: Readonly<Record<string, UpstreamField>> = {
   "XChain.utxos": pnUtxos,
   "CChain.utxos": pnUtxos,
   "XChain.vertex": ONE_BY_LOADER,
-  "XChain.verticesAtHeight": connection("data", `${PN}/vertices:listByHeight`),
+  // The X-Chain's DAG holds one vertex at most heights (every height in the simulator).
+  "XChain.verticesAtHeight": { ...connection("data", `${PN}/vertices:listByHeight`), expectedItems: 1 },
   "CChain.evmChain": CHAIN_LOOKUP,
   "PChainTransaction.block": { calls: 1, freeWhenSelectingOnly: PRIMARY_NETWORK_BLOCK_FIELDS_KNOWN_FROM_TRANSACTION },
   "XChainTransaction.block": { calls: 1, freeWhenSelectingOnly: PRIMARY_NETWORK_BLOCK_FIELDS_KNOWN_FROM_TRANSACTION },
   "CChainAtomicTransaction.block": { calls: 1, freeWhenSelectingOnly: PRIMARY_NETWORK_BLOCK_FIELDS_KNOWN_FROM_TRANSACTION },
-  "PChainTransaction.rewardTransaction": ONE,
-  "PChainTransaction.stakingTransaction": ONE,
+  "PChainTransaction.rewardTransaction": TYPE_SPECIFIC_LINK,
+  "PChainTransaction.stakingTransaction": TYPE_SPECIFIC_LINK,
   "CChainAtomicTransaction.evmBlock": ONE,
-  "PChainUtxo.creationTransaction": ONE,
-  "PChainUtxo.consumingTransaction": ONE,
+  // A page of UTXOs shares the transactions that created and spent them, and their blocks.
+  "PChainUtxo.creationTransaction": POOLED_TRANSACTION,
+  "PChainUtxo.consumingTransaction": POOLED_TRANSACTION,
   // A P-Chain UTXO names its blocks; the others' blocks are those of their transactions, which
-  // the request loads once for both fields.
-  "PChainUtxo.creationBlock": { calls: 1, freeWhenSelectingOnly: PRIMARY_NETWORK_BLOCK_FIELDS_KNOWN_FROM_UTXO },
-  "PChainUtxo.consumingBlock": { calls: 1, freeWhenSelectingOnly: PRIMARY_NETWORK_BLOCK_FIELDS_KNOWN_FROM_UTXO },
+  // the request loads once for both fields (and which tell some of their block's fields).
+  "PChainUtxo.creationBlock": POOLED_BLOCK_OF_UTXO,
+  "PChainUtxo.consumingBlock": POOLED_BLOCK_OF_UTXO,
   "Utxo.creationTransaction": { calls: 0, sharedPerObject: "creation transaction" },
-  "Utxo.creationBlock": { calls: 1, sharedPerObject: "creation transaction" },
+  "Utxo.creationBlock": {
+    calls: 1,
+    sharedPerObject: "creation transaction",
+    pool: "primary-network block",
+    freeWhenSelectingOnly: PRIMARY_NETWORK_BLOCK_FIELDS_KNOWN_FROM_TRANSACTION,
+  },
   "Utxo.consumingTransaction": { calls: 0, sharedPerObject: "consuming transaction" },
-  "Utxo.consumingBlock": { calls: 1, sharedPerObject: "consuming transaction" },
-  "L1ValidatorTransactionDetails.validator": ONE,
+  "Utxo.consumingBlock": {
+    calls: 1,
+    sharedPerObject: "consuming transaction",
+    pool: "primary-network block",
+    freeWhenSelectingOnly: PRIMARY_NETWORK_BLOCK_FIELDS_KNOWN_FROM_TRANSACTION,
+  },
+  "L1ValidatorTransactionDetails.validator": TYPE_SPECIFIC_LINK,
   "XChainTransactionVertex.vertex": ONE,
   "PrimaryNetworkBlock.parent": ONE,
   "PrimaryNetworkBlock.transactions": ONE_LOOKUP_PER_ITEM,
@@ -263,16 +330,55 @@ export const UPSTREAM_FIELDS: Readonly<Record<string, UpstreamField>> = {
   // Warp (resolvers/warp.ts)
   "Mutation.aggregateWarpSignatures": ONE,
   "Query.warpSignature": ONE,
-  // Finding the signing subnet takes up to three look-ups (the P-Chain transaction, an L1
-  // validator, the source chain) unless it is given; then one page of up to 100 validators.
-  // The subnet is given to the field, or to the aggregation the message comes from.
+  // One page of up to 100 validators, and, unless the signing subnet is given (to the field, or
+  // to the aggregation the message comes from), the look-ups that find it: one is expected (the
+  // P-Chain transaction the message came by, or the L1 validator or the chain its payload
+  // names; a registration's payload names the subnet itself), up to three, settled after.
   "WarpMessage.verification": {
-    calls: (args, outer) => (args.signingSubnetId != null || (outer.input as { signingSubnetId?: unknown } | undefined)?.signingSubnetId != null ? 1 : 4),
+    calls: (args, outer) => (args.signingSubnetId != null || (outer.input as { signingSubnetId?: unknown } | undefined)?.signingSubnetId != null ? 1 : 2),
     cpu: WARP_VERIFICATION_COST,
   },
 };
 
 type Fragments = Readonly<Record<string, FragmentDefinitionNode | undefined>>;
+
+/** The pool a shared record of each item belongs to, where items of a page share it. */
+const POOL_OF_SHARED_RECORD: Readonly<Partial<Record<SharedRecord, Pool>>> = {
+  "creation transaction": "primary-network transaction",
+  "consuming transaction": "primary-network transaction",
+};
+
+/**
+ * The distinct records `links` links of one pool reach from `items` items: one per link for a
+ * single item, `SHARED_RECORDS_PER_ITEM` per item for a page (however many of its links reach
+ * the pool), never more than one per link and item.
+ */
+function distinctRecords(items: number, links: number): number {
+  return Math.min(links * items, Math.max(links, Math.ceil(items * SHARED_RECORDS_PER_ITEM)));
+}
+
+/** The calls one more link of `pool` adds for `items` items, counting it in `pools`. */
+function pooledLinks(pools: Map<Pool, number>, pool: Pool, items: number): number {
+  const links = pools.get(pool) ?? 0;
+  pools.set(pool, links + 1);
+  return distinctRecords(items, links + 1) - distinctRecords(items, links);
+}
+
+/** The items of a page that have a link present on `share` of them: all of a single one. */
+function present(items: number, share: number): number {
+  return items <= 1 ? items : Math.ceil(items * share);
+}
+
+/** The objects whose fields a field's own selection runs on, as far as calls under them go. */
+function childItems(entry: UpstreamField | undefined, items: number): number {
+  if (entry === undefined) return items;
+  // The records a pooled link reaches are loaded once each: what is under them is asked once each.
+  if (entry.pool !== undefined || (entry.sharedPerObject !== undefined && POOL_OF_SHARED_RECORD[entry.sharedPerObject] !== undefined)) {
+    return Math.min(items, distinctRecords(items, 1));
+  }
+  if (entry.presentOnShare !== undefined) return present(items, entry.presentOnShare);
+  return items;
+}
 
 /** `UPSTREAM_FIELDS` by type, then field: no coordinate string is built per field of an operation. */
 const FIELDS_BY_TYPE = new Map<string, Map<string, UpstreamField>>();
@@ -385,6 +491,7 @@ class Estimate {
     const fields = new Map<string, FieldNode[]>();
     for (const selectionSet of selectionSets) this.collect(type, selectionSet, fields, new Set());
     const shared = new Set(held);
+    const pools = new Map<Pool, number>();
     const definitions = type.getFields();
     const entries = FIELDS_BY_TYPE.get(type.name) ?? NO_FIELDS;
     const isConnection = definitions.pageInfo !== undefined;
@@ -405,7 +512,10 @@ class Estimate {
       }
       const isList = isListType(getNullableType(definition.type));
       let length = 1;
-      if (entry?.defaultFirst !== undefined) length = typeof args.first === "number" ? args.first : entry.defaultFirst;
+      if (entry?.defaultFirst !== undefined) {
+        length = typeof args.first === "number" ? args.first : entry.defaultFirst;
+        if (entry.expectedItems !== undefined) length = Math.min(length, entry.expectedItems);
+      }
       else if (entry?.listsChains) length = this.chainCount(args, callsBelow && this.callsUnderOne(named, nodes, origin));
       else if (isList && !(isConnection && (name === "edges" || name === "nodes"))) {
         length = LIST_LENGTHS[coordinate] ?? ASSUMED_LIST_LENGTH;
@@ -420,10 +530,10 @@ class Estimate {
           : undefined,
         outerArgs: entry ? args : origin.outerArgs,
       };
-      if (entry && items > 0) calls += this.own(entry, args, nodes, items, length, shared, origin, childOrigin.identity);
+      if (entry && items > 0) calls += this.own(entry, args, nodes, items, length, shared, pools, origin, childOrigin.identity);
       if (!callsBelow || !isCompositeType(named) || items * length === 0) continue;
       const childSets = nodes.flatMap((node) => (node.selectionSet ? [node.selectionSet] : []));
-      calls += this.selection(named, childSets, items * length, entry?.holds ? new Set([entry.holds]) : NOTHING_HELD, childOrigin);
+      calls += this.selection(named, childSets, childItems(entry, items * length), entry?.holds ? new Set([entry.holds]) : NOTHING_HELD, childOrigin);
     }
     return calls;
   }
@@ -470,12 +580,15 @@ class Estimate {
     items: number,
     length: number,
     shared: Set<SharedRecord>,
+    pools: Map<Pool, number>,
     origin: Origin,
     lookup: string | undefined,
   ): number {
     if (entry.cpu) this.cpu += entry.cpu * items;
     if (entry.defaultFirst !== undefined && length === 0) return 0; // `first: 0` asks nothing upstream
-    if (entry.freeWhenSelectingOnly && selectsOnlyFrom(nodes, this.fragments, entry.freeWhenSelectingOnly)) return 0;
+    // A field the parent answers still needs the shared record it is answered from.
+    const free = entry.freeWhenSelectingOnly !== undefined && selectsOnlyFrom(nodes, this.fragments, entry.freeWhenSelectingOnly);
+    if (free && !entry.sharedPerObject) return 0;
     if (entry.heldWhenListedBy && origin.listedBy !== undefined && entry.heldWhenListedBy.has(origin.listedBy)) return 0;
     if (entry.oncePerOperation) {
       this.onceReached.add(entry.oncePerOperation);
@@ -491,14 +604,19 @@ class Estimate {
       if (this.lookups.has(lookup)) return 0;
       this.lookups.add(lookup);
     }
-    let calls = typeof entry.calls === "function" ? entry.calls(args, origin.outerArgs) : entry.calls;
+    let calls = free ? 0 : typeof entry.calls === "function" ? entry.calls(args, origin.outerArgs) : entry.calls;
     if (entry.defaultFirst !== undefined) calls *= pagesToRead(args.after as string | null | undefined);
     if (entry.callsPerItem) calls *= length;
+    let total: number;
+    if (entry.pool !== undefined && calls > 0) total = calls * pooledLinks(pools, entry.pool, items);
+    else if (entry.presentOnShare !== undefined) total = calls * present(items, entry.presentOnShare);
+    else total = calls * items;
     if (entry.sharedPerObject && !shared.has(entry.sharedPerObject)) {
       shared.add(entry.sharedPerObject);
-      calls += 1;
+      const pool = POOL_OF_SHARED_RECORD[entry.sharedPerObject];
+      total += pool === undefined ? items : pooledLinks(pools, pool, items);
     }
-    return calls * items;
+    return total;
   }
 
   /** Fields by response key, as execution collects them: fragments that apply to `type`, without the skipped. */
@@ -578,6 +696,8 @@ export function estimateCost(
     if (definition.kind === Kind.FRAGMENT_DEFINITION) fragments[definition.name.value] = definition;
   }
   const estimate = new Estimate(schema, fragments, variables.coerced, facts);
-  const upstreamCalls = estimate.selection(root, [operation.selectionSet], 1, NOTHING_HELD, ROOT) + estimate.onceReached.size;
-  return { upstreamCalls, cpuCost: estimate.cpu, wantsChainList: estimate.wantsChainList };
+  const calls = estimate.selection(root, [operation.selectionSet], 1, NOTHING_HELD, ROOT) + estimate.onceReached.size;
+  // Expected list lengths may be fractional; the estimate is whole calls (the tolerance absorbs float error).
+  const upstreamCalls = Math.ceil(calls - 1e-9);
+  return { upstreamCalls: Math.max(0, upstreamCalls), cpuCost: Math.max(0, Math.ceil(estimate.cpu - 1e-9)), wantsChainList: estimate.wantsChainList };
 }

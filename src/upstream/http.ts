@@ -48,6 +48,18 @@ export interface CallOptions {
   deadline?: number | undefined;
   /** Reads a 2xx body in place of `JSON.parse` (metric series: numbers past 2^53 kept exact). */
   parseBody?: ((text: string) => unknown) | undefined;
+  /** Counts the HTTP requests sent on this GraphQL request's behalf (what the rate limiter settles). */
+  sentRequests?: SentRequests | undefined;
+}
+
+/**
+ * The HTTP requests one GraphQL request made the gateway send upstream: every attempt that left
+ * for the service, retries included. A record served from a cache, or a GET that joined another
+ * caller's identical request in flight, was not sent for it; a request refused before it left
+ * (circuit open, deadline passed) neither.
+ */
+export interface SentRequests {
+  count: number;
 }
 
 /** One page of an upstream list: `pageSize` within the route's bounds, `pageToken` from the previous page. */
@@ -181,6 +193,8 @@ interface Attempt {
   requestId: string | undefined;
   deadline: number;
   parseBody: (text: string) => unknown;
+  /** Where the request that starts this attempt counts what it sends. */
+  sentRequests: SentRequests | undefined;
 }
 
 /**
@@ -287,6 +301,7 @@ export class UpstreamService {
         requestId: options.requestId,
         deadline,
         parseBody: options.parseBody ?? JSON.parse,
+        sentRequests: options.sentRequests,
       });
       this.inFlight.set(coalesceKey, shared);
       void shared.then(
@@ -317,6 +332,7 @@ export class UpstreamService {
       requestId: options.requestId,
       deadline: options.deadline ?? Date.now() + this.config.headersTimeoutMs + this.config.bodyTimeoutMs,
       parseBody: options.parseBody ?? JSON.parse,
+      sentRequests: options.sentRequests,
     });
   }
 
@@ -402,6 +418,7 @@ export class UpstreamService {
     // (A timer cleared at once rather than AbortSignal.timeout, which would stay scheduled until the deadline.)
     const deadline = new AbortController();
     const timer = setTimeout(() => deadline.abort(), remaining);
+    if (attempt.sentRequests) attempt.sentRequests.count += 1;
     try {
       response = await this.pool.request({
         method: attempt.method,
