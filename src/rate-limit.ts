@@ -316,11 +316,14 @@ class StreamSlots {
 
 /**
  * An operation's estimate, with the chain list's size when it depends on it (`chains { … }` with
- * calls under it): the held list, else the list fetched now. That is the call the operation makes
- * first anyway (its chains come from that list), through the same cache, so it costs nothing more;
- * a list that cannot be had leaves the estimate's assumed length.
+ * calls under it, a latest-blocks page's parents): the held list (the gateway keeps it fresh, so
+ * nearly always), else the list fetched now through the same cache, once per process, which
+ * nearly every operation needs anyway and the settlement charges; a list that cannot be had leaves
+ * the estimate's assumed length.
  */
 async function estimateWithKnownChains(analysis: OperationAnalysis, context: GatewayContext): Promise<OperationCost> {
+  const held = context.upstreams.evm.heldChains();
+  if (held) return analysis.cost({ chains: held });
   const estimate = analysis.cost(NO_FACTS);
   if (!estimate.wantsChainList) return estimate;
   const chains = await context.upstreams.evm.listChains(context.call).catch(() => undefined);

@@ -563,13 +563,7 @@ class Estimate {
     }
     // The list is had for the estimate: a cold gateway fetches it first, once.
     this.onceReached.add("chain list");
-    const network = args.network as string | null | undefined;
-    const feature = args.feature as string | null | undefined;
-    return chains.filter(
-      (chain) =>
-        (network == null || chain.isTestnet === (network !== "mainnet")) &&
-        (feature == null || (chain.enabledFeatures ?? []).includes(feature as never)),
-    ).length;
+    return countChains(chains, args);
   }
 
   /** The calls of one field itself, for `items` parent objects. */
@@ -677,6 +671,17 @@ export interface OperationCost {
 }
 
 const NOTHING: OperationCost = { upstreamCalls: 0, cpuCost: 0, wantsChainList: false };
+
+/** The chains of a list that `chains(network:, feature:)` would keep. */
+function countChains(chains: readonly KnownChain[], args: Record<string, unknown>): number {
+  const network = args.network as string | null | undefined;
+  const feature = args.feature as string | null | undefined;
+  return chains.filter(
+    (chain) =>
+      (network == null || chain.isTestnet === (network !== "mainnet")) &&
+      (feature == null || (chain.enabledFeatures ?? []).includes(feature as never)),
+  ).length;
+}
 
 /** The upstream calls and the CPU of an operation, given what the gateway knows; both 0 when it cannot run. */
 export function estimateCost(

@@ -65,6 +65,11 @@ export class RecordCache {
     });
   }
 
+  /** The fresh record held by this process, if any, without counting a look-up (for estimates). */
+  peek<T>(key: string): T | undefined {
+    return this.lru.peek(key)?.value as T | undefined;
+  }
+
   /** The record held by this process, if any. */
   get<T>(key: string): T | undefined {
     const entry = this.lru.get(key);

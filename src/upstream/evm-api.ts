@@ -54,6 +54,11 @@ export class EvmApi {
     return this.cache.getOrLoad(CHAIN_LIST_KEY, () => this.fetchChains(options), this.cacheConfig.chainTtlMs, this.readable(options));
   }
 
+  /** The chain list this process holds now, if it does; never a call. */
+  heldChains(): ChainInfo[] | undefined {
+    return this.cache.peek<ChainInfo[]>(CHAIN_LIST_KEY);
+  }
+
   /**
    * Loads the full chain list now and again before it expires, so that no request waits for
    * it: nearly every query resolves a chain. Returns the function that stops the refreshing.
