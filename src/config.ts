@@ -1,5 +1,6 @@
 /** Gateway configuration, read once from the environment. Every value has a default that runs offline. */
 import { availableParallelism } from "node:os";
+import type { CompressionConfig } from "./compression.ts";
 import type { RedisConfig } from "./redis.ts";
 
 export interface GatewayConfig {
@@ -37,6 +38,8 @@ export interface GatewayConfig {
   /** Threads that check Warp signatures off the event loop (WARP_VERIFY_THREADS); 0 checks them on it, one at a time. */
   warpVerifyThreads: number;
   server: ServerConfig;
+  /** Brotli/gzip compression of answers the client accepts compressed (COMPRESSION, COMPRESSION_MIN_BYTES). */
+  compression: CompressionConfig;
 }
 
 /** What one client's connections may hold of the HTTP server; the caps and timeouts hold per gateway process. */
@@ -349,5 +352,9 @@ export function loadConfig(env: Env = process.env): GatewayConfig {
     workers: workers(env),
     warpVerifyThreads: integer(env, "WARP_VERIFY_THREADS", 1, 0),
     server: serverConfig(env),
+    compression: {
+      enabled: boolean(env, "COMPRESSION", true),
+      minBytes: integer(env, "COMPRESSION_MIN_BYTES", 1_024, 0),
+    },
   };
 }

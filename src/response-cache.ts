@@ -11,6 +11,7 @@ import { createHash } from "node:crypto";
 import { getOperationAST, type ExecutionResult } from "graphql";
 import type { Plugin } from "graphql-yoga";
 import { LRUCache } from "lru-cache";
+import { asBody, compress, varyOnEncoding, type Compression, type ContentEncoding } from "./compression.ts";
 import type { GatewayContext } from "./context.ts";
 
 export interface CachedResponse {
@@ -35,6 +36,11 @@ export interface ResponseCacheOptions {
   shared?: SharedResponseTier | undefined;
   /** Told of every look-up: `local`/`shared` hits, or a miss. */
   onLookup?: (result: "local" | "shared" | "miss") => void;
+  /**
+   * When set, a hit is answered compressed as the client accepts, and each answer's compressed
+   * bytes are kept beside it (bounded by `maxBytes` of their own, for no longer than the answer).
+   */
+  compression?: Compression | undefined;
 }
 
 function isJsonPost(request: Request): boolean {
@@ -54,9 +60,35 @@ export function useResponseCache(options: ResponseCacheOptions): Plugin<GatewayC
   const pending = new WeakMap<Request, string>();
   const storable = new WeakMap<Request, ExecutionResult>();
   const lookup = options.onLookup ?? (() => {});
+  const compressed = new LRUCache<string, Buffer>({
+    max: options.maxEntries * 2,
+    maxSize: options.maxBytes,
+    sizeCalculation: (bytes, key) => bytes.byteLength + key.length,
+  });
 
-  function respond(entry: CachedResponse, fetchAPI: { Response: typeof Response }): Response {
-    return new fetchAPI.Response(entry.body, { status: 200, headers: { "content-type": entry.contentType, "x-response-cache": "hit" } });
+  async function respond(
+    key: string,
+    entry: CachedResponse,
+    encoding: ContentEncoding | undefined,
+    fetchAPI: { Response: typeof Response; Headers: typeof Headers },
+  ): Promise<Response> {
+    const headers = new fetchAPI.Headers({ "content-type": entry.contentType, "x-response-cache": "hit" });
+    const compression = options.compression;
+    if (!compression || encoding === undefined || Buffer.byteLength(entry.body) < compression.minBytes) {
+      return new fetchAPI.Response(entry.body, { status: 200, headers });
+    }
+    const variantKey = `${encoding}:${key}`;
+    let body = compressed.get(variantKey);
+    if (!body) {
+      body = await compress(Buffer.from(entry.body), encoding);
+      // No longer than the answer it compresses has left.
+      const ttl = local.getRemainingTTL(key);
+      if (ttl > 0) compressed.set(variantKey, body, { ttl: Number.isFinite(ttl) ? ttl : options.ttlMs });
+    }
+    headers.set("content-encoding", encoding);
+    headers.set("content-length", String(body.byteLength));
+    varyOnEncoding(headers);
+    return new fetchAPI.Response(asBody(body), { status: 200, headers });
   }
 
   return {
@@ -90,7 +122,8 @@ export function useResponseCache(options: ResponseCacheOptions): Plugin<GatewayC
       }
       if (entry) {
         const hit = entry;
-        setRequestHandler(() => respond(hit, fetchAPI));
+        const encoding = options.compression?.negotiate(current);
+        setRequestHandler(() => respond(key, hit, encoding, fetchAPI));
         return;
       }
       lookup("miss");

@@ -8,9 +8,9 @@ import { readFileSync } from "node:fs";
 import { EnvelopArmorPlugin } from "@escape.tech/graphql-armor";
 import { useCSRFPrevention } from "@graphql-yoga/plugin-csrf-prevention";
 import { useDisableIntrospection } from "@graphql-yoga/plugin-disable-introspection";
-import { usePersistedOperations } from "@graphql-yoga/plugin-persisted-operations";
-import { Kind, parse, type ExecutionArgs, type ExecutionResult, type GraphQLError as GraphQLErrorType, type ValidationContext } from "graphql";
-import type { Plugin } from "graphql-yoga";
+import { defaultExtractPersistedOperationId, usePersistedOperations } from "@graphql-yoga/plugin-persisted-operations";
+import { GraphQLError, Kind, parse, type ExecutionArgs, type ExecutionResult, type ValidationContext } from "graphql";
+import type { GraphQLParams, Plugin } from "graphql-yoga";
 import type { QueryLimits, SecurityConfig } from "./config.ts";
 import { operationOverLimit, type GatewayError } from "./errors.ts";
 import { analyzeOperation, type OperationComplexity } from "./operation-analysis.ts";
@@ -42,7 +42,7 @@ function armorLimit(limit: "aliases" | "directives" | "tokens", max: number) {
     n: max,
     propagateOnRejection: false,
     onReject: [
-      (context: ValidationContext | null, error: GraphQLErrorType) => {
+      (context: ValidationContext | null, error: GraphQLError) => {
         const actual = /found (\d+)/.exec(error.message)?.[1];
         const typed = refusal(error.message.replace(/^Syntax Error: /, ""), "BAD_USER_INPUT", 400, {
           limit,
@@ -83,15 +83,49 @@ export function useComplexityLimit(limits: QueryLimits): Plugin {
   };
 }
 
-/** A JSON file mapping sha256 hashes of documents to the documents. */
+/**
+ * A JSON file mapping documents' ids to the documents: sha256 hashes (bare hex, or `sha256:<hex>`
+ * as gql.tada and the GraphQL-over-HTTP convention write them) or ids of the operator's own.
+ */
 function loadPersistedOperations(path: string): Map<string, string> {
   const entries = JSON.parse(readFileSync(path, "utf8")) as Record<string, unknown>;
   const operations = new Map<string, string>();
-  for (const [hash, document] of Object.entries(entries)) {
-    if (typeof document !== "string") throw new Error(`${path}: the operation ${hash} is not a string`);
-    operations.set(hash, document);
+  for (const [id, document] of Object.entries(entries)) {
+    if (typeof document !== "string") throw new Error(`${path}: the operation ${id} is not a string`);
+    operations.set(id, document);
   }
   return operations;
+}
+
+const SHA256_HEX = /^[0-9a-f]{64}$/i;
+
+/** Finds a document by its id in either sha256 form, whichever the file holds. */
+function persistedDocumentLookup(operations: Map<string, string>): (id: string) => string | null {
+  return (id) => {
+    const found = operations.get(id);
+    if (found !== undefined) return found;
+    if (id.startsWith("sha256:")) return operations.get(id.slice("sha256:".length)) ?? null;
+    return SHA256_HEX.test(id) ? (operations.get(`sha256:${id}`) ?? null) : null;
+  };
+}
+
+/**
+ * The id a request names its persisted document by: `documentId` in a JSON body or in the query
+ * string of a GET (the GraphQL-over-HTTP convention, as Relay and gql.tada send it), else Apollo's
+ * `extensions.persistedQuery.sha256Hash`.
+ */
+function persistedDocumentId(params: GraphQLParams & { documentId?: unknown }, request: Request, context: Record<string, unknown>): string | null {
+  if (typeof params.documentId === "string") return params.documentId;
+  if (request.method === "GET") {
+    const inQuery = new URL(request.url, "http://gateway").searchParams.get("documentId");
+    if (inQuery) return inQuery;
+  }
+  return defaultExtractPersistedOperationId(params, request, context);
+}
+
+/** Whether a request names its document by `documentId` (rather than by Apollo's hash extension). */
+function sendsDocumentId(params: GraphQLParams & { documentId?: unknown }, request: Request): boolean {
+  return typeof params.documentId === "string" || (request.method === "GET" && new URL(request.url, "http://gateway").searchParams.has("documentId"));
 }
 
 /** The names of the persisted operations: they keep their own label in the GraphQL metrics. */
@@ -124,10 +158,16 @@ export function securityPlugins(security: SecurityConfig, limits: QueryLimits): 
     const operations = loadPersistedOperations(security.persistedOperationsFile);
     plugins.push(
       usePersistedOperations({
-        getPersistedOperation: (hash) => operations.get(hash) ?? null,
+        getPersistedOperation: persistedDocumentLookup(operations),
+        extractPersistedOperationId: persistedDocumentId,
         allowArbitraryOperations: !security.persistedOperationsOnly,
         customErrors: {
-          notFound: { message: "No persisted operation has this hash", extensions: { code: "PERSISTED_QUERY_NOT_FOUND" } },
+          // A `documentId` that names no document is a 404, as the convention has it; Apollo's
+          // hash form keeps the 400 of every other refusal (src/refusals.ts).
+          notFound: ({ params, request }) =>
+            sendsDocumentId(params, request)
+              ? new GraphQLError("No persisted document has this id", { extensions: { code: "PERSISTED_QUERY_NOT_FOUND", http: { status: 404 } } })
+              : new GraphQLError("No persisted operation has this hash", { extensions: { code: "PERSISTED_QUERY_NOT_FOUND" } }),
           persistedQueryOnly: {
             message: "Only persisted operations run on this gateway",
             extensions: { code: "PERSISTED_QUERY_ONLY" },

@@ -15,6 +15,7 @@ import { truncated, type Logger } from "./logger.ts";
 import { GRAPHIQL_EXAMPLES } from "./graphiql-examples.ts";
 import { GatewayMetrics, OperationNameLabels } from "./metrics.ts";
 import { useCompiledExecution } from "./compiled-execution.ts";
+import { createCompression } from "./compression.ts";
 import { RateLimiter, refuseSpentCallers, scrapeCharge, unusableBodyCharge, useRateLimit } from "./rate-limit.ts";
 import { UpstreamReadiness, useReadiness } from "./readiness.ts";
 import type { RedisLink } from "./redis.ts";
@@ -173,6 +174,10 @@ export function createGateway(config: GatewayConfig, urls: UpstreamUrls, logger:
     isParsed: (source) => documentCache.has(source),
   });
 
+  const compression = createCompression(config.compression);
+  // Rendered once: its options are the same for every view, and its compressed bytes are kept.
+  let graphiqlPage: Promise<string> | undefined;
+
   const responseCache: Plugin[] =
     config.cache.responseTtlMs > 0
       ? [
@@ -184,6 +189,7 @@ export function createGateway(config: GatewayConfig, urls: UpstreamUrls, logger:
             sessionHeader: API_KEY_HEADER,
             shared: redis && redisResponseTier(redis, metrics),
             onLookup: (result) => metrics.responseCacheLookup(result),
+            compression,
           }) as Plugin,
         ]
       : [];
@@ -206,12 +212,21 @@ export function createGateway(config: GatewayConfig, urls: UpstreamUrls, logger:
         }
       : false,
     // GraphiQL with its assets inlined, so that it works offline; loaded on the first page view only.
-    renderGraphiQL: async (options) => (await import("@graphql-yoga/render-graphiql")).renderGraphiQL(options),
+    renderGraphiQL: (options) =>
+      (graphiqlPage ??= import("@graphql-yoga/render-graphiql").then(
+        ({ renderGraphiQL }) => compression.staticBody(renderGraphiQL(options)),
+        (error: unknown) => {
+          graphiqlPage = undefined;
+          throw error;
+        },
+      )),
     // Bodies beyond MAX_BODY_BYTES never reach the parser: useBodyLimit refuses a POST without
     // a declared length or over the limit, and Node's HTTP parser holds a body to its declared
     // length. Yoga's own limit would pipe every body through one more stream.
     maxRequestBodySize: false,
     batching: false,
+    // A persisted document's id, as the GraphQL-over-HTTP persisted-documents convention sends it.
+    extraParamNames: ["documentId"],
     // Bounded by entries and by query text: everything else kept per document (validation,
     // compiled execution, the limits' analysis) is held through the parsed document.
     parserAndValidationCache: {
@@ -265,6 +280,8 @@ export function createGateway(config: GatewayConfig, urls: UpstreamUrls, logger:
           graphql_yoga_http_duration: false,
         },
       }),
+      // Last: every plugin before it may read or replace the answer's body.
+      compression.plugin,
     ], logger),
     context: ({ request }) => {
       const callerKey = request.headers.get(API_KEY_HEADER)?.trim();
