@@ -8,7 +8,10 @@ import { describeFirst, toPageTokenConnection } from "../src/pagination.ts";
 import { PARENT_BLOCK_FIELDS_KNOWN_FROM_CHILD, selectsOnly } from "../src/selection.ts";
 import { queryBounds } from "../src/upstream/bounds.ts";
 import type { EvmBlock } from "../src/upstream/types.ts";
-import { isZeroHash } from "../src/validate.ts";
+import { GatewayError, badUserInput } from "../src/errors.ts";
+import { isZeroHash, quoted } from "../src/validate.ts";
+
+const EVM_CHAIN_ID_DECIMAL = /^[1-9][0-9]{0,19}$/;
 
 const latestBlocksBounds = queryBounds("data", "/v1/blocks");
 const LATEST_BLOCKS_DEFAULT = latestBlocksBounds.default ?? 10;
@@ -63,6 +66,37 @@ builder.objectFields(EvmBlockRef, (t) => ({
         return known as EvmBlock;
       }
       return context.loaders.block.load({ chainId: block.chainId, blockId: block.parentHash });
+    },
+  }),
+}));
+
+builder.subscriptionFields((t) => ({
+  newBlocks: t.field({
+    type: EvmBlockRef,
+    nullable: true,
+    description:
+      "Each new block of one EVM chain as it arrives, oldest first, each once. Subscribers of one chain share one poller of `GET /v1/chains/{chainId}/blocks` (`LIVE_BLOCKS_POLL_MS`, longer while no block arrives); each read costs every subscriber 1. Blocks that arrive between two reads are all pushed, within `LIVE_MAX_CATCH_UP_BLOCKS`; a longer gap is an event with a `LIVE_GAP` error, and the stream goes on from the newest block. A client that falls more than `LIVE_MAX_PENDING_EVENTS` events behind has its stream ended with `SLOW_SUBSCRIBER`.",
+    args: {
+      chainId: t.arg.id({ required: true, description: "The chain's EVM chain id in decimal (such as 43114)." }),
+      after: t.arg({
+        type: "BigInt",
+        description: "The last block number seen (to resume after a reconnect): the blocks after it come first, within `LIVE_MAX_CATCH_UP_BLOCKS`.",
+      }),
+    },
+    subscribe: async (_root, args, context) => {
+      const chainId = String(args.chainId);
+      if (!EVM_CHAIN_ID_DECIMAL.test(chainId)) {
+        throw badUserInput("chainId", `chainId must be an EVM chain id in decimal (such as 43114), got ${quoted(chainId)}`);
+      }
+      const after = args.after === null || args.after === undefined ? undefined : BigInt(String(args.after));
+      if (after !== undefined && after < 0n) throw badUserInput("after", `after must be a block number, 0 or more, got ${after}`);
+      const chain = await context.loaders.chain.load(chainId);
+      if (!chain) throw new GatewayError(`The Data API does not index a chain ${quoted(chainId)}`, "NOT_FOUND");
+      return context.blockFeed.subscribe(chainId, after, context.call, context.chargeRead);
+    },
+    resolve: (event: EvmBlock | GatewayError) => {
+      if (event instanceof GatewayError) throw event;
+      return event;
     },
   }),
 }));

@@ -3,6 +3,18 @@ import { availableParallelism } from "node:os";
 import type { CompressionConfig } from "./compression.ts";
 import type { RedisConfig } from "./redis.ts";
 
+/** Live subscriptions: how their pollers read, and how far a stream may fall behind. */
+export interface LiveConfig {
+  /** The interval between two reads of a chain's newest blocks while blocks arrive. */
+  blocksPollMs: number;
+  /** The longest interval, reached while no block arrives. */
+  blocksMaxPollMs: number;
+  /** How far back a poller pages to fill a gap, and a subscriber's `after` may reach. */
+  maxCatchUpBlocks: number;
+  /** Events a subscriber may leave unread before its stream ends. */
+  maxPendingEvents: number;
+}
+
 export interface GatewayConfig {
   /** Base URL of the Data API; undefined means "start the embedded simulator". */
   dataApiUrl: string | undefined;
@@ -26,6 +38,7 @@ export interface GatewayConfig {
   shutdownGraceMs: number;
   /** How often an export operation with subscribers is read again. */
   exportPollIntervalMs: number;
+  live: LiveConfig;
   upstream: UpstreamConfig;
   cache: CacheConfig;
   limits: QueryLimits;
@@ -290,6 +303,12 @@ export function loadConfig(env: Env = process.env): GatewayConfig {
     requestTimeoutMs: integer(env, "REQUEST_TIMEOUT_MS", 15_000, 1),
     shutdownGraceMs: integer(env, "SHUTDOWN_GRACE_MS", 10_000, 0),
     exportPollIntervalMs: integer(env, "EXPORT_POLL_INTERVAL_MS", 2_000, 20),
+    live: {
+      blocksPollMs: integer(env, "LIVE_BLOCKS_POLL_MS", 2_000, 100),
+      blocksMaxPollMs: integer(env, "LIVE_BLOCKS_MAX_POLL_MS", 8_000, 100),
+      maxCatchUpBlocks: integer(env, "LIVE_MAX_CATCH_UP_BLOCKS", 500, 1),
+      maxPendingEvents: integer(env, "LIVE_MAX_PENDING_EVENTS", 256, 1),
+    },
     tracing: tracingMode(env),
     compiledExecution: boolean(env, "GRAPHQL_JIT", true),
     upstream: {

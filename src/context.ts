@@ -3,6 +3,7 @@
  * Loaders dedupe and batch look-ups within one request; list pages prime them. Each domain
  * keeps its loaders in `src/loaders/<domain>.ts`.
  */
+import type { BlockFeed } from "./live/block-feed.ts";
 import { createEvmLoaders, type EvmLoaders } from "./loaders/evm.ts";
 import { createPrimaryNetworkLoaders, type PrimaryNetworkLoaders } from "./loaders/primary-network.ts";
 import type { GatewayError } from "./errors.ts";
@@ -40,6 +41,7 @@ export interface GatewayContext {
   limits: QueryLimits;
   /** The gateway's one registry of export-operation pollers, shared by all subscriptions. */
   exportWatch: ExportWatch;
+  blockFeed: BlockFeed;
   /** Checks Warp signatures off the event loop and remembers what it checked. */
   warpVerifier: WarpVerifier;
   /**
@@ -119,6 +121,7 @@ export function createContext(
   exportWatch: ExportWatch,
   observeBatch: BatchObserver,
   warpVerifier: WarpVerifier,
+  blockFeed: BlockFeed,
 ): GatewayContext {
   const counted = { ...call, sentRequests: call.sentRequests ?? { count: 0 } };
   return {
@@ -126,6 +129,7 @@ export function createContext(
     call: counted,
     limits,
     exportWatch,
+    blockFeed,
     warpVerifier,
     loaders: new RequestLoaders(upstreams, counted, observeBatch),
   };

@@ -16,7 +16,11 @@ export type ErrorCode =
   | "UPSTREAM_ERROR"
   | "CURSOR_EXPIRED"
   /** The request ran past REQUEST_TIMEOUT_MS; answered with what was known by then. */
-  | "TIMEOUT";
+  | "TIMEOUT"
+  /** A live stream could not fill a gap between two reads, or a resume point, within its bound; the stream goes on. */
+  | "LIVE_GAP"
+  /** A live stream's client fell too far behind; the stream ended. */
+  | "SLOW_SUBSCRIBER";
 
 export interface UpstreamErrorDetails {
   service: string;

@@ -397,7 +397,7 @@ export function useRateLimit(
     return async () => {
       const decision = await limiter.take(buckets, 1);
       if (decision.allowed) return null;
-      return rateLimited(1, "each read of the export operation for your subscription (the stream ends)", decision);
+      return rateLimited(1, "each read of its poller for your subscription (the stream ends)", decision);
     };
   }
 

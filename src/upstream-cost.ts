@@ -326,6 +326,7 @@ export const UPSTREAM_FIELDS: Readonly<Record<string, UpstreamField>> = {
   "Mutation.exportTransactions": ONE,
   "Query.exportOperation": ONE,
   "Subscription.exportOperation": ONE,
+  "Subscription.newBlocks": ONE,
 
   // Warp (resolvers/warp.ts)
   "Mutation.aggregateWarpSignatures": ONE,

@@ -1,4 +1,5 @@
 /** Builds the gateway: upstream clients, the shared cache, and the Yoga server over the schema. */
+import { BlockFeed } from "./live/block-feed.ts";
 import { randomUUID } from "node:crypto";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { usePrometheus } from "@graphql-yoga/plugin-prometheus";
@@ -132,6 +133,16 @@ export function createGateway(config: GatewayConfig, urls: UpstreamUrls, logger:
     (id, call) => upstreams.operations.getOperation(id, call),
     { intervalMs: config.exportPollIntervalMs, readTimeoutMs: config.requestTimeoutMs },
     redis && new RedisExportRelay(redis, config.exportPollIntervalMs),
+  );
+  const blockFeed = new BlockFeed(
+    (chainId, pageSize, pageToken, call) => upstreams.evm.listLatestBlocks(chainId, { pageSize, pageToken }, call),
+    {
+      intervalMs: config.live.blocksPollMs,
+      maxIntervalMs: Math.max(config.live.blocksPollMs, config.live.blocksMaxPollMs),
+      maxCatchUpBlocks: config.live.maxCatchUpBlocks,
+      maxPending: config.live.maxPendingEvents,
+      readTimeoutMs: config.requestTimeoutMs,
+    },
   );
   const warpVerifier = new WarpVerifier(config.warpVerifyThreads, metrics.registry);
   const requestIds = new WeakMap<Request, string>();
@@ -289,7 +300,7 @@ export function createGateway(config: GatewayConfig, urls: UpstreamUrls, logger:
         apiKey: callerKey || undefined,
         requestId: requestIds.get(request) ?? requestIdOf(request),
         deadline: deadlines.of(request),
-      }, config.limits, exportWatch, observeBatch, warpVerifier);
+      }, config.limits, exportWatch, observeBatch, warpVerifier, blockFeed);
     },
   });
 
@@ -343,10 +354,14 @@ export function createGateway(config: GatewayConfig, urls: UpstreamUrls, logger:
     upstreams,
     cache,
     metrics,
-    endStreams: () => exportWatch.close(),
+    endStreams: () => {
+      blockFeed.close();
+      return exportWatch.close();
+    },
     chargeScrape: rateLimiter ? scrapeCharge(rateLimiter, config.rateLimit) : async () => 0,
     async close() {
       stopChainRefresh();
+      blockFeed.close();
       await Promise.all([exportWatch.close(), dataService.close(), metricsService.close(), warpVerifier.close()]);
     },
   };

@@ -17,11 +17,21 @@ export interface ExportSubscription {
 }
 
 /** `Subscription.exportOperation` on a gateway. */
-export async function subscribeExport(harness: Harness, id: string, headers: Record<string, string> = {}): Promise<ExportSubscription> {
+export function subscribeExport(harness: Harness, id: string, headers: Record<string, string> = {}): Promise<ExportSubscription> {
+  return subscribeSse(harness, print(WatchExportOperationDocument), { id }, headers);
+}
+
+/** Any subscription on a gateway, over Server-Sent Events. */
+export async function subscribeSse(
+  harness: Harness,
+  query: string,
+  variables: Record<string, unknown>,
+  headers: Record<string, string> = {},
+): Promise<ExportSubscription> {
   const response = await harness.gateway.yoga.fetch("http://gateway.test/graphql", {
     method: "POST",
     headers: { "content-type": "application/json", accept: "text/event-stream", ...headers },
-    body: JSON.stringify({ query: print(WatchExportOperationDocument), variables: { id } }),
+    body: JSON.stringify({ query, variables }),
   });
   expect(response.headers.get("content-type")).toMatch(/^text\/event-stream/);
   const reader = response.body!.getReader();

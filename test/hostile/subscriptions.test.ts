@@ -126,7 +126,7 @@ describe("row 10: export subscriptions", () => {
     expect(events.map((event) => event.event)).toEqual(["next", "next", "complete"]);
     const ended = JSON.parse(events[1]!.data) as { errors: { message: string; extensions: Record<string, unknown> }[] };
     expect(ended.errors[0]!.extensions).toMatchObject({ code: "RATE_LIMITED", cost: 1 });
-    expect(ended.errors[0]!.message).toMatch(/each read of the export operation for your subscription \(the stream ends\) costs 1 and 0 of your 30 remain/);
+    expect(ended.errors[0]!.message).toMatch(/each read of its poller for your subscription \(the stream ends\) costs 1 and 0 of your 30 remain/);
 
     // The caller is spent; another is served.
     harness.simulator.resetCounters();

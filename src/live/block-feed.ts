@@ -1,0 +1,353 @@
+/**
+ * New blocks of one EVM chain, pushed to every subscriber from one upstream poller per chain.
+ *
+ * The poller reads the chain's newest page (`GET /v1/chains/{chainId}/blocks`) at an interval
+ * that grows while nothing changes and returns to its base when a block arrives. Blocks that
+ * arrived between two reads are pushed each once, oldest first: the poller pages back to the last
+ * block it pushed, within `maxCatchUpBlocks`; a longer gap is said with a `LIVE_GAP` event and
+ * the stream goes on from the newest block. A subscriber that passes `after` (the last block
+ * number it saw) first gets the blocks since then, within the same bound, from reads of its own;
+ * then the shared stream, without repeats.
+ *
+ * Each read costs every subscriber 1 (`ChargeRead`), as the export poller does: sharing a poller
+ * saves upstream calls, not callers' budgets. A subscriber that falls more than `maxPending`
+ * events behind has its stream ended with `SLOW_SUBSCRIBER`, so no client holds memory without
+ * bound.
+ */
+import { GatewayError, UpstreamError } from "../errors.ts";
+import type { CallOptions } from "../upstream/http.ts";
+import type { EvmBlock, ListEvmBlocksResponse } from "../upstream/types.ts";
+
+/** One page of a chain's newest blocks, newest first. */
+export type ReadNewestBlocks = (chainId: string, pageSize: number, pageToken: string | undefined, call: CallOptions) => Promise<ListEvmBlocksResponse>;
+
+/** Charges a subscriber's caller for one read: null when paid, else the error that ends its stream. */
+export type ChargeRead = () => Promise<GatewayError | null>;
+
+export type BlockEvent = EvmBlock | GatewayError;
+
+export interface BlockFeedOptions {
+  /** The interval between two reads while blocks arrive. */
+  intervalMs: number;
+  /** The longest interval, reached while nothing arrives. */
+  maxIntervalMs: number;
+  /** How far back a poller pages to fill a gap, and a subscriber's `after` may reach. */
+  maxCatchUpBlocks: number;
+  /** Events a subscriber may leave unread before its stream ends. */
+  maxPending: number;
+  /** How long one read may take. */
+  readTimeoutMs: number;
+}
+
+/** The route's largest page: the fewest reads to fill a gap. */
+const PAGE_SIZE = 100;
+/** Consecutive failed reads a poller rides out (outages, rate limits) before it ends the streams. */
+const MAX_TRANSIENT_FAILURES = 5;
+/** Each read that finds nothing new waits this much longer, up to `maxIntervalMs`. */
+const BACK_OFF = 1.5;
+
+export class BlockFeed {
+  private readonly pollers = new Map<string, ChainPoller>();
+
+  constructor(
+    private readonly read: ReadNewestBlocks,
+    private readonly options: BlockFeedOptions,
+  ) {}
+
+  /** The chain's new blocks from now, or from just after block `after`. */
+  subscribe(chainId: string, after: bigint | undefined, call: CallOptions, chargeRead?: ChargeRead): AsyncIterableIterator<BlockEvent> {
+    let poller = this.pollers.get(chainId);
+    if (poller === undefined) {
+      const created = new ChainPoller(chainId, this.read, this.options, () => {
+        if (this.pollers.get(chainId) === created) this.pollers.delete(chainId);
+      });
+      this.pollers.set(chainId, created);
+      poller = created;
+    }
+    return poller.subscribe(after, call, chargeRead);
+  }
+
+  /** The pollers running now: one per chain that has subscribers. */
+  get activePollers(): number {
+    return this.pollers.size;
+  }
+
+  /** Ends every stream; for shutdown. */
+  close(): void {
+    for (const poller of [...this.pollers.values()]) poller.finish();
+  }
+}
+
+class ChainPoller {
+  private readonly subscribers = new Set<BlockSubscriber>();
+  /** The number of the newest block pushed (or seen at the first read). */
+  private head: bigint | undefined;
+  private firstRead: Promise<void> | undefined;
+  private timer: NodeJS.Timeout | undefined;
+  private intervalMs: number;
+  private failures = 0;
+  private stopped = false;
+
+  constructor(
+    private readonly chainId: string,
+    private readonly read: ReadNewestBlocks,
+    private readonly options: BlockFeedOptions,
+    private readonly onStop: () => void,
+  ) {
+    this.intervalMs = options.intervalMs;
+  }
+
+  subscribe(after: bigint | undefined, call: CallOptions, chargeRead?: ChargeRead): AsyncIterableIterator<BlockEvent> {
+    const subscriber = new BlockSubscriber(this.options.maxPending, chargeRead, () => {
+      this.subscribers.delete(subscriber);
+      if (this.subscribers.size === 0) this.stop();
+    });
+    this.subscribers.add(subscriber);
+    this.firstRead ??= this.tick();
+    if (after !== undefined) void this.catchUp(subscriber, after, call);
+    return subscriber;
+  }
+
+  finish(error?: GatewayError): void {
+    for (const subscriber of this.subscribers) {
+      if (error) subscriber.push(error);
+      subscriber.end();
+    }
+    this.subscribers.clear();
+    this.stop();
+  }
+
+  private stop(): void {
+    if (this.stopped) return;
+    this.stopped = true;
+    clearTimeout(this.timer);
+    this.onStop();
+  }
+
+  /** The blocks after `after` up to the poller's head, read for this subscriber alone, then live. */
+  private async catchUp(subscriber: BlockSubscriber, after: bigint, call: CallOptions): Promise<void> {
+    subscriber.holdLive();
+    try {
+      await this.firstRead;
+      const head = this.head;
+      if (head === undefined || after >= head) return;
+      const { blocks, complete } = await this.readBack(after, head, () => subscriber.payForRead(), call);
+      if (!complete) subscriber.push(gapError(this.chainId, after, this.options.maxCatchUpBlocks));
+      for (const block of blocks) subscriber.push(block);
+    } catch (error) {
+      subscriber.push(asGatewayError(error));
+      subscriber.end();
+    } finally {
+      subscriber.releaseLive();
+    }
+  }
+
+  /**
+   * The blocks numbered above `after` and at most `upTo`, oldest first, paging back from the
+   * newest; `complete` is false when the bound stopped it before it reached `after`.
+   */
+  private async readBack(
+    after: bigint,
+    upTo: bigint | undefined,
+    pay: () => Promise<GatewayError | null>,
+    call: CallOptions,
+  ): Promise<{ blocks: EvmBlock[]; complete: boolean; newest: bigint | undefined }> {
+    const found: EvmBlock[] = [];
+    let pageToken: string | undefined;
+    let newest: bigint | undefined;
+    const pages = Math.ceil(this.options.maxCatchUpBlocks / PAGE_SIZE);
+    for (let page = 0; page < pages; page += 1) {
+      if (page > 0) {
+        const refusal = await pay();
+        if (refusal) throw refusal;
+      }
+      const response = await this.read(this.chainId, PAGE_SIZE, pageToken, {
+        apiKey: call.apiKey,
+        requestId: call.requestId,
+        deadline: Date.now() + this.options.readTimeoutMs,
+      });
+      for (const block of response.blocks) {
+        const number = BigInt(block.blockNumber);
+        newest = newest === undefined || number > newest ? number : newest;
+        if (number <= after) return { blocks: oldestFirst(found, upTo), complete: true, newest };
+        found.push(block);
+      }
+      if (!response.nextPageToken) return { blocks: oldestFirst(found, upTo), complete: true, newest };
+      pageToken = response.nextPageToken;
+    }
+    return { blocks: oldestFirst(found, upTo), complete: false, newest };
+  }
+
+  private async tick(): Promise<void> {
+    await this.chargeSubscribers();
+    if (this.stopped) return;
+    try {
+      if (this.head === undefined) {
+        const response = await this.read(this.chainId, 1, undefined, { deadline: Date.now() + this.options.readTimeoutMs });
+        const newest = response.blocks[0];
+        this.head = newest ? BigInt(newest.blockNumber) : -1n;
+      } else {
+        const head = this.head;
+        const { blocks, complete, newest } = await this.readBack(head, undefined, async () => null, {});
+        if (this.stopped) return;
+        if (!complete) this.pushAll(gapError(this.chainId, head, this.options.maxCatchUpBlocks));
+        for (const block of blocks) this.pushAll(block);
+        if (newest !== undefined && newest > head) this.head = newest;
+        this.intervalMs = blocks.length > 0 ? this.options.intervalMs : Math.min(this.options.maxIntervalMs, Math.round(this.intervalMs * BACK_OFF));
+      }
+      this.failures = 0;
+    } catch (error) {
+      if (this.stopped) return;
+      this.failures += 1;
+      if (!isTransient(error) || this.failures > MAX_TRANSIENT_FAILURES) return this.finish(asGatewayError(error));
+    }
+    if (!this.stopped) this.schedule();
+  }
+
+  private pushAll(event: BlockEvent): void {
+    for (const subscriber of this.subscribers) {
+      if (!subscriber.push(event)) this.subscribers.delete(subscriber);
+    }
+    if (this.subscribers.size === 0) this.stop();
+  }
+
+  /** Has every subscriber pay for the read about to be made; ends the streams of those who cannot. */
+  private async chargeSubscribers(): Promise<void> {
+    const subscribers = [...this.subscribers];
+    const refusals = await Promise.all(subscribers.map((subscriber) => subscriber.payForRead()));
+    refusals.forEach((refusal, index) => {
+      const subscriber = subscribers[index]!;
+      if (!refusal || !this.subscribers.delete(subscriber)) return;
+      subscriber.push(refusal);
+      subscriber.end();
+    });
+    if (this.subscribers.size === 0) this.stop();
+  }
+
+  private schedule(): void {
+    this.timer = setTimeout(() => void this.tick(), this.intervalMs);
+    this.timer.unref();
+  }
+}
+
+function oldestFirst(blocks: EvmBlock[], upTo: bigint | undefined): EvmBlock[] {
+  const kept = upTo === undefined ? blocks : blocks.filter((block) => BigInt(block.blockNumber) <= upTo);
+  return kept.sort((a, b) => (BigInt(a.blockNumber) < BigInt(b.blockNumber) ? -1 : 1));
+}
+
+function gapError(chainId: string, after: bigint, bound: number): GatewayError {
+  return new GatewayError(
+    `More than ${bound} blocks of chain ${chainId} arrived after block ${after}: the blocks between are not pushed; the stream goes on from the newest`,
+    "LIVE_GAP",
+    { after: after.toString(), maxCatchUpBlocks: bound },
+  );
+}
+
+function isTransient(error: unknown): boolean {
+  return error instanceof UpstreamError && (error.code === "UPSTREAM_UNAVAILABLE" || error.code === "RATE_LIMITED" || error.code === "UPSTREAM_ERROR");
+}
+
+function asGatewayError(error: unknown): GatewayError {
+  return error instanceof GatewayError ? error : new GatewayError("The chain's blocks could not be read", "UPSTREAM_ERROR");
+}
+
+/**
+ * One subscriber's stream. Live events wait while its catch-up runs, then pass only when newer
+ * than the last block it was given: each block once, in order.
+ */
+class BlockSubscriber implements AsyncIterableIterator<BlockEvent> {
+  private readonly queue: BlockEvent[] = [];
+  private held: BlockEvent[] | undefined;
+  private lastNumber: bigint | undefined;
+  private waiting: ((result: IteratorResult<BlockEvent>) => void) | undefined;
+  private ended = false;
+  /** Reads paid for ahead: the first, when it subscribed. */
+  private paidReads = 1;
+
+  constructor(
+    private readonly maxPending: number,
+    private readonly chargeRead: ChargeRead | undefined,
+    private readonly onLeave: () => void,
+  ) {}
+
+  async payForRead(): Promise<GatewayError | null> {
+    if (this.paidReads > 0) {
+      this.paidReads -= 1;
+      return null;
+    }
+    return this.chargeRead ? this.chargeRead() : null;
+  }
+
+  holdLive(): void {
+    this.held = [];
+  }
+
+  releaseLive(): void {
+    const held = this.held ?? [];
+    this.held = undefined;
+    for (const event of held) this.push(event);
+  }
+
+  /** Queues an event; false when the stream has ended (now or before). */
+  push(event: BlockEvent, live = true): boolean {
+    if (this.ended) return false;
+    if (live && this.held !== undefined && !(event instanceof GatewayError && event.code !== "LIVE_GAP")) {
+      this.held.push(event);
+      return this.checkPending(this.held.length);
+    }
+    if (!(event instanceof GatewayError)) {
+      const number = BigInt(event.blockNumber);
+      if (this.lastNumber !== undefined && number <= this.lastNumber) return true;
+      this.lastNumber = number;
+    }
+    if (this.waiting) {
+      this.waiting({ value: event, done: false });
+      this.waiting = undefined;
+      return true;
+    }
+    this.queue.push(event);
+    return this.checkPending(this.queue.length);
+  }
+
+  private checkPending(pending: number): boolean {
+    if (pending <= this.maxPending) return true;
+    this.queue.length = 0;
+    this.held = undefined;
+    this.queue.push(new GatewayError(`The stream fell more than ${this.maxPending} events behind and was ended: read faster, or resubscribe with \`after\``, "SLOW_SUBSCRIBER"));
+    this.end();
+    this.onLeave();
+    return false;
+  }
+
+  end(): void {
+    this.ended = true;
+    if (this.waiting && this.queue.length === 0) {
+      this.waiting({ value: undefined, done: true });
+      this.waiting = undefined;
+    }
+  }
+
+  next(): Promise<IteratorResult<BlockEvent>> {
+    const event = this.queue.shift();
+    if (event !== undefined) return Promise.resolve({ value: event, done: false });
+    if (this.ended) return Promise.resolve({ value: undefined, done: true });
+    return new Promise((resolve) => {
+      this.waiting = resolve;
+    });
+  }
+
+  return(): Promise<IteratorResult<BlockEvent>> {
+    if (!this.ended) {
+      this.ended = true;
+      this.queue.length = 0;
+      this.onLeave();
+    }
+    this.waiting?.({ value: undefined, done: true });
+    this.waiting = undefined;
+    return Promise.resolve({ value: undefined, done: true });
+  }
+
+  [Symbol.asyncIterator](): AsyncIterableIterator<BlockEvent> {
+    return this;
+  }
+}

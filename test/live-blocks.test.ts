@@ -1,0 +1,93 @@
+/** `Subscription.newBlocks`: one poller per chain, each block once and in order, resumable, bounded. */
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { subscribeSse, type ExportSubscription, type SseEvent } from "./export-subscription.ts";
+import { simulatorGet, startHarness, upstreamCalls, type Harness } from "./helpers.ts";
+import type { ListEvmBlocksResponse } from "../src/upstream/types.ts";
+
+const NEW_BLOCKS = `subscription NewBlocks($chainId: ID!, $after: BigInt) {
+  newBlocks(chainId: $chainId, after: $after) { blockNumber blockHash parentHash chain { chainId } }
+}`;
+const C_CHAIN = "43114";
+const BLOCKS_ROUTE = "GET /v1/chains/{chainId}/blocks";
+
+interface BlockEvent {
+  data?: { newBlocks: { blockNumber: string; blockHash: string; parentHash: string; chain: { chainId: string } | null } | null };
+  errors?: { message: string; extensions: { code: string } }[];
+}
+
+function payload(event: SseEvent | undefined): BlockEvent {
+  expect(event?.event).toBe("next");
+  return JSON.parse(event!.data) as BlockEvent;
+}
+
+async function take(subscription: ExportSubscription, count: number): Promise<BlockEvent[]> {
+  const events: BlockEvent[] = [];
+  for (let index = 0; index < count; index += 1) events.push(payload(await subscription.next()));
+  return events;
+}
+
+describe("newBlocks", () => {
+  let harness: Harness;
+  let head: bigint;
+  beforeAll(async () => {
+    // A poll interval longer than any test: the only reads are the first and the catch-ups.
+    harness = await startHarness({ LIVE_BLOCKS_POLL_MS: "600000", LIVE_BLOCKS_MAX_POLL_MS: "600000", LIVE_MAX_CATCH_UP_BLOCKS: "100", RATE_LIMIT_BURST: "100000" });
+    const newest = await simulatorGet<ListEvmBlocksResponse>(harness, "data", `/v1/chains/${C_CHAIN}/blocks?pageSize=1`);
+    head = BigInt(newest.blocks[0]!.blockNumber);
+  });
+  afterAll(async () => {
+    await harness.close();
+  });
+
+  it("resumes after a block: the blocks since then come first, oldest first, each once, with their links", async () => {
+    const subscription = await subscribeSse(harness, NEW_BLOCKS, { chainId: C_CHAIN, after: String(head - 3n) });
+    try {
+      const events = await take(subscription, 3);
+      const blocks = events.map((event) => event.data!.newBlocks!);
+      expect(blocks.map((block) => block.blockNumber)).toEqual([head - 2n, head - 1n, head].map(String));
+      expect(blocks[1]!.parentHash).toBe(blocks[0]!.blockHash);
+      expect(blocks[2]!.parentHash).toBe(blocks[1]!.blockHash);
+      expect(blocks.every((block) => block.chain?.chainId === C_CHAIN)).toBe(true);
+    } finally {
+      await subscription.cancel();
+    }
+  });
+
+  it("says when a resume point lies beyond the bound, then goes on from the newest blocks", async () => {
+    const subscription = await subscribeSse(harness, NEW_BLOCKS, { chainId: C_CHAIN, after: String(head - 250n) });
+    try {
+      const [gap, ...rest] = await take(subscription, 101);
+      expect(gap!.errors?.[0]?.extensions.code).toBe("LIVE_GAP");
+      const numbers = rest.map((event) => BigInt(event.data!.newBlocks!.blockNumber));
+      expect(numbers[0]).toBe(head - 99n);
+      expect(numbers.at(-1)).toBe(head);
+      expect(numbers.every((number, index) => index === 0 || number === numbers[index - 1]! + 1n)).toBe(true);
+    } finally {
+      await subscription.cancel();
+    }
+  });
+
+  it("has subscribers of one chain share one poller: five streams, one upstream read", async () => {
+    harness.simulator.resetCounters();
+    const subscriptions = await Promise.all(Array.from({ length: 5 }, () => subscribeSse(harness, NEW_BLOCKS, { chainId: C_CHAIN })));
+    try {
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      expect(upstreamCalls(harness)[BLOCKS_ROUTE]).toBe(1);
+    } finally {
+      await Promise.all(subscriptions.map((subscription) => subscription.cancel()));
+    }
+  });
+
+  it.each([
+    ["a chain id that is not a number", { chainId: "c-chain" }, "BAD_USER_INPUT"],
+    ["a negative resume point", { chainId: C_CHAIN, after: "-1" }, "BAD_USER_INPUT"],
+    ["a chain the Data API does not index", { chainId: "999999" }, "NOT_FOUND"],
+  ])("refuses %s before any block read", async (_, variables, code) => {
+    harness.simulator.resetCounters();
+    const subscription = await subscribeSse(harness, NEW_BLOCKS, variables);
+    const events = await subscription.rest();
+    const errors = events.flatMap((event) => (event.event === "next" ? ((JSON.parse(event.data) as BlockEvent).errors ?? []) : []));
+    expect(errors[0]?.extensions.code).toBe(code);
+    expect(upstreamCalls(harness)[BLOCKS_ROUTE]).toBeUndefined();
+  });
+});
