@@ -94,9 +94,20 @@ builder.subscriptionFields((t) => ({
       if (!chain) throw new GatewayError(`The Data API does not index a chain ${quoted(chainId)}`, "NOT_FOUND");
       return context.blockFeed.subscribe(chainId, after, context.call, context.chargeRead);
     },
-    resolve: (event: EvmBlock | GatewayError) => {
-      if (event instanceof GatewayError) throw event;
-      return event;
-    },
+    resolve: blockOrError,
+  }),
+  newNetworkBlocks: t.field({
+    type: EvmBlockRef,
+    nullable: true,
+    description:
+      "Each new block of every EVM chain of a network as it arrives, each once, each chain's in order (oldest first by time across chains). Subscribers of one network share one poller of `GET /v1/blocks` (`LIVE_BLOCKS_POLL_MS`, longer while no block arrives); each read costs every subscriber 1. Blocks that arrive between two reads are all pushed, within `LIVE_MAX_CATCH_UP_BLOCKS`; a longer gap is an event with a `LIVE_GAP` error. A client that falls more than `LIVE_MAX_PENDING_EVENTS` events behind has its stream ended with `SLOW_SUBSCRIBER`.",
+    args: { network: t.arg({ type: NetworkRef, required: true, description: "The network whose chains' blocks to push." }) },
+    subscribe: (_root, args, context) => context.blockFeed.subscribeNetwork(upstreamNetwork(args.network), context.chargeRead),
+    resolve: blockOrError,
   }),
 }));
+
+function blockOrError(event: EvmBlock | GatewayError): EvmBlock {
+  if (event instanceof GatewayError) throw event;
+  return event;
+}

@@ -327,6 +327,7 @@ export const UPSTREAM_FIELDS: Readonly<Record<string, UpstreamField>> = {
   "Query.exportOperation": ONE,
   "Subscription.exportOperation": ONE,
   "Subscription.newBlocks": ONE,
+  "Subscription.newNetworkBlocks": ONE,
 
   // Warp (resolvers/warp.ts)
   "Mutation.aggregateWarpSignatures": ONE,

@@ -136,6 +136,7 @@ export function createGateway(config: GatewayConfig, urls: UpstreamUrls, logger:
   );
   const blockFeed = new BlockFeed(
     (chainId, pageSize, pageToken, call) => upstreams.evm.listLatestBlocks(chainId, { pageSize, pageToken }, call),
+    (network, pageSize, pageToken, call) => upstreams.evm.listLatestBlocksAllChains(network, { pageSize, pageToken }, call),
     {
       intervalMs: config.live.blocksPollMs,
       maxIntervalMs: Math.max(config.live.blocksPollMs, config.live.blocksMaxPollMs),

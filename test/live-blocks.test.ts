@@ -78,6 +78,18 @@ describe("newBlocks", () => {
     }
   });
 
+  it("has subscribers of one network share one poller of the latest blocks", async () => {
+    harness.simulator.resetCounters();
+    const query = "subscription { newNetworkBlocks(network: MAINNET) { chainId blockNumber } }";
+    const subscriptions = await Promise.all(Array.from({ length: 3 }, () => subscribeSse(harness, query, {})));
+    try {
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      expect(upstreamCalls(harness)).toEqual({ "GET /v1/blocks": 1 });
+    } finally {
+      await Promise.all(subscriptions.map((subscription) => subscription.cancel()));
+    }
+  });
+
   it.each([
     ["a chain id that is not a number", { chainId: "c-chain" }, "BAD_USER_INPUT"],
     ["a negative resume point", { chainId: C_CHAIN, after: "-1" }, "BAD_USER_INPUT"],

@@ -16,10 +16,16 @@
  */
 import { GatewayError, UpstreamError } from "../errors.ts";
 import type { CallOptions } from "../upstream/http.ts";
-import type { EvmBlock, ListEvmBlocksResponse } from "../upstream/types.ts";
+import type { EvmBlock, ListEvmBlocksResponse, UpstreamNetwork } from "../upstream/types.ts";
 
 /** One page of a chain's newest blocks, newest first. */
 export type ReadNewestBlocks = (chainId: string, pageSize: number, pageToken: string | undefined, call: CallOptions) => Promise<ListEvmBlocksResponse>;
+
+/** One page of the newest blocks of every chain of a network (`GET /v1/blocks`), newest first. */
+export type ReadNetworkBlocks = (network: UpstreamNetwork, pageSize: number, pageToken: string | undefined, call: CallOptions) => Promise<ListEvmBlocksResponse>;
+
+/** What a poller reads: one page of its question's newest blocks. */
+type ReadPage = (pageSize: number, pageToken: string | undefined, call: CallOptions) => Promise<ListEvmBlocksResponse>;
 
 /** Charges a subscriber's caller for one read: null when paid, else the error that ends its stream. */
 export type ChargeRead = () => Promise<GatewayError | null>;
@@ -47,27 +53,39 @@ const MAX_TRANSIENT_FAILURES = 5;
 const BACK_OFF = 1.5;
 
 export class BlockFeed {
-  private readonly pollers = new Map<string, ChainPoller>();
+  private readonly pollers = new Map<string, BlockPoller>();
 
   constructor(
-    private readonly read: ReadNewestBlocks,
+    private readonly readChain: ReadNewestBlocks,
+    private readonly readNetwork: ReadNetworkBlocks,
     private readonly options: BlockFeedOptions,
   ) {}
 
   /** The chain's new blocks from now, or from just after block `after`. */
   subscribe(chainId: string, after: bigint | undefined, call: CallOptions, chargeRead?: ChargeRead): AsyncIterableIterator<BlockEvent> {
-    let poller = this.pollers.get(chainId);
-    if (poller === undefined) {
-      const created = new ChainPoller(chainId, this.read, this.options, () => {
-        if (this.pollers.get(chainId) === created) this.pollers.delete(chainId);
-      });
-      this.pollers.set(chainId, created);
-      poller = created;
-    }
+    const poller = this.poller(`chain:${chainId}`, `chain ${chainId}`, (pageSize, pageToken, options) => this.readChain(chainId, pageSize, pageToken, options), 1);
     return poller.subscribe(after, call, chargeRead);
   }
 
-  /** The pollers running now: one per chain that has subscribers. */
+  /** The new blocks of every chain of a network from now, each chain's in order. */
+  subscribeNetwork(network: UpstreamNetwork, chargeRead?: ChargeRead): AsyncIterableIterator<BlockEvent> {
+    const poller = this.poller(`network:${network}`, `the ${network} network`, (pageSize, pageToken, options) => this.readNetwork(network, pageSize, pageToken, options), PAGE_SIZE);
+    return poller.subscribe(undefined, {}, chargeRead);
+  }
+
+  private poller(key: string, what: string, read: ReadPage, firstPageSize: number): BlockPoller {
+    let poller = this.pollers.get(key);
+    if (poller === undefined) {
+      const created = new BlockPoller(what, read, firstPageSize, this.options, () => {
+        if (this.pollers.get(key) === created) this.pollers.delete(key);
+      });
+      this.pollers.set(key, created);
+      poller = created;
+    }
+    return poller;
+  }
+
+  /** The pollers running now: one per question that has subscribers. */
   get activePollers(): number {
     return this.pollers.size;
   }
@@ -78,10 +96,20 @@ export class BlockFeed {
   }
 }
 
-class ChainPoller {
+/**
+ * Reads one question (a chain, or every chain of a network) and pushes what is new. A block is
+ * new when its number is above the newest its chain had at the last read; a chain first seen now
+ * counts from the time of the newest block of the first read. Paging back stops at the first
+ * block older than the newest block of the last read: everything past it was read before.
+ */
+class BlockPoller {
   private readonly subscribers = new Set<BlockSubscriber>();
-  /** The number of the newest block pushed (or seen at the first read). */
-  private head: bigint | undefined;
+  /** Each chain's newest block number pushed (or seen at the first read). */
+  private readonly heads = new Map<string, bigint>();
+  /** The newest block time seen, in Unix seconds. */
+  private since: number | undefined;
+  /** The newest time seen at the first read: a chain first seen later counts from it. */
+  private firstSince: number | undefined;
   private firstRead: Promise<void> | undefined;
   private timer: NodeJS.Timeout | undefined;
   private intervalMs: number;
@@ -89,8 +117,9 @@ class ChainPoller {
   private stopped = false;
 
   constructor(
-    private readonly chainId: string,
-    private readonly read: ReadNewestBlocks,
+    private readonly what: string,
+    private readonly read: ReadPage,
+    private readonly firstPageSize: number,
     private readonly options: BlockFeedOptions,
     private readonly onStop: () => void,
   ) {
@@ -124,77 +153,50 @@ class ChainPoller {
     this.onStop();
   }
 
-  /** The blocks after `after` up to the poller's head, read for this subscriber alone, then live. */
+  /** One chain's blocks after `after` up to the poller's head, read for this subscriber alone, then live. */
   private async catchUp(subscriber: BlockSubscriber, after: bigint, call: CallOptions): Promise<void> {
     subscriber.holdLive();
     try {
       await this.firstRead;
-      const head = this.head;
+      const [head] = [...this.heads.values()];
       if (head === undefined || after >= head) return;
-      const { blocks, complete } = await this.readBack(after, head, () => subscriber.payForRead(), call);
-      if (!complete) subscriber.push(gapError(this.chainId, after, this.options.maxCatchUpBlocks));
-      for (const block of blocks) subscriber.push(block);
+      const found: EvmBlock[] = [];
+      let pageToken: string | undefined;
+      let complete = false;
+      for (let page = 0; page < this.maxPages() && !complete; page += 1) {
+        if (page > 0) {
+          const refusal = await subscriber.payForRead();
+          if (refusal) throw refusal;
+        }
+        const response = await this.read(PAGE_SIZE, pageToken, { apiKey: call.apiKey, requestId: call.requestId, deadline: Date.now() + this.options.readTimeoutMs });
+        for (const block of response.blocks) {
+          const number = BigInt(block.blockNumber);
+          if (number <= after) complete = true;
+          else if (number <= head) found.push(block);
+        }
+        if (!response.nextPageToken) complete = true;
+        pageToken = response.nextPageToken;
+      }
+      if (!complete) subscriber.push(gapError(this.what, `block ${after}`, this.options.maxCatchUpBlocks), false);
+      for (const block of inChainOrder(found)) subscriber.push(block, false);
     } catch (error) {
-      subscriber.push(asGatewayError(error));
+      subscriber.push(asGatewayError(error), false);
       subscriber.end();
     } finally {
       subscriber.releaseLive();
     }
   }
 
-  /**
-   * The blocks numbered above `after` and at most `upTo`, oldest first, paging back from the
-   * newest; `complete` is false when the bound stopped it before it reached `after`.
-   */
-  private async readBack(
-    after: bigint,
-    upTo: bigint | undefined,
-    pay: () => Promise<GatewayError | null>,
-    call: CallOptions,
-  ): Promise<{ blocks: EvmBlock[]; complete: boolean; newest: bigint | undefined }> {
-    const found: EvmBlock[] = [];
-    let pageToken: string | undefined;
-    let newest: bigint | undefined;
-    const pages = Math.ceil(this.options.maxCatchUpBlocks / PAGE_SIZE);
-    for (let page = 0; page < pages; page += 1) {
-      if (page > 0) {
-        const refusal = await pay();
-        if (refusal) throw refusal;
-      }
-      const response = await this.read(this.chainId, PAGE_SIZE, pageToken, {
-        apiKey: call.apiKey,
-        requestId: call.requestId,
-        deadline: Date.now() + this.options.readTimeoutMs,
-      });
-      for (const block of response.blocks) {
-        const number = BigInt(block.blockNumber);
-        newest = newest === undefined || number > newest ? number : newest;
-        if (number <= after) return { blocks: oldestFirst(found, upTo), complete: true, newest };
-        found.push(block);
-      }
-      if (!response.nextPageToken) return { blocks: oldestFirst(found, upTo), complete: true, newest };
-      pageToken = response.nextPageToken;
-    }
-    return { blocks: oldestFirst(found, upTo), complete: false, newest };
+  private maxPages(): number {
+    return Math.max(1, Math.ceil(this.options.maxCatchUpBlocks / PAGE_SIZE));
   }
 
   private async tick(): Promise<void> {
     await this.chargeSubscribers();
     if (this.stopped) return;
     try {
-      if (this.head === undefined) {
-        const response = await this.read(this.chainId, 1, undefined, { deadline: Date.now() + this.options.readTimeoutMs });
-        const newest = response.blocks[0];
-        this.head = newest ? BigInt(newest.blockNumber) : -1n;
-      } else {
-        const head = this.head;
-        const { blocks, complete, newest } = await this.readBack(head, undefined, async () => null, {});
-        if (this.stopped) return;
-        if (!complete) this.pushAll(gapError(this.chainId, head, this.options.maxCatchUpBlocks));
-        for (const block of blocks) this.pushAll(block);
-        if (newest !== undefined && newest > head) this.head = newest;
-        this.intervalMs = blocks.length > 0 ? this.options.intervalMs : Math.min(this.options.maxIntervalMs, Math.round(this.intervalMs * BACK_OFF));
-      }
+      if (this.since === undefined) await this.readFirst();
+      else await this.readNew(this.since);
       this.failures = 0;
     } catch (error) {
       if (this.stopped) return;
@@ -202,6 +204,53 @@ class ChainPoller {
       if (!isTransient(error) || this.failures > MAX_TRANSIENT_FAILURES) return this.finish(asGatewayError(error));
     }
     if (!this.stopped) this.schedule();
+  }
+
+  /** Learns each chain's newest block; nothing is pushed. */
+  private async readFirst(): Promise<void> {
+    const response = await this.read(this.firstPageSize, undefined, { deadline: Date.now() + this.options.readTimeoutMs });
+    let since = 0;
+    for (const block of response.blocks) {
+      this.note(block);
+      since = Math.max(since, block.blockTimestamp);
+    }
+    this.since = since;
+    this.firstSince = since;
+  }
+
+  /** Pages back to the last read's newest block, within the bound, and pushes what is new, in order. */
+  private async readNew(since: number): Promise<void> {
+    const found: EvmBlock[] = [];
+    let pageToken: string | undefined;
+    let complete = false;
+    for (let page = 0; page < this.maxPages() && !complete; page += 1) {
+      const response = await this.read(PAGE_SIZE, pageToken, { deadline: Date.now() + this.options.readTimeoutMs });
+      if (this.stopped) return;
+      for (const block of response.blocks) {
+        if (block.blockTimestamp < since) complete = true;
+        else if (this.isNew(block)) found.push(block);
+      }
+      if (!response.nextPageToken) complete = true;
+      pageToken = response.nextPageToken;
+    }
+    if (!complete) this.pushAll(gapError(this.what, `the read at ${since}`, this.options.maxCatchUpBlocks));
+    for (const block of inChainOrder(found)) {
+      this.note(block);
+      this.since = Math.max(this.since ?? 0, block.blockTimestamp);
+      this.pushAll(block);
+    }
+    this.intervalMs = found.length > 0 ? this.options.intervalMs : Math.min(this.options.maxIntervalMs, Math.round(this.intervalMs * BACK_OFF));
+  }
+
+  private isNew(block: EvmBlock): boolean {
+    const head = this.heads.get(block.chainId);
+    return head === undefined ? block.blockTimestamp > (this.firstSince ?? 0) : BigInt(block.blockNumber) > head;
+  }
+
+  private note(block: EvmBlock): void {
+    const number = BigInt(block.blockNumber);
+    const head = this.heads.get(block.chainId);
+    if (head === undefined || number > head) this.heads.set(block.chainId, number);
   }
 
   private pushAll(event: BlockEvent): void {
@@ -218,7 +267,7 @@ class ChainPoller {
     refusals.forEach((refusal, index) => {
       const subscriber = subscribers[index]!;
       if (!refusal || !this.subscribers.delete(subscriber)) return;
-      subscriber.push(refusal);
+      subscriber.push(refusal, false);
       subscriber.end();
     });
     if (this.subscribers.size === 0) this.stop();
@@ -230,16 +279,16 @@ class ChainPoller {
   }
 }
 
-function oldestFirst(blocks: EvmBlock[], upTo: bigint | undefined): EvmBlock[] {
-  const kept = upTo === undefined ? blocks : blocks.filter((block) => BigInt(block.blockNumber) <= upTo);
-  return kept.sort((a, b) => (BigInt(a.blockNumber) < BigInt(b.blockNumber) ? -1 : 1));
+/** Oldest first by time; within a chain by number, so each chain's blocks come in order. */
+function inChainOrder(blocks: EvmBlock[]): EvmBlock[] {
+  return blocks.sort((a, b) => a.blockTimestamp - b.blockTimestamp || a.chainId.localeCompare(b.chainId) || (BigInt(a.blockNumber) < BigInt(b.blockNumber) ? -1 : 1));
 }
 
-function gapError(chainId: string, after: bigint, bound: number): GatewayError {
+function gapError(what: string, since: string, bound: number): GatewayError {
   return new GatewayError(
-    `More than ${bound} blocks of chain ${chainId} arrived after block ${after}: the blocks between are not pushed; the stream goes on from the newest`,
+    `More than ${bound} blocks of ${what} arrived after ${since}: the blocks between are not pushed; the stream goes on from the newest`,
     "LIVE_GAP",
-    { after: after.toString(), maxCatchUpBlocks: bound },
+    { maxCatchUpBlocks: bound },
   );
 }
 
@@ -258,7 +307,8 @@ function asGatewayError(error: unknown): GatewayError {
 class BlockSubscriber implements AsyncIterableIterator<BlockEvent> {
   private readonly queue: BlockEvent[] = [];
   private held: BlockEvent[] | undefined;
-  private lastNumber: bigint | undefined;
+  /** The newest block number given, per chain. */
+  private readonly given = new Map<string, bigint>();
   private waiting: ((result: IteratorResult<BlockEvent>) => void) | undefined;
   private ended = false;
   /** Reads paid for ahead: the first, when it subscribed. */
@@ -297,8 +347,9 @@ class BlockSubscriber implements AsyncIterableIterator<BlockEvent> {
     }
     if (!(event instanceof GatewayError)) {
       const number = BigInt(event.blockNumber);
-      if (this.lastNumber !== undefined && number <= this.lastNumber) return true;
-      this.lastNumber = number;
+      const given = this.given.get(event.chainId);
+      if (given !== undefined && number <= given) return true;
+      this.given.set(event.chainId, number);
     }
     if (this.waiting) {
       this.waiting({ value: event, done: false });
