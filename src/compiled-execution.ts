@@ -5,7 +5,7 @@
  * generated ones; each rule below is a divergence it found.
  */
 import { useGraphQlJit } from "@envelop/graphql-jit";
-import { GraphQLError, Kind, visit, type DocumentNode, type ExecutionArgs, type FieldNode, type InlineFragmentNode, type SelectionNode, type SelectionSetNode } from "graphql";
+import { BREAK, GraphQLError, Kind, visit, type DocumentNode, type ExecutionArgs, type FieldNode, type InlineFragmentNode, type SelectionNode, type SelectionSetNode } from "graphql";
 import type { Plugin } from "graphql-yoga";
 import { analyzeOperation } from "./operation-analysis.ts";
 
@@ -20,11 +20,33 @@ import { analyzeOperation } from "./operation-analysis.ts";
  *   through a variable named otherwise than the argument) reaches the resolver as undefined;
  * - a field of an input object written in the document takes a variable that has no value and
  *   no default: graphql-jit sets the field to null, where graphql-js leaves it out so that the
- *   input field's own default applies (and "absent" stays distinct from "null").
+ *   input field's own default applies (and "absent" stays distinct from "null");
+ * - the document uses `@defer` or `@stream`: graphql-jit ignores both and answers everything in
+ *   one result, where graphql-js (with the defer/stream plugin) sends the deferred fragments and
+ *   streamed items as incremental results.
  */
 export function runsCompiled(args: ExecutionArgs): boolean {
   const analysis = analyzeOperation(args);
-  return analysis.soleOperation && analysis.variablesValid && analysis.kind !== "subscription" && !analysis.inputFieldWithoutValue;
+  return analysis.soleOperation && analysis.variablesValid && analysis.kind !== "subscription" && !analysis.inputFieldWithoutValue && !deliversIncrementally(args.document);
+}
+
+const incremental = new WeakMap<DocumentNode, boolean>();
+
+/** Whether a document holds a `@defer` or `@stream` directive anywhere (its fragments included); kept per parsed document. */
+export function deliversIncrementally(document: DocumentNode): boolean {
+  let found = incremental.get(document);
+  if (found === undefined) {
+    found = false;
+    visit(document, {
+      Directive(node) {
+        if (node.name.value !== "defer" && node.name.value !== "stream") return undefined;
+        found = true;
+        return BREAK;
+      },
+    });
+    incremental.set(document, found);
+  }
+  return found;
 }
 
 /**

@@ -72,6 +72,10 @@ export interface ServerConfig {
   maxConnectionsPerAddress: number;
   /** How long `/ready` answers from one health check of the upstreams, which it sends at most once per interval (READY_CACHE_MS). */
   readyCacheMs: number;
+  /** The largest graphql-ws message a WebSocket client may send; a larger one closes its socket with 1009 (WS_MAX_MESSAGE_BYTES, default MAX_BODY_BYTES). */
+  webSocketMaxMessageBytes: number;
+  /** Operations one WebSocket may run at once, subscriptions and queries together (WS_MAX_OPERATIONS_PER_SOCKET). */
+  webSocketMaxOperations: number;
 }
 
 /** The upstream's verdicts on callers' keys, kept by hash in bounded LRUs (src/refused-keys.ts). */
@@ -273,6 +277,8 @@ function serverConfig(env: Env): ServerConfig {
     maxConnections: integer(env, "MAX_CONNECTIONS", 1_024, 1),
     maxConnectionsPerAddress: integer(env, "MAX_CONNECTIONS_PER_ADDRESS", boolean(env, "TRUST_PROXY", false) ? 0 : 64, 0),
     readyCacheMs: integer(env, "READY_CACHE_MS", 1_000, 1),
+    webSocketMaxMessageBytes: integer(env, "WS_MAX_MESSAGE_BYTES", integer(env, "MAX_BODY_BYTES", 100_000, 1), 1),
+    webSocketMaxOperations: integer(env, "WS_MAX_OPERATIONS_PER_SOCKET", 20, 1),
   };
 }
 

@@ -7,6 +7,7 @@ import cluster from "node:cluster";
 import { withClusterMetrics } from "./cluster-metrics.ts";
 import type { GatewayConfig } from "./config.ts";
 import { createGatewayServer } from "./http-server.ts";
+import { createWebSocketTransport } from "./websocket.ts";
 import { createLogger } from "./logger.ts";
 import { GatewayMetrics } from "./metrics.ts";
 import { RedisLink, redactedUrl } from "./redis.ts";
@@ -35,7 +36,8 @@ export async function runGatewayProcess(config: GatewayConfig): Promise<void> {
   const gateway = createGateway(config, urls, logger, { plugins: tracing ? [tracing.plugin] : [], redis, metrics });
   const handler = worker ? withClusterMetrics(gateway.listener, gateway.metrics.registry, gateway.chargeScrape) : gateway.listener;
 
-  const { server, drain } = createGatewayServer(handler, config.server, logger, gateway.metrics.registry);
+  const webSockets = createWebSocketTransport(gateway, config, logger);
+  const { server, drain } = createGatewayServer(handler, config.server, logger, gateway.metrics.registry, webSockets);
   server.listen(config.port, config.host, () => {
     logger.info(
       { url: `http://${config.host === "0.0.0.0" ? "localhost" : config.host}:${config.port}/graphql`, ...urls },
@@ -51,7 +53,7 @@ export async function runGatewayProcess(config: GatewayConfig): Promise<void> {
     if (stopping) return;
     stopping = true;
     logger.info({ signal, graceMs: config.shutdownGraceMs }, "shutting down");
-    await drain({ graceMs: config.shutdownGraceMs, onClosing: () => void gateway.endStreams() });
+    await drain({ graceMs: config.shutdownGraceMs, onClosing: () => gateway.endStreams() });
     await gateway.close();
     await redis?.close();
     await tracing?.shutdown();

@@ -11,13 +11,14 @@ import type { Duplex } from "node:stream";
 import { Counter, Gauge, type Registry } from "prom-client";
 import type { ServerConfig } from "./config.ts";
 import type { Logger } from "./logger.ts";
+import type { UpgradeHandler } from "./websocket.ts";
 
 export type RequestListener = (request: IncomingMessage, response: ServerResponse) => void;
 
 export interface DrainOptions {
   graceMs: number;
-  /** Called once the server has stopped accepting: e.g. to end the open streams. */
-  onClosing?: () => void;
+  /** Called once the server has stopped accepting: e.g. to end the open streams; WebSockets are closed once it settles. */
+  onClosing?: () => void | Promise<void>;
 }
 
 export interface GatewayServer {
@@ -65,7 +66,13 @@ function refusalAnswer(status: number, reason: string, code: string, message: st
   );
 }
 
-export function createGatewayServer(listener: RequestListener, config: ServerConfig, logger: Logger, registry?: Registry): GatewayServer {
+export function createGatewayServer(
+  listener: RequestListener,
+  config: ServerConfig,
+  logger: Logger,
+  registry?: Registry,
+  upgrades?: UpgradeHandler,
+): GatewayServer {
   const registers = registry ? [registry] : [];
   const refusals = new Counter({
     name: "gateway_connections_refused_total",
@@ -157,6 +164,22 @@ export function createGatewayServer(listener: RequestListener, config: ServerCon
     });
   });
 
+  // WebSockets on the GraphQL path only. An upgraded connection stays counted against the
+  // connection caps (it is the same socket) until it closes.
+  server.on("upgrade", (request: IncomingMessage, socket: Duplex, head: Buffer) => {
+    socket.on("error", () => socket.destroy());
+    const path = (request.url ?? "").split("?")[0];
+    if (!upgrades || path !== upgrades.path) {
+      socket.end(refusalAnswer(404, "Not Found", "NOT_FOUND", `WebSocket connections are taken on ${upgrades?.path ?? "no path"} only`));
+      return;
+    }
+    if (stopping) {
+      socket.end(refusalAnswer(503, "Service Unavailable", "SHUTTING_DOWN", "The gateway is shutting down: connect again"));
+      return;
+    }
+    upgrades.handleUpgrade(request, socket, head);
+  });
+
   // Replaces Node's answers (text, or none) to requests it refuses before they reach the
   // listener with JSON ones that say which bound was passed.
   server.on("clientError", (error: NodeJS.ErrnoException, socket: Duplex) => {
@@ -195,14 +218,16 @@ export function createGatewayServer(listener: RequestListener, config: ServerCon
     for (const response of unanswered) if (!response.headersSent) response.setHeader("connection", "close");
     // Closes the idle connections too.
     const closed = new Promise<void>((resolve) => server.close(() => resolve()));
-    onClosing?.();
+    const closing = Promise.resolve(onClosing?.()).catch((error: unknown) => logger.warn({ err: error }, "could not end the open streams"));
+    // After the streams completed, so that their sockets carry the `complete` first.
+    const socketsClosed = upgrades ? closing.then(() => upgrades.close(graceMs)) : Promise.resolve();
     let forced = false;
     const timer = setTimeout(() => {
       forced = true;
       logger.warn("requests still in flight after the grace period: closing their connections");
       server.closeAllConnections();
     }, graceMs);
-    await closed;
+    await Promise.all([closed, socketsClosed]);
     clearTimeout(timer);
     if (logTimer) {
       clearTimeout(logTimer);

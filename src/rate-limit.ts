@@ -337,6 +337,17 @@ export interface RateLimitPluginOptions {
   isParsed(source: string): boolean;
 }
 
+export interface RateLimitPlugins {
+  beforeParsing: Plugin<GatewayContext>;
+  beforeExecution: Plugin<GatewayContext>;
+  /**
+   * What `beforeParsing` charges an HTTP request, for an operation that comes another way (a
+   * WebSocket message): its 1 and the reading of its document; the result that refuses it, or
+   * undefined. Give each operation a Request of its own.
+   */
+  payForReading(request: Request, req: CallerContext["req"], params: { query?: unknown; operationName?: unknown }): Promise<ExecutionResult | undefined>;
+}
+
 /**
  * Two plugins: `beforeParsing` charges every request as it comes (place it before any plugin
  * that may refuse a request after reading it), `beforeExecution` charges an operation the rest of
@@ -346,7 +357,7 @@ export function useRateLimit(
   config: RateLimitConfig,
   limiter: RateLimiter,
   options: RateLimitPluginOptions,
-): { beforeParsing: Plugin<GatewayContext>; beforeExecution: Plugin<GatewayContext> } {
+): RateLimitPlugins {
   const paid = new WeakMap<Request, Paid>();
   const slots = new StreamSlots(config.subscriptionsPerCaller);
 
@@ -401,6 +412,54 @@ export function useRateLimit(
     };
   }
 
+  /**
+   * Charges a request its 1 (unless it paid it as it came) and the reading of its document and
+   * operation name; the result that refuses it, or undefined when it may go on.
+   */
+  async function payForReading(
+    request: Request,
+    req: CallerContext["req"],
+    params: { query?: unknown; operationName?: unknown },
+  ): Promise<ExecutionResult | undefined> {
+    const query = typeof params.query === "string" ? params.query : "";
+    const newDocument = query !== "" && options.isParsed(query) === false;
+    const shape = newDocument ? documentShapeOf(request, query) : undefined;
+    const documentCost = shape ? costOfReading(shape, query.length) : 0;
+    const nameCost = Math.floor((typeof params.operationName === "string" ? params.operationName.length : 0) / CHARACTERS_PER_TOKEN);
+    const sizeCost = documentCost + nameCost;
+    const buckets = bucketsOf({ request, req }, config);
+    const burst = Math.min(...buckets.map(({ limits }) => limits.burst));
+    // The 1, paid as the request came, is kept even when the size cannot be paid: a caller who
+    // keeps sending what it cannot afford runs its buckets dry, and is then refused before its
+    // requests are read.
+    let decision = paid.get(request)?.decision ?? (await limiter.take(buckets, 1));
+    paid.set(request, { buckets, newDocument, decision });
+    // A request that is refused here was still read and measured: the characters of its
+    // document and operation name are paid whatever the bucket holds, into debt if need be
+    // (then its caller is refused unread until the debt is paid back).
+    const operationName = typeof params.operationName === "string" ? params.operationName : "";
+    const readCost = Math.floor((query.length + operationName.length) / CHARACTERS_PER_TOKEN);
+    if (decision.allowed && 1 + sizeCost > burst) {
+      if (readCost > 0) paid.set(request, { buckets, newDocument, decision: await limiter.take(buckets, readCost, true) });
+      return { errors: [documentTooCostly(1 + sizeCost, burst, shape)] };
+    }
+    if (decision.allowed && sizeCost > 0) {
+      decision = await limiter.take(buckets, sizeCost);
+      if (!decision.allowed && readCost > 0) {
+        const charged = await limiter.take(buckets, readCost, true);
+        decision = { ...decision, remaining: charged.remaining };
+      }
+      paid.set(request, { buckets, newDocument, decision });
+    }
+    if (decision.allowed) return undefined;
+    const parts = [
+      ...(documentCost > 0 ? [`${documentCost} for its new document's ${shape!.tokens} tokens and ${shape!.definitions} definitions`] : []),
+      ...(nameCost > 0 ? [`${nameCost} for its operation name`] : []),
+    ];
+    const what = parts.length > 0 ? `this request (1, and ${parts.join(" and ")})` : "this request";
+    return { errors: [rateLimited(1 + sizeCost, what, decision)] };
+  }
+
   const beforeParsing: Plugin<GatewayContext> = {
     // The endpoints beside /graphql pay too: a health check costs the upstream calls it may make,
     // a scrape the CPU of printing every metric.
@@ -424,44 +483,8 @@ export function useRateLimit(
       });
     },
     async onParams({ params, request, context, setResult }) {
-      const query = typeof params.query === "string" ? params.query : "";
-      const newDocument = query !== "" && options.isParsed(query) === false;
-      const shape = newDocument ? documentShapeOf(request, query) : undefined;
-      const documentCost = shape ? costOfReading(shape, query.length) : 0;
-      const nameCost = Math.floor((typeof params.operationName === "string" ? params.operationName.length : 0) / CHARACTERS_PER_TOKEN);
-      const sizeCost = documentCost + nameCost;
-      const buckets = bucketsOf({ request, req: (context as Partial<CallerContext>).req }, config);
-      const burst = Math.min(...buckets.map(({ limits }) => limits.burst));
-      // The 1, paid as the request came, is kept even when the size cannot be paid: a caller who
-      // keeps sending what it cannot afford runs its buckets dry, and is then refused before its
-      // requests are read.
-      let decision = paid.get(request)?.decision ?? (await limiter.take(buckets, 1));
-      paid.set(request, { buckets, newDocument, decision });
-      // A request that is refused here was still read and measured: the characters of its
-      // document and operation name are paid whatever the bucket holds, into debt if need be
-      // (then its caller is refused unread until the debt is paid back).
-      const operationName = typeof params.operationName === "string" ? params.operationName : "";
-      const readCost = Math.floor((query.length + operationName.length) / CHARACTERS_PER_TOKEN);
-      if (decision.allowed && 1 + sizeCost > burst) {
-        if (readCost > 0) paid.set(request, { buckets, newDocument, decision: await limiter.take(buckets, readCost, true) });
-        setResult({ errors: [documentTooCostly(1 + sizeCost, burst, shape)] });
-        return;
-      }
-      if (decision.allowed && sizeCost > 0) {
-        decision = await limiter.take(buckets, sizeCost);
-        if (!decision.allowed && readCost > 0) {
-          const charged = await limiter.take(buckets, readCost, true);
-          decision = { ...decision, remaining: charged.remaining };
-        }
-        paid.set(request, { buckets, newDocument, decision });
-      }
-      if (decision.allowed) return;
-      const parts = [
-        ...(documentCost > 0 ? [`${documentCost} for its new document's ${shape!.tokens} tokens and ${shape!.definitions} definitions`] : []),
-        ...(nameCost > 0 ? [`${nameCost} for its operation name`] : []),
-      ];
-      const what = parts.length > 0 ? `this request (1, and ${parts.join(" and ")})` : "this request";
-      setResult({ errors: [rateLimited(1 + sizeCost, what, decision)] });
+      const refused = await payForReading(request, (context as Partial<CallerContext>).req, params);
+      if (refused) setResult(refused);
     },
     onResponse({ request, response }) {
       const decision = paid.get(request)?.decision;
@@ -499,7 +522,7 @@ export function useRateLimit(
     },
   };
 
-  return { beforeParsing, beforeExecution };
+  return { beforeParsing, beforeExecution, payForReading };
 }
 
 /** How often the refusals of requests that were not read are summed up in one log line. */

@@ -47,7 +47,7 @@ export function refusalBody(message: string, code: string): string {
 }
 
 /** True when arrays and objects nest deeper than `max` in a parsed value; walked without recursion. */
-function valueNestsDeeperThan(value: unknown, max: number): boolean {
+export function valueNestsDeeperThan(value: unknown, max: number): boolean {
   const pending: [unknown, number][] = [[value, 0]];
   while (pending.length > 0) {
     const [item, depth] = pending.pop()!;

@@ -2,8 +2,9 @@
 import { BlockFeed } from "./live/block-feed.ts";
 import { randomUUID } from "node:crypto";
 import type { IncomingMessage, ServerResponse } from "node:http";
+import { useDeferStream } from "@graphql-yoga/plugin-defer-stream";
 import { usePrometheus } from "@graphql-yoga/plugin-prometheus";
-import type { DocumentNode } from "graphql";
+import type { DocumentNode, ExecutionResult } from "graphql";
 import { LRUCache } from "lru-cache";
 import { createYoga, type Plugin, type YogaServerInstance } from "graphql-yoga";
 import type { GatewayConfig } from "./config.ts";
@@ -49,6 +50,11 @@ export interface Gateway {
   metrics: GatewayMetrics;
   /** Ends every open subscription's stream, which completes it for its client; for shutdown. */
   endStreams(): Promise<void>;
+  /**
+   * Charges an operation that came over a WebSocket what an HTTP request pays before it is parsed
+   * (src/rate-limit.ts); the result that refuses it, or undefined.
+   */
+  payForSocketOperation(request: Request, req: IncomingMessage, params: { query?: unknown; operationName?: unknown }): Promise<ExecutionResult | undefined>;
   /** Charges the caller of a `/metrics` scrape answered outside Yoga (a cluster's): 0 when paid, else the seconds to wait. */
   chargeScrape(request: IncomingMessage): Promise<number>;
   close(): Promise<void>;
@@ -265,6 +271,8 @@ export function createGateway(config: GatewayConfig, urls: UpstreamUrls, logger:
       ...responseCache,
       useRequestLog(logger, requestIds),
       ...securityPlugins(config.security, config.limits),
+      // Incremental delivery of queries: multipart/mixed or SSE over HTTP, `next` messages over WebSocket.
+      useDeferStream(),
       ...(rateLimit ? [rateLimit.beforeExecution as Plugin] : []),
       // Compiled execution where it answers as graphql-js does (src/compiled-execution.ts).
       ...(config.compiledExecution ? useCompiledExecution() : []),
@@ -359,6 +367,7 @@ export function createGateway(config: GatewayConfig, urls: UpstreamUrls, logger:
       blockFeed.close();
       return exportWatch.close();
     },
+    payForSocketOperation: rateLimit ? rateLimit.payForReading : async () => undefined,
     chargeScrape: rateLimiter ? scrapeCharge(rateLimiter, config.rateLimit) : async () => 0,
     async close() {
       stopChainRefresh();
