@@ -1,7 +1,11 @@
 import { createServer, type Server } from "node:http";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { formatBlocks, latestBlocks } from "../examples/explorer-home.ts";
-import { simulatorGet, startHarness, type Harness } from "./helpers.ts";
+import { formatBlock, watchNewBlocks, type NewBlock } from "../examples/new-blocks.ts";
+import { createGatewayServer } from "../src/http-server.ts";
+import { createLogger } from "../src/logger.ts";
+import { createWebSocketTransport } from "../src/websocket.ts";
+import { simulatorGet, startHarness, until, type Harness } from "./helpers.ts";
 
 let harness: Harness;
 let server: Server;
@@ -31,5 +35,31 @@ describe("the example client (examples/explorer-home.ts)", () => {
 
   it("reports the gateway's errors with their codes", async () => {
     await expect(latestBlocks(endpoint, 500, 1)).rejects.toThrow(/BAD_USER_INPUT at latestBlocks: first must be between 0 and 100/);
+  });
+});
+
+describe("the live example client (examples/new-blocks.ts)", () => {
+  it("prints a chain's blocks over a WebSocket, resuming after a block number", async () => {
+    const logger = createLogger("silent");
+    const served = createGatewayServer(
+      harness.gateway.listener,
+      harness.config.server,
+      logger,
+      harness.gateway.metrics.registry,
+      createWebSocketTransport(harness.gateway, harness.config, logger),
+    );
+    await new Promise<void>((resolve) => served.server.listen(0, "127.0.0.1", resolve));
+    const wsEndpoint = `ws://127.0.0.1:${(served.server.address() as { port: number }).port}/graphql`;
+    const newest = await simulatorGet<{ blocks: { blockNumber: string; blockHash: string }[] }>(harness, "data", "/v1/chains/43114/blocks?pageSize=3");
+    const received: NewBlock[] = [];
+    const watch = watchNewBlocks(wsEndpoint, "43114", (block) => received.push(block), { after: newest.blocks[2]!.blockNumber });
+    try {
+      await until(() => received.length >= 2, "two blocks over the WebSocket");
+      expect(received.map((block) => block.blockHash)).toEqual([newest.blocks[1]!.blockHash, newest.blocks[0]!.blockHash]);
+      expect(formatBlock(received[0]!)).toContain(newest.blocks[1]!.blockHash);
+    } finally {
+      await watch.stop();
+      await served.drain({ graceMs: 0, onClosing: () => harness.gateway.endStreams() });
+    }
   });
 });
