@@ -19,6 +19,7 @@ function readOptions(env: NodeJS.ProcessEnv): Partial<SimulatorOptions> {
   assign("blocksPerChain", integer(env, "SIM_BLOCKS_PER_CHAIN"));
   assign("headTime", integer(env, "SIM_HEAD_TIME"));
   assign("blockIntervalSeconds", number(env, "SIM_BLOCK_INTERVAL_SECONDS"));
+  assign("live", flag(env, "SIM_LIVE"));
   assign("latencyMs", integer(env, "SIM_LATENCY_MS"));
   assign("errorRate", number(env, "SIM_ERROR_RATE"));
   assign("errorStatus", integer(env, "SIM_ERROR_STATUS"));
@@ -49,6 +50,14 @@ function integer(env: NodeJS.ProcessEnv, name: string): number | undefined {
   const value = number(env, name);
   if (value !== undefined && !Number.isInteger(value)) throw new RangeError(`${name} must be an integer`);
   return value;
+}
+
+function flag(env: NodeJS.ProcessEnv, name: string): boolean | undefined {
+  const value = text(env, name)?.toLowerCase();
+  if (value === undefined) return undefined;
+  if (value === "true" || value === "1") return true;
+  if (value === "false" || value === "0") return false;
+  throw new RangeError(`${name} must be true or false, got "${value}"`);
 }
 
 /** Comma-separated; route keys contain spaces but no commas. */

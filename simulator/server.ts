@@ -6,6 +6,7 @@ import { HttpError, errorBody } from "./http/errors.ts";
 import { DEFAULT_KNOBS, FaultInjector, validateKnobs, type Knobs } from "./http/knobs.ts";
 import { RequestLog, type RecordedRequest } from "./http/request-log.ts";
 import { AnswerCache, CHANGING_ROUTES } from "./http/answer-cache.ts";
+import { SimulatorClock, type ClockState } from "./http/clock.ts";
 import { jsonText, sendJson, sendJsonText } from "./http/respond.ts";
 import type { RouteTable } from "./http/router.ts";
 import { DEFAULT_NETWORK_OPTIONS, SampleNetwork, type NetworkOptions } from "./network/index.ts";
@@ -14,6 +15,7 @@ import { serveExportDownload } from "./routes/data/exports.ts";
 import { keepsMetricsAnswer } from "./routes/metrics/paging.ts";
 import { dataApiRoutes, metricsApiRoutes, type RouteOptions } from "./routes/index.ts";
 
+export type { ClockState } from "./http/clock.ts";
 export type { Knobs } from "./http/knobs.ts";
 export type { RecordedRequest } from "./http/request-log.ts";
 export type { SampleNetwork } from "./network/index.ts";
@@ -26,7 +28,15 @@ export interface ListenOptions {
   metricsPort: number;
 }
 
-export type SimulatorOptions = NetworkOptions & ListenOptions & RouteOptions & Knobs;
+export interface ClockOptions {
+  /**
+   * Live mode: the clock follows the wall clock from the start, so every chain gains blocks at its
+   * own rhythm. Otherwise it stays at the head time until told to advance.
+   */
+  live: boolean;
+}
+
+export type SimulatorOptions = NetworkOptions & ListenOptions & RouteOptions & ClockOptions & Knobs;
 
 export const DEFAULT_SIMULATOR_OPTIONS: SimulatorOptions = {
   ...DEFAULT_NETWORK_OPTIONS,
@@ -34,6 +44,7 @@ export const DEFAULT_SIMULATOR_OPTIONS: SimulatorOptions = {
   dataPort: 0,
   metricsPort: 0,
   metricsChainsPageSize: 100,
+  live: false,
   ...DEFAULT_KNOBS,
 };
 
@@ -51,6 +62,13 @@ export interface RunningSimulator {
   knobs(): Knobs;
   /** @throws RangeError when a knob value is invalid; no knob changes then. */
   setKnobs(knobs: Partial<Knobs>): void;
+  /** The clock, and the heads of the chains, once the network has caught up with it. */
+  clock(): ClockState;
+  /**
+   * Moves the clock on (0 < seconds <= 86,400), as `POST /_simulator/clock` does; every chain gains the blocks due.
+   * @throws RangeError for another number of seconds.
+   */
+  advanceClock(seconds: number): ClockState;
   close(): Promise<void>;
 }
 
@@ -97,7 +115,15 @@ export async function startSimulator(options: Partial<SimulatorOptions> = {}): P
   const log = new RequestLog();
   const faults = new FaultInjector(settings.seed);
   const shutdown = new AbortController();
-  const control: ControlTarget = { log, knobs: () => knobs, setKnobs };
+  const clock = new SimulatorClock(network, settings.live);
+  const dropKeptAnswers = () => {
+    data.answers?.clear();
+    metrics.answers?.clear();
+  };
+  const syncClock = () => {
+    if (clock.sync()) dropKeptAnswers();
+  };
+  const control: ControlTarget = { log, knobs: () => knobs, setKnobs, clock, onChange: dropKeptAnswers };
 
   const listener = (service: Service) => (request: IncomingMessage, response: ServerResponse) => {
     serve(service, request, response).catch((error: unknown) => {
@@ -117,6 +143,8 @@ export async function startSimulator(options: Partial<SimulatorOptions> = {}): P
     if (pathname.startsWith(CONTROL_PREFIX)) return handleControl(request, response, pathname, control);
     if (service === data && pathname.startsWith(EXPORT_DOWNLOAD_PATH)) return serveExportDownload(exportJobs, request, response, pathname);
 
+    // Every answer is as of the clock's time when the request arrived.
+    syncClock();
     const { route, pathParams } = service.routes.match(method, pathname);
     const apiKey = firstHeader(request, API_KEY_HEADER);
     log.record({
@@ -211,6 +239,15 @@ export async function startSimulator(options: Partial<SimulatorOptions> = {}): P
     requests: () => log.requests(),
     knobs: () => ({ ...knobs }),
     setKnobs,
+    clock: () => {
+      syncClock();
+      return clock.state();
+    },
+    advanceClock: (seconds) => {
+      clock.advance(seconds);
+      syncClock();
+      return clock.state();
+    },
     close: () => {
       if (!shutdown.signal.aborted) {
         shutdown.abort();

@@ -72,7 +72,8 @@ export async function upstreamsOrSimulator(
   if (config.dataApiUrl || config.metricsApiUrl) {
     throw new Error("set both DATA_API_URL and METRICS_API_URL, or neither to use the embedded simulator");
   }
-  const simulator = await startSimulatorProcess();
+  // Live unless SIM_LIVE says otherwise: a gateway started on its own shows chains that move.
+  const simulator = await startSimulatorProcess({ SIM_LIVE: process.env.SIM_LIVE ?? "true" });
   const urls = { dataApiUrl: simulator.dataApiUrl, metricsApiUrl: simulator.metricsApiUrl };
   logger.info(urls, "no DATA_API_URL/METRICS_API_URL set: serving the embedded simulator's sample network");
   return { urls, simulator };

@@ -1,6 +1,7 @@
 /**
- * Serialized answers of reads, by URL. The sample network never changes once
- * generated, so a read answered once is answered the same way again; keeping its JSON spares the
+ * Serialized answers of reads, by URL. The sample network changes only when its clock moves on
+ * (and the cache is cleared then), so a read answered once is answered the same way again until
+ * then; keeping its JSON spares the
  * simulator the work, so that it stays much faster than the gateway it serves in benchmarks.
  * The answers are kept encoded, so that a hit is written as it is. Bounded; the least recently
  * used answer goes first.
@@ -17,6 +18,10 @@ export class AnswerCache {
       this.answers.set(url, answer);
     }
     return answer;
+  }
+
+  clear(): void {
+    this.answers.clear();
   }
 
   set(url: string, answer: string): void {

@@ -1,4 +1,5 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
+import { readAdvanceSeconds, type SimulatorClock } from "./clock.ts";
 import { HttpError, badRequest, errorBody } from "./errors.ts";
 import type { Knobs } from "./knobs.ts";
 import type { RequestLog } from "./request-log.ts";
@@ -12,6 +13,9 @@ export interface ControlTarget {
   knobs(): Knobs;
   /** @throws RangeError when the update is invalid. */
   setKnobs(update: unknown): void;
+  clock: SimulatorClock;
+  /** Called when the network's data changed, so that kept answers are dropped. */
+  onChange(): void;
 }
 
 /**
@@ -44,6 +48,18 @@ export async function handleControl(
           throw error;
         }
         return sendJson(response, 200, { knobs: target.knobs() });
+      case "GET clock":
+        if (target.clock.sync()) target.onChange();
+        return sendJson(response, 200, target.clock.state());
+      case "POST clock":
+        try {
+          target.clock.advance(readAdvanceSeconds(await readJsonBody(request)));
+        } catch (error) {
+          if (error instanceof RangeError) throw badRequest(error.message);
+          throw error;
+        }
+        if (target.clock.sync()) target.onChange();
+        return sendJson(response, 200, target.clock.state());
       default:
         return sendJson(response, 404, errorBody(404, `Cannot ${request.method} ${pathname}`));
     }

@@ -20,20 +20,29 @@ interface TokenPayload {
   offset: number;
   /** Hash of the scope that issued the token. */
   scope: string;
+  /** The length of a list that grows at its front when the token was issued. */
+  length?: number;
 }
 
 /**
  * One page of an ordered sequence. Page tokens are opaque to clients: the
  * base64url of the next offset and a hash of the query that issued them, so a
  * token replayed on another path or with other filters is refused. The page
- * size may change from one page to the next.
+ * size may change from one page to the next. A newest-first list of a live chain grows at its
+ * front: its tokens also carry its length, so that the next page starts after the last item
+ * served however many items arrived in between.
  */
-export function paginate<T>(source: Sequence<T>, request: PageRequest): Page<T> {
+export function paginate<T>(source: Sequence<T> & { growsAt?: "front" | "back" }, request: PageRequest): Page<T> {
   if (request.pageSize === undefined) {
     throw new Error("paginate() needs a page size; the contract gives no default for this route");
   }
   const scope = scopeHash(request.scope);
-  const offset = request.pageToken === undefined ? 0 : decodePageToken(request.pageToken, scope);
+  const growsAtFront = source.growsAt === "front";
+  let offset = 0;
+  if (request.pageToken !== undefined) {
+    const token = decodePageToken(request.pageToken, scope);
+    offset = token.offset + (growsAtFront && token.length !== undefined ? Math.max(0, source.length - token.length) : 0);
+  }
   const end = Math.min(source.length, offset + request.pageSize);
   const items: T[] = [];
   for (let index = offset; index < end; index++) {
@@ -42,7 +51,8 @@ export function paginate<T>(source: Sequence<T>, request: PageRequest): Page<T> 
   }
   return {
     items,
-    nextPageToken: end < source.length ? encodePageToken({ offset: end, scope }) : undefined,
+    nextPageToken:
+      end < source.length ? encodePageToken(growsAtFront ? { offset: end, scope, length: source.length } : { offset: end, scope }) : undefined,
   };
 }
 
@@ -54,7 +64,7 @@ function encodePageToken(payload: TokenPayload): string {
   return Buffer.from(JSON.stringify(payload)).toString("base64url");
 }
 
-function decodePageToken(token: string, expectedScope: string): number {
+function decodePageToken(token: string, expectedScope: string): TokenPayload {
   let payload: unknown;
   try {
     payload = JSON.parse(Buffer.from(token, "base64url").toString("utf8"));
@@ -65,11 +75,16 @@ function decodePageToken(token: string, expectedScope: string): number {
   if (payload.scope !== expectedScope) {
     throw badRequest("pageToken was issued for a different path or different filter parameters");
   }
-  return payload.offset;
+  return payload;
 }
 
 function isTokenPayload(value: unknown): value is TokenPayload {
   if (typeof value !== "object" || value === null) return false;
-  const { offset, scope } = value as Record<string, unknown>;
-  return Number.isSafeInteger(offset) && (offset as number) >= 0 && typeof scope === "string";
+  const { offset, scope, length } = value as Record<string, unknown>;
+  return (
+    Number.isSafeInteger(offset) &&
+    (offset as number) >= 0 &&
+    typeof scope === "string" &&
+    (length === undefined || (Number.isSafeInteger(length) && (length as number) >= 0))
+  );
 }

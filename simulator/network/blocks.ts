@@ -1,7 +1,7 @@
 import { createHash } from "node:crypto";
 import type { components } from "../../src/upstream/contract/data-api.ts";
 import type { BlockProfile } from "./chains.ts";
-import { createRandom } from "./random.ts";
+import { createRandom, type Random } from "./random.ts";
 
 export type EvmBlock = components["schemas"]["EvmBlock"];
 
@@ -24,7 +24,7 @@ export interface BlockGenerationOptions {
   meanIntervalMs: number;
 }
 
-/** One typed array per block field, indexed by block number. */
+/** One typed array per block field, indexed by block number; longer than the chain when it has room to grow. */
 interface BlockColumns {
   timestampMs: Float64Array;
   txCount: Uint16Array;
@@ -37,27 +37,74 @@ interface BlockColumns {
   hashes: Buffer;
 }
 
+type NumericColumn = Exclude<keyof BlockColumns, "hashes">;
+const NUMERIC_COLUMNS: readonly NumericColumn[] = [
+  "timestampMs", "txCount", "cumulativeTransactions", "gasUsed", "baseFee", "blockGasCost", "minDelayExcess",
+];
+
+/** A newest-first or oldest-first view whose length grows as the chain does; see `paginate`. */
+export interface GrowingSequence<T> extends Sequence<T> {
+  /** Where new items appear: at the front of a newest-first list, at the back of an oldest-first one. */
+  readonly growsAt: "front" | "back";
+}
+
+/** The block generator's draws for one block; shared by the history and the blocks that come after it. */
+interface DrawnBlock {
+  intervalMs: number;
+  txCount: number;
+  gasUsed: number;
+  minDelayExcessChange: number;
+}
+
+function drawBlock(random: Random, profile: BlockProfile, interval: { min: number; max: number }): DrawnBlock {
+  const intervalMs = random.int(interval.min, interval.max);
+  const txCount = random.chance(profile.emptyBlockRate) ? 0 : 1 + Math.floor(random.next() ** 2 * profile.maxTxPerBlock);
+  let gas = 0;
+  for (let tx = 0; tx < txCount; tx++) gas += random.int(profile.gasPerTx.min, profile.gasPerTx.max);
+  return { intervalMs, txCount, gasUsed: Math.min(gas, profile.gasLimit), minDelayExcessChange: random.int(-2000, 2000) };
+}
+
 /**
  * The blocks of one chain, stored column by column in typed arrays so that
  * millions of blocks stay cheap; records are built only when served.
+ *
+ * The generated history ends at or before the head time. A chain then grows past it (`extendTo`)
+ * at the profile's live rhythm, from its own random stream, one block after the other: block n is
+ * the same whenever it is made, so the chain at a time depends only on the seed and that time.
  */
 export class ChainBlocks {
-  readonly count: number;
+  /** How many blocks the generated history holds; the blocks from this number on came after the head time. */
+  readonly historyCount: number;
   /** Blocks from the head down to genesis, the order of the latest-blocks routes. */
-  readonly latestFirst: Sequence<EvmBlock>;
+  readonly latestFirst: GrowingSequence<EvmBlock>;
   private readonly gasLimit: string;
-  /** Block numbers ordered by the first four bytes of their hash, for lookups by hash. */
+  /** Block numbers of the history ordered by the first four bytes of their hash, for lookups by hash. */
   private readonly numbersByHash: Uint32Array;
+  /** Blocks after the history, by hash (lower-case hex with 0x). */
+  private readonly laterNumbersByHash = new Map<string, number>();
+  private length: number;
+  private liveRandom: Random | undefined;
+  /** The next block after the head, drawn but not yet due. */
+  private pending: (DrawnBlock & { timestampMs: number }) | undefined;
 
   private constructor(
     readonly chainId: string,
-    profile: BlockProfile,
-    private readonly columns: BlockColumns,
+    private readonly profile: BlockProfile,
+    private columns: BlockColumns,
+    private readonly live: { seed: string; headTimeMs: number; targetGas: number },
   ) {
-    this.count = columns.timestampMs.length;
+    this.length = columns.timestampMs.length;
+    this.historyCount = this.length;
     this.gasLimit = String(profile.gasLimit);
-    this.numbersByHash = sortByHashPrefix(columns.hashes, this.count);
-    this.latestFirst = { length: this.count, at: (index) => this.block(this.count - 1 - index) };
+    this.numbersByHash = sortByHashPrefix(columns.hashes, this.length);
+    const chain = this;
+    this.latestFirst = {
+      growsAt: "front",
+      get length() {
+        return chain.length;
+      },
+      at: (index) => chain.block(chain.length - 1 - index),
+    };
   }
 
   static generate(chainId: string, profile: BlockProfile, options: BlockGenerationOptions): ChainBlocks {
@@ -70,32 +117,21 @@ export class ChainBlocks {
     const baseFee = new Float64Array(count);
     const blockGasCost = new Uint32Array(count);
     const minDelayExcess = new Uint32Array(count);
-    const meanGasPerTx = (profile.gasPerTx.min + profile.gasPerTx.max) / 2;
-    // The expected gas of a block: the base fee drifts up above it and down below it.
-    const targetGas = (1 - profile.emptyBlockRate) * (profile.maxTxPerBlock / 3 + 0.5) * meanGasPerTx;
+    const targetGas = targetGasOf(profile);
     const stretch = options.meanIntervalMs / ((profile.intervalMs.min + profile.intervalMs.max) / 2);
 
     baseFee[0] = profile.baseFeeWei.initial;
     minDelayExcess[0] = profile.minDelayExcess;
     for (let n = 1; n < count; n++) {
-      const intervalMs = random.int(profile.intervalMs.min, profile.intervalMs.max);
-      timestampMs[n] = timestampMs[n - 1]! + Math.round(intervalMs * stretch);
-
-      const transactions = random.chance(profile.emptyBlockRate)
-        ? 0
-        : 1 + Math.floor(random.next() ** 2 * profile.maxTxPerBlock);
-      let gas = 0;
-      for (let tx = 0; tx < transactions; tx++) gas += random.int(profile.gasPerTx.min, profile.gasPerTx.max);
-      txCount[n] = transactions;
-      gasUsed[n] = Math.min(gas, profile.gasLimit);
-      cumulativeTransactions[n] = cumulativeTransactions[n - 1]! + transactions;
-
-      const parentFee = baseFee[n - 1]!;
-      const adjusted = Math.round(parentFee * (1 + (gasUsed[n - 1]! - targetGas) / targetGas / 8));
-      baseFee[n] = Math.min(profile.baseFeeWei.max, Math.max(profile.baseFeeWei.min, adjusted));
+      const drawn = drawBlock(random, profile, profile.intervalMs);
+      timestampMs[n] = timestampMs[n - 1]! + Math.round(drawn.intervalMs * stretch);
+      txCount[n] = drawn.txCount;
+      gasUsed[n] = drawn.gasUsed;
+      cumulativeTransactions[n] = cumulativeTransactions[n - 1]! + drawn.txCount;
+      baseFee[n] = nextBaseFee(profile, baseFee[n - 1]!, gasUsed[n - 1]!, targetGas);
       // On the profile's own time scale, so that spreading blocks out does not zero the cost.
-      blockGasCost[n] = profile.blockGasCostPerMs * Math.max(0, profile.targetIntervalMs - intervalMs);
-      minDelayExcess[n] = Math.max(0, minDelayExcess[n - 1]! + random.int(-2000, 2000));
+      blockGasCost[n] = profile.blockGasCostPerMs * Math.max(0, profile.targetIntervalMs - drawn.intervalMs);
+      minDelayExcess[n] = Math.max(0, minDelayExcess[n - 1]! + drawn.minDelayExcessChange);
     }
 
     const headOffsetMs = Math.round(random.int(0, profile.intervalMs.max) * stretch);
@@ -105,18 +141,40 @@ export class ChainBlocks {
     }
     for (let n = 0; n < count; n++) timestampMs[n]! += shiftMs;
 
-    const hashes = hashBlocks(chainId, { timestampMs, txCount, gasUsed, baseFee });
-    return new ChainBlocks(chainId, profile, {
-      timestampMs, txCount, cumulativeTransactions, gasUsed, baseFee, blockGasCost, minDelayExcess, hashes,
-    });
+    const columns: BlockColumns = {
+      timestampMs, txCount, cumulativeTransactions, gasUsed, baseFee, blockGasCost, minDelayExcess,
+      hashes: Buffer.alloc(count * HASH_BYTES),
+    };
+    for (let n = 0; n < count; n++) hashBlock(chainId, columns, n);
+    return new ChainBlocks(chainId, profile, columns, { seed: options.seed, headTimeMs: options.headTimeMs, targetGas });
+  }
+
+  /** How many blocks the chain holds now. */
+  get count(): number {
+    return this.length;
   }
 
   get headNumber(): number {
-    return this.count - 1;
+    return this.length - 1;
+  }
+
+  /**
+   * Adds the blocks due by a time (Unix milliseconds), each at the profile's live interval after
+   * the one before; the first comes one interval after the head time. Returns how many were added.
+   */
+  extendTo(timeMs: number): number {
+    const before = this.length;
+    for (;;) {
+      const next = this.pendingBlock();
+      if (next.timestampMs > timeMs) break;
+      this.pending = undefined;
+      this.append(next);
+    }
+    return this.length - before;
   }
 
   block(number: number): EvmBlock | undefined {
-    if (!Number.isInteger(number) || number < 0 || number >= this.count) return undefined;
+    if (!Number.isInteger(number) || number < 0 || number >= this.length) return undefined;
     const { columns } = this;
     const timestampMs = columns.timestampMs[number]!;
     const gasUsed = columns.gasUsed[number]!;
@@ -162,17 +220,20 @@ export class ChainBlocks {
   /** The number of the block with this 0x-prefixed hash (any letter case), if the chain has it. */
   numberOfHash(hash: string): number | undefined {
     if (!BLOCK_HASH_PATTERN.test(hash)) return undefined;
+    const later = this.laterNumbersByHash.get(hash.toLowerCase());
+    if (later !== undefined) return later;
     const { hashes } = this.columns;
     const wanted = Buffer.from(hash.slice(2), "hex");
     const prefix = wanted.readUInt32BE(0);
+    const indexed = this.historyCount;
     let low = 0;
-    let high = this.count;
+    let high = indexed;
     while (low < high) {
       const middle = (low + high) >>> 1;
       if (hashes.readUInt32BE(this.numbersByHash[middle]! * HASH_BYTES) < prefix) low = middle + 1;
       else high = middle;
     }
-    for (let i = low; i < this.count; i++) {
+    for (let i = low; i < indexed; i++) {
       const number = this.numbersByHash[i]!;
       const offset = number * HASH_BYTES;
       if (hashes.readUInt32BE(offset) !== prefix) break;
@@ -184,6 +245,57 @@ export class ChainBlocks {
   private hashHex(number: number): string {
     return `0x${this.columns.hashes.toString("hex", number * HASH_BYTES, (number + 1) * HASH_BYTES)}`;
   }
+
+  private pendingBlock(): DrawnBlock & { timestampMs: number } {
+    if (this.pending === undefined) {
+      this.liveRandom ??= createRandom(this.live.seed, `live-blocks:${this.chainId}`);
+      const drawn = drawBlock(this.liveRandom, this.profile, this.profile.liveIntervalMs);
+      const after = this.length > this.historyCount ? this.columns.timestampMs[this.length - 1]! : this.live.headTimeMs;
+      this.pending = { ...drawn, timestampMs: after + drawn.intervalMs };
+    }
+    return this.pending;
+  }
+
+  private append(drawn: DrawnBlock & { timestampMs: number }): void {
+    const n = this.length;
+    if (n === this.columns.timestampMs.length) this.grow();
+    const { columns, profile } = this;
+    columns.timestampMs[n] = drawn.timestampMs;
+    columns.txCount[n] = drawn.txCount;
+    columns.gasUsed[n] = drawn.gasUsed;
+    columns.cumulativeTransactions[n] = columns.cumulativeTransactions[n - 1]! + drawn.txCount;
+    columns.baseFee[n] = nextBaseFee(profile, columns.baseFee[n - 1]!, columns.gasUsed[n - 1]!, this.live.targetGas);
+    columns.blockGasCost[n] = profile.blockGasCostPerMs * Math.max(0, profile.targetIntervalMs - drawn.intervalMs);
+    columns.minDelayExcess[n] = Math.max(0, columns.minDelayExcess[n - 1]! + drawn.minDelayExcessChange);
+    hashBlock(this.chainId, columns, n);
+    this.length = n + 1;
+    this.laterNumbersByHash.set(this.hashHex(n), n);
+  }
+
+  /** Doubles the room of every column; earlier columns stay as they were for whoever still reads them. */
+  private grow(): void {
+    const room = Math.max(1024, this.columns.timestampMs.length * 2);
+    const grown = { hashes: Buffer.alloc(room * HASH_BYTES) } as BlockColumns;
+    this.columns.hashes.copy(grown.hashes);
+    for (const name of NUMERIC_COLUMNS) {
+      const column = this.columns[name];
+      const larger = new (column.constructor as new (length: number) => typeof column)(room);
+      larger.set(column as never);
+      (grown as unknown as Record<NumericColumn, typeof column>)[name] = larger;
+    }
+    this.columns = grown;
+  }
+}
+
+/** The expected gas of a block: the base fee drifts up above it and down below it. */
+function targetGasOf(profile: BlockProfile): number {
+  const meanGasPerTx = (profile.gasPerTx.min + profile.gasPerTx.max) / 2;
+  return (1 - profile.emptyBlockRate) * (profile.maxTxPerBlock / 3 + 0.5) * meanGasPerTx;
+}
+
+function nextBaseFee(profile: BlockProfile, parentFee: number, parentGas: number, targetGas: number): number {
+  const adjusted = Math.round(parentFee * (1 + (parentGas - targetGas) / targetGas / 8));
+  return Math.min(profile.baseFeeWei.max, Math.max(profile.baseFeeWei.min, adjusted));
 }
 
 /**
@@ -191,23 +303,15 @@ export class ChainBlocks {
  * number, timestamp, transaction count, gas used, base fee and parent hash,
  * so hashes chain up and change with any of those facts (and so with the seed).
  */
-function hashBlocks(
-  chainId: string,
-  columns: Pick<BlockColumns, "timestampMs" | "txCount" | "gasUsed" | "baseFee">,
-): Buffer {
-  const count = columns.timestampMs.length;
-  const hashes = Buffer.alloc(count * HASH_BYTES);
+function hashBlock(chainId: string, columns: BlockColumns, n: number): void {
   const header = Buffer.alloc(8 + 8 + 2 + 4 + 8 + HASH_BYTES);
-  for (let n = 0; n < count; n++) {
-    header.writeUInt32BE(n, 4);
-    header.writeDoubleBE(columns.timestampMs[n]!, 8);
-    header.writeUInt16BE(columns.txCount[n]!, 16);
-    header.writeUInt32BE(columns.gasUsed[n]!, 18);
-    header.writeDoubleBE(columns.baseFee[n]!, 22);
-    if (n > 0) hashes.copy(header, 30, (n - 1) * HASH_BYTES, n * HASH_BYTES);
-    createHash("sha256").update(chainId).update(header).digest().copy(hashes, n * HASH_BYTES);
-  }
-  return hashes;
+  header.writeUInt32BE(n, 4);
+  header.writeDoubleBE(columns.timestampMs[n]!, 8);
+  header.writeUInt16BE(columns.txCount[n]!, 16);
+  header.writeUInt32BE(columns.gasUsed[n]!, 18);
+  header.writeDoubleBE(columns.baseFee[n]!, 22);
+  if (n > 0) columns.hashes.copy(header, 30, (n - 1) * HASH_BYTES, n * HASH_BYTES);
+  createHash("sha256").update(chainId).update(header).digest().copy(columns.hashes, n * HASH_BYTES);
 }
 
 function sortByHashPrefix(hashes: Buffer, count: number): Uint32Array {

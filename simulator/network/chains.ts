@@ -23,6 +23,8 @@ export interface BlockProfile {
    * scaled so that its mean is the network's `blockIntervalSeconds`.
    */
   intervalMs: { min: number; max: number };
+  /** The rhythm of the blocks that come after the head time in live mode, unscaled. */
+  liveIntervalMs: { min: number; max: number };
   gasLimit: number;
   /** Base fee bounds in wei; it moves with the parent block's gas use, EIP-1559 style. */
   baseFeeWei: { initial: number; min: number; max: number };
@@ -44,6 +46,7 @@ export interface ChainDefinition {
 
 const C_CHAIN_PROFILE: BlockProfile = {
   intervalMs: { min: 1000, max: 2600 },
+  liveIntervalMs: { min: 1500, max: 2500 },
   gasLimit: 15_000_000,
   baseFeeWei: { initial: 25_000_000_000, min: 1_000_000_000, max: 100_000_000_000 },
   emptyBlockRate: 0.08,
@@ -162,6 +165,7 @@ function l1Chain(l1: L1Description): ChainDefinition {
 
 const HALCYON_PROFILE: BlockProfile = {
   intervalMs: { min: 1800, max: 3000 },
+  liveIntervalMs: { min: 3000, max: 7000 },
   gasLimit: 20_000_000,
   baseFeeWei: { initial: 2_000_000_000, min: 1_000_000_000, max: 40_000_000_000 },
   emptyBlockRate: 0.35,
@@ -174,6 +178,7 @@ const HALCYON_PROFILE: BlockProfile = {
 
 const QUARRY_PROFILE: BlockProfile = {
   intervalMs: { min: 1000, max: 1600 },
+  liveIntervalMs: { min: 2000, max: 4000 },
   gasLimit: 12_000_000,
   baseFeeWei: { initial: 30_000_000, min: 25_000_000, max: 5_000_000_000 },
   emptyBlockRate: 0.5,

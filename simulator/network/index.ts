@@ -1,9 +1,9 @@
-import { ChainBlocks, type EvmBlock, type Sequence } from "./blocks.ts";
+import { ChainBlocks, type EvmBlock, type GrowingSequence } from "./blocks.ts";
 import { CHAIN_DEFINITIONS, type ChainInfo, type MetricsChain, type NetworkName } from "./chains.ts";
 import { PRIMARY_CHAIN_IDS, PrimaryNetwork } from "./primary-network/index.ts";
 import { ChainTransactions } from "./evm-transactions/index.ts";
 
-export type { EvmBlock, Sequence } from "./blocks.ts";
+export type { EvmBlock, GrowingSequence, Sequence } from "./blocks.ts";
 export type { ChainInfo, MetricsChain, NetworkName } from "./chains.ts";
 export type { ChainTransactions } from "./evm-transactions/index.ts";
 
@@ -34,12 +34,29 @@ export interface SimulatedChain {
   blocks: ChainBlocks;
 }
 
-/** The deterministic sample network that both simulated services answer from. */
+/** Where a chain's head stands. */
+export interface ChainHead {
+  chainId: string;
+  network: NetworkName;
+  blockNumber: number;
+  blockHash: string;
+  /** Unix seconds. */
+  blockTimestamp: number;
+}
+
+/**
+ * The deterministic sample network that both simulated services answer from. It holds the
+ * history up to its head time; `advanceTo` moves its clock on, and every chain then gains the
+ * blocks (and the primary network the transactions) due by the new time, the same ones whenever
+ * and in however many steps it gets there.
+ */
 export class SampleNetwork {
   /** Ordered by EVM chain id, as text, which is also the tie-break of the all-chains block order. */
   readonly chains: readonly SimulatedChain[];
   private readonly chainsById = new Map<string, SimulatedChain>();
-  private readonly latestBlocksByNetwork: Record<NetworkName | "all", BlockFeed>;
+  private latestBlocksByNetwork: Record<NetworkName | "all", BlockFeed>;
+  private clockMs: number;
+  private changes = 0;
   private readonly primaryNetworks = new Map<NetworkName, PrimaryNetwork>();
   private readonly transactionsByChain = new Map<SimulatedChain, ChainTransactions>();
 
@@ -71,11 +88,49 @@ export class SampleNetwork {
       this.chainsById.set(chain.evmChainId, chain);
       this.chainsById.set(chain.blockchainId, chain);
     }
-    this.latestBlocksByNetwork = {
-      all: new BlockFeed(this.chains),
-      mainnet: new BlockFeed(this.chainsOn("mainnet")),
-      fuji: new BlockFeed(this.chainsOn("fuji")),
-    };
+    this.latestBlocksByNetwork = this.blockFeeds();
+    this.clockMs = headTime * 1000;
+  }
+
+  /** The network's "now" in Unix milliseconds: the head time until the clock moves on. */
+  get nowMs(): number {
+    return this.clockMs;
+  }
+
+  /** Counts the changes of the network's data: whatever was worked out from it before a change is stale. */
+  get version(): number {
+    return this.changes;
+  }
+
+  /**
+   * Moves the clock on to a time (Unix milliseconds; an earlier time than the clock's is ignored) and adds
+   * the blocks and transactions due by then. Returns whether any were added.
+   */
+  advanceTo(timeMs: number): boolean {
+    if (!(timeMs > this.clockMs)) return false;
+    this.clockMs = timeMs;
+    let blocksAdded = 0;
+    for (const chain of this.chains) blocksAdded += chain.blocks.extendTo(timeMs);
+    let primaryChanged = false;
+    for (const primary of this.primaryNetworks.values()) primaryChanged = primary.extendTo(Math.floor(timeMs / 1000)) || primaryChanged;
+    if (blocksAdded === 0 && !primaryChanged) return false;
+    if (blocksAdded > 0) this.latestBlocksByNetwork = this.blockFeeds();
+    this.changes++;
+    return true;
+  }
+
+  /** The newest block of every chain. */
+  heads(): ChainHead[] {
+    return this.chains.map((chain) => {
+      const head = chain.blocks.block(chain.blocks.headNumber)!;
+      return {
+        chainId: chain.evmChainId,
+        network: chain.network,
+        blockNumber: Number(head.blockNumber),
+        blockHash: head.blockHash,
+        blockTimestamp: head.blockTimestamp,
+      };
+    });
   }
 
   /** A chain by its EVM chain id or its blockchain id. */
@@ -96,14 +151,23 @@ export class SampleNetwork {
     if (found === undefined) {
       const { seed, headTime } = this.options;
       found = new PrimaryNetwork(network, seed, headTime, this.chain(PRIMARY_CHAIN_IDS[network].C)!.blocks);
+      found.extendTo(Math.floor(this.clockMs / 1000));
       this.primaryNetworks.set(network, found);
     }
     return found;
   }
 
   /** Blocks of every chain (of one network, if given), newest first, in the order of `GET /v1/blocks`. */
-  latestBlocks(network: NetworkName | undefined): Sequence<EvmBlock> {
+  latestBlocks(network: NetworkName | undefined): GrowingSequence<EvmBlock> {
     return this.latestBlocksByNetwork[network ?? "all"];
+  }
+
+  private blockFeeds(): Record<NetworkName | "all", BlockFeed> {
+    return {
+      all: new BlockFeed(this.chains),
+      mainnet: new BlockFeed(this.chainsOn("mainnet")),
+      fuji: new BlockFeed(this.chainsOn("fuji")),
+    };
   }
 
   /** The transactions of a chain's blocks; generated on first use, so that start-up stays fast. */
@@ -132,7 +196,8 @@ export function networkNamed(network: "mainnet" | "fuji" | "testnet" | undefined
  * broken by chain order and then by descending block number. Kept as two
  * parallel columns (chain slot, block number) and materialized on access.
  */
-class BlockFeed implements Sequence<EvmBlock> {
+class BlockFeed implements GrowingSequence<EvmBlock> {
+  readonly growsAt = "front";
   readonly length: number;
   private readonly chainSlots: Uint8Array;
   private readonly blockNumbers: Uint32Array;

@@ -77,10 +77,15 @@ interface BlockPlans {
   logStart: number[];
 }
 
-/** Compressed lists of transaction ordinals (position in the chain, counting from genesis) per address. */
+/**
+ * Lists of transaction ordinals (position in the chain, counting from genesis) per address: the
+ * generated history compressed, the blocks that came after it in plain arrays.
+ */
 interface AddressIndex {
-  /** txStart[n] is the ordinal of block n's first transaction; txStart[count] is the total. */
+  /** txStart[n] is the ordinal of block n's first transaction; txStart[indexedBlocks] is the total. */
   txStart: Float64Array;
+  /** How many blocks the index covers. */
+  indexedBlocks: number;
   ids: Map<string, number>;
   touched: OrdinalLists;
   sent: OrdinalLists;
@@ -89,6 +94,43 @@ interface AddressIndex {
 interface OrdinalLists {
   offsets: Uint32Array;
   ordinals: Uint32Array;
+  /** Ordinals after those of `ordinals`, by id, ascending. */
+  later: Map<number, number[]>;
+}
+
+/** One id's ordinals, ascending: its compressed part, then its later part. */
+class OrdinalList {
+  readonly length: number;
+  private readonly start: number;
+  private readonly compressed: number;
+  private readonly later: readonly number[];
+
+  constructor(
+    private readonly lists: OrdinalLists,
+    id: number,
+  ) {
+    const inOffsets = id + 1 < lists.offsets.length;
+    this.start = inOffsets ? lists.offsets[id]! : 0;
+    this.compressed = inOffsets ? lists.offsets[id + 1]! - this.start : 0;
+    this.later = lists.later.get(id) ?? [];
+    this.length = this.compressed + this.later.length;
+  }
+
+  at(position: number): number {
+    return position < this.compressed ? this.lists.ordinals[this.start + position]! : this.later[position - this.compressed]!;
+  }
+
+  /** The first position whose ordinal is >= value. */
+  lowerBound(value: number): number {
+    let low = 0;
+    let high = this.length;
+    while (low < high) {
+      const middle = (low + high) >>> 1;
+      if (this.at(middle) < value) low = middle + 1;
+      else high = middle;
+    }
+    return low;
+  }
 }
 
 const PLAN_CACHE_BLOCKS = 512;
@@ -118,8 +160,8 @@ export class ChainTransactions {
 
   /** How many transactions the chain holds. */
   get count(): number {
-    const { txStart } = this.addressIndex();
-    return txStart[txStart.length - 1]!;
+    const { txStart, indexedBlocks } = this.addressIndex();
+    return txStart[indexedBlocks]!;
   }
 
   /** The transactions of a block in block order, or undefined for a block the chain does not have. */
@@ -165,25 +207,25 @@ export class ChainTransactions {
    * The transactions that touch an address within a block range, oldest first for `asc` and
    * newest first for `desc`, each with only the transfers and calls the address sends or receives.
    */
-  addressTransactions(address: string, range: BlockRange): Sequence<TransactionDetails> {
+  addressTransactions(address: string, range: BlockRange): Sequence<TransactionDetails> & { growsAt: "front" | "back" } {
     const wanted = address.toLowerCase();
     const index = this.addressIndex();
+    const ascending = range.sortOrder === "asc";
+    const growsAt = ascending ? "back" : "front";
     const id = index.ids.get(wanted);
-    if (id === undefined) return { length: 0, at: () => undefined };
-    const blockCount = this.blocks.count;
+    if (id === undefined) return { growsAt, length: 0, at: () => undefined };
+    const blockCount = index.indexedBlocks;
     const first = Math.min(range.startBlock ?? 0, blockCount);
     const end = Math.min(range.endBlock ?? blockCount, blockCount);
-    const { offsets, ordinals } = index.touched;
-    const listStart = offsets[id]!;
-    const listEnd = offsets[id + 1]!;
-    const from = first >= end ? listStart : lowerBound(ordinals, listStart, listEnd, index.txStart[first]!);
-    const to = first >= end ? listStart : lowerBound(ordinals, listStart, listEnd, index.txStart[end]!);
-    const ascending = range.sortOrder === "asc";
+    const list = new OrdinalList(index.touched, id);
+    const from = first >= end ? 0 : list.lowerBound(index.txStart[first]!);
+    const to = first >= end ? 0 : list.lowerBound(index.txStart[end]!);
     return {
+      growsAt,
       length: to - from,
       at: (position) => {
         if (!Number.isInteger(position) || position < 0 || position >= to - from) return undefined;
-        const ordinal = ordinals[ascending ? from + position : to - 1 - position]!;
+        const ordinal = list.at(ascending ? from + position : to - 1 - position);
         const { block, index: blockIndex } = this.locateOrdinal(ordinal);
         const { plan, place } = this.placed(block, blockIndex);
         return addressTransaction(plan, place, this.context, wanted);
@@ -224,9 +266,7 @@ export class ChainTransactions {
     const plan = plans.plans[index]!;
     const addressIndex = this.addressIndex();
     const ordinal = addressIndex.txStart[number]! + index;
-    const sender = addressIndex.ids.get(plan.from)!;
-    const { offsets, ordinals } = addressIndex.sent;
-    const nonce = lowerBound(ordinals, offsets[sender]!, offsets[sender + 1]!, ordinal) - offsets[sender]!;
+    const nonce = new OrdinalList(addressIndex.sent, addressIndex.ids.get(plan.from)!).lowerBound(ordinal);
     return {
       plan,
       place: { block, index, hash: this.txHash(number, index), nonce, gasUsed: plans.gas[index]!, logStart: plans.logStart[index]! },
@@ -266,10 +306,10 @@ export class ChainTransactions {
   }
 
   private locateOrdinal(ordinal: number): { block: number; index: number } {
-    const { txStart } = this.addressIndex();
+    const { txStart, indexedBlocks } = this.addressIndex();
     // The last block whose first ordinal is <= ordinal (empty blocks share their start).
     let low = 0;
-    let high = txStart.length - 1;
+    let high = indexedBlocks;
     while (low < high) {
       const middle = (low + high + 1) >>> 1;
       if (txStart[middle]! <= ordinal) low = middle;
@@ -278,8 +318,10 @@ export class ChainTransactions {
     return { block: low, index: ordinal - txStart[low]! };
   }
 
+  /** The address index, brought up to the chain's newest block. */
   private addressIndex(): AddressIndex {
     this.index ??= this.buildIndex();
+    if (this.index.indexedBlocks < this.blocks.count) this.indexLaterBlocks(this.index);
     return this.index;
   }
 
@@ -291,25 +333,55 @@ export class ChainTransactions {
     const touched = new PairList();
     const sent = new PairList();
     for (let number = 0; number < count; number++) {
-      const block = this.blocks.block(number)!;
-      txStart[number + 1] = txStart[number]! + block.txCount;
-      if (block.txCount === 0) continue;
-      const plans = this.planner.block(number, block.txCount, Number(block.gasUsed));
-      plans.forEach((plan, index) => {
-        const ordinal = txStart[number]! + index;
-        for (const address of participants(plan)) {
-          let id = ids.get(address);
-          if (id === undefined) {
-            id = ids.size;
-            ids.set(address, id);
-          }
-          touched.push(id, ordinal);
-        }
-        sent.push(ids.get(plan.from)!, ordinal);
-      });
+      txStart[number + 1] = txStart[number]! + this.blocks.blockTxCount(number);
+      this.indexBlock(number, txStart[number]!, ids, (id, ordinal) => touched.push(id, ordinal), (id, ordinal) => sent.push(id, ordinal));
     }
     if (txStart[count]! > 0xffff_ffff) throw new RangeError(`chain ${this.context.info.chainId}: too many transactions to index`);
-    return { txStart, ids, touched: touched.group(ids.size), sent: sent.group(ids.size) };
+    return { txStart, indexedBlocks: count, ids, touched: touched.group(ids.size), sent: sent.group(ids.size) };
+  }
+
+  /** Adds the blocks that came after the index was built, in order, to the later lists. */
+  private indexLaterBlocks(index: AddressIndex): void {
+    const count = this.blocks.count;
+    if (index.txStart.length < count + 1) {
+      const grown = new Float64Array(Math.max(count + 1, index.txStart.length * 2));
+      grown.set(index.txStart);
+      index.txStart = grown;
+    }
+    const append = (lists: OrdinalLists) => (id: number, ordinal: number) => {
+      const list = lists.later.get(id);
+      if (list === undefined) lists.later.set(id, [ordinal]);
+      else list.push(ordinal);
+    };
+    for (let number = index.indexedBlocks; number < count; number++) {
+      index.txStart[number + 1] = index.txStart[number]! + this.blocks.blockTxCount(number);
+      this.indexBlock(number, index.txStart[number]!, index.ids, append(index.touched), append(index.sent));
+    }
+    index.indexedBlocks = count;
+  }
+
+  private indexBlock(
+    number: number,
+    firstOrdinal: number,
+    ids: Map<string, number>,
+    touch: (id: number, ordinal: number) => void,
+    send: (id: number, ordinal: number) => void,
+  ): void {
+    const txCount = this.blocks.blockTxCount(number);
+    if (txCount === 0) return;
+    const plans = this.planner.block(number, txCount, this.blocks.blockGasUsed(number));
+    plans.forEach((plan, index) => {
+      const ordinal = firstOrdinal + index;
+      for (const address of participants(plan)) {
+        let id = ids.get(address);
+        if (id === undefined) {
+          id = ids.size;
+          ids.set(address, id);
+        }
+        touch(id, ordinal);
+      }
+      send(ids.get(plan.from)!, ordinal);
+    });
   }
 }
 
@@ -361,18 +433,6 @@ class PairList {
     const next = offsets.slice(0, idCount);
     const ordinals = new Uint32Array(this.size);
     for (let i = 0; i < this.size; i++) ordinals[next[this.ids[i]!]!++] = this.ordinals[i]!;
-    return { offsets, ordinals };
+    return { offsets, ordinals, later: new Map() };
   }
-}
-
-/** The first position in [start, end) whose value is >= value. */
-function lowerBound(values: Uint32Array, start: number, end: number, value: number): number {
-  let low = start;
-  let high = end;
-  while (low < high) {
-    const middle = (low + high) >>> 1;
-    if (values[middle]! < value) low = middle + 1;
-    else high = middle;
-  }
-  return low;
 }

@@ -97,12 +97,14 @@ export async function scanTransactions(
   chain: SimulatedChain,
   transactions: ChainTransactions,
   book: AddressBook,
+  /** The blocks read, from genesis: the chain's when the scan starts, however it grows meanwhile. */
+  count = chain.blocks.count,
 ): Promise<TransactionActivity> {
   const { blocks } = chain;
   const participants = new IdListBuilder();
   const senders = new IdListBuilder();
   const deployers = new IdListBuilder();
-  const contracts = new Uint16Array(blocks.count);
+  const contracts = new Uint16Array(count);
   const fees: bigint[] = [];
   const gasPriceSum: bigint[] = [];
   const gasPriceMax: bigint[] = [];
@@ -118,7 +120,7 @@ export async function scanTransactions(
     if (to !== ZERO_ADDRESS) participants.add(book.id(to));
   };
 
-  for (let number = 0; number < blocks.count; number++) {
+  for (let number = 0; number < count; number++) {
     if (number % BLOCKS_PER_SLICE === 0) await yieldToEventLoop();
     const timestamp = blocks.blockTimestamp(number);
     let blockFees = 0n;

@@ -50,6 +50,12 @@ const HISTORY_DAYS = 40;
 const C_CHAIN_SHARE = 0.09;
 /** The least share of the steps that falls in the C-Chain's time window, however short it is. */
 const MIN_C_WINDOW_SHARE = 0.3;
+/**
+ * After the head time, the time between two steps of the live network, in seconds (drawn
+ * uniformly); each is a P- or an X-Chain transaction, as C-Chain atomic transactions need a block
+ * of the C-Chain's history.
+ */
+const LIVE_STEP_SECONDS = { min: 5, max: 15 };
 /** How far into the history the X-Chain moves from DAG vertices to linear blocks. */
 const X_LINEAR_FROM = 0.35;
 /**
@@ -144,6 +150,11 @@ export interface PrimaryNetworkHistory {
   vertices: SimVertex[];
   utxos: SimUtxo[];
   l1Validators: SimL1Validator[];
+  /**
+   * Adds the steps due by a time (Unix seconds) after the head time, to the lists above; the same
+   * steps whenever and in however many calls it gets there. Returns whether any were added.
+   */
+  extendTo(time: number): boolean;
 }
 
 interface Staker {
@@ -203,6 +214,8 @@ class HistoryBuilder {
   private supply = INITIAL_SUPPLY;
   private accruedL1Fees = 0;
   private xLinearFrom = 0;
+  /** The time of the next step after the head time, once drawn. */
+  private nextLiveStep: number | undefined;
 
   constructor(private readonly input: GenerationInput) {
     const { seed, network } = input;
@@ -260,7 +273,23 @@ class HistoryBuilder {
       vertices: this.vertices,
       utxos: this.utxos,
       l1Validators: this.l1Validators,
+      extendTo: (time) => this.extendTo(time),
     };
+  }
+
+  private extendTo(time: number): boolean {
+    let added = false;
+    for (;;) {
+      this.nextLiveStep ??= Math.max(this.now, this.input.headTime) + this.random.int(LIVE_STEP_SECONDS.min, LIVE_STEP_SECONDS.max);
+      const at = this.nextLiveStep;
+      if (at > time) return added;
+      this.nextLiveStep = undefined;
+      this.rewardStakers(at);
+      this.now = Math.max(this.now + 1, at);
+      const made = this.random.chance(0.4) && this.stepX([]);
+      if (!made) this.stepP([]);
+      added = true;
+    }
   }
 
   // ---- steps ----------------------------------------------------------------------------------
@@ -325,15 +354,17 @@ class HistoryBuilder {
 
   private stepC(queue: CTransaction["txType"][]): boolean {
     const { cBlocks } = this.input;
-    // The first C-Chain block at or after now, so that time never runs backwards.
+    // The first C-Chain block at or after now, so that time never runs backwards; within the
+    // generated history, so that the primary network's history does not depend on when it is made.
+    const count = cBlocks.historyCount;
     let low = 0;
-    let high = cBlocks.count;
+    let high = count;
     while (low < high) {
       const middle = (low + high) >>> 1;
       if (cBlocks.blockTimestamp(middle) < this.now) low = middle + 1;
       else high = middle;
     }
-    if (low >= cBlocks.count) return false;
+    if (low >= count) return false;
     const chosen = this.choose(queue, C_CHAIN_WEIGHTS, (candidate) => this.planC(candidate));
     if (!chosen) return false;
     this.now = cBlocks.blockTimestamp(low);

@@ -80,6 +80,8 @@ export class PrimaryNetwork {
   private readonly atomicTransactionsByBlock = new Map<number, CTransaction[]>();
   private readonly verticesByHash = new Map<string, VertexRecord>();
   private readonly verticesByHeight = new Map<number, VertexRecord[]>();
+  /** How many of the history's transactions, blocks and vertices the maps above hold. */
+  private readonly indexed = { P: 0, X: 0, C: 0, blocksP: 0, blocksX: 0, vertices: 0 };
 
   constructor(
     readonly network: NetworkName,
@@ -92,24 +94,45 @@ export class PrimaryNetwork {
     this.render = new RecordRenderer(this.chainIds, this.history.avax);
     this.wallets = this.history.wallets;
     this.l1Validators = this.history.l1Validators;
-    const byHash = (items: readonly SimTransaction[]) => new Map(items.map((tx) => [tx.txHash, tx]));
-    const { transactions, blocks } = this.history;
-    this.transactionsByHash = { P: byHash(transactions.P), X: byHash(transactions.X), C: byHash(transactions.C) };
-    this.blocksByHash = {
-      P: new Map(blocks.P.map((block) => [block.record.blockHash, block])),
-      X: new Map(blocks.X.map((block) => [block.record.blockHash, block])),
-    };
-    for (const tx of transactions.C as CTransaction[]) {
-      const inBlock = this.atomicTransactionsByBlock.get(tx.blockNumber) ?? [];
-      inBlock.push(tx);
-      this.atomicTransactionsByBlock.set(tx.blockNumber, inBlock);
+    this.transactionsByHash = { P: new Map(), X: new Map(), C: new Map() };
+    this.blocksByHash = { P: new Map(), X: new Map() };
+    this.indexNew();
+  }
+
+  /** Adds the P- and X-Chain steps due by a time (Unix seconds); returns whether there were any. */
+  extendTo(time: number): boolean {
+    if (!this.history.extendTo(time)) return false;
+    this.indexNew();
+    return true;
+  }
+
+  /** Indexes what the history gained since the last call. */
+  private indexNew(): void {
+    const { transactions, blocks, vertices } = this.history;
+    const { indexed } = this;
+    for (const chain of ["P", "X", "C"] as const) {
+      for (const tx of transactions[chain].slice(indexed[chain])) {
+        this.transactionsByHash[chain].set(tx.txHash, tx);
+        if (chain === "C") {
+          const cTx = tx as CTransaction;
+          const inBlock = this.atomicTransactionsByBlock.get(cTx.blockNumber) ?? [];
+          inBlock.push(cTx);
+          this.atomicTransactionsByBlock.set(cTx.blockNumber, inBlock);
+        }
+      }
+      indexed[chain] = transactions[chain].length;
     }
-    for (const { record } of this.history.vertices) {
+    for (const block of blocks.P.slice(indexed.blocksP)) this.blocksByHash.P.set(block.record.blockHash, block);
+    for (const block of blocks.X.slice(indexed.blocksX)) this.blocksByHash.X.set(block.record.blockHash, block);
+    indexed.blocksP = blocks.P.length;
+    indexed.blocksX = blocks.X.length;
+    for (const { record } of vertices.slice(indexed.vertices)) {
       this.verticesByHash.set(record.vertexHash, record);
       const atHeight = this.verticesByHeight.get(record.vertexHeight) ?? [];
       atHeight.push(record);
       this.verticesByHeight.set(record.vertexHeight, atHeight);
     }
+    indexed.vertices = vertices.length;
   }
 
   /** The chain a `{blockchainId}` names on this network: its id or its alias. */
