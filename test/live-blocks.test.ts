@@ -1,7 +1,7 @@
 /** `Subscription.newBlocks`: one poller per chain, each block once and in order, resumable, bounded. */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { subscribeSse, type ExportSubscription, type SseEvent } from "./export-subscription.ts";
-import { simulatorGet, startHarness, upstreamCalls, type Harness } from "./helpers.ts";
+import { simulatorGet, startHarness, until, upstreamCalls, type Harness } from "./helpers.ts";
 import type { ListEvmBlocksResponse } from "../src/upstream/types.ts";
 
 const NEW_BLOCKS = `subscription NewBlocks($chainId: ID!, $after: BigInt) {
@@ -101,5 +101,67 @@ describe("newBlocks", () => {
     const errors = events.flatMap((event) => (event.event === "next" ? ((JSON.parse(event.data) as BlockEvent).errors ?? []) : []));
     expect(errors[0]?.extensions.code).toBe(code);
     expect(upstreamCalls(harness)[BLOCKS_ROUTE]).toBeUndefined();
+  });
+});
+
+describe("newBlocks on a chain that moves (the simulator's clock driven)", () => {
+  let harness: Harness;
+  beforeAll(async () => {
+    harness = await startHarness({ LIVE_BLOCKS_POLL_MS: "100", LIVE_BLOCKS_MAX_POLL_MS: "100", RATE_LIMIT_BURST: "100000" });
+  });
+  afterAll(async () => {
+    await harness.close();
+  });
+
+  function headOf(chainId: string): bigint {
+    return BigInt(harness.simulator.clock().heads.find((head) => head.chainId === chainId)!.blockNumber);
+  }
+
+  it("pushes every block that arrived between two polls once, in order, with no gap", async () => {
+    const before = headOf(C_CHAIN);
+    const subscription = await subscribeSse(harness, NEW_BLOCKS, { chainId: C_CHAIN });
+    try {
+      await until(() => (upstreamCalls(harness)[BLOCKS_ROUTE] ?? 0) >= 1, "the poller's first read");
+      // Some 15 blocks arrive before the next poll reads them.
+      harness.simulator.advanceClock(30);
+      const after = headOf(C_CHAIN);
+      expect(after - before).toBeGreaterThan(5n);
+      const events = await take(subscription, Number(after - before));
+      expect(events.map((event) => event.data!.newBlocks!.blockNumber)).toEqual(
+        Array.from({ length: Number(after - before) }, (_, index) => String(before + 1n + BigInt(index))),
+      );
+      const blocks = events.map((event) => event.data!.newBlocks!);
+      expect(blocks.every((block, index) => index === 0 || block.parentHash === blocks[index - 1]!.blockHash)).toBe(true);
+    } finally {
+      await subscription.cancel();
+    }
+  });
+
+  it("pushes the new blocks of every chain of a network, each chain's in order", async () => {
+    const query = "subscription { newNetworkBlocks(network: MAINNET) { chainId blockNumber } }";
+    const subscription = await subscribeSse(harness, query, {});
+    try {
+      harness.simulator.resetCounters();
+      await until(() => (upstreamCalls(harness)["GET /v1/blocks"] ?? 0) >= 1, "the poller's first read");
+      const mainnet = harness.simulator.clock().heads.filter((head) => head.network === "mainnet");
+      const before = new Map(mainnet.map((head) => [head.chainId, BigInt(head.blockNumber)]));
+      harness.simulator.advanceClock(10);
+      const expected = harness.simulator
+        .clock()
+        .heads.filter((head) => head.network === "mainnet")
+        .reduce((sum, head) => sum + Number(BigInt(head.blockNumber) - before.get(head.chainId)!), 0);
+      expect(expected).toBeGreaterThan(2);
+      const events = await take(subscription, expected);
+      const seen = new Map<string, bigint[]>();
+      for (const event of events) {
+        const block = (event.data as unknown as { newNetworkBlocks: { chainId: string; blockNumber: string } }).newNetworkBlocks;
+        seen.set(block.chainId, [...(seen.get(block.chainId) ?? []), BigInt(block.blockNumber)]);
+      }
+      for (const [chainId, numbers] of seen) {
+        expect(numbers, chainId).toEqual(numbers.map((_, index) => before.get(chainId)! + 1n + BigInt(index)));
+      }
+    } finally {
+      await subscription.cancel();
+    }
   });
 });
