@@ -17,6 +17,7 @@
 import { GatewayError, UpstreamError } from "./errors.ts";
 import { apiKeyHash, type CallOptions } from "./upstream/http.ts";
 import type { ExportOperation, ExportOperationStatus } from "./upstream/types.ts";
+import { SubscriberStream, chargeForRead, type ChargeRead } from "./subscriber-stream.ts";
 
 /** Reads one operation; null when it does not exist. */
 export type ReadOperation = (operationId: string, options: CallOptions) => Promise<ExportOperation | null>;
@@ -24,8 +25,6 @@ export type ReadOperation = (operationId: string, options: CallOptions) => Promi
 /** What a subscriber receives: the operation, or the error that ends its stream. */
 export type ExportEvent = ExportOperation | GatewayError;
 
-/** Charges a subscriber's caller for one read: null when paid, else the error that ends its stream. */
-export type ChargeRead = () => Promise<GatewayError | null>;
 
 /**
  * A poller's role for one interval: read the upstream and publish (`lead`), wait for what the
@@ -90,7 +89,7 @@ export class ExportWatch {
 }
 
 class Poller {
-  private readonly subscribers = new Set<Subscriber>();
+  private readonly subscribers = new Set<SubscriberStream<ExportEvent>>();
   private latest: ExportOperation | undefined;
   private latestKey: string | undefined;
   private timer: NodeJS.Timeout | undefined;
@@ -111,7 +110,7 @@ class Poller {
   }
 
   subscribe(chargeRead?: ChargeRead): AsyncIterableIterator<ExportEvent> {
-    const subscriber = new Subscriber(chargeRead, () => {
+    const subscriber = new SubscriberStream<ExportEvent>(chargeRead, () => {
       this.subscribers.delete(subscriber);
       if (this.subscribers.size === 0) this.stop();
     });
@@ -190,14 +189,7 @@ class Poller {
 
   /** Has every subscriber pay for the read about to be made; ends the streams of those who cannot. */
   private async chargeSubscribers(): Promise<void> {
-    const subscribers = [...this.subscribers];
-    const refusals = await Promise.all(subscribers.map((subscriber) => subscriber.payForRead()));
-    refusals.forEach((refusal, index) => {
-      const subscriber = subscribers[index]!;
-      if (!refusal || !this.subscribers.delete(subscriber)) return;
-      subscriber.push(refusal);
-      subscriber.end();
-    });
+    await chargeForRead(this.subscribers, (refusal) => refusal);
     if (this.subscribers.size === 0) this.stop();
   }
 
@@ -215,71 +207,4 @@ class Poller {
 
 function isTransient(error: unknown): boolean {
   return error instanceof UpstreamError && (error.code === "UPSTREAM_UNAVAILABLE" || error.code === "RATE_LIMITED");
-}
-
-/** One subscriber's stream: events queue until it asks for them. */
-class Subscriber implements AsyncIterableIterator<ExportEvent> {
-  private readonly queue: ExportEvent[] = [];
-  private waiting: ((result: IteratorResult<ExportEvent>) => void) | undefined;
-  private ended = false;
-  /** Reads paid for ahead: the first, when it subscribed. */
-  private paidReads = 1;
-
-  constructor(
-    private readonly chargeRead: ChargeRead | undefined,
-    private readonly onLeave: () => void,
-  ) {}
-
-  /** Pays for one read; the refusal when the caller cannot. */
-  async payForRead(): Promise<GatewayError | null> {
-    if (this.paidReads > 0) {
-      this.paidReads -= 1;
-      return null;
-    }
-    return this.chargeRead ? this.chargeRead() : null;
-  }
-
-  push(event: ExportEvent): void {
-    if (this.ended) return;
-    if (this.waiting) {
-      this.waiting({ value: event, done: false });
-      this.waiting = undefined;
-    } else {
-      this.queue.push(event);
-    }
-  }
-
-  /** No more events; those queued are still delivered. */
-  end(): void {
-    this.ended = true;
-    if (this.waiting && this.queue.length === 0) {
-      this.waiting({ value: undefined, done: true });
-      this.waiting = undefined;
-    }
-  }
-
-  next(): Promise<IteratorResult<ExportEvent>> {
-    const event = this.queue.shift();
-    if (event !== undefined) return Promise.resolve({ value: event, done: false });
-    if (this.ended) return Promise.resolve({ value: undefined, done: true });
-    return new Promise((resolve) => {
-      this.waiting = resolve;
-    });
-  }
-
-  /** The subscriber left (the client disconnected or the stream completed). */
-  return(): Promise<IteratorResult<ExportEvent>> {
-    if (!this.ended) {
-      this.ended = true;
-      this.queue.length = 0;
-      this.onLeave();
-    }
-    this.waiting?.({ value: undefined, done: true });
-    this.waiting = undefined;
-    return Promise.resolve({ value: undefined, done: true });
-  }
-
-  [Symbol.asyncIterator](): AsyncIterableIterator<ExportEvent> {
-    return this;
-  }
 }

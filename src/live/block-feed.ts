@@ -15,6 +15,7 @@
  * bound.
  */
 import { GatewayError, UpstreamError } from "../errors.ts";
+import { SubscriberStream, chargeForRead, type ChargeRead } from "../subscriber-stream.ts";
 import type { CallOptions } from "../upstream/http.ts";
 import type { EvmBlock, ListEvmBlocksResponse, UpstreamNetwork } from "../upstream/types.ts";
 
@@ -27,8 +28,6 @@ export type ReadNetworkBlocks = (network: UpstreamNetwork, pageSize: number, pag
 /** What a poller reads: one page of its question's newest blocks. */
 type ReadPage = (pageSize: number, pageToken: string | undefined, call: CallOptions) => Promise<ListEvmBlocksResponse>;
 
-/** Charges a subscriber's caller for one read: null when paid, else the error that ends its stream. */
-export type ChargeRead = () => Promise<GatewayError | null>;
 
 export type BlockEvent = EvmBlock | GatewayError;
 
@@ -262,14 +261,7 @@ class BlockPoller {
 
   /** Has every subscriber pay for the read about to be made; ends the streams of those who cannot. */
   private async chargeSubscribers(): Promise<void> {
-    const subscribers = [...this.subscribers];
-    const refusals = await Promise.all(subscribers.map((subscriber) => subscriber.payForRead()));
-    refusals.forEach((refusal, index) => {
-      const subscriber = subscribers[index]!;
-      if (!refusal || !this.subscribers.delete(subscriber)) return;
-      subscriber.push(refusal, false);
-      subscriber.end();
-    });
+    await chargeForRead(this.subscribers, (refusal) => refusal);
     if (this.subscribers.size === 0) this.stop();
   }
 
@@ -304,28 +296,17 @@ function asGatewayError(error: unknown): GatewayError {
  * One subscriber's stream. Live events wait while its catch-up runs, then pass only when newer
  * than the last block it was given: each block once, in order.
  */
-class BlockSubscriber implements AsyncIterableIterator<BlockEvent> {
-  private readonly queue: BlockEvent[] = [];
+class BlockSubscriber extends SubscriberStream<BlockEvent> {
   private held: BlockEvent[] | undefined;
   /** The newest block number given, per chain. */
   private readonly given = new Map<string, bigint>();
-  private waiting: ((result: IteratorResult<BlockEvent>) => void) | undefined;
-  private ended = false;
-  /** Reads paid for ahead: the first, when it subscribed. */
-  private paidReads = 1;
 
   constructor(
     private readonly maxPending: number,
-    private readonly chargeRead: ChargeRead | undefined,
-    private readonly onLeave: () => void,
-  ) {}
-
-  async payForRead(): Promise<GatewayError | null> {
-    if (this.paidReads > 0) {
-      this.paidReads -= 1;
-      return null;
-    }
-    return this.chargeRead ? this.chargeRead() : null;
+    chargeRead: ChargeRead | undefined,
+    onLeave: () => void,
+  ) {
+    super(chargeRead, onLeave);
   }
 
   holdLive(): void {
@@ -339,7 +320,7 @@ class BlockSubscriber implements AsyncIterableIterator<BlockEvent> {
   }
 
   /** Queues an event; false when the stream has ended (now or before). */
-  push(event: BlockEvent, live = true): boolean {
+  override push(event: BlockEvent, live = true): boolean {
     if (this.ended) return false;
     if (live && this.held !== undefined && !(event instanceof GatewayError && event.code !== "LIVE_GAP")) {
       this.held.push(event);
@@ -351,13 +332,7 @@ class BlockSubscriber implements AsyncIterableIterator<BlockEvent> {
       if (given !== undefined && number <= given) return true;
       this.given.set(event.chainId, number);
     }
-    if (this.waiting) {
-      this.waiting({ value: event, done: false });
-      this.waiting = undefined;
-      return true;
-    }
-    this.queue.push(event);
-    return this.checkPending(this.queue.length);
+    return this.checkPending(this.deliver(event));
   }
 
   private checkPending(pending: number): boolean {
@@ -368,37 +343,5 @@ class BlockSubscriber implements AsyncIterableIterator<BlockEvent> {
     this.end();
     this.onLeave();
     return false;
-  }
-
-  end(): void {
-    this.ended = true;
-    if (this.waiting && this.queue.length === 0) {
-      this.waiting({ value: undefined, done: true });
-      this.waiting = undefined;
-    }
-  }
-
-  next(): Promise<IteratorResult<BlockEvent>> {
-    const event = this.queue.shift();
-    if (event !== undefined) return Promise.resolve({ value: event, done: false });
-    if (this.ended) return Promise.resolve({ value: undefined, done: true });
-    return new Promise((resolve) => {
-      this.waiting = resolve;
-    });
-  }
-
-  return(): Promise<IteratorResult<BlockEvent>> {
-    if (!this.ended) {
-      this.ended = true;
-      this.queue.length = 0;
-      this.onLeave();
-    }
-    this.waiting?.({ value: undefined, done: true });
-    this.waiting = undefined;
-    return Promise.resolve({ value: undefined, done: true });
-  }
-
-  [Symbol.asyncIterator](): AsyncIterableIterator<BlockEvent> {
-    return this;
   }
 }
