@@ -8,8 +8,8 @@
  *   npx tsx bench/compiled-execution.ts        # BENCH_SECONDS per operation and mode, default 3
  */
 import { loadConfig } from "../src/config.ts";
-import { createLogger } from "../src/logger.ts";
-import { createGateway, type Gateway } from "../src/yoga.ts";
+import { createLogger } from "../src/telemetry/logger.ts";
+import { createGateway, type Gateway } from "../src/gateway.ts";
 import { startSimulator } from "../simulator/server.ts";
 import { referenceOperations } from "./operations/index.ts";
 import { PlainUpstream } from "./upstream.ts";

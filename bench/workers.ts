@@ -55,7 +55,7 @@ function parseMetrics(text: string): Map<string, Samples> {
 
 /**
  * One scrape of /metrics. With WORKERS=2 the worker that takes it answers for the whole cluster
- * (the primary sums every worker's registry, src/cluster-metrics.ts), so one scrape is exact.
+ * (the primary sums every worker's registry, src/telemetry/cluster-metrics.ts), so one scrape is exact.
  */
 async function scrape(gateway: Running): Promise<Map<string, Samples>> {
   const response = await fetch(new URL("/metrics", gateway.url));
@@ -240,7 +240,7 @@ function notes(results: Record<string, unknown>): string[] {
   const notes = [
     `Taken on a ${cpus().length}-core machine that runs the simulator, autocannon and Redis beside the gateway (load average ${JSON.stringify(results.loadAverageAtStart)} at the start, ${JSON.stringify(results.loadAverageAtEnd)} at the end): absolute figures are noisy; the ratio compares two configurations measured one after the other within each run.`,
     `On ${cpus().length} cores the gateway's workers share the CPU with the simulator, autocannon and Redis, which all run on the same machine: two workers cannot get two whole cores here, so the ratio likely understates what a second core gives a gateway on a machine of its own.`,
-    "/metrics of the two-worker gateway is the whole cluster's: the worker that takes a scrape asks the primary, which gathers every worker's registry over IPC and sums them (src/cluster-metrics.ts). Each cache figure is the increase of the counters between one scrape before and one after the measured runs (warm-up excluded).",
+    "/metrics of the two-worker gateway is the whole cluster's: the worker that takes a scrape asks the primary, which gathers every worker's registry over IPC and sums them (src/telemetry/cluster-metrics.ts). Each cache figure is the increase of the counters between one scrape before and one after the measured runs (warm-up excluded).",
     "Response cache hit rate: (local + shared) / look-ups of gateway_response_cache_lookups_total; in-process record cache: hit / look-ups of gateway_cache_lookups_total; shared tier: hit / look-ups of gateway_shared_cache_lookups_total, per tier. null: no look-ups (or, for the shared tier, no such metric).",
   ];
   const beyond = rows.filter((row) => row.ratio > cpus().length).length;

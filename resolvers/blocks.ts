@@ -3,13 +3,13 @@ import { EvmBlockConnectionRef, EvmBlockRef, evmBlockId } from "../schema/blocks
 import { builder } from "../schema/builder.ts";
 import { EvmChainRef } from "../schema/chains.ts";
 import { NetworkRef, upstreamNetwork } from "../schema/networks.ts";
-import { primeBlocks } from "../src/loaders/evm.ts";
-import { describeFirst, toPageTokenConnection } from "../src/pagination.ts";
-import { PARENT_BLOCK_FIELDS_KNOWN_FROM_CHILD, selectsOnly } from "../src/selection.ts";
+import { primeBlocks } from "../src/execution/loaders/evm.ts";
+import { describeFirst, toPageTokenConnection } from "../src/execution/pagination.ts";
+import { PARENT_BLOCK_FIELDS_KNOWN_FROM_CHILD, selectsOnly } from "../src/execution/selection.ts";
 import { queryBounds } from "../src/upstream/bounds.ts";
 import type { EvmBlock } from "../src/upstream/types.ts";
-import { GatewayError, badUserInput } from "../src/errors.ts";
-import { isZeroHash, quoted } from "../src/validate.ts";
+import { GatewayError, badUserInput } from "../src/execution/errors.ts";
+import { isZeroHash, quoted } from "../src/execution/identifiers.ts";
 
 const EVM_CHAIN_ID_DECIMAL = /^[1-9][0-9]{0,19}$/;
 

@@ -3,12 +3,12 @@ import { ApiFeature, ChainMetricsInfoRef, EvmChainRef } from "../schema/chains.t
 import { EvmBlockConnectionRef, EvmBlockRef, evmBlockId } from "../schema/blocks.ts";
 import { builder } from "../schema/builder.ts";
 import { NetworkRef, upstreamNetwork } from "../schema/networks.ts";
-import { badUserInput } from "../src/errors.ts";
-import { primeBlocks, primeChains } from "../src/loaders/evm.ts";
-import { describeFirst, toPageTokenConnection } from "../src/pagination.ts";
+import { badUserInput } from "../src/execution/errors.ts";
+import { primeBlocks, primeChains } from "../src/execution/loaders/evm.ts";
+import { describeFirst, toPageTokenConnection } from "../src/execution/pagination.ts";
 import { queryBounds } from "../src/upstream/bounds.ts";
 import type { ApiFeature as UpstreamApiFeature } from "../src/upstream/types.ts";
-import { blockIdArgument, chainIdArgument } from "../src/validate.ts";
+import { blockIdArgument, chainIdArgument } from "../src/execution/identifiers.ts";
 
 const chainBlocksBounds = queryBounds("data", "/v1/chains/{chainId}/blocks");
 const CHAIN_BLOCKS_DEFAULT = chainBlocksBounds.default ?? 10;

@@ -20,11 +20,11 @@ import {
   EvmNetworkTokenDetailsRef,
   TeleporterMessageInfoRef,
 } from "../schema/evm-transfers.ts";
-import type { GatewayContext } from "../src/context.ts";
-import { badUserInput } from "../src/errors.ts";
-import { primeTransactions } from "../src/loaders/evm.ts";
-import { describeFirst, toPageTokenConnection } from "../src/pagination.ts";
-import { BLOCK_FIELDS_KNOWN_FROM_TRANSACTION, selectsOnly } from "../src/selection.ts";
+import type { GatewayContext } from "../src/execution/context.ts";
+import { badUserInput } from "../src/execution/errors.ts";
+import { primeTransactions } from "../src/execution/loaders/evm.ts";
+import { describeFirst, toPageTokenConnection } from "../src/execution/pagination.ts";
+import { BLOCK_FIELDS_KNOWN_FROM_TRANSACTION, selectsOnly } from "../src/execution/selection.ts";
 import { queryBounds } from "../src/upstream/bounds.ts";
 import type {
   AddressTransaction,

@@ -5,10 +5,10 @@
  */
 import { builder } from "../schema/builder.ts";
 import { DEFAULT_PRIMARY_NETWORK_EXPORT_TYPE, ExportOperationRef, ExportTransactionsInputRef } from "../schema/exports.ts";
-import { badUserInput, GatewayError } from "../src/errors.ts";
+import { badUserInput, GatewayError } from "../src/execution/errors.ts";
 import { primaryNetworkOptionsIncludeChainsValues } from "../src/upstream/contract/data-api.ts";
 import type { PrimaryNetworkExportChain, PrimaryNetworkExportType, TransactionExportRequest } from "../src/upstream/types.ts";
-import { EVM_ADDRESS, operationIdArgument } from "../src/validate.ts";
+import { EVM_ADDRESS, operationIdArgument } from "../src/execution/identifiers.ts";
 
 const DATE = /^(\d{4})-(\d{2})-(\d{2})$/;
 const EVM_CHAIN_ID = /^[1-9][0-9]{0,19}$/;
@@ -113,7 +113,7 @@ builder.mutationFields((t) => ({
     description:
       "Starts a job that exports transactions to a CSV file (`POST /v1/operations/transactions:export`). The job runs in the background: follow it with `Subscription.exportOperation` or read it with `Query.exportOperation`. Sent once, never retried.",
     args: { input: t.arg({ type: ExportTransactionsInputRef, required: true, description: "What to export." }) },
-    resolve: (_root, args, context) => context.upstreams.operations.createTransactionExport(exportRequest(args.input), context.call),
+    resolve: (_root, args, context) => context.upstreams.exportJobs.createTransactionExport(exportRequest(args.input), context.call),
   }),
 }));
 
@@ -123,7 +123,7 @@ builder.queryFields((t) => ({
     nullable: true,
     description: "An export job as it stands now (`GET /v1/operations/{operationId}`); null when the Data API does not know the id.",
     args: { id: t.arg.id({ required: true, description: "The job's `operationId`, as `exportTransactions` returned it." }) },
-    resolve: (_root, args, context) => context.upstreams.operations.getOperation(operationIdArgument("id", String(args.id)), context.call),
+    resolve: (_root, args, context) => context.upstreams.exportJobs.getOperation(operationIdArgument("id", String(args.id)), context.call),
   }),
 }));
 

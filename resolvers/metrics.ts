@@ -22,13 +22,13 @@ import {
   type LegacyAvgTpsMeta,
 } from "../schema/metrics.ts";
 import { PrimaryNetworkRef } from "../schema/primary-network.ts";
-import type { GatewayContext } from "../src/context.ts";
-import { badUserInput, nullIfNotFound } from "../src/errors.ts";
-import { toPageTokenConnection, type ConnectionArgs, type PageBounds, type UpstreamPage } from "../src/pagination.ts";
+import type { GatewayContext } from "../src/execution/context.ts";
+import { badUserInput, nullIfNotFound } from "../src/execution/errors.ts";
+import { toPageTokenConnection, type ConnectionArgs, type PageBounds, type UpstreamPage } from "../src/execution/pagination.ts";
 import { queryBounds, queryMinimum } from "../src/upstream/bounds.ts";
 import type { ExactMetricValue, MetricsRange } from "../src/upstream/metrics-api.ts";
 import type { AddressBalance, ChainInfo, ChainMetricName, MetricsTimeInterval } from "../src/upstream/types.ts";
-import { CB58_ID } from "../src/validate.ts";
+import { CB58_ID } from "../src/execution/identifiers.ts";
 
 const CHAIN_METRICS_ROUTE = "/v2/chains/{chainId}/metrics/{metric}";
 const STAKING_ROUTE = "/v2/networks/{network}/metrics/{metric}";

@@ -18,8 +18,8 @@ import {
 } from "../schema/primary-network-transactions.ts";
 import { creationTxHashOf, isPChainUtxo, PrimaryNetworkUtxoRef } from "../schema/primary-network-utxos.ts";
 import { L1ValidatorRef } from "../schema/primary-network-validators.ts";
-import type { GatewayContext } from "../src/context.ts";
-import { PRIMARY_NETWORK_BLOCK_FIELDS_KNOWN_FROM_TRANSACTION, PRIMARY_NETWORK_BLOCK_FIELDS_KNOWN_FROM_UTXO, selectsOnly } from "../src/selection.ts";
+import type { GatewayContext } from "../src/execution/context.ts";
+import { PRIMARY_NETWORK_BLOCK_FIELDS_KNOWN_FROM_TRANSACTION, PRIMARY_NETWORK_BLOCK_FIELDS_KNOWN_FROM_UTXO, selectsOnly } from "../src/execution/selection.ts";
 import { findPrimaryChain, originOf, register } from "../src/upstream/primary-network-api.ts";
 import type {
   PChainTransaction,

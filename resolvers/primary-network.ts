@@ -27,10 +27,10 @@ import {
 } from "../schema/primary-network-transactions.ts";
 import { PChainUtxoConnectionRef, UtxoConnectionRef, UtxoSortByRef } from "../schema/primary-network-utxos.ts";
 import { L1ValidatorConnectionRef, L1ValidatorRef } from "../schema/primary-network-validators.ts";
-import type { GatewayContext } from "../src/context.ts";
-import { badUserInput } from "../src/errors.ts";
-import { chooseValidationOfNode, primeL1Validators, primeTransactions, primeVertices } from "../src/loaders/primary-network.ts";
-import { toPageTokenConnection, type ConnectionArgs } from "../src/pagination.ts";
+import type { GatewayContext } from "../src/execution/context.ts";
+import { badUserInput } from "../src/execution/errors.ts";
+import { chooseValidationOfNode, primeL1Validators, primeTransactions, primeVertices } from "../src/execution/loaders/primary-network.ts";
+import { toPageTokenConnection, type ConnectionArgs } from "../src/execution/pagination.ts";
 import { queryBounds, queryMinimum, type RouteBounds } from "../src/upstream/bounds.ts";
 import {
   findPrimaryChain,
@@ -41,7 +41,7 @@ import {
   type PrimaryNetworkOrigin,
   type TransactionFilters,
 } from "../src/upstream/primary-network-api.ts";
-import { CB58_ID, EVM_ADDRESS, HEX_32 } from "../src/validate.ts";
+import { CB58_ID, EVM_ADDRESS, HEX_32 } from "../src/execution/identifiers.ts";
 import type {
   CChainAtomicTransaction,
   L1Validator,

@@ -15,8 +15,8 @@ import {
   type WarpMessageView,
   type WarpVerificationView,
 } from "../schema/warp.ts";
-import type { GatewayContext } from "../src/context.ts";
-import { badUserInput, GatewayError } from "../src/errors.ts";
+import type { GatewayContext } from "../src/execution/context.ts";
+import { badUserInput, GatewayError } from "../src/execution/errors.ts";
 import { primaryChain, type PrimaryNetworkName } from "../src/upstream/primary-network-api.ts";
 import type { UpstreamNetwork } from "../src/upstream/types.ts";
 import { warpRequestOf } from "../src/upstream/warp-api.ts";

@@ -3,8 +3,8 @@ import SchemaBuilder from "@pothos/core";
 import ComplexityPlugin from "@pothos/plugin-complexity";
 import RelayPlugin from "@pothos/plugin-relay";
 import { isListType, isNonNullType, type GraphQLOutputType } from "graphql";
-import type { GatewayContext } from "../src/context.ts";
-import { checkNodeId, decodeGlobalId } from "../src/global-ids.ts";
+import type { GatewayContext } from "../src/execution/context.ts";
+import { checkNodeId, decodeGlobalId } from "../src/execution/global-ids.ts";
 
 /** What `first` costs when a client leaves it out: the most common route default. */
 const ASSUMED_PAGE_SIZE = 10;
@@ -35,7 +35,7 @@ export const builder = new SchemaBuilder<{
   defaultFieldNullability: false,
   complexity: {
     // The limits are checked once per operation, before the rate limiter charges for it, by
-    // useComplexityLimit (src/security.ts); the plugin gives each field its cost.
+    // useComplexityLimit (src/plugins/security.ts); the plugin gives each field its cost.
     disabled: true,
     // A connection multiplies the cost of what is selected under it by `first`; its `edges` and
     // `nodes` lists are that same page, so they do not multiply again.
@@ -63,7 +63,7 @@ export const builder = new SchemaBuilder<{
     nodesQueryOptions: false,
     // A global id is checked like any argument: malformed, over-long or of a type that is not
     // a Node, it is a BAD_USER_INPUT on `node`; each node type's `id.parse` checks its key
-    // (see src/global-ids.ts for why the refusals are thrown here rather than while decoding).
+    // (see src/execution/global-ids.ts for why the refusals are thrown here rather than while decoding).
     decodeGlobalID: (globalId) => decodeGlobalId(globalId),
     nodeQueryOptions: {
       args: { id: { description: "The object's `id`, as a field `id` of this gateway returned it." } },

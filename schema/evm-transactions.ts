@@ -2,10 +2,10 @@
  * EVM transactions: the native transaction record, the address-scoped list item that carries an
  * address's transfers next to it, and the account an address list hangs from.
  */
-import { malformedGlobalIdKey, parsedOrRefused, validKey } from "../src/global-ids.ts";
+import { malformedGlobalIdKey, parsedOrRefused, validKey } from "../src/execution/global-ids.ts";
 import { transactionMethodTypeValues, transactionStatusValues } from "../src/upstream/contract/data-api.ts";
 import type { AddressTransaction, ChainInfo, EvmTransactionRecord, TransactionMethod } from "../src/upstream/types.ts";
-import { HEX_32, isChainId } from "../src/validate.ts";
+import { HEX_32, isChainId } from "../src/execution/identifiers.ts";
 import { blockTimeFields } from "./blocks.ts";
 import { builder } from "./builder.ts";
 import { EvmChainRef } from "./chains.ts";

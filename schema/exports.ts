@@ -9,8 +9,8 @@ import {
   primaryNetworkOperationTypeValues,
 } from "../src/upstream/contract/data-api.ts";
 import type { ExportOperation, PrimaryNetworkExportType, TransactionExportMetadata } from "../src/upstream/types.ts";
-import { parsedOrRefused, validKey } from "../src/global-ids.ts";
-import { operationIdArgument } from "../src/validate.ts";
+import { parsedOrRefused, validKey } from "../src/execution/global-ids.ts";
+import { operationIdArgument } from "../src/execution/identifiers.ts";
 import { builder } from "./builder.ts";
 import { graphqlEnumName, upstreamEnum } from "./enums.ts";
 
@@ -69,7 +69,7 @@ builder.node(ExportOperationRef, {
     "An asynchronous job of the Data API, such as a transaction export (`GET /v1/operations/{operationId}`). It runs in the background: read it again, or subscribe to it, until its status is final.",
   // Checked like the `exportOperation(id:)` argument.
   id: { resolve: (operation) => operation.operationId, parse: (id) => parsedOrRefused(() => operationIdArgument("id", id)) },
-  loadOne: (id, context) => context.upstreams.operations.getOperation(validKey(id), context.call),
+  loadOne: (id, context) => context.upstreams.exportJobs.getOperation(validKey(id), context.call),
   fields: (t) => ({
     operationId: t.exposeString("operationId", { description: "The job's id at the Data API: pass it to `exportOperation`." }),
     operationType: t.field({

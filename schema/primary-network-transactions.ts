@@ -12,8 +12,8 @@ import {
   xChainTransactionTypeValues,
 } from "../src/upstream/contract/data-api.ts";
 import { originOf, type PrimaryNetworkOrigin } from "../src/upstream/primary-network-api.ts";
-import { parsedOrRefused, validKey } from "../src/global-ids.ts";
-import { CB58_ID } from "../src/validate.ts";
+import { parsedOrRefused, validKey } from "../src/execution/global-ids.ts";
+import { CB58_ID } from "../src/execution/identifiers.ts";
 import type {
   BlockchainInfo,
   BlsCredentials,

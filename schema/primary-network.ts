@@ -3,7 +3,7 @@
  * (asset amounts, the chain stamp of list answers, global ids).
  */
 import { JSONObjectResolver, JSONResolver } from "graphql-scalars";
-import { malformedGlobalIdKey } from "../src/global-ids.ts";
+import { malformedGlobalIdKey } from "../src/execution/global-ids.ts";
 import { primaryNetworkAssetTypeValues, primaryNetworkChainNameValues } from "../src/upstream/contract/data-api.ts";
 import {
   findPrimaryChain,

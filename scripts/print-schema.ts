@@ -6,7 +6,7 @@
 import { readFile, writeFile } from "node:fs/promises";
 import { fileURLToPath } from "node:url";
 import { lexicographicSortSchema, printSchema } from "graphql";
-import { schema } from "../src/graph.ts";
+import { schema } from "../src/schema.ts";
 
 const target = fileURLToPath(new URL("../schema/schema.graphql", import.meta.url));
 const printed = `${printSchema(lexicographicSortSchema(schema))}\n`;

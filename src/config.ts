@@ -1,7 +1,7 @@
 /** Gateway configuration, read once from the environment. Every value has a default that runs offline. */
 import { availableParallelism } from "node:os";
-import type { CompressionConfig } from "./compression.ts";
-import type { RedisConfig } from "./redis.ts";
+import type { CompressionConfig } from "./server/compression.ts";
+import type { RedisConfig } from "./shared-state/redis.ts";
 
 /** Live subscriptions: how their pollers read, and how far a stream may fall behind. */
 export interface LiveConfig {
@@ -78,7 +78,7 @@ export interface ServerConfig {
   webSocketMaxOperations: number;
 }
 
-/** The upstream's verdicts on callers' keys, kept by hash in bounded LRUs (src/refused-keys.ts). */
+/** The upstream's verdicts on callers' keys, kept by hash in bounded LRUs (src/plugins/refused-keys.ts). */
 export interface ApiKeyConfig {
   /** How long a key the upstream refused (401, 403) is refused by the gateway too (REFUSED_KEY_TTL_MS). */
   refusedTtlMs: number;

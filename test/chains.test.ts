@@ -1,6 +1,6 @@
 import { isObjectType } from "graphql";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { schema } from "../src/graph.ts";
+import { schema } from "../src/schema.ts";
 import type { components } from "../src/upstream/contract/data-api.ts";
 import { ChainDocument, ChainNodeDocument, ChainsDocument } from "./generated/graphql.ts";
 import { execute, simulatorGet, startHarness, upstreamCalls, type Harness } from "./helpers.ts";

@@ -14,9 +14,9 @@ import { Kind, parse, print, visit, type DefinitionNode, type FragmentDefinition
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { referenceOperations } from "../bench/operations/index.ts";
 import { PlainUpstream } from "../bench/upstream.ts";
-import { schema } from "../src/graph.ts";
-import { newDocumentCost } from "../src/rate-limit.ts";
-import { NO_FACTS, estimateCost, type KnownChain } from "../src/upstream-cost.ts";
+import { schema } from "../src/schema.ts";
+import { newDocumentCost } from "../src/plugins/rate-limit.ts";
+import { NO_FACTS, estimateCost, type KnownChain } from "../src/limits/upstream-calls.ts";
 import { decodeCb58 } from "../src/warp/cb58.ts";
 import { startSimulator } from "../simulator/server.ts";
 import { execute, registerL1ValidatorTx, simulatorGet, startHarness, startInstance, until, upstreamCalls, type Harness, type Instance, type RunningSimulator } from "./helpers.ts";

@@ -16,12 +16,12 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { EvmCallType, transactionStatus } from "../schema/evm-transactions.ts";
 import { InternalTransactionType, NftIndexStatus } from "../schema/evm-transfers.ts";
 import { loadConfig } from "../src/config.ts";
-import { schema } from "../src/graph.ts";
-import type { Upstreams } from "../src/context.ts";
-import { createEvmLoaders, primeTransactions } from "../src/loaders/evm.ts";
-import { createLogger } from "../src/logger.ts";
+import { schema } from "../src/schema.ts";
+import type { Upstreams } from "../src/execution/context.ts";
+import { createEvmLoaders, primeTransactions } from "../src/execution/loaders/evm.ts";
+import { createLogger } from "../src/telemetry/logger.ts";
 import type { components } from "../src/upstream/contract/data-api.ts";
-import { createGateway, type Gateway } from "../src/yoga.ts";
+import { createGateway, type Gateway } from "../src/gateway.ts";
 import {
   AddressTransactionsCompleteViewsDocument,
   AddressTransactionsPageDocument,

@@ -2,9 +2,9 @@ import { createServer, type Server } from "node:http";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { formatBlocks, latestBlocks } from "../examples/explorer-home.ts";
 import { formatBlock, watchNewBlocks, type NewBlock } from "../examples/new-blocks.ts";
-import { createGatewayServer } from "../src/http-server.ts";
-import { createLogger } from "../src/logger.ts";
-import { createWebSocketTransport } from "../src/websocket.ts";
+import { createGatewayServer } from "../src/server/http-server.ts";
+import { createLogger } from "../src/telemetry/logger.ts";
+import { createWebSocketTransport } from "../src/server/websocket.ts";
 import { simulatorGet, startHarness, until, type Harness } from "./helpers.ts";
 
 let harness: Harness;

@@ -11,7 +11,7 @@
 import { readdirSync, readFileSync } from "node:fs";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import type { GraphQLFormattedError } from "graphql";
-import type { ErrorCode } from "../src/errors.ts";
+import type { ErrorCode } from "../src/execution/errors.ts";
 import { execute, registerL1ValidatorTx, startHarness, upstreamCalls, type Harness } from "./helpers.ts";
 
 const C_CHAIN = "43114";
@@ -19,7 +19,7 @@ const P_CHAIN = "11111111111111111111111111111111LpoYY";
 /** A block of the simulated C-Chain that holds transactions. */
 const BUSY_BLOCK = 3210;
 
-/** The codes src/errors.ts gives each injected status. */
+/** The codes src/execution/errors.ts gives each injected status. */
 const STATUS_CODES: ReadonlyArray<[status: number, code: ErrorCode]> = [
   [500, "UPSTREAM_ERROR"],
   [503, "UPSTREAM_UNAVAILABLE"],

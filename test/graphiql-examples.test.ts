@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { GRAPHIQL_EXAMPLES } from "../src/graphiql-examples.ts";
+import { GRAPHIQL_EXAMPLES } from "../src/plugins/graphiql-examples.ts";
 import { execute, startHarness, type Harness } from "./helpers.ts";
 
 let harness: Harness;

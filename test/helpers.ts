@@ -5,10 +5,10 @@
 import type { TypedDocumentNode } from "@graphql-typed-document-node/core";
 import { print, type ExecutionResult, type GraphQLFormattedError } from "graphql";
 import { loadConfig, type GatewayConfig } from "../src/config.ts";
-import { createLogger } from "../src/logger.ts";
-import { GatewayMetrics } from "../src/metrics.ts";
-import { RedisLink } from "../src/redis.ts";
-import { createGateway, type Gateway, type GatewayOptions } from "../src/yoga.ts";
+import { createLogger } from "../src/telemetry/logger.ts";
+import { GatewayMetrics } from "../src/telemetry/metrics.ts";
+import { RedisLink } from "../src/shared-state/redis.ts";
+import { createGateway, type Gateway, type GatewayOptions } from "../src/gateway.ts";
 import { startSimulator } from "../simulator/server.ts";
 
 export type RunningSimulator = Awaited<ReturnType<typeof startSimulator>>;

@@ -2,7 +2,7 @@ import type { GraphQLFormattedError } from "graphql";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { graphqlEnumName } from "../schema/enums.ts";
 import { loadConfig } from "../src/config.ts";
-import { createLogger } from "../src/logger.ts";
+import { createLogger } from "../src/telemetry/logger.ts";
 import {
   chainMetricValues,
   networkMetricValues,
@@ -10,7 +10,7 @@ import {
   pathsV2ValidatorsMetricsMetricGetParametersPathMetricValues as validatorFeeMetricValues,
   type components,
 } from "../src/upstream/contract/metrics-api.ts";
-import { createGateway } from "../src/yoga.ts";
+import { createGateway } from "../src/gateway.ts";
 import { startSimulator } from "../simulator/server.ts";
 import {
   BtcbBridgedAddressesDocument,

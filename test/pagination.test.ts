@@ -1,6 +1,6 @@
 import { getNamedType, isObjectType } from "graphql";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { schema } from "../src/graph.ts";
+import { schema } from "../src/schema.ts";
 import { queryMinimum } from "../src/upstream/bounds.ts";
 import { ChainBlocksPageDocument, LatestBlocksWithChainAndParentDocument } from "./generated/graphql.ts";
 import { execute, startHarness, upstreamCalls, type Harness } from "./helpers.ts";

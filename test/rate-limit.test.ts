@@ -3,11 +3,11 @@ import type { AddressInfo } from "node:net";
 import { setTimeout as sleep } from "node:timers/promises";
 import { Redis } from "ioredis";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { createLogger } from "../src/logger.ts";
-import { GatewayMetrics } from "../src/metrics.ts";
-import { callerOf } from "../src/rate-limit.ts";
-import { RedisLink } from "../src/redis.ts";
-import { LocalBuckets, secondsUntil } from "../src/token-buckets.ts";
+import { createLogger } from "../src/telemetry/logger.ts";
+import { GatewayMetrics } from "../src/telemetry/metrics.ts";
+import { callerOf } from "../src/plugins/rate-limit.ts";
+import { RedisLink } from "../src/shared-state/redis.ts";
+import { LocalBuckets, secondsUntil } from "../src/limits/token-buckets.ts";
 import { execute, startHarness, upstreamCalls, type Harness } from "./helpers.ts";
 import { redisServerAvailable, startRedisServer, type RedisServer } from "./redis-server.ts";
 

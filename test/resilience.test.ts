@@ -1,9 +1,9 @@
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { setTimeout as sleep } from "node:timers/promises";
 import { loadConfig } from "../src/config.ts";
-import { createLogger } from "../src/logger.ts";
+import { createLogger } from "../src/telemetry/logger.ts";
 import { UpstreamService } from "../src/upstream/http.ts";
-import { createGateway } from "../src/yoga.ts";
+import { createGateway } from "../src/gateway.ts";
 import { ChainBlockDocument, ChainDocument } from "./generated/graphql.ts";
 import { execute, startHarness, upstreamCalls, type Harness } from "./helpers.ts";
 import { freePort } from "./free-port.ts";

@@ -1,7 +1,7 @@
 import { availableParallelism } from "node:os";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { loadConfig } from "../src/config.ts";
-import { startSimulatorProcess } from "../src/simulator-process.ts";
+import { startSimulatorProcess } from "../src/server/simulator-process.ts";
 import { ChainBlockDocument } from "./generated/graphql.ts";
 import { execute, metricsText, startHarness, upstreamCalls, type Harness } from "./helpers.ts";
 

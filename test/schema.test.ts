@@ -9,7 +9,7 @@ import {
   printSchema,
 } from "graphql";
 import { describe, expect, it } from "vitest";
-import { schema } from "../src/graph.ts";
+import { schema } from "../src/schema.ts";
 
 /** Every named thing of the public schema that lacks a description, as a schema coordinate. */
 function undescribed(): string[] {

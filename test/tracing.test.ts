@@ -1,9 +1,9 @@
 import { InMemorySpanExporter } from "@opentelemetry/sdk-trace-base";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { loadConfig } from "../src/config.ts";
-import { createLogger } from "../src/logger.ts";
-import { startTracing, type Tracing } from "../src/tracing.ts";
-import { createGateway, type Gateway } from "../src/yoga.ts";
+import { createLogger } from "../src/telemetry/logger.ts";
+import { startTracing, type Tracing } from "../src/telemetry/tracing.ts";
+import { createGateway, type Gateway } from "../src/gateway.ts";
 import { startSimulator } from "../simulator/server.ts";
 
 const exporter = new InMemorySpanExporter();

@@ -11,7 +11,7 @@ import {
 } from "graphql";
 import { referenceOperations } from "../bench/operations/index.ts";
 import { PlainUpstream } from "../bench/upstream.ts";
-import { schema } from "../src/graph.ts";
+import { schema } from "../src/schema.ts";
 import {
   ASSUMED_CHAIN_COUNT,
   ASSUMED_LIST_LENGTH,
@@ -24,7 +24,7 @@ import {
   estimateUpstreamCalls,
   type KnownChain,
   type KnownFacts,
-} from "../src/upstream-cost.ts";
+} from "../src/limits/upstream-calls.ts";
 import {
   AddressTransactionsCompleteViewsDocument,
   AddressTransactionsWithLinksDocument,

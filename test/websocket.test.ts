@@ -9,9 +9,9 @@ import { print, type FormattedExecutionResult, type GraphQLFormattedError } from
 import { createClient, type Client, type SubscribePayload } from "graphql-ws";
 import { afterEach, describe, expect, it } from "vitest";
 import WebSocket from "ws";
-import { createGatewayServer, type GatewayServer } from "../src/http-server.ts";
-import { createLogger } from "../src/logger.ts";
-import { createWebSocketTransport } from "../src/websocket.ts";
+import { createGatewayServer, type GatewayServer } from "../src/server/http-server.ts";
+import { createLogger } from "../src/telemetry/logger.ts";
+import { createWebSocketTransport } from "../src/server/websocket.ts";
 import { ChainBlockDocument, ExportTransactionsDocument, WatchExportOperationDocument } from "./generated/graphql.ts";
 import { execute, startHarness, until, type Harness } from "./helpers.ts";
 

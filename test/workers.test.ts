@@ -6,7 +6,7 @@ import type { ChildProcess } from "node:child_process";
 import { readFileSync, readdirSync } from "node:fs";
 import { Agent, request, type IncomingHttpHeaders } from "node:http";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { CrashLoopGuard } from "../src/crash-loop.ts";
+import { CrashLoopGuard } from "../src/server/crash-loop.ts";
 import { startServerProcess, type LogLine as BaseLogLine, type ServerProcess } from "./server-process.ts";
 
 const STARTED = new Set<ChildProcess>();

@@ -14,8 +14,8 @@
  * events behind has its stream ended with `SLOW_SUBSCRIBER`, so no client holds memory without
  * bound.
  */
-import { GatewayError, UpstreamError } from "../errors.ts";
-import { SubscriberStream, chargeForRead, type ChargeRead } from "../subscriber-stream.ts";
+import { GatewayError, UpstreamError } from "../execution/errors.ts";
+import { SubscriberStream, chargeForRead, type ChargeRead } from "./subscriber-stream.ts";
 import type { CallOptions } from "../upstream/http.ts";
 import type { EvmBlock, ListEvmBlocksResponse, UpstreamNetwork } from "../upstream/types.ts";
 

@@ -7,7 +7,7 @@
  */
 import { LRUCache } from "lru-cache";
 import type { CacheConfig } from "../config.ts";
-import { UpstreamError } from "../errors.ts";
+import { UpstreamError } from "../execution/errors.ts";
 
 /** Failures of the service itself, as opposed to answers about the request (404, 401, 400). */
 function isServiceFailure(error: unknown): boolean {

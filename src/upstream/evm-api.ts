@@ -1,6 +1,6 @@
 /** The EVM routes of the Data API: typed calls, with the shared cache for records that do not change. */
 import type { CacheConfig } from "../config.ts";
-import { nullIfNotFound } from "../errors.ts";
+import { nullIfNotFound } from "../execution/errors.ts";
 import type { RecordCache } from "./cache.ts";
 import { ContractClient } from "./contract-client.ts";
 import type { CallOptions, PageRequest, UpstreamService } from "./http.ts";
@@ -15,7 +15,7 @@ import type {
   SortOrder,
   UpstreamNetwork,
 } from "./types.ts";
-import { HEX_32 } from "../validate.ts";
+import { HEX_32 } from "../execution/identifiers.ts";
 
 
 /** The whole chain list; `chains(network:, feature:)` filters it in the gateway. */

@@ -19,9 +19,9 @@ import {
   upstreamMalformed,
   upstreamStatusError,
   upstreamUnreachable,
-} from "../errors.ts";
-import type { KeyVerdicts } from "../refused-keys.ts";
-import { pageTokenArgument } from "../validate.ts";
+} from "../execution/errors.ts";
+import type { KeyVerdicts } from "../plugins/refused-keys.ts";
+import { pageTokenArgument } from "../execution/identifiers.ts";
 
 export const API_KEY_HEADER = "x-glacier-api-key";
 

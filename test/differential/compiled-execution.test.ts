@@ -2,12 +2,12 @@
  * The divergences the differential test found, each on a small schema whose resolvers show what
  * they were given, so that a divergence the gateway's resolvers would hide (they read an absent
  * input field and a null one alike) still shows: graphql-js, graphql-jit as the plugin gives it,
- * and the gateway's compiled execution (src/compiled-execution.ts), which must answer as graphql-js.
+ * and the gateway's compiled execution (src/plugins/compiled-execution.ts), which must answer as graphql-js.
  */
 import { useGraphQlJit } from "@envelop/graphql-jit";
 import { createSchema, createYoga, type Plugin } from "graphql-yoga";
 import { describe, expect, it } from "vitest";
-import { useCompiledExecution } from "../../src/compiled-execution.ts";
+import { useCompiledExecution } from "../../src/plugins/compiled-execution.ts";
 
 const calls: string[] = [];
 

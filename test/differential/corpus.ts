@@ -21,7 +21,7 @@ import {
   type GraphQLSchema,
   type OperationDefinitionNode,
 } from "graphql";
-import { GRAPHIQL_EXAMPLES } from "../../src/graphiql-examples.ts";
+import { GRAPHIQL_EXAMPLES } from "../../src/plugins/graphiql-examples.ts";
 import { referenceOperations } from "../../bench/operations/index.ts";
 import { PlainUpstream } from "../../bench/upstream.ts";
 import type { Operation } from "./transform.ts";

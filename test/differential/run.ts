@@ -2,7 +2,7 @@
  * Sends one operation to a gateway (a subscription as Server-Sent Events, read to its end) and
  * reduces the answer to what both execution paths must agree on.
  */
-import type { Gateway } from "../../src/yoga.ts";
+import type { Gateway } from "../../src/gateway.ts";
 import type { Operation } from "./transform.ts";
 
 export interface Answer {

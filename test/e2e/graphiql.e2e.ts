@@ -7,8 +7,8 @@ import { createServer, type Server } from "node:http";
 import { chromium, type Browser } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { loadConfig } from "../../src/config.ts";
-import { createLogger } from "../../src/logger.ts";
-import { createGateway, type Gateway } from "../../src/yoga.ts";
+import { createLogger } from "../../src/telemetry/logger.ts";
+import { createGateway, type Gateway } from "../../src/gateway.ts";
 import { startSimulator } from "../../simulator/server.ts";
 
 const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";

@@ -4,8 +4,8 @@
  * bounded per caller. Callers are told apart by X-Forwarded-For (TRUST_PROXY).
  */
 import { afterEach, describe, expect, it } from "vitest";
-import { documentShape } from "../../src/document-shape.ts";
-import { CHARACTERS_PER_TOKEN, DOCUMENT_TOKENS_PER_CHARGE, FREE_DOCUMENT_TOKENS, newDocumentCost } from "../../src/rate-limit.ts";
+import { documentShape } from "../../src/limits/document-shape.ts";
+import { CHARACTERS_PER_TOKEN, DOCUMENT_TOKENS_PER_CHARGE, FREE_DOCUMENT_TOKENS, newDocumentCost } from "../../src/plugins/rate-limit.ts";
 import { execute, startHarness, upstreamCalls, type Harness } from "../helpers.ts";
 
 let harness: Harness | undefined;

@@ -1,9 +1,9 @@
 /**
  * Row 9: connections that never finish sending, and more connections than a client may hold.
- * The gateway is served on a real port by the server the process uses (src/http-server.ts).
+ * The gateway is served on a real port by the server the process uses (src/server/http-server.ts).
  */
 import { afterEach, describe, expect, it } from "vitest";
-import { connectionAddress } from "../../src/http-server.ts";
+import { connectionAddress } from "../../src/server/http-server.ts";
 import { ExportTransactionsDocument } from "../generated/graphql.ts";
 import { execute, metricsText, until, upstreamCalls } from "../helpers.ts";
 import { exchange, graphqlRequest, openConnection, parseAnswer, serveGateway, stopServed, type RawConnection, type Served } from "./raw-http.ts";

@@ -7,7 +7,7 @@
 import { useGraphQlJit } from "@envelop/graphql-jit";
 import { createSchema, createYoga } from "graphql-yoga";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { RequestDeadlines } from "../../src/deadline.ts";
+import { RequestDeadlines } from "../../src/limits/deadline.ts";
 import { execute, metricsText, startHarness, upstreamCalls, type Harness } from "../helpers.ts";
 
 const BLOCK_ROUTE = "GET /v1/chains/{chainId}/blocks/{blockId}";

@@ -1,7 +1,7 @@
 /** Raw TCP clients of a gateway served on a real port: what a hostile client sends, byte by byte. */
 import { connect, type AddressInfo, type Socket } from "node:net";
-import { createGatewayServer, type GatewayServer } from "../../src/http-server.ts";
-import { createLogger } from "../../src/logger.ts";
+import { createGatewayServer, type GatewayServer } from "../../src/server/http-server.ts";
+import { createLogger } from "../../src/telemetry/logger.ts";
 import { startHarness, type Harness } from "../helpers.ts";
 
 export interface RawConnection {

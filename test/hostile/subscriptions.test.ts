@@ -4,7 +4,7 @@
  */
 import { print } from "graphql";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { newDocumentCost } from "../../src/rate-limit.ts";
+import { newDocumentCost } from "../../src/plugins/rate-limit.ts";
 import { operationsOf, subscribeExport, type ExportSubscription } from "../export-subscription.ts";
 import { ExportTransactionsDocument, WatchExportOperationDocument } from "../generated/graphql.ts";
 import { execute, startHarness, until, upstreamCalls, type Harness } from "../helpers.ts";

@@ -7,8 +7,8 @@ import { Writable } from "node:stream";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { startSimulator } from "../../simulator/server.ts";
 import { loadConfig } from "../../src/config.ts";
-import { createLogger, LOGGED_BOUNDS } from "../../src/logger.ts";
-import { createGateway } from "../../src/yoga.ts";
+import { createLogger, LOGGED_BOUNDS } from "../../src/telemetry/logger.ts";
+import { createGateway } from "../../src/gateway.ts";
 import { execute, metricsText, upstreamCalls, type Harness } from "../helpers.ts";
 
 /** Log lines the gateway wrote since the last `clear`. */

@@ -3,8 +3,8 @@
  * way), off the event loop, and its CPU is charged beside the upstream calls.
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { newDocumentCost } from "../../src/rate-limit.ts";
-import { WARP_VERIFICATION_COST } from "../../src/upstream-cost.ts";
+import { newDocumentCost } from "../../src/plugins/rate-limit.ts";
+import { WARP_VERIFICATION_COST } from "../../src/limits/upstream-calls.ts";
 import { execute, metricsText, registerL1ValidatorTx, startHarness, upstreamCalls, type Harness } from "../helpers.ts";
 
 const ALIASES = 49;

@@ -1,0 +1,136 @@
+/**
+ * Per-request context: the caller's upstream credentials and the request's DataLoaders.
+ * Loaders dedupe and batch look-ups within one request; list pages prime them. Each domain
+ * keeps its loaders in `src/execution/loaders/<domain>.ts`.
+ */
+import type { BlockFeed } from "../live/block-feed.ts";
+import { createEvmLoaders, type EvmLoaders } from "./loaders/evm.ts";
+import { createPrimaryNetworkLoaders, type PrimaryNetworkLoaders } from "./loaders/primary-network.ts";
+import type { GatewayError } from "./errors.ts";
+import type { ExportWatch } from "../live/export-watch.ts";
+import type { BatchObserver } from "./loaders/observed.ts";
+import type { EvmApi } from "../upstream/evm-api.ts";
+import type { QueryLimits } from "../config.ts";
+import type { CallOptions, SentRequests } from "../upstream/http.ts";
+import type { MetricsApi } from "../upstream/metrics-api.ts";
+import type { ExportJobsApi } from "../upstream/export-jobs-api.ts";
+import type { PrimaryNetworkApi } from "../upstream/primary-network-api.ts";
+import type { WarpApi } from "../upstream/warp-api.ts";
+import type { WarpVerifier } from "../warp/verifier.ts";
+
+/** One client per upstream domain. */
+export interface Upstreams {
+  evm: EvmApi;
+  metrics: MetricsApi;
+  primaryNetwork: PrimaryNetworkApi;
+  exportJobs: ExportJobsApi;
+  warp: WarpApi;
+}
+
+export type Loaders = EvmLoaders & PrimaryNetworkLoaders;
+
+export interface GatewayContext {
+  upstreams: Upstreams;
+  /**
+   * Sent with every upstream call of this request: the caller's key and request id, and the
+   * count of the requests sent upstream for it (`sentRequests`), which the rate limiter settles.
+   */
+  call: CallOptions & { sentRequests: SentRequests };
+  loaders: Loaders;
+  /** The cost, depth and breadth an operation may have, checked before it runs. */
+  limits: QueryLimits;
+  /** The gateway's one registry of export-operation pollers, shared by all subscriptions. */
+  exportWatch: ExportWatch;
+  blockFeed: BlockFeed;
+  /** Checks Warp signatures off the event loop and remembers what it checked. */
+  warpVerifier: WarpVerifier;
+  /**
+   * Charges a subscription's caller for one read its poller makes: null when paid, else the
+   * error that ends the stream. Set by the rate limiter on a subscription; absent without one.
+   */
+  chargeRead?: () => Promise<GatewayError | null>;
+}
+
+/**
+ * The request's loaders. Each domain's are made when one of them is first used: an operation
+ * mostly touches one domain, and a DataLoader costs its closures and maps to make.
+ */
+class RequestLoaders implements Loaders {
+  #evm: EvmLoaders | undefined;
+  #primaryNetwork: PrimaryNetworkLoaders | undefined;
+
+  constructor(
+    private readonly upstreams: Upstreams,
+    private readonly call: CallOptions,
+    private readonly observeBatch: BatchObserver,
+  ) {}
+
+  private get evm(): EvmLoaders {
+    return (this.#evm ??= createEvmLoaders(this.upstreams, this.call, this.observeBatch));
+  }
+
+  private get primaryNetwork(): PrimaryNetworkLoaders {
+    return (this.#primaryNetwork ??= createPrimaryNetworkLoaders(this.upstreams, this.call, this.observeBatch));
+  }
+
+  get chainList() {
+    return this.evm.chainList;
+  }
+
+  get chain() {
+    return this.evm.chain;
+  }
+
+  get block() {
+    return this.evm.block;
+  }
+
+  get metricsChain() {
+    return this.evm.metricsChain;
+  }
+
+  get transaction() {
+    return this.evm.transaction;
+  }
+
+  get completeTransaction() {
+    return this.evm.completeTransaction;
+  }
+
+  get primaryNetworkBlock() {
+    return this.primaryNetwork.primaryNetworkBlock;
+  }
+
+  get primaryNetworkTransaction() {
+    return this.primaryNetwork.primaryNetworkTransaction;
+  }
+
+  get xChainVertex() {
+    return this.primaryNetwork.xChainVertex;
+  }
+
+  get l1Validator() {
+    return this.primaryNetwork.l1Validator;
+  }
+}
+
+export function createContext(
+  upstreams: Upstreams,
+  call: CallOptions,
+  limits: QueryLimits,
+  exportWatch: ExportWatch,
+  observeBatch: BatchObserver,
+  warpVerifier: WarpVerifier,
+  blockFeed: BlockFeed,
+): GatewayContext {
+  const counted = { ...call, sentRequests: call.sentRequests ?? { count: 0 } };
+  return {
+    upstreams,
+    call: counted,
+    limits,
+    exportWatch,
+    blockFeed,
+    warpVerifier,
+    loaders: new RequestLoaders(upstreams, counted, observeBatch),
+  };
+}

@@ -1,0 +1,113 @@
+/** Per-request loaders for EVM chains, blocks and transactions. */
+import DataLoader from "dataloader";
+import type { Upstreams } from "../context.ts";
+import type { CallOptions } from "../../upstream/http.ts";
+import type { ChainInfo, CompleteTransaction, EvmBlock, EvmTransactionRecord, MetricsChain } from "../../upstream/types.ts";
+import { observed, type BatchObserver } from "./observed.ts";
+import { settle } from "./settle.ts";
+
+export interface BlockKey {
+  /** EVM chain id or blockchain id, as the upstream accepts either. */
+  chainId: string;
+  /** Block number (decimal) or block hash. */
+  blockId: string;
+}
+
+export interface TransactionKey {
+  /** EVM chain id or blockchain id, as the upstream accepts either. */
+  chainId: string;
+  txHash: string;
+}
+
+export interface EvmLoaders {
+  /**
+   * Every chain the Data API indexes (`GET /v1/chains` without filters), read once per request
+   * (and kept for the chain TTL by the shared cache): the chain loader and `chains` answer from it.
+   */
+  chainList: () => Promise<ChainInfo[]>;
+  /** Chain records by EVM chain id or blockchain id; null when unknown. */
+  chain: DataLoader<string, ChainInfo | null>;
+  /** Blocks by chain and number or hash; null when unknown. */
+  block: DataLoader<BlockKey, EvmBlock | null, string>;
+  /** How the Metrics API knows a chain, by EVM chain id; null when it does not. */
+  metricsChain: DataLoader<string, MetricsChain | null>;
+  /** Native transactions by chain and hash, as a list page gave them or from the complete view; null when unknown. */
+  transaction: DataLoader<TransactionKey, EvmTransactionRecord | null, string>;
+  /** The complete view of a transaction (all transfers and calls); null when unknown. */
+  completeTransaction: DataLoader<TransactionKey, CompleteTransaction | null, string>;
+}
+
+function blockKey({ chainId, blockId }: BlockKey): string {
+  return `${chainId}:${blockId.startsWith("0x") ? blockId.toLowerCase() : blockId}`;
+}
+
+export function createEvmLoaders({ evm, metrics }: Upstreams, call: CallOptions, observe: BatchObserver): EvmLoaders {
+  let heldChainList: Promise<ChainInfo[]> | undefined;
+  const chainList = () => (heldChainList ??= evm.listChains(call));
+
+  const chain = new DataLoader<string, ChainInfo | null>(observed("chain", observe, async (ids) => {
+    // One `GET /v1/chains` answers every supported chain, by either of its ids; an id not in
+    // the list may still be a chain the list leaves out, so it gets its own look-up.
+    const all = await chainList();
+    const byId = new Map<string, ChainInfo>();
+    for (const info of all) {
+      byId.set(info.chainId, info);
+      if (info.platformChainId) byId.set(info.platformChainId, info);
+    }
+    return Promise.all(ids.map((id) => byId.get(id) ?? settle(evm.getChain(id, call))));
+  }));
+
+  const block = new DataLoader<BlockKey, EvmBlock | null, string>(
+    observed("block", observe, (keys) => Promise.all(keys.map((key) => settle(evm.getBlock(key.chainId, key.blockId, call))))),
+    { cacheKeyFn: blockKey },
+  );
+
+  const metricsChain = new DataLoader<string, MetricsChain | null>(observed("metricsChain", observe, (ids) =>
+    Promise.all(ids.map((id) => settle(metrics.getChain(id, call))))),
+  );
+
+  const completeTransaction = new DataLoader<TransactionKey, CompleteTransaction | null, string>(
+    observed("completeTransaction", observe, async (keys) => {
+      const found = await Promise.all(keys.map((key) => settle(evm.getTransaction(key.chainId, key.txHash, call))));
+      found.forEach((item, index) => {
+        if (item && !(item instanceof Error)) transaction.prime(keys[index]!, item.nativeTransaction);
+      });
+      return found;
+    }),
+    { cacheKeyFn: transactionKey },
+  );
+
+  // Keys that no list page primed are answered by the complete view, which holds the native record.
+  const transaction = new DataLoader<TransactionKey, EvmTransactionRecord | null, string>(
+    observed("transaction", observe, (keys) =>
+      Promise.all(keys.map((key) => settle(completeTransaction.load(key).then((found) => found?.nativeTransaction ?? null))))),
+    { cacheKeyFn: transactionKey },
+  );
+
+  return { chainList, chain, block, metricsChain, transaction, completeTransaction };
+}
+
+function transactionKey({ chainId, txHash }: TransactionKey): string {
+  return `${chainId}:${txHash.toLowerCase()}`;
+}
+
+/** Puts chain records listed by a page into the chain loader under both of their ids. */
+export function primeChains(loaders: EvmLoaders, chains: readonly ChainInfo[]): void {
+  for (const info of chains) {
+    loaders.chain.prime(info.chainId, info);
+    if (info.platformChainId) loaders.chain.prime(info.platformChainId, info);
+  }
+}
+
+/** Puts a page's blocks into the block loader under their hash and number. */
+export function primeBlocks(loaders: EvmLoaders, blocks: readonly EvmBlock[]): void {
+  for (const item of blocks) {
+    loaders.block.prime({ chainId: item.chainId, blockId: item.blockHash }, item);
+    loaders.block.prime({ chainId: item.chainId, blockId: item.blockNumber }, item);
+  }
+}
+
+/** Puts a page's native transactions into the transaction loader under their chain and hash. */
+export function primeTransactions(loaders: EvmLoaders, transactions: readonly EvmTransactionRecord[]): void {
+  for (const item of transactions) loaders.transaction.prime({ chainId: item.chainId, txHash: item.txHash }, item);
+}

@@ -1,0 +1,129 @@
+/** Per-request loaders for primary-network blocks, transactions, X-Chain vertices and L1 validators. */
+import DataLoader from "dataloader";
+import type { Upstreams } from "../context.ts";
+import type { CallOptions } from "../../upstream/http.ts";
+import type { PrimaryNetworkName, PrimaryNetworkOrigin } from "../../upstream/primary-network-api.ts";
+import type { L1Validator, PrimaryNetworkBlock, PrimaryNetworkTransaction, XChainVertex } from "../../upstream/types.ts";
+import { observed, type BatchObserver } from "./observed.ts";
+import { settle } from "./settle.ts";
+
+/** A record of one chain of a network, by the id its route takes. */
+export interface ChainRecordKey {
+  origin: PrimaryNetworkOrigin;
+  /** A block height or hash, or a transaction hash. */
+  id: string;
+}
+
+/** A record of a network, by its id. */
+export interface NetworkRecordKey {
+  network: PrimaryNetworkName;
+  id: string;
+}
+
+export interface PrimaryNetworkLoaders {
+  /** Blocks by chain and height or hash; null when unknown. */
+  primaryNetworkBlock: DataLoader<ChainRecordKey, PrimaryNetworkBlock | null, string>;
+  /** Transactions by chain and hash; null when the chain has none with that hash. */
+  primaryNetworkTransaction: DataLoader<ChainRecordKey, PrimaryNetworkTransaction | null, string>;
+  /** X-Chain vertices by network and hash; null when unknown. */
+  xChainVertex: DataLoader<NetworkRecordKey, XChainVertex | null, string>;
+  /** L1 validators, active or not, by network and validation id; null when unknown. */
+  l1Validator: DataLoader<NetworkRecordKey, L1Validator | null, string>;
+}
+
+/**
+ * The one validation of a node's validations to answer for the node: an active one (with balance
+ * left), the latest created if several; else the latest created.
+ */
+export function chooseValidationOfNode(validations: readonly L1Validator[]): L1Validator | null {
+  let chosen: L1Validator | null = null;
+  const rank = (validator: L1Validator) => [validator.remainingBalance > 0 ? 1 : 0, validator.creationTimestamp] as const;
+  for (const validator of validations) {
+    if (chosen === null) {
+      chosen = validator;
+      continue;
+    }
+    const [active, created] = rank(validator);
+    const [chosenActive, chosenCreated] = rank(chosen);
+    if (active > chosenActive || (active === chosenActive && created > chosenCreated)) chosen = validator;
+  }
+  return chosen;
+}
+
+function chainRecordKey({ origin, id }: ChainRecordKey): string {
+  return `${origin.network}:${origin.blockchainId}:${id.startsWith("0x") ? id.toLowerCase() : id}`;
+}
+
+function networkRecordKey({ network, id }: NetworkRecordKey): string {
+  return `${network}:${id}`;
+}
+
+export function createPrimaryNetworkLoaders({ primaryNetwork }: Upstreams, call: CallOptions, observe: BatchObserver): PrimaryNetworkLoaders {
+  const primaryNetworkBlock: PrimaryNetworkLoaders["primaryNetworkBlock"] = new DataLoader(
+    observed("primaryNetworkBlock", observe, (keys) =>
+      Promise.all(
+        keys.map(async (key) => {
+          const block = await settle(primaryNetwork.getBlock(key.origin, key.id, call));
+          // Found by one of its ids, a block is known by the other too.
+          if (block && !(block instanceof Error)) primeBlocks({ primaryNetworkBlock }, key.origin, [block]);
+          return block;
+        }),
+      )),
+    { cacheKeyFn: chainRecordKey },
+  );
+
+  const primaryNetworkTransaction: PrimaryNetworkLoaders["primaryNetworkTransaction"] = new DataLoader(
+    observed("primaryNetworkTransaction", observe, (keys) => Promise.all(keys.map((key) => settle(primaryNetwork.getTransaction(key.origin, key.id, call))))),
+    { cacheKeyFn: chainRecordKey },
+  );
+
+  const xChainVertex: PrimaryNetworkLoaders["xChainVertex"] = new DataLoader(
+    observed("xChainVertex", observe, (keys) => Promise.all(keys.map((key) => settle(primaryNetwork.getVertex(key.network, key.id, call))))),
+    { cacheKeyFn: networkRecordKey },
+  );
+
+  // The list route finds one validator by its validation id, whether it is active or not.
+  const l1Validator: PrimaryNetworkLoaders["l1Validator"] = new DataLoader(
+    observed("l1Validator", observe, (keys) =>
+      Promise.all(
+        keys.map(async (key) => {
+          const page = await settle(
+            primaryNetwork.listL1Validators(key.network, { l1ValidationId: key.id, includeInactiveL1Validators: true }, { pageSize: 1, pageToken: undefined }, call),
+          );
+          return page instanceof Error ? page : (page.items[0] ?? null);
+        }),
+      )),
+    { cacheKeyFn: networkRecordKey },
+  );
+
+  return { primaryNetworkBlock, primaryNetworkTransaction, xChainVertex, l1Validator };
+}
+
+/** Puts blocks into the block loader under their height and hash. */
+export function primeBlocks(
+  loaders: Pick<PrimaryNetworkLoaders, "primaryNetworkBlock">,
+  origin: PrimaryNetworkOrigin,
+  blocks: readonly PrimaryNetworkBlock[],
+): void {
+  for (const block of blocks) {
+    loaders.primaryNetworkBlock.prime({ origin, id: block.blockNumber }, block);
+    loaders.primaryNetworkBlock.prime({ origin, id: block.blockHash }, block);
+  }
+}
+
+/** Puts a page's transactions into the transaction loader. */
+export function primeTransactions(
+  loaders: PrimaryNetworkLoaders,
+  origin: PrimaryNetworkOrigin,
+  transactions: readonly PrimaryNetworkTransaction[],
+): void {
+  for (const tx of transactions) loaders.primaryNetworkTransaction.prime({ origin, id: tx.txHash }, tx);
+}
+
+export function primeVertices(loaders: PrimaryNetworkLoaders, network: PrimaryNetworkName, vertices: readonly XChainVertex[]): void {
+  for (const vertex of vertices) loaders.xChainVertex.prime({ network, id: vertex.vertexHash }, vertex);
+}
+
+export function primeL1Validators(loaders: Pick<PrimaryNetworkLoaders, "l1Validator">, network: PrimaryNetworkName, validators: readonly L1Validator[]): void {
+  for (const validator of validators) loaders.l1Validator.prime({ network, id: validator.validationId }, validator);
+}

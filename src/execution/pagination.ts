@@ -1,0 +1,275 @@
+/**
+ * Relay connections over the upstream's page tokens (forward only).
+ *
+ * `first` becomes `pageSize` within the route's own bounds. Each edge's cursor records the
+ * page it came from (page token and page size), its index in that page, the key of its node
+ * and a hash of the field's filter arguments. So any edge's cursor resumes right after that
+ * edge, and a cursor is refused when used with other filters. The last edge of an upstream
+ * page carries that page's `nextPageToken` instead, so that ordinary forward paging costs one
+ * upstream call per page.
+ *
+ * `first: 0` is allowed on every connection and reads nothing: an empty page, `hasNextPage`
+ * false (Relay allows false when the answer cannot be had cheaply) and null cursors.
+ */
+import { hash as digest } from "node:crypto";
+import { LRUCache } from "lru-cache";
+import { badUserInput } from "./errors.ts";
+import { MAX_PAGE_TOKEN_LENGTH } from "./identifiers.ts";
+
+export interface PageBounds {
+  /** Smallest `pageSize` the route accepts (`first` may still be 0, which reads no page). */
+  min: number;
+  /** Largest `pageSize` the route accepts. */
+  max: number;
+  /** `first` when the client gives none. */
+  default: number;
+}
+
+export interface ConnectionArgs {
+  first?: number | null | undefined;
+  after?: string | null | undefined;
+  last?: number | null | undefined;
+  before?: string | null | undefined;
+}
+
+export interface UpstreamPage<T, Meta = undefined> {
+  items: T[];
+  nextPageToken?: string | undefined;
+  /** What the upstream answers beside its list (a chain stamp, a block height). */
+  meta?: Meta;
+}
+
+export interface PageTokenConnection<T, Meta = undefined> {
+  edges: { cursor: string; node: T }[];
+  pageInfo: { hasNextPage: boolean; hasPreviousPage: boolean; startCursor: string | null; endCursor: string | null };
+  /** The `meta` of the last upstream page read. */
+  meta: Meta | undefined;
+}
+
+export interface PageTokenConnectionOptions<T, Meta = undefined> {
+  bounds: PageBounds;
+  /** What identifies the list: the field and its parent, plus every filter argument. */
+  filters: Record<string, unknown>;
+  /** A stable key of a node, used to find the edge again when a page has shifted. */
+  nodeKey: (node: T) => string;
+  fetchPage: (request: { pageSize: number; pageToken: string | undefined }) => Promise<UpstreamPage<T, Meta>>;
+  /**
+   * What the connection says beside its list when it reads no page (`first: 0`), for fields
+   * that read `meta`; without it `meta` is undefined then.
+   */
+  emptyMeta?: () => Meta;
+}
+
+/** The smallest `first` of every connection: 0 asks for no items and makes no upstream call. */
+export const MIN_FIRST = 0;
+
+/** How a field's description states its `first`: the range and the default. */
+export function describeFirst(bounds: { max: number; default?: number | undefined }, defaultFirst = bounds.default): string {
+  const range = `\`first\`: ${MIN_FIRST} to ${bounds.max}`;
+  return defaultFirst === undefined ? `${range}.` : `${range}, default ${defaultFirst}.`;
+}
+
+/** What a cursor says: resume after item `index` of the page (`pageToken`, `pageSize`). */
+interface Cursor {
+  pageToken: string | undefined;
+  pageSize: number;
+  /** -1: start at the beginning of the page. */
+  index: number;
+  nodeKey: string | undefined;
+  filterHash: string;
+}
+
+const CURSOR_VERSION = 1;
+/**
+ * Cursors come back from clients, so each part is bounded before anything is sent: the page
+ * token to an upstream token's length (with room for the gateway's own wrapping of one) in
+ * printable characters, the node key to an id's. The upstream client checks the token it
+ * finally sends again (src/upstream/http.ts).
+ */
+const MAX_CURSOR_LENGTH = 4096;
+const CURSOR_PAGE_TOKEN = new RegExp(`^[\\x21-\\x7e]{1,${MAX_PAGE_TOKEN_LENGTH + 64}}$`);
+const MAX_NODE_KEY_LENGTH = 512;
+
+// Clients page through the same few lists: a hash costs more than finding it again.
+const filterHashes = new LRUCache<string, string>({ max: 1_000 });
+
+function filterHash(filters: Record<string, unknown>): string {
+  const stable = JSON.stringify(Object.keys(filters).sort().map((key) => [key, filters[key] ?? null]));
+  let hash = filterHashes.get(stable);
+  if (hash === undefined) {
+    hash = digest("sha256", stable, "base64url").slice(0, 12);
+    filterHashes.set(stable, hash);
+  }
+  return hash;
+}
+
+function encodeCursor(cursor: Cursor): string {
+  const body = [CURSOR_VERSION, cursor.pageToken ?? null, cursor.pageSize, cursor.index, cursor.nodeKey ?? null, cursor.filterHash];
+  return Buffer.from(JSON.stringify(body)).toString("base64url");
+}
+
+function decodeCursor(text: string): Cursor {
+  const malformed = () => badUserInput("after", "after is not a cursor of this gateway; pass an edge's cursor or pageInfo.endCursor unchanged");
+  if (text.length > MAX_CURSOR_LENGTH) {
+    throw badUserInput("after", `after is not a cursor of this gateway: cursors are at most ${MAX_CURSOR_LENGTH} characters; pass an edge's cursor or pageInfo.endCursor unchanged`, {
+      maxLength: MAX_CURSOR_LENGTH,
+    });
+  }
+  let body: unknown;
+  try {
+    body = JSON.parse(Buffer.from(text, "base64url").toString("utf8"));
+  } catch {
+    throw malformed();
+  }
+  if (!Array.isArray(body) || body.length !== 6 || body[0] !== CURSOR_VERSION) throw malformed();
+  const [, pageToken, pageSize, index, nodeKey, hash] = body as unknown[];
+  if (
+    (pageToken !== null && (typeof pageToken !== "string" || !CURSOR_PAGE_TOKEN.test(pageToken))) ||
+    !Number.isSafeInteger(pageSize) ||
+    !Number.isSafeInteger(index) ||
+    (nodeKey !== null && (typeof nodeKey !== "string" || nodeKey.length > MAX_NODE_KEY_LENGTH)) ||
+    typeof hash !== "string"
+  ) {
+    throw malformed();
+  }
+  return {
+    pageToken: pageToken ?? undefined,
+    pageSize: pageSize as number,
+    index: index as number,
+    nodeKey: (nodeKey as string | null) ?? undefined,
+    filterHash: hash,
+  };
+}
+
+/** Checks the connection arguments against the route's bounds; throws before any upstream call. */
+export function validateConnectionArgs(args: ConnectionArgs, bounds: PageBounds, filters: Record<string, unknown>) {
+  if (args.last !== null && args.last !== undefined) {
+    throw badUserInput("last", "last is not supported: the upstream pages forward only; use first and after");
+  }
+  if (args.before !== null && args.before !== undefined) {
+    throw badUserInput("before", "before is not supported: the upstream pages forward only; use first and after");
+  }
+  const first = args.first ?? bounds.default;
+  if (!Number.isSafeInteger(first) || first < MIN_FIRST || first > bounds.max) {
+    throw badUserInput("first", `first must be between ${MIN_FIRST} and ${bounds.max}, got ${first}`, {
+      min: MIN_FIRST,
+      max: bounds.max,
+    });
+  }
+  const hash = filterHash(filters);
+  let cursor: Cursor | undefined;
+  if (args.after !== null && args.after !== undefined) {
+    cursor = decodeCursor(args.after);
+    if (cursor.filterHash !== hash) {
+      throw badUserInput("after", "after belongs to another list: a cursor can only be used with the arguments of the query that returned it");
+    }
+    if (cursor.pageSize < bounds.min || cursor.pageSize > bounds.max || cursor.index < -1 || cursor.index >= cursor.pageSize) {
+      throw badUserInput("after", "after is not a cursor of this gateway; pass an edge's cursor or pageInfo.endCursor unchanged");
+    }
+  }
+  return { first, cursor, hash };
+}
+
+/**
+ * The most upstream pages a connection reads for `after` and `first`: none for `first: 0`, two
+ * when the cursor resumes inside a page (that page again, then the next one if it ends before
+ * `first` items), else one.
+ */
+export function pagesToRead(after: string | null | undefined, first?: number | null): 0 | 1 | 2 {
+  if (first === 0) return 0;
+  if (after === null || after === undefined) return 1;
+  try {
+    return decodeCursor(after).index >= 0 ? 2 : 1;
+  } catch {
+    return 1;
+  }
+}
+
+/** An edge whose cursor is encoded only when a client asks for it (most ask for one, at most). */
+class PageEdge<T> {
+  private encoded: string | undefined;
+
+  constructor(
+    readonly node: T,
+    private readonly position: Cursor,
+    private readonly nodeKey: ((node: T) => string) | undefined,
+  ) {}
+
+  get cursor(): string {
+    this.encoded ??= encodeCursor(this.nodeKey ? { ...this.position, nodeKey: this.nodeKey(this.node) } : this.position);
+    return this.encoded;
+  }
+}
+
+/**
+ * The page's cursors, encoded only when asked for. A class, not an object literal with getters:
+ * on V8 (Node 20), what the getters of a literal made per request reach (the edges, and through
+ * them the whole upstream page) survives young-generation collections and is promoted into old
+ * space. Measured on primary-network transactions: 32 % of what a request allocates was promoted
+ * with the literal, 1.4 % with this class.
+ */
+class PageInfo {
+  readonly hasPreviousPage = false;
+
+  constructor(
+    private readonly edges: readonly { cursor: string }[],
+    readonly hasNextPage: boolean,
+  ) {}
+
+  get startCursor(): string | null {
+    return this.edges[0]?.cursor ?? null;
+  }
+
+  get endCursor(): string | null {
+    return this.edges[this.edges.length - 1]?.cursor ?? null;
+  }
+}
+
+export async function toPageTokenConnection<T, Meta = undefined>(
+  args: ConnectionArgs,
+  options: PageTokenConnectionOptions<T, Meta>,
+): Promise<PageTokenConnection<T, Meta>> {
+  const { first, cursor, hash } = validateConnectionArgs(args, options.bounds, options.filters);
+  if (first === 0) return { edges: [], meta: options.emptyMeta?.(), pageInfo: new PageInfo([], false) };
+  const edges: PageTokenConnection<T, Meta>["edges"] = [];
+  let more = false;
+  let meta: Meta | undefined;
+
+  const take = (page: UpstreamPage<T, Meta>, pageToken: string | undefined, pageSize: number, from: number) => {
+    meta = page.meta;
+    let index = from;
+    for (; index < page.items.length && edges.length < first; index += 1) {
+      const node = page.items[index] as T;
+      const lastOfPage = index === page.items.length - 1;
+      const edgeCursor: Cursor =
+        lastOfPage && page.nextPageToken
+          ? { pageToken: page.nextPageToken, pageSize, index: -1, nodeKey: undefined, filterHash: hash }
+          : { pageToken, pageSize, index, nodeKey: undefined, filterHash: hash };
+      edges.push(new PageEdge(node, edgeCursor, lastOfPage && page.nextPageToken ? undefined : options.nodeKey));
+    }
+    more = index < page.items.length || Boolean(page.nextPageToken);
+    return page.nextPageToken;
+  };
+
+  if (cursor && cursor.index >= 0) {
+    // Resume inside a page: read that page again and continue after the edge, found by its
+    // node key if the page has shifted since (a "latest" list grows at its head).
+    const page = await options.fetchPage({ pageSize: cursor.pageSize, pageToken: cursor.pageToken });
+    const found = cursor.nodeKey === undefined ? -1 : page.items.findIndex((item) => options.nodeKey(item) === cursor.nodeKey);
+    const next = take(page, cursor.pageToken, cursor.pageSize, (found >= 0 ? found : cursor.index) + 1);
+    const missing = first - edges.length;
+    if (missing > 0 && next) {
+      const pageSize = Math.max(options.bounds.min, missing);
+      take(await options.fetchPage({ pageSize, pageToken: next }), next, pageSize, 0);
+    }
+  } else {
+    const pageToken = cursor?.pageToken;
+    take(await options.fetchPage({ pageSize: first, pageToken }), pageToken, first, 0);
+  }
+
+  return {
+    edges,
+    meta,
+    pageInfo: new PageInfo(edges, more),
+  };
+}

@@ -1,0 +1,210 @@
+/**
+ * Watches export operations for subscribers. All subscribers of one operation (with the same API
+ * key) share one poller, which reads the operation at a fixed interval, hands each subscriber
+ * the operation whenever its status or metadata changes, and ends everyone's stream when the job
+ * ends. A subscriber that leaves stops counting; the poller stops with the last one.
+ *
+ * Each read a poller makes is charged to every subscriber's caller, 1 each (`ChargeRead`):
+ * sharing a poller saves the upstream reads, not the callers' budgets, so that a caller pays the
+ * same for its streams whoever else watches the job. A subscriber's first read is paid when it
+ * subscribes. A subscriber that cannot pay has its stream ended with the refusal before the read;
+ * when none is left, the read is not made.
+ *
+ * With a relay (Redis), the pollers of one operation on several gateways take turns: the one
+ * whose turn it is reads the upstream and publishes what it read, the others follow what it
+ * publishes, so that the upstream sees one poller in all.
+ */
+import { GatewayError, UpstreamError } from "../execution/errors.ts";
+import { apiKeyHash, type CallOptions } from "../upstream/http.ts";
+import type { ExportOperation, ExportOperationStatus } from "../upstream/types.ts";
+import { SubscriberStream, chargeForRead, type ChargeRead } from "./subscriber-stream.ts";
+
+/** Reads one operation; null when it does not exist. */
+export type ReadOperation = (operationId: string, options: CallOptions) => Promise<ExportOperation | null>;
+
+/** What a subscriber receives: the operation, or the error that ends its stream. */
+export type ExportEvent = ExportOperation | GatewayError;
+
+
+/**
+ * A poller's role for one interval: read the upstream and publish (`lead`), wait for what the
+ * leader publishes (`follow`), or read the upstream for this gateway alone (`alone`: the relay
+ * is unavailable).
+ */
+export type Turn = "lead" | "follow" | "alone";
+
+/** The pollers of one operation on every gateway that watches it. */
+export interface ExportTopic {
+  /** This interval's role; what others publish arrives through the `deliver` given to `join`. */
+  turn(): Promise<Turn>;
+  /** Hands a read, or the error that ends the streams, to the followers. */
+  publish(event: ExportEvent): void;
+  /** This gateway watches the operation no more: gives up its turn. */
+  leave(): Promise<void>;
+}
+
+/** Coordinates the pollers of several gateways; it must never throw. */
+export interface ExportRelay {
+  /** `topic` names the operation and the hash of the API key that reads it, never the key. */
+  join(topic: string, deliver: (event: ExportEvent) => void): ExportTopic;
+}
+
+const FINAL_STATUSES: ReadonlySet<ExportOperationStatus> = new Set(["COMPLETED", "COMPLETED_WITH_WARNING", "FAILED"]);
+/** Consecutive failed reads a poller rides out (outages, rate limits) before it gives up. */
+const MAX_TRANSIENT_FAILURES = 3;
+
+export interface ExportWatchOptions {
+  intervalMs: number;
+  /** How long one read may take. */
+  readTimeoutMs: number;
+}
+
+export class ExportWatch {
+  private readonly pollers = new Map<string, Poller>();
+
+  constructor(
+    private readonly read: ReadOperation,
+    private readonly options: ExportWatchOptions,
+    private readonly relay?: ExportRelay,
+  ) {}
+
+  /** The operation's changes until the job ends; the caller's API key reads it, and `chargeRead` charges the caller for each read after the first. */
+  watch(operationId: string, call: CallOptions, chargeRead?: ChargeRead): AsyncIterableIterator<ExportEvent> {
+    const key = `${call.apiKey ? apiKeyHash(call.apiKey) : ""}:${operationId}`;
+    let poller = this.pollers.get(key);
+    if (poller === undefined) {
+      const created = new Poller(operationId, call, this.read, this.options, this.relay?.join(key, (event) => created.receive(event)), () => {
+        if (this.pollers.get(key) === created) this.pollers.delete(key);
+      });
+      this.pollers.set(key, created);
+      poller = created;
+    }
+    return poller.subscribe(chargeRead);
+  }
+
+  /** Ends every stream and gives up every turn; for shutdown. */
+  async close(): Promise<void> {
+    await Promise.all([...this.pollers.values()].map((poller) => poller.finish()));
+  }
+}
+
+class Poller {
+  private readonly subscribers = new Set<SubscriberStream<ExportEvent>>();
+  private latest: ExportOperation | undefined;
+  private latestKey: string | undefined;
+  private timer: NodeJS.Timeout | undefined;
+  private failures = 0;
+  private stopped = false;
+  private left: Promise<void> = Promise.resolve();
+
+  constructor(
+    private readonly operationId: string,
+    private readonly call: CallOptions,
+    private readonly read: ReadOperation,
+    private readonly options: ExportWatchOptions,
+    private readonly topic: ExportTopic | undefined,
+    private readonly onStop: () => void,
+  ) {
+    // After the first subscriber has joined, who pays for the first read.
+    queueMicrotask(() => void this.tick());
+  }
+
+  subscribe(chargeRead?: ChargeRead): AsyncIterableIterator<ExportEvent> {
+    const subscriber = new SubscriberStream<ExportEvent>(chargeRead, () => {
+      this.subscribers.delete(subscriber);
+      if (this.subscribers.size === 0) this.stop();
+    });
+    this.subscribers.add(subscriber);
+    if (this.latest !== undefined) subscriber.push(this.latest);
+    return subscriber;
+  }
+
+  /** Ends every subscriber's stream, after an error if there is one, and stops polling. */
+  finish(error?: GatewayError): Promise<void> {
+    for (const subscriber of this.subscribers) {
+      if (error) subscriber.push(error);
+      subscriber.end();
+    }
+    this.subscribers.clear();
+    this.stop();
+    return this.left;
+  }
+
+  /** What another gateway's poller read. */
+  receive(event: ExportEvent): void {
+    if (this.stopped) return;
+    if (event instanceof GatewayError) void this.finish(event);
+    else this.accept(event);
+  }
+
+  private stop(): void {
+    if (this.stopped) return;
+    this.stopped = true;
+    clearTimeout(this.timer);
+    if (this.topic) this.left = this.topic.leave();
+    this.onStop();
+  }
+
+  /** Hands on a change, and ends the streams when the job has ended. */
+  private accept(operation: ExportOperation): void {
+    const key = JSON.stringify([operation.operationStatus, operation.metadata ?? null]);
+    if (key !== this.latestKey) {
+      this.latest = operation;
+      this.latestKey = key;
+      for (const subscriber of this.subscribers) subscriber.push(operation);
+    }
+    if (FINAL_STATUSES.has(operation.operationStatus)) void this.finish();
+  }
+
+  private async tick(): Promise<void> {
+    const turn = this.topic ? await this.topic.turn() : "alone";
+    if (this.stopped) return;
+    if (turn === "follow") return this.schedule();
+    await this.chargeSubscribers();
+    if (this.stopped) return;
+    let operation: ExportOperation | null;
+    try {
+      operation = await this.read(this.operationId, {
+        apiKey: this.call.apiKey,
+        requestId: this.call.requestId,
+        deadline: Date.now() + this.options.readTimeoutMs,
+      });
+    } catch (error) {
+      if (this.stopped) return;
+      this.failures += 1;
+      if (!isTransient(error) || this.failures > MAX_TRANSIENT_FAILURES) {
+        return this.end(error instanceof GatewayError ? error : new GatewayError("The export operation could not be read", "UPSTREAM_ERROR"), turn);
+      }
+      return this.schedule();
+    }
+    if (this.stopped) return;
+    this.failures = 0;
+    if (operation === null) {
+      return this.end(new GatewayError(`No export operation has the id ${JSON.stringify(this.operationId)}`, "NOT_FOUND"), turn);
+    }
+    if (turn === "lead") this.topic?.publish(operation);
+    this.accept(operation);
+    if (!this.stopped) this.schedule();
+  }
+
+  /** Has every subscriber pay for the read about to be made; ends the streams of those who cannot. */
+  private async chargeSubscribers(): Promise<void> {
+    await chargeForRead(this.subscribers, (refusal) => refusal);
+    if (this.subscribers.size === 0) this.stop();
+  }
+
+  /** Ends the streams with an error: the followers' too when this poller leads. */
+  private end(error: GatewayError, turn: Turn): void {
+    if (turn === "lead") this.topic?.publish(error);
+    void this.finish(error);
+  }
+
+  private schedule(): void {
+    this.timer = setTimeout(() => void this.tick(), this.options.intervalMs);
+    this.timer.unref();
+  }
+}
+
+function isTransient(error: unknown): boolean {
+  return error instanceof UpstreamError && (error.code === "UPSTREAM_UNAVAILABLE" || error.code === "RATE_LIMITED");
+}

@@ -1,0 +1,94 @@
+/**
+ * One subscriber's stream of a shared poller (export jobs, new blocks): events queue until the
+ * client asks for them, and the subscriber pays for each read the poller makes after its first.
+ */
+import type { GatewayError } from "../execution/errors.ts";
+
+/** Charges a subscriber's caller for one read: null when paid, else the error that ends its stream. */
+export type ChargeRead = () => Promise<GatewayError | null>;
+
+export class SubscriberStream<T> implements AsyncIterableIterator<T> {
+  protected readonly queue: T[] = [];
+  protected ended = false;
+  private waiting: ((result: IteratorResult<T>) => void) | undefined;
+  /** Reads paid for ahead: the first, when it subscribed. */
+  private paidReads = 1;
+
+  constructor(
+    private readonly chargeRead: ChargeRead | undefined,
+    protected readonly onLeave: () => void,
+  ) {}
+
+  /** Pays for one read; the refusal when the caller cannot. */
+  async payForRead(): Promise<GatewayError | null> {
+    if (this.paidReads > 0) {
+      this.paidReads -= 1;
+      return null;
+    }
+    return this.chargeRead ? this.chargeRead() : null;
+  }
+
+  push(event: T): void {
+    if (!this.ended) this.deliver(event);
+  }
+
+  /** Hands the event to a waiting reader, else queues it; how many events wait unread. */
+  protected deliver(event: T): number {
+    if (this.waiting) {
+      this.waiting({ value: event, done: false });
+      this.waiting = undefined;
+      return 0;
+    }
+    this.queue.push(event);
+    return this.queue.length;
+  }
+
+  /** No more events; those queued are still delivered. */
+  end(): void {
+    this.ended = true;
+    if (this.waiting && this.queue.length === 0) {
+      this.waiting({ value: undefined, done: true });
+      this.waiting = undefined;
+    }
+  }
+
+  next(): Promise<IteratorResult<T>> {
+    const event = this.queue.shift();
+    if (event !== undefined) return Promise.resolve({ value: event, done: false });
+    if (this.ended) return Promise.resolve({ value: undefined, done: true });
+    return new Promise((resolve) => {
+      this.waiting = resolve;
+    });
+  }
+
+  /** The subscriber left (the client disconnected or the stream completed). */
+  return(): Promise<IteratorResult<T>> {
+    if (!this.ended) {
+      this.ended = true;
+      this.queue.length = 0;
+      this.onLeave();
+    }
+    this.waiting?.({ value: undefined, done: true });
+    this.waiting = undefined;
+    return Promise.resolve({ value: undefined, done: true });
+  }
+
+  [Symbol.asyncIterator](): AsyncIterableIterator<T> {
+    return this;
+  }
+}
+
+/**
+ * Has every subscriber pay for the read about to be made; those who cannot get the refusal as
+ * their last event and leave `subscribers`.
+ */
+export async function chargeForRead<T>(subscribers: Set<SubscriberStream<T>>, asEvent: (refusal: GatewayError) => T): Promise<void> {
+  const paying = [...subscribers];
+  const refusals = await Promise.all(paying.map((subscriber) => subscriber.payForRead()));
+  refusals.forEach((refusal, index) => {
+    const subscriber = paying[index]!;
+    if (!refusal || !subscribers.delete(subscriber)) return;
+    subscriber.push(asEvent(refusal));
+    subscriber.end();
+  });
+}

@@ -1,0 +1,570 @@
+/**
+ * Per-caller rate limiting. Every request pays before Yoga parses it: 1, plus, for a document
+ * the parse cache does not hold, 1 per `DOCUMENT_TOKENS_PER_CHARGE` of its tokens (the first
+ * `FREE_DOCUMENT_TOKENS` free), 1 per `CHARACTERS_PER_TOKEN` characters, and 1 per
+ * definition beyond the first (parsing and validating are work, whether or not the document then
+ * runs), and 1 per `CHARACTERS_PER_TOKEN` characters of its operation name. An operation that
+ * runs then pays, after validation and before any resolver, the rest of its cost: the upstream
+ * calls it is estimated to make and the CPU it is estimated to take (a Warp verification), less
+ * the 1 already paid, and, for a document parsed before, 1 for each of its other operations.
+ * When it has run, it is settled: the requests it really sent upstream (counted per request by
+ * the upstream client, retries included, cache hits and requests joined onto another caller's
+ * not) beyond the calls it paid for are taken from the same buckets whatever they hold, into
+ * debt if need be; nothing is given back for fewer. An operation thus pays the larger of its
+ * estimate and its real calls, and a caller in debt is refused until its buckets refill. A
+ * subscription pays for its first read when it starts, and 1 for each later read its poller
+ * makes (src/live/export-watch.ts); a caller may hold `subscriptionsPerCaller` streams open at once.
+ * A caller over its budget gets HTTP 429 with `Retry-After`; an operation that costs more than a
+ * full bucket holds can never run, and is refused as over a limit.
+ *
+ * Who pays: a request from an address pays from the address's bucket, and with an API key
+ * (`x-glacier-api-key`, kept only as a hash) from the key's bucket as well, so that inventing keys
+ * buys no budget: an address spends one address's budget however many keys it sends, and a key
+ * one key's budget from however many addresses. The address is the socket's, or behind a trusted
+ * proxy the last `X-Forwarded-For` hop (the one the proxy appended) when it is an IP address. Requests without a socket
+ * (`yoga.fetch`, in process) have no address: they pay from their key's bucket, else from one
+ * bucket, `local`. With Redis, all gateways share each bucket; while Redis cannot answer, each
+ * gateway falls back to its own buckets.
+ */
+import type { IncomingMessage, ServerResponse } from "node:http";
+import { isIP } from "node:net";
+import { LRUCache } from "lru-cache";
+import type { ExecutionArgs, ExecutionResult } from "graphql";
+import type { Plugin } from "graphql-yoga";
+import type { RateLimitConfig } from "../config.ts";
+import type { GatewayContext } from "../execution/context.ts";
+import { GatewayError, operationOverLimit } from "../execution/errors.ts";
+import { documentShape, documentShapeOf, type DocumentShape } from "../limits/document-shape.ts";
+import type { Logger } from "../telemetry/logger.ts";
+import type { GatewayMetrics } from "../telemetry/metrics.ts";
+import type { RedisLink } from "../shared-state/redis.ts";
+import { LocalBuckets, RedisBuckets, secondsUntil, takeFromAll, type BucketLimits, type BucketRef } from "../limits/token-buckets.ts";
+import { API_KEY_HEADER, apiKeyHash } from "../upstream/http.ts";
+import { analyzeOperation, type OperationAnalysis } from "../limits/operation-analysis.ts";
+import { NO_FACTS, type OperationCost } from "../limits/upstream-calls.ts";
+
+/** Callers whose buckets one process keeps, per kind (keys, addresses); the least recently seen beyond this start full again. */
+const LOCAL_CALLERS = 10_000;
+/**
+ * A new document costs 1 more per this many of its tokens beyond the first `FREE_DOCUMENT_TOKENS`,
+ * and 1 per definition beyond the first: the work of parsing and validating it (some 5 ms per
+ * 1,000 tokens, held on the event loop, where it delays every other caller), paid before it is
+ * parsed: at the default rate a caller can make the gateway read a 2,000-token document (the
+ * most MAX_QUERY_TOKENS allows) about once every 4 s. Under `FREE_DOCUMENT_TOKENS` that work is well under a
+ * millisecond, which the 1 every request pays covers.
+ */
+export const DOCUMENT_TOKENS_PER_CHARGE = 5;
+export const FREE_DOCUMENT_TOKENS = 200;
+
+/** Reading a document: its tokens beyond the free ones, its characters (a long name or comment is one token, or none, but is still read), its definitions beyond the first. */
+function costOfReading(shape: DocumentShape, characters: number): number {
+  const tokens = Math.floor(Math.max(0, shape.tokens - FREE_DOCUMENT_TOKENS) / DOCUMENT_TOKENS_PER_CHARGE);
+  return tokens + Math.floor(characters / CHARACTERS_PER_TOKEN) + Math.max(0, shape.definitions - 1);
+}
+
+/** What parsing and validating a document costs when the parse cache does not hold it, beyond the 1 every request pays. */
+export function newDocumentCost(query: string): number {
+  return costOfReading(documentShape(query, Number.POSITIVE_INFINITY), query.length);
+}
+/** A new document, and an operation name, cost 1 more per this many characters (they are read, hashed, kept and looked up). */
+export const CHARACTERS_PER_TOKEN = 1_000;
+
+/** What a request to an endpoint beside /graphql costs its caller. */
+export const ENDPOINT_COSTS: Readonly<Record<string, number>> = { "/ready": 1, "/metrics": 10 };
+
+export interface RateLimitDecision {
+  allowed: boolean;
+  /** Tokens left in the caller's fullest-spent bucket. */
+  remaining: number;
+  /** The burst of that bucket. */
+  burst: number;
+  /** Its refill rate. */
+  ratePerSecond: number;
+  /** When refused: whole seconds until every bucket holds the cost. */
+  retryAfterSeconds: number;
+}
+
+export class RateLimiter {
+  private readonly stores = new Map<BucketLimits, LocalBuckets>();
+  private readonly shared: RedisBuckets | undefined;
+  /**
+   * Buckets that held less than 1 token when last seen, with the time (Date.now()) they hold 1
+   * again: until then every request that pays from one is refused before it is read
+   * (`secondsUntilServed`), which makes a flood's refusals cost next to nothing.
+   */
+  private readonly exhausted = new LRUCache<string, number>({ max: LOCAL_CALLERS });
+
+  constructor(
+    config: RateLimitConfig,
+    private readonly metrics: GatewayMetrics,
+    redis?: RedisLink,
+  ) {
+    for (const limits of [config, config.address]) this.stores.set(limits, new LocalBuckets(limits, LOCAL_CALLERS));
+    this.shared = redis && new RedisBuckets(redis);
+  }
+
+  /**
+   * Takes `cost` from every bucket, or from none when one of them holds less; with `force`, from
+   * every bucket whatever it holds, for work already done (a bucket may go into debt).
+   */
+  async take(buckets: readonly BucketRef[], cost: number, force = false): Promise<RateLimitDecision> {
+    const shared = await this.shared?.take(buckets, cost, force);
+    const { allowed, tokens } =
+      shared ?? takeFromAll(buckets.map(({ name, limits }) => ({ store: this.store(limits), name })), cost, performance.now(), force);
+    this.metrics.rateLimitDecision(allowed ? "allowed" : "limited", shared ? "redis" : "local");
+    // The bucket that tells the caller most: the one that keeps it waiting longest, else the emptiest.
+    let binding = 0;
+    let retryAfterSeconds = 0;
+    tokens.forEach((held, index) => {
+      const wait = held < cost ? secondsUntil(cost, held, buckets[index]!.limits.ratePerSecond) : 0;
+      if (wait > retryAfterSeconds || (retryAfterSeconds === 0 && held < tokens[binding]!)) binding = index;
+      retryAfterSeconds = Math.max(retryAfterSeconds, wait);
+    });
+    tokens.forEach((held, index) => {
+      const { name, limits } = buckets[index]!;
+      if (held < 1) this.exhausted.set(name, Date.now() + Math.ceil(((1 - held) / limits.ratePerSecond) * 1_000));
+    });
+    const { burst, ratePerSecond } = buckets[binding]!.limits;
+    return { allowed, remaining: tokens[binding]!, burst, ratePerSecond, retryAfterSeconds: allowed ? 0 : retryAfterSeconds };
+  }
+
+  /** Whole seconds until every one of these buckets can pay 1 again, as last seen; 0 when they can now. */
+  secondsUntilServed(names: readonly string[]): number {
+    const now = Date.now();
+    let waitMs = 0;
+    for (const name of names) {
+      const until = this.exhausted.get(name);
+      if (until === undefined) continue;
+      if (until <= now) this.exhausted.delete(name);
+      else waitMs = Math.max(waitMs, until - now);
+    }
+    return Math.ceil(waitMs / 1_000);
+  }
+
+  private store(limits: BucketLimits): LocalBuckets {
+    let store = this.stores.get(limits);
+    if (!store) this.stores.set(limits, (store = new LocalBuckets(limits, LOCAL_CALLERS)));
+    return store;
+  }
+}
+
+interface CallerContext {
+  request: Request;
+  /** Node's request, in Yoga's server context when served over HTTP. */
+  req?: Pick<IncomingMessage, "socket">;
+}
+
+/**
+ * The names of the buckets a request pays from: its key's hash (when it sends a key) and its
+ * address (the socket's, or behind a trusted proxy the last X-Forwarded-For hop, the one the
+ * proxy appended); `local` when it has neither (a request without a socket, in process).
+ */
+function bucketNames(apiKey: string | undefined, forwardedFor: string | undefined, socketAddress: string | undefined, trustProxy: boolean): string[] {
+  const names: string[] = [];
+  const key = apiKey?.trim();
+  if (key) names.push(`key:${apiKeyHash(key)}`);
+  const forwarded = trustProxy ? forwardedFor?.split(",").at(-1)?.trim() : undefined;
+  const address = forwarded && isIP(forwarded) ? forwarded : socketAddress;
+  if (address) names.push(`address:${address}`);
+  return names.length > 0 ? names : ["local"];
+}
+
+function withLimits(names: string[], config: RateLimitConfig): BucketRef[] {
+  return names.map((name) => ({ name, limits: name.startsWith("key:") ? config : config.address }));
+}
+
+function namesOf(context: CallerContext, trustProxy: boolean): string[] {
+  const { headers } = context.request;
+  return bucketNames(headers.get(API_KEY_HEADER) ?? undefined, headers.get("x-forwarded-for") ?? undefined, context.req?.socket?.remoteAddress, trustProxy);
+}
+
+/** The buckets a request pays from, read from Node's request before its body is. */
+export function bucketsOfIncoming(request: Pick<IncomingMessage, "headers" | "socket">, config: RateLimitConfig): BucketRef[] {
+  const key = request.headers[API_KEY_HEADER];
+  const forwarded = request.headers["x-forwarded-for"];
+  const names = bucketNames(
+    typeof key === "string" ? key : undefined,
+    Array.isArray(forwarded) ? forwarded.join(",") : forwarded,
+    request.socket.remoteAddress,
+    config.trustProxy,
+  );
+  return withLimits(names, config);
+}
+
+/**
+ * Charges the caller of a body the gateway read but cannot use (not JSON, or nested deeper than
+ * MAX_NESTING_DEPTH) 1 per `CHARACTERS_PER_TOKEN` characters, whatever its buckets hold: it is
+ * refused, but reading and measuring it was work, like a document that is never parsed.
+ */
+export function unusableBodyCharge(limiter: RateLimiter, config: RateLimitConfig): (request: IncomingMessage, characters: number) => void {
+  return (request, characters) => {
+    const cost = Math.floor(characters / CHARACTERS_PER_TOKEN);
+    if (cost > 0) void limiter.take(bucketsOfIncoming(request, config), cost, true);
+  };
+}
+
+/**
+ * Charges a scrape of `/metrics` answered outside Yoga (a cluster's, which the primary gathers
+ * from every worker) like one answered by it: `ENDPOINT_COSTS["/metrics"]` from the caller's
+ * buckets. Resolves with 0 when paid, else the whole seconds to wait.
+ */
+export function scrapeCharge(limiter: RateLimiter, config: RateLimitConfig): (request: IncomingMessage) => Promise<number> {
+  return async (request) => {
+    const decision = await limiter.take(bucketsOfIncoming(request, config), ENDPOINT_COSTS["/metrics"]!);
+    return decision.allowed ? 0 : decision.retryAfterSeconds;
+  };
+}
+
+/** Who a request is, in one name: its API key's hash, else its address, else `local`. */
+export function callerOf(context: CallerContext, trustProxy: boolean): string {
+  return namesOf(context, trustProxy)[0]!;
+}
+
+/** The buckets a request pays from: its key's (when it sends one) and its address's (when it has one); `local` when neither. */
+export function bucketsOf(context: CallerContext, config: RateLimitConfig): BucketRef[] {
+  return withLimits(namesOf(context, config.trustProxy), config);
+}
+
+function rateLimited(cost: number, what: string, decision: RateLimitDecision): GatewayError {
+  const seconds = decision.retryAfterSeconds;
+  return new GatewayError(
+    `Rate limit exceeded: ${what} costs ${cost} and ${Math.max(0, Math.floor(decision.remaining))} of your ${decision.burst} remain, refilling at ${decision.ratePerSecond} per second; retry after ${seconds} s`,
+    "RATE_LIMITED",
+    {
+      cost,
+      retryAfterSeconds: seconds,
+      // as the upstream's RATE_LIMITED errors carry it
+      retryAfter: seconds,
+      http: { status: 429, headers: { "Retry-After": String(seconds) } },
+    },
+  );
+}
+
+function tooCostly(upstreamCalls: number, cpuCost: number, otherOperations: number, burst: number): GatewayError {
+  const cost = upstreamCalls + cpuCost + otherOperations;
+  const parts = [`${upstreamCalls} upstream calls`];
+  if (cpuCost > 0) parts.push(`CPU (Warp verifications) worth ${cpuCost} calls`);
+  if (otherOperations > 0) parts.push(`${otherOperations} for the document's other operations`);
+  const estimate = parts.length > 1 ? `${parts.join(" and ")}, ${cost} in all` : parts[0]!;
+  return operationOverLimit(
+    "upstreamCalls",
+    burst,
+    cost,
+    `The operation would make an estimated ${estimate}, more than the ${burst} that RATE_LIMIT_BURST allows at once, so it can never run; ask for fewer items (smaller first) or fewer linked records`,
+  );
+}
+
+function documentTooCostly(cost: number, burst: number, shape: DocumentShape | undefined): GatewayError {
+  const size = shape ? ` (${shape.tokens} tokens and ${shape.definitions} definitions)` : "";
+  return operationOverLimit(
+    "documentSize",
+    burst,
+    cost,
+    `Reading this request${size} costs ${cost}, more than the ${burst} that RATE_LIMIT_BURST allows at once, so it can never run; send a smaller document, one operation at a time`,
+  );
+}
+
+function tooManyStreams(max: number): GatewayError {
+  return new GatewayError(
+    `Too many subscriptions: you have ${max} open, the most MAX_SUBSCRIPTIONS_PER_CALLER allows; close one before opening another`,
+    "RATE_LIMITED",
+    { limit: "subscriptions", max, http: { status: 429 } },
+  );
+}
+
+/** What a request has paid for at the start, for its operation to pay the rest. */
+interface Paid {
+  buckets: BucketRef[];
+  /** The parse cache did not hold the document: it paid for its size and definitions already. */
+  newDocument: boolean;
+  /** For the response's ratelimit headers: the last decision. */
+  decision: RateLimitDecision;
+}
+
+/** What an admitted operation paid for: from which buckets, and how many upstream calls (its charge less its CPU). */
+interface Admitted {
+  buckets: BucketRef[];
+  paidCalls: number;
+}
+
+function isAsyncIterable(value: unknown): value is AsyncIterable<unknown> {
+  return typeof value === "object" && value !== null && Symbol.asyncIterator in value;
+}
+
+/** Open streams per bucket name, for the cap on a caller's subscriptions. */
+class StreamSlots {
+  private readonly open = new Map<string, number>();
+
+  constructor(private readonly max: number) {}
+
+  /** Holds a slot under every name, or none when one of them has all its slots taken; returns the release. */
+  hold(names: readonly string[]): (() => void) | undefined {
+    if (names.some((name) => (this.open.get(name) ?? 0) >= this.max)) return undefined;
+    for (const name of names) this.open.set(name, (this.open.get(name) ?? 0) + 1);
+    let held = true;
+    return () => {
+      if (!held) return;
+      held = false;
+      for (const name of names) {
+        const left = (this.open.get(name) ?? 1) - 1;
+        if (left > 0) this.open.set(name, left);
+        else this.open.delete(name);
+      }
+    };
+  }
+}
+
+/**
+ * An operation's estimate, with the chain list's size when it depends on it (`chains { … }` with
+ * calls under it, a latest-blocks page's parents): the held list (the gateway keeps it fresh, so
+ * nearly always), else the list fetched now through the same cache, once per process, which
+ * nearly every operation needs anyway and the settlement charges; a list that cannot be had leaves
+ * the estimate's assumed length.
+ */
+async function estimateWithKnownChains(analysis: OperationAnalysis, context: GatewayContext): Promise<OperationCost> {
+  const held = context.upstreams.evm.heldChains();
+  if (held) return analysis.cost({ chains: held });
+  const estimate = analysis.cost(NO_FACTS);
+  if (!estimate.wantsChainList) return estimate;
+  const chains = await context.upstreams.evm.listChains(context.call).catch(() => undefined);
+  return chains ? analysis.cost({ chains }) : estimate;
+}
+
+export interface RateLimitPluginOptions {
+  /** The path GraphQL is served at: each request to it pays 1 as it comes. */
+  graphqlEndpoint: string;
+  /** Whether the parse cache holds this query text (then a request pays 1, not its reading). */
+  isParsed(source: string): boolean;
+}
+
+export interface RateLimitPlugins {
+  beforeParsing: Plugin<GatewayContext>;
+  beforeExecution: Plugin<GatewayContext>;
+  /**
+   * What `beforeParsing` charges an HTTP request, for an operation that comes another way (a
+   * WebSocket message): its 1 and the reading of its document; the result that refuses it, or
+   * undefined. Give each operation a Request of its own.
+   */
+  payForReading(request: Request, req: CallerContext["req"], params: { query?: unknown; operationName?: unknown }): Promise<ExecutionResult | undefined>;
+}
+
+/**
+ * Two plugins: `beforeParsing` charges every request as it comes (place it before any plugin
+ * that may refuse a request after reading it), `beforeExecution` charges an operation the rest of
+ * its cost (place it after the operation limits, which refuse before anything is charged).
+ */
+export function useRateLimit(
+  config: RateLimitConfig,
+  limiter: RateLimiter,
+  options: RateLimitPluginOptions,
+): RateLimitPlugins {
+  const paid = new WeakMap<Request, Paid>();
+  const slots = new StreamSlots(config.subscriptionsPerCaller);
+
+  /** Charges an operation its estimate; what it paid for, or undefined when it was refused (and stopped). */
+  async function admit(args: ExecutionArgs, stop: (result: ExecutionResult) => void): Promise<Admitted | undefined> {
+    const context = args.contextValue as CallerContext & GatewayContext;
+    const analysis = analyzeOperation(args);
+    const estimate = await estimateWithKnownChains(analysis, context);
+    const operationCost = Math.max(1, estimate.upstreamCalls + estimate.cpuCost);
+    const before = paid.get(context.request);
+    const buckets = before?.buckets ?? bucketsOf(context, config);
+    // Every other operation of the document costs 1 (finding the one to run among them); a new
+    // document paid for its definitions before it was parsed.
+    const otherOperations = before?.newDocument ? 0 : analysis.operations - 1;
+    const burst = Math.min(...buckets.map(({ limits }) => limits.burst));
+    if (operationCost + otherOperations > burst) {
+      return void stop({ errors: [tooCostly(operationCost - estimate.cpuCost, estimate.cpuCost, otherOperations, burst)] });
+    }
+    // The request paid 1 at the start.
+    const cost = operationCost - (before ? 1 : 0) + otherOperations;
+    const admitted: Admitted = { buckets, paidCalls: operationCost - estimate.cpuCost };
+    if (cost <= 0) return admitted;
+    const decision = await limiter.take(buckets, cost);
+    if (before) before.decision = decision;
+    else paid.set(context.request, { buckets, newDocument: false, decision });
+    const what = before ? `running this operation (its estimated upstream calls and CPU, less the 1 the request paid${otherOperations > 0 ? `, plus ${otherOperations} for the document's other operations` : ""})` : "this operation";
+    if (!decision.allowed) return void stop({ errors: [rateLimited(cost, what, decision)] });
+    return admitted;
+  }
+
+  /**
+   * After an operation ran: when it sent more requests upstream than its charge paid for, the
+   * rest is taken from the same buckets whatever they hold (debt, paid back as they refill, and
+   * until then its caller is refused). Nothing is given back for fewer: the charge is the larger
+   * of the estimate and the real calls, so no estimate lets a caller make more calls than it pays.
+   */
+  async function settle(context: CallerContext & GatewayContext, admitted: Admitted): Promise<void> {
+    const owed = context.call.sentRequests.count - admitted.paidCalls;
+    if (owed <= 0) return;
+    const decision = await limiter.take(admitted.buckets, owed, true);
+    const before = paid.get(context.request);
+    if (before) before.decision = decision;
+    else paid.set(context.request, { buckets: admitted.buckets, newDocument: false, decision });
+  }
+
+  /** Charges a subscription's caller for one read of its poller; the error ends the stream. */
+  function chargeRead(buckets: readonly BucketRef[]): () => Promise<GatewayError | null> {
+    return async () => {
+      const decision = await limiter.take(buckets, 1);
+      if (decision.allowed) return null;
+      return rateLimited(1, "each read of its poller for your subscription (the stream ends)", decision);
+    };
+  }
+
+  /**
+   * Charges a request its 1 (unless it paid it as it came) and the reading of its document and
+   * operation name; the result that refuses it, or undefined when it may go on.
+   */
+  async function payForReading(
+    request: Request,
+    req: CallerContext["req"],
+    params: { query?: unknown; operationName?: unknown },
+  ): Promise<ExecutionResult | undefined> {
+    const query = typeof params.query === "string" ? params.query : "";
+    const newDocument = query !== "" && options.isParsed(query) === false;
+    const shape = newDocument ? documentShapeOf(request, query) : undefined;
+    const documentCost = shape ? costOfReading(shape, query.length) : 0;
+    const nameCost = Math.floor((typeof params.operationName === "string" ? params.operationName.length : 0) / CHARACTERS_PER_TOKEN);
+    const sizeCost = documentCost + nameCost;
+    const buckets = bucketsOf({ request, req }, config);
+    const burst = Math.min(...buckets.map(({ limits }) => limits.burst));
+    // The 1, paid as the request came, is kept even when the size cannot be paid: a caller who
+    // keeps sending what it cannot afford runs its buckets dry, and is then refused before its
+    // requests are read.
+    let decision = paid.get(request)?.decision ?? (await limiter.take(buckets, 1));
+    paid.set(request, { buckets, newDocument, decision });
+    // A request that is refused here was still read and measured: the characters of its
+    // document and operation name are paid whatever the bucket holds, into debt if need be
+    // (then its caller is refused unread until the debt is paid back).
+    const operationName = typeof params.operationName === "string" ? params.operationName : "";
+    const readCost = Math.floor((query.length + operationName.length) / CHARACTERS_PER_TOKEN);
+    if (decision.allowed && 1 + sizeCost > burst) {
+      if (readCost > 0) paid.set(request, { buckets, newDocument, decision: await limiter.take(buckets, readCost, true) });
+      return { errors: [documentTooCostly(1 + sizeCost, burst, shape)] };
+    }
+    if (decision.allowed && sizeCost > 0) {
+      decision = await limiter.take(buckets, sizeCost);
+      if (!decision.allowed && readCost > 0) {
+        const charged = await limiter.take(buckets, readCost, true);
+        decision = { ...decision, remaining: charged.remaining };
+      }
+      paid.set(request, { buckets, newDocument, decision });
+    }
+    if (decision.allowed) return undefined;
+    const parts = [
+      ...(documentCost > 0 ? [`${documentCost} for its new document's ${shape!.tokens} tokens and ${shape!.definitions} definitions`] : []),
+      ...(nameCost > 0 ? [`${nameCost} for its operation name`] : []),
+    ];
+    const what = parts.length > 0 ? `this request (1, and ${parts.join(" and ")})` : "this request";
+    return { errors: [rateLimited(1 + sizeCost, what, decision)] };
+  }
+
+  const beforeParsing: Plugin<GatewayContext> = {
+    // The endpoints beside /graphql pay too: a health check costs the upstream calls it may make,
+    // a scrape the CPU of printing every metric.
+    // Every GraphQL request pays its 1 as it comes, before the response cache may answer it.
+    onRequest({ request, url, serverContext, endResponse, fetchAPI }) {
+      const graphql = url.pathname === options.graphqlEndpoint;
+      const cost = graphql ? 1 : ENDPOINT_COSTS[url.pathname];
+      if (cost === undefined) return;
+      const buckets = bucketsOf({ request, req: (serverContext as Partial<CallerContext>).req }, config);
+      return limiter.take(buckets, cost).then((decision) => {
+        if (graphql) paid.set(request, { buckets, newDocument: false, decision });
+        if (decision.allowed) return;
+        const { message, extensions } = rateLimited(cost, graphql ? "this request" : url.pathname, decision);
+        const { http: _status, ...shown } = extensions;
+        endResponse(
+          new fetchAPI.Response(JSON.stringify({ errors: [{ message, extensions: shown }] }), {
+            status: 429,
+            headers: { "content-type": "application/json; charset=utf-8", "retry-after": String(decision.retryAfterSeconds) },
+          }),
+        );
+      });
+    },
+    async onParams({ params, request, context, setResult }) {
+      const refused = await payForReading(request, (context as Partial<CallerContext>).req, params);
+      if (refused) setResult(refused);
+    },
+    onResponse({ request, response }) {
+      const decision = paid.get(request)?.decision;
+      if (decision === undefined) return;
+      response.headers.set("ratelimit-limit", String(decision.burst));
+      response.headers.set("ratelimit-remaining", String(Math.max(0, Math.floor(decision.remaining))));
+    },
+  };
+
+  const beforeExecution: Plugin<GatewayContext> = {
+    onExecute: async ({ args, setResultAndStopExecution }) => {
+      const admitted = await admit(args, setResultAndStopExecution);
+      if (!admitted) return;
+      const context = args.contextValue as CallerContext & GatewayContext;
+      return {
+        // A stream of incremental results settles when it ends; a single result at once.
+        onExecuteDone: ({ result }) =>
+          isAsyncIterable(result) ? { onEnd: () => void settle(context, admitted) } : settle(context, admitted),
+      };
+    },
+    async onSubscribe({ args, setResultAndStopExecution, extendContext }) {
+      const context = args.contextValue as CallerContext & GatewayContext;
+      const buckets = paid.get(context.request)?.buckets ?? bucketsOf(context, config);
+      const release = slots.hold(buckets.map(({ name }) => name));
+      if (!release) return setResultAndStopExecution({ errors: [tooManyStreams(config.subscriptionsPerCaller)] });
+      if (!(await admit(args, setResultAndStopExecution))) return release();
+      extendContext({ chargeRead: chargeRead(buckets) });
+      return {
+        onSubscribeResult({ result }) {
+          // A stream holds its slot until it ends, or its client leaves; anything else ends at once.
+          if (!(Symbol.asyncIterator in result)) return release();
+          return { onEnd: release };
+        },
+      };
+    },
+  };
+
+  return { beforeParsing, beforeExecution, payForReading };
+}
+
+/** How often the refusals of requests that were not read are summed up in one log line. */
+const UNREAD_REFUSALS_LOG_MS = 10_000;
+
+/**
+ * Answers, before its body is read, a request whose caller could not pay even 1 when last seen:
+ * HTTP 429 with `Retry-After`, and the connection closed. A flood of requests from a caller over
+ * its budget then costs the gateway a few header look-ups each, not a body to read and a JSON
+ * document to parse. Counted in `gateway_refusals_total{reason="rate_limited"}`; logged as one
+ * line per 10 s with the count, so that a flood does not flood the log too.
+ * @returns whether it answered the request.
+ */
+export function refuseSpentCallers(limiter: RateLimiter, config: RateLimitConfig, metrics: GatewayMetrics, logger: Logger) {
+  let unlogged = 0;
+  let loggedAt = 0;
+  return (request: IncomingMessage, response: ServerResponse): boolean => {
+    const seconds = limiter.secondsUntilServed(bucketsOfIncoming(request, config).map(({ name }) => name));
+    if (seconds === 0) return false;
+    metrics.refusal("rate_limited");
+    unlogged += 1;
+    const now = Date.now();
+    if (now - loggedAt >= UNREAD_REFUSALS_LOG_MS) {
+      logger.warn({ refused: unlogged, retryAfterSeconds: seconds }, "requests refused unread: their callers are over their rate limit");
+      unlogged = 0;
+      loggedAt = now;
+    }
+    const body = JSON.stringify({
+      errors: [
+        {
+          message: `Rate limit exceeded: your budget is spent until it refills at ${config.ratePerSecond} per second; retry after ${seconds} s`,
+          extensions: { code: "RATE_LIMITED", retryAfter: seconds, retryAfterSeconds: seconds },
+        },
+      ],
+    });
+    response.writeHead(429, {
+      "content-type": "application/json; charset=utf-8",
+      "content-length": Buffer.byteLength(body),
+      "retry-after": String(seconds),
+      connection: "close",
+    });
+    response.end(body);
+    return true;
+  };
+}

@@ -1,0 +1,240 @@
+/**
+ * The gateway's HTTP server. A client gets a bounded time to send each request (headers, then the
+ * whole body) and to stay idle between requests, and a bounded number of open connections, in
+ * all and per address: slow senders and connection floods are dropped instead of held. On
+ * shutdown it stops accepting, closes each connection as soon as it has nothing in flight, and
+ * closes what is left at the grace period.
+ */
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import type { Socket } from "node:net";
+import type { Duplex } from "node:stream";
+import { Counter, Gauge, type Registry } from "prom-client";
+import type { ServerConfig } from "../config.ts";
+import type { Logger } from "../telemetry/logger.ts";
+import type { UpgradeHandler } from "./websocket.ts";
+
+export type RequestListener = (request: IncomingMessage, response: ServerResponse) => void;
+
+export interface DrainOptions {
+  graceMs: number;
+  /** Called once the server has stopped accepting: e.g. to end the open streams; WebSockets are closed once it settles. */
+  onClosing?: () => void | Promise<void>;
+}
+
+export interface GatewayServer {
+  server: Server;
+  /**
+   * Stops accepting connections and resolves once every connection has closed: each closes when
+   * its answer is sent; those still open after `graceMs` are closed (`forced`).
+   */
+  drain(options: DrainOptions): Promise<{ forced: boolean }>;
+}
+
+/** Why a connection was closed before it could send a request, or a request before it was read. */
+type Refusal = "max_connections" | "max_connections_per_address" | "request_timeout" | "headers_too_large" | "malformed";
+
+/** How often refusals are summed up in one log line, so that a flood of them writes few lines. */
+const REFUSAL_LOG_INTERVAL_MS = 10_000;
+
+/**
+ * The address a connection counts against: an IPv4 address as it is, an IPv6 address by its
+ * /64, the least a single subscriber is given, so that one client cannot open its cap from each
+ * of its addresses.
+ */
+export function connectionAddress(address: string): string {
+  const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(address);
+  if (mapped) return mapped[1]!;
+  if (!address.includes(":")) return address;
+  const [head = "", tail] = address.split("%")[0]!.split("::");
+  const left = head === "" ? [] : head.split(":");
+  const right = tail === undefined || tail === "" ? [] : tail.split(":");
+  // An embedded IPv4 tail ("::1.2.3.4") stands for two groups.
+  const rightGroups = right.length + (right.at(-1)?.includes(".") ? 1 : 0);
+  const groups = tail === undefined ? left : [...left, ...Array<string>(Math.max(0, 8 - left.length - rightGroups)).fill("0"), ...right];
+  return `${groups
+    .slice(0, 4)
+    .map((group) => Number.parseInt(group, 16).toString(16))
+    .join(":")}::/64`;
+}
+
+/** The answer written straight to the socket to a request the server refuses before reading it. */
+function refusalAnswer(status: number, reason: string, code: string, message: string, extensions: Record<string, unknown> = {}): string {
+  const body = JSON.stringify({ errors: [{ message, extensions: { code, ...extensions } }] });
+  return (
+    `HTTP/1.1 ${status} ${reason}\r\ncontent-type: application/json; charset=utf-8\r\n` +
+    `content-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`
+  );
+}
+
+export function createGatewayServer(
+  listener: RequestListener,
+  config: ServerConfig,
+  logger: Logger,
+  registry?: Registry,
+  upgrades?: UpgradeHandler,
+): GatewayServer {
+  const registers = registry ? [registry] : [];
+  const refusals = new Counter({
+    name: "gateway_connections_refused_total",
+    help: "Connections closed by the server before their request was read: over a connection cap, too slow to send, or not HTTP.",
+    labelNames: ["reason"],
+    registers,
+  });
+  const openByAddress = new Map<string, number>();
+  let open = 0;
+  new Gauge({
+    name: "gateway_connections_open",
+    help: "Client connections open.",
+    registers,
+    collect() {
+      this.set(open);
+    },
+  });
+
+  // Counted at once, logged summed up.
+  let unlogged: Partial<Record<Refusal, number>> = {};
+  let logTimer: NodeJS.Timeout | undefined;
+  function refuse(reason: Refusal): void {
+    refusals.inc({ reason });
+    unlogged[reason] = (unlogged[reason] ?? 0) + 1;
+    logTimer ??= setTimeout(() => {
+      logger.warn({ refused: unlogged }, "connections refused");
+      unlogged = {};
+      logTimer = undefined;
+    }, REFUSAL_LOG_INTERVAL_MS).unref();
+  }
+
+  let stopping = false;
+  // Each socket's current answer: a refusal is never written into the middle of one.
+  const answering = new WeakMap<Duplex, ServerResponse>();
+  // Answers still to be sent end their keep-alive connection once shutdown has begun: the
+  // server closes when its last connection does, which an idle keep-alive client delays.
+  const unanswered = new Set<ServerResponse>();
+
+  const server = createServer(
+    {
+      headersTimeout: config.headersTimeoutMs,
+      requestTimeout: config.requestTimeoutMs,
+      keepAliveTimeout: config.keepAliveTimeoutMs,
+      // Node checks the two timeouts above only this often (30 s by default).
+      connectionsCheckingInterval: Math.max(10, Math.min(1_000, Math.floor(config.headersTimeoutMs / 2))),
+    },
+    (request, response) => {
+      const { socket } = request;
+      answering.set(socket, response);
+      unanswered.add(response);
+      response.once("close", () => {
+        if (answering.get(socket) === response) answering.delete(socket);
+        unanswered.delete(response);
+        // Its connection is idle now, unless a request follows: close it rather than wait for the client.
+        if (stopping) server.closeIdleConnections();
+      });
+      if (stopping) {
+        response.setHeader("connection", "close");
+        // A stream begun now would only hold the shutdown up until the grace period.
+        if (/text\/event-stream|multipart\/mixed/i.test(request.headers.accept ?? "")) {
+          response.writeHead(503, { "content-type": "application/json; charset=utf-8", "retry-after": "1" });
+          response.end(JSON.stringify({ errors: [{ message: "The gateway is shutting down: subscribe again", extensions: { code: "SHUTTING_DOWN" } }] }));
+          return;
+        }
+      }
+      listener(request, response);
+    },
+  );
+  // Node closes the connections beyond this at once.
+  server.maxConnections = config.maxConnections;
+  server.on("drop", () => refuse("max_connections"));
+
+  server.on("connection", (socket: Socket) => {
+    open += 1;
+    socket.once("close", () => (open -= 1));
+    if (config.maxConnectionsPerAddress === 0 || socket.remoteAddress === undefined) return;
+    const address = connectionAddress(socket.remoteAddress);
+    const count = (openByAddress.get(address) ?? 0) + 1;
+    if (count > config.maxConnectionsPerAddress) {
+      refuse("max_connections_per_address");
+      socket.destroy();
+      return;
+    }
+    openByAddress.set(address, count);
+    socket.once("close", () => {
+      const left = (openByAddress.get(address) ?? 1) - 1;
+      if (left === 0) openByAddress.delete(address);
+      else openByAddress.set(address, left);
+    });
+  });
+
+  // WebSockets on the GraphQL path only. An upgraded connection stays counted against the
+  // connection caps (it is the same socket) until it closes.
+  server.on("upgrade", (request: IncomingMessage, socket: Duplex, head: Buffer) => {
+    socket.on("error", () => socket.destroy());
+    const path = (request.url ?? "").split("?")[0];
+    if (!upgrades || path !== upgrades.path) {
+      socket.end(refusalAnswer(404, "Not Found", "NOT_FOUND", `WebSocket connections are taken on ${upgrades?.path ?? "no path"} only`));
+      return;
+    }
+    if (stopping) {
+      socket.end(refusalAnswer(503, "Service Unavailable", "SHUTTING_DOWN", "The gateway is shutting down: connect again"));
+      return;
+    }
+    upgrades.handleUpgrade(request, socket, head);
+  });
+
+  // Replaces Node's answers (text, or none) to requests it refuses before they reach the
+  // listener with JSON ones that say which bound was passed.
+  server.on("clientError", (error: NodeJS.ErrnoException, socket: Duplex) => {
+    let answer: string | undefined;
+    switch (error.code) {
+      case "ERR_HTTP_REQUEST_TIMEOUT":
+        refuse("request_timeout");
+        answer = refusalAnswer(
+          408,
+          "Request Timeout",
+          "REQUEST_TIMEOUT",
+          `The request was not received in time: headers within ${config.headersTimeoutMs} ms, the whole request within ${config.requestTimeoutMs} ms`,
+          { headersTimeoutMs: config.headersTimeoutMs, requestTimeoutMs: config.requestTimeoutMs },
+        );
+        break;
+      case "HPE_HEADER_OVERFLOW":
+        refuse("headers_too_large");
+        answer = refusalAnswer(431, "Request Header Fields Too Large", "BAD_USER_INPUT", "The request's headers are too large", {
+          limit: "headers",
+        });
+        break;
+      case "ECONNRESET":
+      case "EPIPE":
+        // The client left: there is nobody to answer.
+        break;
+      default:
+        refuse("malformed");
+        answer = refusalAnswer(400, "Bad Request", "BAD_REQUEST", "The request is not valid HTTP/1.1");
+    }
+    if (answer !== undefined && socket.writable && !answering.get(socket)?.headersSent) socket.write(answer);
+    socket.destroy();
+  });
+
+  async function drain({ graceMs, onClosing }: DrainOptions): Promise<{ forced: boolean }> {
+    stopping = true;
+    for (const response of unanswered) if (!response.headersSent) response.setHeader("connection", "close");
+    // Closes the idle connections too.
+    const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+    const closing = Promise.resolve(onClosing?.()).catch((error: unknown) => logger.warn({ err: error }, "could not end the open streams"));
+    // After the streams completed, so that their sockets carry the `complete` first.
+    const socketsClosed = upgrades ? closing.then(() => upgrades.close(graceMs)) : Promise.resolve();
+    let forced = false;
+    const timer = setTimeout(() => {
+      forced = true;
+      logger.warn("requests still in flight after the grace period: closing their connections");
+      server.closeAllConnections();
+    }, graceMs);
+    await Promise.all([closed, socketsClosed]);
+    clearTimeout(timer);
+    if (logTimer) {
+      clearTimeout(logTimer);
+      if (Object.keys(unlogged).length > 0) logger.warn({ refused: unlogged }, "connections refused");
+    }
+    return { forced };
+  }
+
+  return { server, drain };
+}

@@ -1,0 +1,134 @@
+/**
+ * The optional link to Redis (REDIS_URL) that several gateways share: the second cache tier,
+ * the rate-limit buckets and the export-job poller lock. Redis is an aid, never a dependency of
+ * a request: a command that fails or takes longer than REDIS_TIMEOUT_MS yields `undefined`, the
+ * caller falls back to what the process holds, and the fallback is counted and logged once per
+ * outage. Commands are never queued while Redis is away, so none waits for it to return.
+ */
+import { Redis } from "ioredis";
+import type { Logger } from "../telemetry/logger.ts";
+import type { GatewayMetrics } from "../telemetry/metrics.ts";
+
+export interface RedisConfig {
+  url: string;
+  /** Longest a command may take before the gateway goes on without it. */
+  timeoutMs: number;
+  /** Prefix of every key and channel, so that several deployments can share one Redis. */
+  keyPrefix: string;
+}
+
+export class RedisLink {
+  readonly client: Redis;
+  private subscriberClient: Redis | undefined;
+  private healthy = false;
+  private closed = false;
+
+  constructor(
+    private readonly config: RedisConfig,
+    private readonly logger: Logger,
+    private readonly metrics: GatewayMetrics,
+  ) {
+    this.client = this.connect();
+    this.client.on("ready", () => this.markUp());
+    this.client.on("error", (error: Error) => this.markDown("connection", error));
+    this.client.on("close", () => this.markDown("connection", new Error("connection closed")));
+    metrics.redisUp(false);
+  }
+
+  private connect(): Redis {
+    return new Redis(this.config.url, {
+      commandTimeout: this.config.timeoutMs,
+      connectTimeout: Math.max(this.config.timeoutMs, 1_000),
+      enableOfflineQueue: false,
+      maxRetriesPerRequest: 0,
+      // Reconnect for ever, at most every 2 s; requests go on without Redis meanwhile.
+      retryStrategy: (attempt) => Math.min(100 * attempt, 2_000),
+      lazyConnect: false,
+    });
+  }
+
+  /** Whether the last command (or connection event) succeeded. */
+  get up(): boolean {
+    return this.healthy;
+  }
+
+  /** Whether the link is ready now or becomes so within `withinMs`. */
+  whenReady(withinMs: number): Promise<boolean> {
+    if (this.client.status === "ready") return Promise.resolve(true);
+    return new Promise((resolve) => {
+      const timer = setTimeout(() => resolve(false), withinMs);
+      this.client.once("ready", () => {
+        clearTimeout(timer);
+        resolve(true);
+      });
+    });
+  }
+
+  key(...parts: string[]): string {
+    return this.config.keyPrefix + parts.join(":");
+  }
+
+  /**
+   * Runs a command; `undefined` when Redis is away, fails or is slower than the timeout, in which
+   * case `operation` is counted as a fallback. Never throws.
+   */
+  async attempt<T>(operation: string, command: (client: Redis) => Promise<T>): Promise<T | undefined> {
+    if (this.closed || this.client.status !== "ready") {
+      this.metrics.redisFallback(operation);
+      return undefined;
+    }
+    try {
+      const result = await command(this.client);
+      this.markUp();
+      return result;
+    } catch (error) {
+      this.metrics.redisFallback(operation);
+      this.markDown(operation, error as Error);
+      return undefined;
+    }
+  }
+
+  /** A second connection for SUBSCRIBE (a subscribed connection runs no other command). */
+  subscriber(): Redis {
+    if (this.subscriberClient === undefined) {
+      this.subscriberClient = this.connect();
+      // Its failures are the main connection's too, which reports them; unheard, ioredis prints them.
+      this.subscriberClient.on("error", () => {});
+    }
+    return this.subscriberClient;
+  }
+
+  private markUp(): void {
+    if (this.healthy || this.closed) return;
+    this.healthy = true;
+    this.metrics.redisUp(true);
+    this.logger.info({ redis: redactedUrl(this.config.url) }, "redis is available: sharing cache, rate limits and pollers");
+  }
+
+  private markDown(operation: string, error: Error): void {
+    if (!this.healthy || this.closed) return;
+    this.healthy = false;
+    this.metrics.redisUp(false);
+    this.logger.warn(
+      { redis: redactedUrl(this.config.url), operation, error: error.message },
+      "redis is unavailable: serving from the local cache and local rate-limit buckets until it returns",
+    );
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    this.subscriberClient?.disconnect();
+    this.client.disconnect();
+  }
+}
+
+/** The URL without its password, for logs. */
+export function redactedUrl(url: string): string {
+  try {
+    const parsed = new URL(url);
+    if (parsed.password) parsed.password = "***";
+    return parsed.toString();
+  } catch {
+    return "redis";
+  }
+}

@@ -1,0 +1,272 @@
+/**
+ * Prometheus metrics of the gateway (prom-client), on a registry of its own per gateway so
+ * that several gateways in one process (tests) never share counters. GraphQL request counts
+ * and latencies by operation come from Yoga's Prometheus plugin on the same registry.
+ *
+ * Every label value comes from a fixed set (services, route templates, loader names, statuses,
+ * refusal reasons) or, for operation names, from a bounded one (OperationNameLabels): nothing a
+ * client sends can add series without bound.
+ */
+import { createCounter, createHistogram, type FillLabelsFnParams, type PrometheusTracingPluginConfig } from "@graphql-yoga/plugin-prometheus";
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from "prom-client";
+import type { RecordCache } from "../upstream/cache.ts";
+import type { BreakerState, UpstreamObserver } from "../upstream/http.ts";
+
+const BREAKER_LEVEL: Record<BreakerState, number> = { closed: 0, "half-open": 1, open: 2 };
+
+/** Why the gateway refused a request: the `reason` label of `gateway_refusals_total`. */
+export const REFUSAL_REASONS = [
+  "body_too_large",
+  "length_required",
+  "malformed_request",
+  "method_not_allowed",
+  "unsupported_media_type",
+  "not_acceptable",
+  "csrf",
+  "nesting_too_deep",
+  "parse_failed",
+  "validation_failed",
+  "over_limit",
+  "invalid_variables",
+  "persisted_operation",
+  "rate_limited",
+  "forbidden",
+  "not_found",
+  "other",
+] as const;
+export type RefusalReason = (typeof REFUSAL_REASONS)[number];
+
+const GRAPHQL_NAME = /^[_A-Za-z][_0-9A-Za-z]*$/;
+const OPERATION_TYPES = new Set(["query", "mutation", "subscription"]);
+
+/**
+ * Operation names as label values: a bounded set. The seeds (the persisted operations' names)
+ * and the first `max` other distinct names seen keep their own label; any later name, a name
+ * longer than `maxLength` and anything that is not a GraphQL name are `other`.
+ */
+export class OperationNameLabels {
+  static readonly OTHER = "other";
+  private readonly seeded = new Set<string>();
+  private readonly seen = new Set<string>();
+
+  constructor(
+    private readonly max: number,
+    seeds: Iterable<string> = [],
+    private readonly maxLength = 64,
+  ) {
+    for (const name of seeds) if (this.plain(name)) this.seeded.add(name);
+  }
+
+  label(name: string | undefined): string {
+    if (!name || name === "Anonymous") return "Anonymous";
+    if (this.seeded.has(name) || this.seen.has(name)) return name;
+    if (!this.plain(name) || this.seen.size >= this.max) return OperationNameLabels.OTHER;
+    this.seen.add(name);
+    return name;
+  }
+
+  private plain(name: string): boolean {
+    return name.length <= this.maxLength && GRAPHQL_NAME.test(name);
+  }
+}
+
+export class GatewayMetrics implements UpstreamObserver {
+  readonly registry = new Registry();
+  private readonly upstreamRequests: Counter<"service" | "method" | "route" | "outcome">;
+  private readonly upstreamDuration: Histogram<"service" | "route">;
+  private readonly upstreamRetries: Counter<"service" | "method" | "route">;
+  private readonly breakerState: Gauge<"service">;
+  private readonly loaderBatchSize: Histogram<"loader">;
+  private readonly responseCacheLookups: Counter<"result">;
+  private readonly redisAvailable: Gauge;
+  private readonly redisFallbacks: Counter<"operation">;
+  private readonly sharedCacheLookups: Counter<"tier" | "result">;
+  private readonly rateLimitDecisions: Counter<"result" | "store">;
+  private readonly refusals: Counter<"reason">;
+
+  constructor() {
+    collectDefaultMetrics({ register: this.registry, prefix: "gateway_process_" });
+    const registers = [this.registry];
+    this.upstreamRequests = new Counter({
+      name: "gateway_upstream_requests_total",
+      help: "Upstream HTTP attempts by service, route template and outcome (HTTP status, network-error or deadline).",
+      labelNames: ["service", "method", "route", "outcome"],
+      registers,
+    });
+    this.upstreamDuration = new Histogram({
+      name: "gateway_upstream_request_duration_seconds",
+      help: "Duration of upstream HTTP attempts, body included.",
+      labelNames: ["service", "route"],
+      buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
+      registers,
+    });
+    this.upstreamRetries = new Counter({
+      name: "gateway_upstream_retries_total",
+      help: "Retries of idempotent upstream GETs.",
+      labelNames: ["service", "method", "route"],
+      registers,
+    });
+    this.breakerState = new Gauge({
+      name: "gateway_upstream_breaker_state",
+      help: "Circuit breaker state per upstream service: 0 closed, 1 half-open, 2 open.",
+      labelNames: ["service"],
+      // Over several workers (cluster /metrics), the worst of them.
+      aggregator: "max",
+      registers,
+    });
+    this.loaderBatchSize = new Histogram({
+      name: "gateway_loader_batch_size",
+      help: "Keys per DataLoader batch.",
+      labelNames: ["loader"],
+      buckets: [1, 2, 5, 10, 20, 50, 100],
+      registers,
+    });
+    this.responseCacheLookups = new Counter({
+      name: "gateway_response_cache_lookups_total",
+      help: "Response cache look-ups of cacheable requests: a hit in this process (local), in the shared tier (shared), or a miss.",
+      labelNames: ["result"],
+      registers,
+    });
+    this.redisAvailable = new Gauge({
+      name: "gateway_redis_up",
+      help: "1 while the shared Redis answers, 0 while the gateway falls back to its local cache and buckets (or has no Redis).",
+      // Over several workers (cluster /metrics), 1 only while every worker reaches Redis.
+      aggregator: "min",
+      registers,
+    });
+    this.redisFallbacks = new Counter({
+      name: "gateway_redis_fallbacks_total",
+      help: "Redis commands that failed or timed out, by what they were for; each was answered from local state.",
+      labelNames: ["operation"],
+      registers,
+    });
+    this.sharedCacheLookups = new Counter({
+      name: "gateway_shared_cache_lookups_total",
+      help: "Look-ups that Redis answered, in the record tier or the response tier, by result (hit or miss); those it did not answer are fallbacks.",
+      labelNames: ["tier", "result"],
+      registers,
+    });
+    this.rateLimitDecisions = new Counter({
+      name: "gateway_rate_limit_decisions_total",
+      help: "Operations the rate limiter let run (allowed) or refused (limited), by where the caller's bucket was: shared in Redis, or in this process.",
+      labelNames: ["result", "store"],
+      registers,
+    });
+    this.refusals = new Counter({
+      name: "gateway_refusals_total",
+      help: "Requests the gateway refused before or instead of running them (bad requests, limits, budgets), by reason.",
+      labelNames: ["reason"],
+      registers,
+    });
+  }
+
+  refusal(reason: RefusalReason): void {
+    this.refusals.inc({ reason: REFUSAL_REASONS.includes(reason) ? reason : "other" });
+  }
+
+  /**
+   * The GraphQL metrics of Yoga's Prometheus plugin: request duration and errors by operation,
+   * with operation names from `operationNames` and without the errors' paths (aliases are the
+   * client's to choose).
+   */
+  graphqlMetrics(operationNames: OperationNameLabels): NonNullable<PrometheusTracingPluginConfig["metrics"]> {
+    const registry = this.registry;
+    const operationLabels = (params: FillLabelsFnParams) => ({
+      operationName: operationNames.label(params.operationName),
+      operationType: params.operationType && OPERATION_TYPES.has(params.operationType) ? params.operationType : "unknown",
+    });
+    return {
+      graphql_envelop_request_duration: createHistogram({
+        registry,
+        histogram: {
+          name: "graphql_envelop_request_duration",
+          help: "Time spent on running the GraphQL operation from parse to execute",
+          labelNames: ["operationType", "operationName"] as const,
+        },
+        fillLabelsFn: operationLabels,
+      }),
+      graphql_envelop_error_result: createCounter({
+        registry,
+        counter: {
+          name: "graphql_envelop_error_result",
+          help: "Counts the amount of errors reported from all phases",
+          labelNames: ["operationType", "operationName", "phase"] as const,
+        },
+        fillLabelsFn: (params: FillLabelsFnParams) => ({
+          ...operationLabels(params),
+          phase: ["parse", "validate", "context", "execute", "subscribe"].includes(params.errorPhase ?? "") ? params.errorPhase! : "execute",
+        }),
+      }),
+    };
+  }
+
+  rateLimitDecision(result: "allowed" | "limited", store: "redis" | "local"): void {
+    this.rateLimitDecisions.inc({ result, store });
+  }
+
+  redisUp(up: boolean): void {
+    this.redisAvailable.set(up ? 1 : 0);
+  }
+
+  /** A Redis command that failed or timed out, so that the gateway went on with what it holds locally. */
+  redisFallback(operation: string): void {
+    this.redisFallbacks.inc({ operation });
+  }
+
+  /** A look-up in the shared (Redis) tier of the record cache or the response cache. */
+  sharedCacheLookup(tier: "record" | "response", hit: boolean): void {
+    this.sharedCacheLookups.inc({ tier, result: hit ? "hit" : "miss" });
+  }
+
+  responseCacheLookup(result: "local" | "shared" | "miss"): void {
+    this.responseCacheLookups.inc({ result });
+  }
+
+  call(service: string, method: string, route: string, outcome: string, seconds: number): void {
+    this.upstreamRequests.inc({ service, method, route, outcome });
+    this.upstreamDuration.observe({ service, route }, seconds);
+  }
+
+  retry(service: string, method: string, route: string): void {
+    this.upstreamRetries.inc({ service, method, route });
+  }
+
+  breaker(service: string, state: BreakerState): void {
+    this.breakerState.set({ service }, BREAKER_LEVEL[state]);
+  }
+
+  loaderBatch(loader: string, size: number): void {
+    this.loaderBatchSize.observe({ loader }, size);
+  }
+
+  /** Counts cache look-ups as they happen; sizes are read when Prometheus scrapes. */
+  watchCache(cache: RecordCache): void {
+    const registers = [this.registry];
+    const lookups = new Counter({
+      name: "gateway_cache_lookups_total",
+      help: "Shared record cache look-ups by result (hit or miss).",
+      labelNames: ["result"],
+      registers,
+    });
+    cache.onLookup = (hit) => lookups.inc({ result: hit ? "hit" : "miss" });
+    this.watchSizes(
+      "gateway_cache",
+      { entries: "Records in the shared cache.", bytes: "Approximate bytes (JSON length) held by the shared cache." },
+      () => cache.stats(),
+    );
+  }
+
+  /** `<name>_entries` and `<name>_bytes` of a cache, read when Prometheus scrapes. */
+  watchSizes(name: string, help: { entries: string; bytes: string }, sizes: () => { entries: number; bytes: number }): void {
+    for (const measure of ["entries", "bytes"] as const) {
+      new Gauge({
+        name: `${name}_${measure}`,
+        help: help[measure],
+        registers: [this.registry],
+        collect() {
+          this.set(sizes()[measure]);
+        },
+      });
+    }
+  }
+}

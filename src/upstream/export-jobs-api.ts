@@ -1,0 +1,26 @@
+/**
+ * The asynchronous operations of the Data API: creating a transaction export and reading the
+ * state of an operation. Nothing is cached: an operation changes until it ends.
+ */
+import { nullIfNotFound } from "../execution/errors.ts";
+import { ContractClient } from "./contract-client.ts";
+import type { CallOptions, UpstreamService } from "./http.ts";
+import type { DataPaths, ExportOperation, TransactionExportRequest } from "./types.ts";
+
+export class ExportJobsApi {
+  readonly client: ContractClient<DataPaths>;
+
+  constructor(service: UpstreamService) {
+    this.client = new ContractClient<DataPaths>(service);
+  }
+
+  /** `POST /v1/operations/transactions:export`: starts an export job; sent once, never retried. */
+  createTransactionExport(request: TransactionExportRequest, options?: CallOptions): Promise<ExportOperation> {
+    return this.client.post("/v1/operations/transactions:export", { body: request }, options);
+  }
+
+  /** `GET /v1/operations/{operationId}`; null when the Data API knows no such operation. */
+  getOperation(operationId: string, options?: CallOptions): Promise<ExportOperation | null> {
+    return nullIfNotFound(this.client.get("/v1/operations/{operationId}", { params: { operationId } }, options));
+  }
+}
