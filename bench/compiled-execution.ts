@@ -27,7 +27,11 @@ const gatewayWith = (jit: boolean): Gateway =>
 const gateways = { compiled: gatewayWith(true), interpreted: gatewayWith(false) };
 
 async function once(gateway: Gateway, body: string): Promise<void> {
-  const response = await gateway.yoga.fetch("http://gateway.test/graphql", { method: "POST", headers: { "content-type": "application/json" }, body });
+  const response = await gateway.yoga.fetch("http://gateway.test/graphql", {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body,
+  });
   const text = await response.text();
   if (response.status !== 200 || text.includes('"errors"')) throw new Error(`unexpected answer: ${text.slice(0, 300)}`);
 }
@@ -54,7 +58,9 @@ try {
     const compiled = await rate(gateways.compiled, body);
     const interpreted = await rate(gateways.interpreted, body);
     const ms = (perSecond: number) => (1_000 / perSecond).toFixed(3);
-    rows.push(`| ${operation.name} | ${ms(compiled)} | ${ms(interpreted)} | ${((compiled / interpreted - 1) * 100).toFixed(0)} % |`);
+    rows.push(
+      `| ${operation.name} | ${ms(compiled)} | ${ms(interpreted)} | ${((compiled / interpreted - 1) * 100).toFixed(0)} % |`,
+    );
   }
 } finally {
   await upstream.close();

@@ -116,7 +116,10 @@ function startAttacker(plan: AttackPlan): Attacker {
     onReady = resolve;
     onFailure = reject;
   });
-  const prepareTimer = setTimeout(() => onFailure(new Error(`attacker of row ${plan.row} not ready in ${ATTACKER_GRACE_MS} ms`)), ATTACKER_GRACE_MS);
+  const prepareTimer = setTimeout(
+    () => onFailure(new Error(`attacker of row ${plan.row} not ready in ${ATTACKER_GRACE_MS} ms`)),
+    ATTACKER_GRACE_MS,
+  );
   let reportTimer: NodeJS.Timeout | undefined;
   const report = new Promise<AttackReport | { failed: string }>((resolve) => {
     child.on("message", (message: FromAttacker) => {
@@ -173,7 +176,9 @@ function rssOf(gateway: Running): number {
  */
 async function upstreamRecorded(simulator: RunningSimulator): Promise<PhaseResult["upstreamRecorded"]> {
   const response = await fetch(`${simulator.dataUrl}/_simulator/requests`);
-  const { requests } = (await response.json()) as { requests: { method: string; route: string | null; path: string; query: Record<string, string> }[] };
+  const { requests } = (await response.json()) as {
+    requests: { method: string; route: string | null; path: string; query: Record<string, string> }[];
+  };
   const suspicious = requests.filter((request) => {
     const segments = request.path.split("/").map((segment) => {
       try {
@@ -182,13 +187,24 @@ async function upstreamRecorded(simulator: RunningSimulator): Promise<PhaseResul
         return segment;
       }
     });
-    return segments.includes(".") || segments.includes("..") || request.path.length + new URLSearchParams(request.query).toString().length > 1024;
+    return (
+      segments.includes(".") ||
+      segments.includes("..") ||
+      request.path.length + new URLSearchParams(request.query).toString().length > 1024
+    );
   });
   return {
     requests: requests.length,
     unrouted: requests.filter((request) => request.route === null).length,
     dotSegmentsOrLong: suspicious.length,
-    samples: [...new Set(suspicious.map((request) => `${request.method} ${request.path.slice(0, 120)}${request.path.length > 120 ? `… (${request.path.length} chars)` : ""}`))].slice(0, 5),
+    samples: [
+      ...new Set(
+        suspicious.map(
+          (request) =>
+            `${request.method} ${request.path.slice(0, 120)}${request.path.length > 120 ? `… (${request.path.length} chars)` : ""}`,
+        ),
+      ),
+    ].slice(0, 5),
   };
 }
 
@@ -200,7 +216,12 @@ async function healthy(gateway: Running): Promise<boolean> {
   }
 }
 
-async function runPhase(simulator: RunningSimulator, bodies: string[], fixtures: Fixtures, attack: Attack | undefined): Promise<PhaseResult> {
+async function runPhase(
+  simulator: RunningSimulator,
+  bodies: string[],
+  fixtures: Fixtures,
+  attack: Attack | undefined,
+): Promise<PhaseResult> {
   const phase = attack ? `row ${attack.row}` : "quiet";
   log(`${phase}${attack ? `: ${attack.title}` : ""}`);
   await simulator.knobs({ ...DEFAULT_KNOBS, ...attack?.knobs?.(SECONDS) });
@@ -243,7 +264,11 @@ async function runPhase(simulator: RunningSimulator, bodies: string[], fixtures:
       peakRssMb: round(peakRss / 1024 / 1024, 1),
       alive,
       upstreamCallsPerSecond: round(calls / SECONDS, 1),
-      upstreamByRoute: Object.fromEntries(Object.entries(counts).filter(([, count]) => count > 0).sort((a, b) => b[1] - a[1])),
+      upstreamByRoute: Object.fromEntries(
+        Object.entries(counts)
+          .filter(([, count]) => count > 0)
+          .sort((a, b) => b[1] - a[1]),
+      ),
       upstreamRecorded: recorded,
       attack: report,
       checkErrors,
@@ -282,7 +307,10 @@ async function main(): Promise<void> {
         .map(async (operation) => ({ ...operation, ...(await operation.prepare(upstream)) })),
     );
     const bodies = operations.map(gatewayBody);
-    const fixtures = await readFixtures(upstream, operations.find((operation) => operation.name === "latest-blocks")!);
+    const fixtures = await readFixtures(
+      upstream,
+      operations.find((operation) => operation.name === "latest-blocks")!,
+    );
     phases.push(await runPhase(simulator, bodies, fixtures, undefined));
     for (const attack of ATTACKS.filter((candidate) => !ROWS || ROWS.includes(candidate.row))) {
       phases.push(await runPhase(simulator, bodies, fixtures, attack));
@@ -294,7 +322,11 @@ async function main(): Promise<void> {
   const quietP99 = phases[0]!.legit.p99Ms;
   for (const phase of phases) {
     phase.p99Ratio = round(phase.legit.p99Ms / quietP99);
-    phase.pass = phase.p99Ratio <= TARGETS.p99Ratio && phase.legit.errors <= TARGETS.errors && phase.peakRssMb < TARGETS.peakRssMb && phase.alive;
+    phase.pass =
+      phase.p99Ratio <= TARGETS.p99Ratio &&
+      phase.legit.errors <= TARGETS.errors &&
+      phase.peakRssMb < TARGETS.peakRssMb &&
+      phase.alive;
   }
   results.loadAverageAtEnd = loadavg().map((value) => round(value));
   results.phases = phases;
@@ -351,7 +383,12 @@ function markdown(results: Record<string, unknown>, phases: PhaseResult[]): stri
     if (phase.attack && "failed" in phase.attack) lines.push(`- the attacker failed: ${phase.attack.failed}`);
     else if (phase.attack) {
       lines.push(`- answers: ${outcomes(phase.attack.outcomes) || "none"}`);
-      if (Object.keys(phase.attack.figures).length) lines.push(`- figures: ${Object.entries(phase.attack.figures).map(([name, value]) => `${name} ${value}`).join(", ")}`);
+      if (Object.keys(phase.attack.figures).length)
+        lines.push(
+          `- figures: ${Object.entries(phase.attack.figures)
+            .map(([name, value]) => `${name} ${value}`)
+            .join(", ")}`,
+        );
     }
     lines.push(`- upstream calls by route: ${outcomes(phase.upstreamByRoute) || "none"}`);
     const recorded = phase.upstreamRecorded;
@@ -364,7 +401,8 @@ function markdown(results: Record<string, unknown>, phases: PhaseResult[]): stri
       lines.push(`- legitimate errors: ${outcomes(phase.legit.errorOutcomes)}`);
       for (const sample of phase.legit.errorSamples) lines.push(`  - ${sample.replaceAll("\n", " ")}`);
     }
-    if (phase.checkErrors.length) lines.push(`- the reference operations answered with errors before the warm-up: ${phase.checkErrors.join(" / ")}`);
+    if (phase.checkErrors.length)
+      lines.push(`- the reference operations answered with errors before the warm-up: ${phase.checkErrors.join(" / ")}`);
     lines.push("");
   }
   const skipped = Object.entries(results.skipped as Record<string, string>);

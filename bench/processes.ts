@@ -25,7 +25,6 @@ export interface RunningSimulator {
   stop(): Promise<void>;
 }
 
-
 async function waitForHealth(url: string, child: ChildProcess): Promise<void> {
   for (let attempt = 0; attempt < 600; attempt += 1) {
     if (child.exitCode !== null) throw new Error("the gateway exited before it was ready");
@@ -92,11 +91,16 @@ function rss(pid: number): number {
 
 export async function startSimulator(): Promise<RunningSimulator> {
   let metricsUrl = "";
-  const { child, url } = await start("simulator", "simulator/main.ts", { SIM_DATA_PORT: "0", SIM_METRICS_PORT: "0", SIM_EXIT_WITH_PARENT: "1" }, (message) => {
-    if (message.event !== "listening") return undefined;
-    metricsUrl = String(message.metricsUrl);
-    return String(message.dataUrl);
-  });
+  const { child, url } = await start(
+    "simulator",
+    "simulator/main.ts",
+    { SIM_DATA_PORT: "0", SIM_METRICS_PORT: "0", SIM_EXIT_WITH_PARENT: "1" },
+    (message) => {
+      if (message.event !== "listening") return undefined;
+      metricsUrl = String(message.metricsUrl);
+      return String(message.dataUrl);
+    },
+  );
   const control = async (path: string, body?: unknown) => {
     const response = await fetch(`${url}/_simulator/${path}`, {
       method: body === undefined && path === "counters" ? "GET" : "POST",
@@ -144,7 +148,13 @@ export async function startGateway(simulator: RunningSimulator, env: Record<stri
     stdio: ["ignore", extra.length ? "inherit" : "ignore", "inherit"],
   });
   await waitForHealth(`http://127.0.0.1:${port}/health`, child);
-  return { name: "gateway", url: `http://127.0.0.1:${port}/graphql`, pid: child.pid!, rssBytes: () => rss(child.pid!), stop: stopper(child) };
+  return {
+    name: "gateway",
+    url: `http://127.0.0.1:${port}/graphql`,
+    pid: child.pid!,
+    rssBytes: () => rss(child.pid!),
+    stop: stopper(child),
+  };
 }
 
 export async function startBaseline(simulator: RunningSimulator): Promise<Running> {

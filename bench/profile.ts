@@ -62,7 +62,10 @@ function summarize(path: string): void {
     }
   }
   const top = (map: Map<string, number>, count: number) =>
-    [...map].sort((a, b) => b[1] - a[1]).slice(0, count).map(([label, time]) => `${((100 * time) / total).toFixed(1).padStart(5)} %  ${label}`);
+    [...map]
+      .sort((a, b) => b[1] - a[1])
+      .slice(0, count)
+      .map(([label, time]) => `${((100 * time) / total).toFixed(1).padStart(5)} %  ${label}`);
   process.stdout.write(`\nself time, by function:\n${top(byFunction, 25).join("\n")}\n`);
   process.stdout.write(`\ninclusive time, by package or gateway file:\n${top(byPlace, 25).join("\n")}\n\nprofile: ${path}\n`);
 }

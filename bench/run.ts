@@ -159,17 +159,24 @@ async function fillCaches(gateway: Running, simulator: RunningSimulator): Promis
     await response.body.text();
   };
   const { chains } = (await (await fetch(`${simulator.dataUrl}/v1/chains`)).json()) as { chains: { chainId: string }[] };
-  const fillBlock = "query FillBlock($chainId: ID!, $blockId: String!) { chain(id: $chainId) { block(id: $blockId) { blockHash } } }";
+  const fillBlock =
+    "query FillBlock($chainId: ID!, $blockId: String!) { chain(id: $chainId) { block(id: $blockId) { blockHash } } }";
   let bytes = 0;
   let entries = 0;
   try {
     for (let height = 1; bytes < defaults.maxBytes * 0.95 && entries < defaults.maxEntries * 0.95; height += 25) {
       const bodies = chains.flatMap((chain) =>
-        Array.from({ length: 25 }, (_, offset) => JSON.stringify({ query: fillBlock, variables: { chainId: chain.chainId, blockId: String(height + offset) } })),
+        Array.from({ length: 25 }, (_, offset) =>
+          JSON.stringify({ query: fillBlock, variables: { chainId: chain.chainId, blockId: String(height + offset) } }),
+        ),
       );
       await Promise.all(bodies.map(send));
-      [bytes, entries] = await Promise.all([gaugeValue(metricsUrl, "gateway_cache_bytes"), gaugeValue(metricsUrl, "gateway_cache_entries")]);
-      if (height > 100_000) throw new Error(`the record cache holds ${bytes} bytes after every block: it cannot be filled this way`);
+      [bytes, entries] = await Promise.all([
+        gaugeValue(metricsUrl, "gateway_cache_bytes"),
+        gaugeValue(metricsUrl, "gateway_cache_entries"),
+      ]);
+      if (height > 100_000)
+        throw new Error(`the record cache holds ${bytes} bytes after every block: it cannot be filled this way`);
     }
     const bodies = Array.from({ length: Math.ceil(defaults.responseMaxEntries * 1.2) }, (_, index) => {
       const operation = operations[index % operations.length]!;
@@ -233,7 +240,10 @@ async function main(): Promise<void> {
 
     const gateway = await startGateway(simulator, { RESPONSE_CACHE_TTL_MS: "0" });
     const baseline = await startBaseline(simulator);
-    stopAll.push(() => gateway.stop(), () => baseline.stop());
+    stopAll.push(
+      () => gateway.stop(),
+      () => baseline.stop(),
+    );
     for (const operation of operations) {
       await warmUp(gateway, gatewayBody(operation));
       await warmUp(baseline, baselineBody(operation));
@@ -257,7 +267,12 @@ async function main(): Promise<void> {
         }
         const g = median(gatewayRuns);
         const b = median(baselineRuns);
-        overhead[operation.name] = { gatewayP50Ms: round(g, 3), baselineP50Ms: round(b, 3), ratio: round(g / b), target: "<= 1.2" };
+        overhead[operation.name] = {
+          gatewayP50Ms: round(g, 3),
+          baselineP50Ms: round(b, 3),
+          ratio: round(g / b),
+          target: "<= 1.2",
+        };
       }
       results.overhead = overhead;
     }
@@ -273,7 +288,9 @@ async function main(): Promise<void> {
         const { gateway: g, baseline: b } = await compare(gateway, baseline, operation, 32);
         const cachedRates: number[] = [];
         for (let run = 0; run < RUNS; run += 1) {
-          cachedRates.push((await load({ url: cached.url, body: gatewayBody(operation), connections: 32, seconds: SECONDS })).rps);
+          cachedRates.push(
+            (await load({ url: cached.url, body: gatewayBody(operation), connections: 32, seconds: SECONDS })).rps,
+          );
         }
         const withCache = median(cachedRates);
         throughput[operation.name] = {
@@ -301,10 +318,16 @@ async function main(): Promise<void> {
         for (const operation of operations) {
           await warmUp(uncached, gatewayBody(operation));
           const runs: number[] = [];
-          for (let run = 0; run < RUNS; run += 1) runs.push(await sequentialLatency(uncached.url, gatewayBody(operation), SECONDS));
+          for (let run = 0; run < RUNS; run += 1)
+            runs.push(await sequentialLatency(uncached.url, gatewayBody(operation), SECONDS));
           const limit = operation.dependentCalls * ADDED_LATENCY_MS + 15;
           const p50 = round(median(runs), 1);
-          parallelism[operation.name] = { dependentCalls: operation.dependentCalls, p50Ms: p50, limitMs: limit, ok: p50 <= limit };
+          parallelism[operation.name] = {
+            dependentCalls: operation.dependentCalls,
+            p50Ms: p50,
+            limitMs: limit,
+            ok: p50 <= limit,
+          };
         }
       } finally {
         await uncached.stop();
@@ -327,7 +350,12 @@ async function main(): Promise<void> {
       const perOperation = Math.max(1, Math.floor(MEMORY_SECONDS / operations.length));
       const loads = await Promise.all(
         operations.map((operation) =>
-          load({ url: loaded.url, body: gatewayBody(operation), connections: Math.max(1, Math.floor(64 / operations.length)), seconds: perOperation * operations.length }),
+          load({
+            url: loaded.url,
+            body: gatewayBody(operation),
+            connections: Math.max(1, Math.floor(64 / operations.length)),
+            seconds: perOperation * operations.length,
+          }),
         ),
       );
       clearInterval(sampler);
@@ -356,7 +384,9 @@ async function main(): Promise<void> {
                 .map((path) => ({
                   method: path.method ?? ("GET" as const),
                   path: path.path,
-                  ...(path.body === undefined ? {} : { body: JSON.stringify(path.body), headers: { "content-type": "application/json" } }),
+                  ...(path.body === undefined
+                    ? {}
+                    : { body: JSON.stringify(path.body), headers: { "content-type": "application/json" } }),
                 }));
               if (requests.length === 0) return 0;
               const result = await autocannon({
@@ -372,7 +402,8 @@ async function main(): Promise<void> {
         }
         const upstreamRps = median(rates);
         const operationsPerSecond = upstreamRps / paths.length;
-        const gatewayRps = (results.throughput as Record<string, { gatewayRps: number }> | undefined)?.[operation.name]?.gatewayRps;
+        const gatewayRps = (results.throughput as Record<string, { gatewayRps: number }> | undefined)?.[operation.name]
+          ?.gatewayRps;
         const warmCalls = (results.calls as Record<string, { warm: number }> | undefined)?.[operation.name]?.warm;
         // What the gateway asked of the simulator during the throughput test: its warm calls per
         // operation at its measured rate. The cold figure assumes every call of every operation.
@@ -424,7 +455,12 @@ function markdown(results: Record<string, unknown>): string {
     "ratioWithResponseCache",
     "errors",
   ]);
-  table("Parallelism (50 ms upstream latency, no record cache: every call is made)", results.parallelism, ["dependentCalls", "p50Ms", "limitMs", "ok"]);
+  table("Parallelism (50 ms upstream latency, no record cache: every call is made)", results.parallelism, [
+    "dependentCalls",
+    "p50Ms",
+    "limitMs",
+    "ok",
+  ]);
   if (results.memory) lines.push("## Memory", "", "```json", JSON.stringify(results.memory, null, 2), "```", "");
   table("The simulator alone (32 connections)", results.simulator, [
     "upstreamRequestsPerOperation",

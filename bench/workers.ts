@@ -64,7 +64,13 @@ async function scrape(gateway: Running): Promise<Map<string, Samples>> {
 }
 
 /** Sum of a counter's increase between two scrapes, per value of `label`. */
-function increase(before: Map<string, Samples>, after: Map<string, Samples>, name: string, filter: (labels: Record<string, string>) => boolean, label: string) {
+function increase(
+  before: Map<string, Samples>,
+  after: Map<string, Samples>,
+  name: string,
+  filter: (labels: Record<string, string>) => boolean,
+  label: string,
+) {
   const byValue: Record<string, number> = {};
   const add = (samples: Samples | undefined, sign: number) => {
     for (const sample of samples ?? []) {
@@ -104,11 +110,17 @@ function cacheFigures(before: Map<string, Samples>, after: Map<string, Samples>)
     sharedTier = {};
     const tiers = new Set((after.get(SHARED_TIER) ?? []).map((sample) => sample.labels.tier ?? ""));
     for (const tier of tiers) {
-      sharedTier[tier] = hitRate(increase(before, after, SHARED_TIER, (labels) => (labels.tier ?? "") === tier, "result"), ["hit"]);
+      sharedTier[tier] = hitRate(
+        increase(before, after, SHARED_TIER, (labels) => (labels.tier ?? "") === tier, "result"),
+        ["hit"],
+      );
     }
   }
   // The in-process record cache of each worker, which the shared tier backs.
-  const recordCache = hitRate(increase(before, after, "gateway_cache_lookups_total", () => true, "result"), ["hit"]);
+  const recordCache = hitRate(
+    increase(before, after, "gateway_cache_lookups_total", () => true, "result"),
+    ["hit"],
+  );
   const redisUp = after.get("gateway_redis_up")?.[0]?.value ?? null;
   return { responseCache, recordCache, sharedTier, redisUp };
 }
@@ -119,7 +131,12 @@ interface Started {
   redis: RedisServer;
 }
 
-async function startConfiguration(simulator: RunningSimulator, workers: number, name: string, responseCache: "on" | "off"): Promise<Started> {
+async function startConfiguration(
+  simulator: RunningSimulator,
+  workers: number,
+  name: string,
+  responseCache: "on" | "off",
+): Promise<Started> {
   const redis = await startRedisServer();
   const gateway = await startGateway(simulator, {
     ...UNLIMITED,
@@ -140,7 +157,8 @@ async function startConfiguration(simulator: RunningSimulator, workers: number, 
 async function measure(simulator: RunningSimulator, operations: Operation[], responseCache: "on" | "off") {
   const started: Started[] = [];
   try {
-    for (const { name, workers } of CONFIGURATIONS) started.push(await startConfiguration(simulator, workers, name, responseCache));
+    for (const { name, workers } of CONFIGURATIONS)
+      started.push(await startConfiguration(simulator, workers, name, responseCache));
     const rows: Record<string, unknown> = {};
     for (const operation of operations) {
       const body = gatewayBody(operation);
@@ -172,7 +190,9 @@ async function measure(simulator: RunningSimulator, operations: Operation[], res
         errors: one.errors + two.errors,
         caches: Object.fromEntries(started.map(({ name }, index) => [name, cacheFigures(before[index]!, after[index]!)])),
       };
-      log(`${responseCache === "on" ? "with" : "without"} the response cache, ${operation.name}: ${round(one.rps, 0)} vs ${round(two.rps, 0)} req/s`);
+      log(
+        `${responseCache === "on" ? "with" : "without"} the response cache, ${operation.name}: ${round(one.rps, 0)} vs ${round(two.rps, 0)} req/s`,
+      );
     }
     return rows;
   } finally {
@@ -188,7 +208,12 @@ async function main(): Promise<void> {
   const results: Record<string, unknown> = {
     date: new Date().toISOString(),
     commit: execSync("git rev-parse --short HEAD", { encoding: "utf8" }).trim(),
-    machine: { cpus: cpus().length, availableParallelism: availableParallelism(), model: cpus()[0]?.model ?? "unknown", node: process.version },
+    machine: {
+      cpus: cpus().length,
+      availableParallelism: availableParallelism(),
+      model: cpus()[0]?.model ?? "unknown",
+      node: process.version,
+    },
     loadAverageAtStart: loadavg().map((value) => round(value)),
     runs: RUNS,
     secondsPerMeasurement: SECONDS,
@@ -230,7 +255,9 @@ type Row = {
 };
 
 function rowsOf(results: Record<string, unknown>): Row[] {
-  return [results.withResponseCache, results.withoutResponseCache].flatMap((table) => Object.values((table ?? {}) as Record<string, Row>));
+  return [results.withResponseCache, results.withoutResponseCache].flatMap((table) =>
+    Object.values((table ?? {}) as Record<string, Row>),
+  );
 }
 
 /** What a reader needs to weigh the figures, derived from what was measured. */
@@ -250,7 +277,9 @@ function notes(results: Record<string, unknown>): string[] {
     );
   }
   if (figures.every((figure) => figure.sharedTier === null)) {
-    notes.push(`${SHARED_TIER} was absent from /metrics: this build has no shared tier to measure yet, so its hit rate is reported as null.`);
+    notes.push(
+      `${SHARED_TIER} was absent from /metrics: this build has no shared tier to measure yet, so its hit rate is reported as null.`,
+    );
   }
   if (figures.every((figure) => figure.redisUp !== 1)) {
     notes.push(
@@ -270,9 +299,14 @@ function markdown(results: Record<string, unknown>): string {
     "",
   ];
   const range = (values: number[]) => `${Math.min(...values)}–${Math.max(...values)}`;
-  const rate = (value: number | null | undefined) => (value === null || value === undefined ? "null" : `${round(value * 100, 1)} %`);
+  const rate = (value: number | null | undefined) =>
+    value === null || value === undefined ? "null" : `${round(value * 100, 1)} %`;
   const shared = (figure: ReturnType<typeof cacheFigures> | undefined) =>
-    figure?.sharedTier ? Object.entries(figure.sharedTier).map(([tier, value]) => `${tier}: ${rate(value.hitRate)}`).join(", ") || "no look-ups" : "null";
+    figure?.sharedTier
+      ? Object.entries(figure.sharedTier)
+          .map(([tier, value]) => `${tier}: ${rate(value.hitRate)}`)
+          .join(", ") || "no look-ups"
+      : "null";
   const table = (title: string, data: unknown) => {
     if (!data) return;
     lines.push(

@@ -29,7 +29,9 @@ async function request<T, V>(endpoint: string, document: TypedDocumentNode<T, V>
   });
   const body = (await response.json()) as GraphQLResponse<T>;
   if (body.errors?.length) {
-    const details = body.errors.map((error) => `${error.extensions?.code ?? "ERROR"} at ${error.path?.join(".") ?? "?"}: ${error.message}`);
+    const details = body.errors.map(
+      (error) => `${error.extensions?.code ?? "ERROR"} at ${error.path?.join(".") ?? "?"}: ${error.message}`,
+    );
     throw new Error(details.join("\n"));
   }
   if (!body.data) throw new Error(`the gateway answered HTTP ${response.status} without data`);

@@ -36,7 +36,10 @@ builder.queryFields((t) => ({
           return { items: response.blocks, nextPageToken: response.nextPageToken };
         },
       });
-      primeBlocks(context.loaders, connection.edges.map((edge) => edge.node));
+      primeBlocks(
+        context.loaders,
+        connection.edges.map((edge) => edge.node),
+      );
       return connection;
     },
   }),
@@ -80,7 +83,8 @@ builder.subscriptionFields((t) => ({
       chainId: t.arg.id({ required: true, description: "The chain's EVM chain id in decimal (such as 43114)." }),
       after: t.arg({
         type: "BigInt",
-        description: "The last block number seen (to resume after a reconnect): the blocks after it come first, within `LIVE_MAX_CATCH_UP_BLOCKS`.",
+        description:
+          "The last block number seen (to resume after a reconnect): the blocks after it come first, within `LIVE_MAX_CATCH_UP_BLOCKS`.",
       }),
     },
     subscribe: async (_root, args, context) => {

@@ -41,7 +41,8 @@ builder.queryFields((t) => ({
   chain: t.field({
     type: EvmChainRef,
     nullable: true,
-    description: "One EVM chain by its EVM chain id (such as 43114) or its blockchain id; null when the Data API does not know it.",
+    description:
+      "One EVM chain by its EVM chain id (such as 43114) or its blockchain id; null when the Data API does not know it.",
     args: { id: t.arg.id({ required: true, description: "An EVM chain id in decimal, or a blockchain id in cb58." }) },
     resolve: (_root, args, context) => context.loaders.chain.load(chainIdArgument("id", String(args.id))),
   }),
@@ -69,15 +70,20 @@ builder.objectFields(EvmChainRef, (t) => ({
           return { items: response.blocks, nextPageToken: response.nextPageToken };
         },
       });
-      primeBlocks(context.loaders, connection.edges.map((edge) => edge.node));
+      primeBlocks(
+        context.loaders,
+        connection.edges.map((edge) => edge.node),
+      );
       return connection;
     },
   }),
   block: t.field({
     type: EvmBlockRef,
     nullable: true,
-    description: "One block of the chain by number or hash (`GET /v1/chains/{chainId}/blocks/{blockId}`); null when there is none.",
+    description:
+      "One block of the chain by number or hash (`GET /v1/chains/{chainId}/blocks/{blockId}`); null when there is none.",
     args: { id: t.arg.string({ required: true, description: "A block number in decimal, or a block hash." }) },
-    resolve: (chain, args, context) => context.loaders.block.load({ chainId: chain.chainId, blockId: blockIdArgument("id", args.id) }),
+    resolve: (chain, args, context) =>
+      context.loaders.block.load({ chainId: chain.chainId, blockId: blockIdArgument("id", args.id) }),
   }),
 }));

@@ -42,7 +42,8 @@ const blockTransactionsBounds = queryBounds("data", "/v1/chains/{chainId}/blocks
 /** The route's own default page size returns no transactions; its largest holds nearly every block whole. */
 const BLOCK_TRANSACTIONS_DEFAULT = blockTransactionsBounds.max;
 
-const COMPLETE_VIEW = "From the complete view of the transaction (`GET /v1/chains/{chainId}/transactions/{txHash}`, one call per transaction shared by all such fields, and cached)";
+const COMPLETE_VIEW =
+  "From the complete view of the transaction (`GET /v1/chains/{chainId}/transactions/{txHash}`, one call per transaction shared by all such fields, and cached)";
 
 /** A block number argument: the route takes a non-negative number, so it must fit a double exactly. */
 function blockNumberArgument(argument: string, value: string | null | undefined): number | undefined {
@@ -97,8 +98,11 @@ builder.objectFields(EvmChainRef, (t) => ({
   }),
   address: t.field({
     type: EvmAccountRef,
-    description: "An address (an account or a contract) on this chain, to list its transactions. Costs no upstream call by itself.",
-    args: { address: t.arg({ type: "EvmAddress", required: true, description: "The address: 0x and 40 hex digits, any letter case." }) },
+    description:
+      "An address (an account or a contract) on this chain, to list its transactions. Costs no upstream call by itself.",
+    args: {
+      address: t.arg({ type: "EvmAddress", required: true, description: "The address: 0x and 40 hex digits, any letter case." }),
+    },
     resolve: (chain, args) => ({ chain, address: args.address }),
   }),
 }));
@@ -116,7 +120,8 @@ builder.objectFields(EvmAccountRef, (t) => ({
       }),
       endBlock: t.arg({
         type: "BigInt",
-        description: "Only transactions before this block (exclusive); must be greater than `startBlock`. Without `startBlock`, from genesis.",
+        description:
+          "Only transactions before this block (exclusive); must be greater than `startBlock`. Without `startBlock`, from genesis.",
       }),
       sortOrder: t.arg({
         type: SortOrderRef,
@@ -128,7 +133,10 @@ builder.objectFields(EvmAccountRef, (t) => ({
       const startBlock = blockNumberArgument("startBlock", args.startBlock);
       const endBlock = blockNumberArgument("endBlock", args.endBlock);
       if (startBlock !== undefined && endBlock !== undefined && startBlock >= endBlock) {
-        throw badUserInput("endBlock", `endBlock must be greater than startBlock (${startBlock}): the range includes startBlock and excludes endBlock`);
+        throw badUserInput(
+          "endBlock",
+          `endBlock must be greater than startBlock (${startBlock}): the range includes startBlock and excludes endBlock`,
+        );
       }
       const sortOrder: SortOrder = args.sortOrder ?? "desc";
       const chainId = account.chain.chainId;
@@ -155,7 +163,10 @@ builder.objectFields(EvmAccountRef, (t) => ({
           return { items: response.transactions, nextPageToken: response.nextPageToken };
         },
       });
-      primeTransactions(context.loaders, connection.edges.map((edge) => edge.node.nativeTransaction));
+      primeTransactions(
+        context.loaders,
+        connection.edges.map((edge) => edge.node.nativeTransaction),
+      );
       return connection;
     },
   }),
@@ -179,7 +190,10 @@ builder.objectFields(EvmBlockRef, (t) => ({
           return { items: response.transactions, nextPageToken: response.nextPageToken };
         },
       });
-      primeTransactions(context.loaders, connection.edges.map((edge) => edge.node));
+      primeTransactions(
+        context.loaders,
+        connection.edges.map((edge) => edge.node),
+      );
       return connection;
     },
   }),

@@ -35,7 +35,10 @@ function dateArgument(argument: string, value: string | null | undefined): strin
   const parts = DATE.exec(value);
   const day = parts ? new Date(Date.UTC(Number(parts[1]), Number(parts[2]) - 1, Number(parts[3]))) : undefined;
   if (!day || day.toISOString().slice(0, 10) !== value) {
-    throw badUserInput(argument, `${argument} must be a day written as YYYY-MM-DD (such as 2026-05-01), got ${JSON.stringify(value)}`);
+    throw badUserInput(
+      argument,
+      `${argument} must be a day written as YYYY-MM-DD (such as 2026-05-01), got ${JSON.stringify(value)}`,
+    );
   }
   return value;
 }
@@ -49,9 +52,15 @@ function listArgument(argument: string, values: readonly string[], check: (value
 
 /** The day range; the deprecated names stand in for the new ones, never beside them. */
 function dateRange(input: ExportInput) {
-  for (const [current, deprecated] of [["firstDate", "startDate"], ["lastDate", "endDate"]] as const) {
+  for (const [current, deprecated] of [
+    ["firstDate", "startDate"],
+    ["lastDate", "endDate"],
+  ] as const) {
     if (input[current] != null && input[deprecated] != null) {
-      throw badUserInput(`input.${deprecated}`, `input.${deprecated} is the deprecated name of input.${current}: send only ${current}`);
+      throw badUserInput(
+        `input.${deprecated}`,
+        `input.${deprecated} is the deprecated name of input.${current}: send only ${current}`,
+      );
     }
   }
   const dates = {
@@ -80,8 +89,18 @@ function exportRequest(input: ExportInput): TransactionExportRequest {
       type: "TRANSACTION_EXPORT_EVM",
       ...dates,
       options: {
-        addresses: listArgument("input.evm.addresses", input.evm.addresses, (value) => EVM_ADDRESS.test(value), "0x and 40 hex digits"),
-        includeChains: listArgument("input.evm.includeChains", input.evm.includeChains, (value) => EVM_CHAIN_ID.test(value), "an EVM chain id in decimal"),
+        addresses: listArgument(
+          "input.evm.addresses",
+          input.evm.addresses,
+          (value) => EVM_ADDRESS.test(value),
+          "0x and 40 hex digits",
+        ),
+        includeChains: listArgument(
+          "input.evm.includeChains",
+          input.evm.includeChains,
+          (value) => EVM_CHAIN_ID.test(value),
+          "an EVM chain id in decimal",
+        ),
       },
     };
   }
@@ -98,10 +117,20 @@ function exportRequest(input: ExportInput): TransactionExportRequest {
     options: {
       includeChains: chains as PrimaryNetworkExportChain[],
       addresses: options.addresses
-        ? listArgument("input.primaryNetwork.addresses", options.addresses, (value) => BECH32_ADDRESS.test(value), "a bech32 address such as avax1...")
+        ? listArgument(
+            "input.primaryNetwork.addresses",
+            options.addresses,
+            (value) => BECH32_ADDRESS.test(value),
+            "a bech32 address such as avax1...",
+          )
         : undefined,
       cChainEvmAddresses: options.cChainEvmAddresses
-        ? listArgument("input.primaryNetwork.cChainEvmAddresses", options.cChainEvmAddresses, (value) => EVM_ADDRESS.test(value), "0x and 40 hex digits")
+        ? listArgument(
+            "input.primaryNetwork.cChainEvmAddresses",
+            options.cChainEvmAddresses,
+            (value) => EVM_ADDRESS.test(value),
+            "0x and 40 hex digits",
+          )
         : undefined,
     },
   };
@@ -113,7 +142,8 @@ builder.mutationFields((t) => ({
     description:
       "Starts a job that exports transactions to a CSV file (`POST /v1/operations/transactions:export`). The job runs in the background: follow it with `Subscription.exportOperation` or read it with `Query.exportOperation`. Sent once, never retried.",
     args: { input: t.arg({ type: ExportTransactionsInputRef, required: true, description: "What to export." }) },
-    resolve: (_root, args, context) => context.upstreams.exportJobs.createTransactionExport(exportRequest(args.input), context.call),
+    resolve: (_root, args, context) =>
+      context.upstreams.exportJobs.createTransactionExport(exportRequest(args.input), context.call),
   }),
 }));
 
@@ -121,9 +151,11 @@ builder.queryFields((t) => ({
   exportOperation: t.field({
     type: ExportOperationRef,
     nullable: true,
-    description: "An export job as it stands now (`GET /v1/operations/{operationId}`); null when the Data API does not know the id.",
+    description:
+      "An export job as it stands now (`GET /v1/operations/{operationId}`); null when the Data API does not know the id.",
     args: { id: t.arg.id({ required: true, description: "The job's `operationId`, as `exportTransactions` returned it." }) },
-    resolve: (_root, args, context) => context.upstreams.exportJobs.getOperation(operationIdArgument("id", String(args.id)), context.call),
+    resolve: (_root, args, context) =>
+      context.upstreams.exportJobs.getOperation(operationIdArgument("id", String(args.id)), context.call),
   }),
 }));
 
@@ -133,7 +165,8 @@ builder.subscriptionFields((t) => ({
     description:
       "An export job now, then again each time its status or metadata changes, until it reaches a final status (COMPLETED, COMPLETED_WITH_WARNING or FAILED), when the stream completes. Subscribers of one job share one poller. An unknown id ends the stream with a NOT_FOUND error.",
     args: { id: t.arg.id({ required: true, description: "The job's `operationId`, as `exportTransactions` returned it." }) },
-    subscribe: (_root, args, context) => context.exportWatch.watch(operationIdArgument("id", String(args.id)), context.call, context.chargeRead),
+    subscribe: (_root, args, context) =>
+      context.exportWatch.watch(operationIdArgument("id", String(args.id)), context.call, context.chargeRead),
     resolve: (event) => {
       if (event instanceof GatewayError) throw event;
       return event;

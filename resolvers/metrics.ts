@@ -70,7 +70,10 @@ const addressKey = (entry: AddressBalance) => entry.address;
 
 /** `from` and `to` as the route's startTimestamp and endTimestamp, within the route's bounds. */
 function timeRange(args: { from?: number | null; to?: number | null }, route: string): MetricsRange {
-  for (const [name, parameter] of [["from", "startTimestamp"], ["to", "endTimestamp"]] as const) {
+  for (const [name, parameter] of [
+    ["from", "startTimestamp"],
+    ["to", "endTimestamp"],
+  ] as const) {
     const value = args[name];
     const minimum = queryMinimum("metrics", route, parameter);
     if (value !== null && value !== undefined && value < minimum) {
@@ -114,7 +117,11 @@ function slicedPages<T, Meta = undefined>(fetchUpstream: (pageToken: string | un
     const page = await fetchUpstream(upstreamToken);
     const end = offset + request.pageSize;
     const nextPageToken =
-      end < page.items.length ? sliceToken(upstreamToken, end) : page.nextPageToken === undefined ? undefined : sliceToken(page.nextPageToken, 0);
+      end < page.items.length
+        ? sliceToken(upstreamToken, end)
+        : page.nextPageToken === undefined
+          ? undefined
+          : sliceToken(page.nextPageToken, 0);
     return { items: page.items.slice(offset, end), nextPageToken, meta: page.meta };
   };
 }
@@ -130,7 +137,13 @@ function parseSlice(token: string): [string | undefined, number] {
   } catch {
     parsed = undefined;
   }
-  if (!Array.isArray(parsed) || parsed.length !== 2 || (parsed[0] !== null && typeof parsed[0] !== "string") || !Number.isSafeInteger(parsed[1]) || parsed[1] < 0) {
+  if (
+    !Array.isArray(parsed) ||
+    parsed.length !== 2 ||
+    (parsed[0] !== null && typeof parsed[0] !== "string") ||
+    !Number.isSafeInteger(parsed[1]) ||
+    parsed[1] < 0
+  ) {
     throw badUserInput("after", "after is not a cursor of this gateway; pass an edge's cursor or pageInfo.endCursor unchanged");
   }
   return [(parsed[0] as string | null) ?? undefined, parsed[1] as number];
@@ -147,7 +160,12 @@ interface ChainMetricArgs extends ConnectionArgs {
  * A chain metric of one chain (its record: the series links to it) or of a network's chains
  * (`scope`: the Metrics API's chainId `total`, `mainnet` or `testnet`).
  */
-async function chainMetricConnection(of: { chain: ChainInfo } | { scope: string }, field: string, args: ChainMetricArgs, context: GatewayContext) {
+async function chainMetricConnection(
+  of: { chain: ChainInfo } | { scope: string },
+  field: string,
+  args: ChainMetricArgs,
+  context: GatewayContext,
+) {
   const interval = args.interval ?? "day";
   checkInterval(args.metric, interval);
   const range = timeRange(args, CHAIN_METRICS_ROUTE);
@@ -157,7 +175,13 @@ async function chainMetricConnection(of: { chain: ChainInfo } | { scope: string 
     filters: { field, scope, metric: args.metric, interval, ...range },
     nodeKey: pointKey,
     fetchPage: async (page) => {
-      const response = await context.upstreams.metrics.chainMetrics(scope, args.metric, { ...range, timeInterval: interval }, page, context.call);
+      const response = await context.upstreams.metrics.chainMetrics(
+        scope,
+        args.metric,
+        { ...range, timeInterval: interval },
+        page,
+        context.call,
+      );
       return { items: response.results, nextPageToken: response.nextPageToken };
     },
   });
@@ -234,7 +258,11 @@ builder.queryFields((t) => ({
     description: `Addresses that bridged more BTC.b to the mainnet C-Chain than \`threshold\`, with their net bridged amount, the largest first (\`GET ${BTCB_ROUTE}\`). ${firstText(btcbBounds)}`,
     args: {
       ...t.arg.connectionArgs(),
-      threshold: t.arg({ type: "BigInt", required: true, description: "The net bridged amount to exceed, in BTC.b's smallest unit (satoshi); 0 or more." }),
+      threshold: t.arg({
+        type: "BigInt",
+        required: true,
+        description: "The net bridged amount to exceed, in BTC.b's smallest unit (satoshi); 0 or more.",
+      }),
     },
     resolve: (_root, args, context) => {
       const threshold = thresholdArgument(args.threshold);
@@ -272,7 +300,11 @@ builder.objectFields(EvmChainRef, (t) => ({
     args: {
       ...t.arg.connectionArgs(),
       contract: t.arg({ type: "EvmAddress", required: true, description: "The token's contract address." }),
-      threshold: t.arg({ type: "BigInt", required: true, description: "The balance to exceed, in the token's smallest unit; 0 or more." }),
+      threshold: t.arg({
+        type: "BigInt",
+        required: true,
+        description: "The balance to exceed, in the token's smallest unit; 0 or more.",
+      }),
       from: t.arg({ type: "SafeInt", description: "The start of the time frame, in Unix seconds." }),
       to: t.arg({ type: "SafeInt", description: "The end of the time frame, in Unix seconds." }),
     },
@@ -286,7 +318,13 @@ builder.objectFields(EvmChainRef, (t) => ({
           filters: { field: "EvmChain.tokenHolders", chainId: chain.chainId, contract, threshold, ...range },
           nodeKey: addressKey,
           fetchPage: async (page) => {
-            const response = await context.upstreams.metrics.tokenHolders(chain.chainId, contract, { ...range, threshold }, page, context.call);
+            const response = await context.upstreams.metrics.tokenHolders(
+              chain.chainId,
+              contract,
+              { ...range, threshold },
+              page,
+              context.call,
+            );
             return { items: response.addresses, nextPageToken: response.nextPageToken };
           },
         }),
@@ -306,7 +344,11 @@ builder.objectFields(EvmChainRef, (t) => ({
           nodeKey: pointKey,
           fetchPage: slicedPages(async (pageToken) => {
             const response = await context.upstreams.metrics.legacyAvgTps(chain.chainId, pageToken, context.call);
-            return { items: response.results, nextPageToken: response.nextPageToken, meta: { status: response.status, lastRun: response.lastRun } };
+            return {
+              items: response.results,
+              nextPageToken: response.nextPageToken,
+              meta: { status: response.status, lastRun: response.lastRun },
+            };
           }),
         }),
       ),
@@ -328,14 +370,27 @@ builder.objectFields(PrimaryNetworkRef, (t) => ({
       to: t.arg({ type: "SafeInt", description: "The latest point's timestamp, in Unix seconds." }),
     },
     resolve: (scope, args, context) => {
-      const subnetId = args.subnetId === null || args.subnetId === undefined ? undefined : subnetIdArgument(String(args.subnetId));
+      const subnetId =
+        args.subnetId === null || args.subnetId === undefined ? undefined : subnetIdArgument(String(args.subnetId));
       const range = timeRange(args, STAKING_ROUTE);
       return toPageTokenConnection(args, {
         bounds: stakingBounds,
-        filters: { field: "PrimaryNetwork.stakingMetrics", network: scope.network, metric: args.metric, subnetId: subnetId ?? null, ...range },
+        filters: {
+          field: "PrimaryNetwork.stakingMetrics",
+          network: scope.network,
+          metric: args.metric,
+          subnetId: subnetId ?? null,
+          ...range,
+        },
         nodeKey: pointKey,
         fetchPage: async (page) => {
-          const response = await context.upstreams.metrics.stakingMetrics(scope.network, args.metric, { ...range, subnetId }, page, context.call);
+          const response = await context.upstreams.metrics.stakingMetrics(
+            scope.network,
+            args.metric,
+            { ...range, subnetId },
+            page,
+            context.call,
+          );
           return { items: response.results, nextPageToken: response.nextPageToken };
         },
       });

@@ -19,7 +19,11 @@ import {
 import { creationTxHashOf, isPChainUtxo, PrimaryNetworkUtxoRef } from "../schema/primary-network-utxos.ts";
 import { L1ValidatorRef } from "../schema/primary-network-validators.ts";
 import type { GatewayContext } from "../src/execution/context.ts";
-import { PRIMARY_NETWORK_BLOCK_FIELDS_KNOWN_FROM_TRANSACTION, PRIMARY_NETWORK_BLOCK_FIELDS_KNOWN_FROM_UTXO, selectsOnly } from "../src/execution/selection.ts";
+import {
+  PRIMARY_NETWORK_BLOCK_FIELDS_KNOWN_FROM_TRANSACTION,
+  PRIMARY_NETWORK_BLOCK_FIELDS_KNOWN_FROM_UTXO,
+  selectsOnly,
+} from "../src/execution/selection.ts";
 import { findPrimaryChain, originOf, register } from "../src/upstream/primary-network-api.ts";
 import type {
   PChainTransaction,
@@ -33,7 +37,11 @@ import type {
  * A transaction's block; null for one in an X-Chain vertex. When the query asks only what the
  * transaction tells of its block (height, id, time, chain), that part of the block, without a call.
  */
-function blockOf(tx: PrimaryNetworkTransaction, context: GatewayContext, info: GraphQLResolveInfo): Promise<PrimaryNetworkBlock | null> | PrimaryNetworkBlock | null {
+function blockOf(
+  tx: PrimaryNetworkTransaction,
+  context: GatewayContext,
+  info: GraphQLResolveInfo,
+): Promise<PrimaryNetworkBlock | null> | PrimaryNetworkBlock | null {
   const height = blockNumberOf(tx);
   if (height === undefined) return null;
   if (selectsOnly(info, PRIMARY_NETWORK_BLOCK_FIELDS_KNOWN_FROM_TRANSACTION)) {
@@ -76,7 +84,11 @@ function transactionOn(record: object, blockchainId: string, txHash: string | un
   return context.loaders.primaryNetworkTransaction.load({ origin, id: txHash });
 }
 
-async function transactionBlock(tx: Promise<PrimaryNetworkTransaction | null> | null, context: GatewayContext, info: GraphQLResolveInfo) {
+async function transactionBlock(
+  tx: Promise<PrimaryNetworkTransaction | null> | null,
+  context: GatewayContext,
+  info: GraphQLResolveInfo,
+) {
   const found = await tx;
   return found ? blockOf(found, context, info) : null;
 }
@@ -120,7 +132,8 @@ builder.interfaceFields(PrimaryNetworkUtxoRef, (t) => ({
     description:
       "The block of the transaction that spent the UTXO; null while unspent, or when a vertex holds that transaction. As for `creationBlock`, a P-Chain UTXO's height and time cost no call.",
     resolve: (utxo, _args, context, info) => {
-      if (!isPChainUtxo(utxo)) return transactionBlock(transactionOn(utxo, utxo.consumedOnChainId, utxo.consumingTxHash, context), context, info);
+      if (!isPChainUtxo(utxo))
+        return transactionBlock(transactionOn(utxo, utxo.consumedOnChainId, utxo.consumingTxHash, context), context, info);
       return utxoBlock(utxo, utxo.consumedOnChainId, utxo.consumingBlockNumber, utxo.consumingBlockTimestamp, context, info);
     },
   }),
@@ -132,7 +145,10 @@ function creationTransaction(utxo: PrimaryNetworkUtxo, context: GatewayContext) 
 
 function pChainTransaction(tx: PChainTransaction, txHash: string | undefined, context: GatewayContext) {
   if (!txHash) return null;
-  return context.loaders.primaryNetworkTransaction.load({ origin: originOf(tx), id: txHash }) as Promise<PChainTransaction | null>;
+  return context.loaders.primaryNetworkTransaction.load({
+    origin: originOf(tx),
+    id: txHash,
+  }) as Promise<PChainTransaction | null>;
 }
 
 builder.objectFields(PChainTransactionRef, (t) => ({
@@ -155,7 +171,8 @@ builder.objectFields(L1ValidatorTransactionDetailsRef, (t) => ({
     type: L1ValidatorRef,
     nullable: true,
     description: "The L1 validator as it is now.",
-    resolve: (details, _args, context) => context.loaders.l1Validator.load({ network: originOf(details).network, id: details.validationId }),
+    resolve: (details, _args, context) =>
+      context.loaders.l1Validator.load({ network: originOf(details).network, id: details.validationId }),
   }),
 }));
 
@@ -164,7 +181,8 @@ builder.objectFields(XChainTransactionVertexRef, (t) => ({
     type: XChainVertexRef,
     nullable: true,
     description: "The vertex itself.",
-    resolve: (vertex, _args, context) => context.loaders.xChainVertex.load({ network: originOf(vertex).network, id: vertex.hash }),
+    resolve: (vertex, _args, context) =>
+      context.loaders.xChainVertex.load({ network: originOf(vertex).network, id: vertex.hash }),
   }),
 }));
 
@@ -184,7 +202,10 @@ builder.objectFields(PrimaryNetworkBlockRef, (t) => ({
     description: "The block before this one; null for the first block (the X-Chain's first block follows its last vertex).",
     resolve: (block, _args, context) => {
       if (block.blockNumber === "0") return null;
-      return context.loaders.primaryNetworkBlock.load({ origin: originOf(block), id: (BigInt(block.blockNumber) - 1n).toString() });
+      return context.loaders.primaryNetworkBlock.load({
+        origin: originOf(block),
+        id: (BigInt(block.blockNumber) - 1n).toString(),
+      });
     },
   }),
   transactions: t.field({

@@ -6,13 +6,7 @@ import { builder } from "../schema/builder.ts";
 import { EvmChainRef } from "../schema/chains.ts";
 import { SortOrderRef } from "../schema/evm-transactions.ts";
 import { NetworkRef, upstreamNetwork } from "../schema/networks.ts";
-import {
-  CChainRef,
-  PChainRef,
-  PrimaryNetworkChainRef,
-  PrimaryNetworkRef,
-  XChainRef,
-} from "../schema/primary-network.ts";
+import { CChainRef, PChainRef, PrimaryNetworkChainRef, PrimaryNetworkRef, XChainRef } from "../schema/primary-network.ts";
 import { PrimaryNetworkBlockRef, XChainVertexConnectionRef, XChainVertexRef } from "../schema/primary-network-blocks.ts";
 import {
   CChainAtomicTransactionConnectionRef,
@@ -29,7 +23,12 @@ import { PChainUtxoConnectionRef, UtxoConnectionRef, UtxoSortByRef } from "../sc
 import { L1ValidatorConnectionRef, L1ValidatorRef } from "../schema/primary-network-validators.ts";
 import type { GatewayContext } from "../src/execution/context.ts";
 import { badUserInput } from "../src/execution/errors.ts";
-import { chooseValidationOfNode, primeL1Validators, primeTransactions, primeVertices } from "../src/execution/loaders/primary-network.ts";
+import {
+  chooseValidationOfNode,
+  primeL1Validators,
+  primeTransactions,
+  primeVertices,
+} from "../src/execution/loaders/primary-network.ts";
 import { toPageTokenConnection, type ConnectionArgs } from "../src/execution/pagination.ts";
 import { queryBounds, queryMinimum, type RouteBounds } from "../src/upstream/bounds.ts";
 import {
@@ -83,12 +82,16 @@ const NODE_ID = /^NodeID-[1-9A-HJ-NP-Za-km-z]{20,40}$/;
 function addressesArgument(argument: string, addresses: readonly string[], evm: boolean, required = false): string {
   if (addresses.length === 0) {
     throw required
-      ? badUserInput(argument, `${argument} must hold at least one address: the route lists the UTXOs of the addresses given`, { min: 1 })
+      ? badUserInput(argument, `${argument} must hold at least one address: the route lists the UTXOs of the addresses given`, {
+          min: 1,
+        })
       : badUserInput(argument, `${argument} must not be empty; leave it out to list without an address filter`);
   }
   for (const address of addresses) {
     if (!BECH32_ADDRESS.test(address) && !(evm && EVM_ADDRESS.test(address))) {
-      const forms = evm ? "a bech32 address (avax1..., with or without a chain letter such as C-) or a 0x address" : "a bech32 address (avax1..., with or without a chain letter such as P-)";
+      const forms = evm
+        ? "a bech32 address (avax1..., with or without a chain letter such as C-) or a 0x address"
+        : "a bech32 address (avax1..., with or without a chain letter such as P-)";
       throw badUserInput(argument, `each of ${argument} must be ${forms}, got ${JSON.stringify(address)}`);
     }
   }
@@ -97,12 +100,16 @@ function addressesArgument(argument: string, addresses: readonly string[], evm: 
 
 function idArgument(argument: string, value: string, what: string, allowHex = false): string {
   if (CB58_ID.test(value) || (allowHex && HEX_32.test(value))) return value;
-  throw badUserInput(argument, `${argument} must be ${what} in cb58${allowHex ? " or as 0x and 64 hex digits" : ""}, got ${JSON.stringify(value)}`);
+  throw badUserInput(
+    argument,
+    `${argument} must be ${what} in cb58${allowHex ? " or as 0x and 64 hex digits" : ""}, got ${JSON.stringify(value)}`,
+  );
 }
 
 function timestampArgument(argument: string, value: number | null | undefined): number | undefined {
   if (value === null || value === undefined) return undefined;
-  if (value < MIN_TIMESTAMP) throw badUserInput(argument, `${argument} must be a Unix time in seconds of at least ${MIN_TIMESTAMP}, got ${value}`);
+  if (value < MIN_TIMESTAMP)
+    throw badUserInput(argument, `${argument} must be a Unix time in seconds of at least ${MIN_TIMESTAMP}, got ${value}`);
   return value;
 }
 
@@ -114,7 +121,10 @@ function requireAddressesForFilters(
   if (args.addresses) return;
   for (const name of ["txTypes", "from", "to"] as const) {
     if (args[name] !== null && args[name] !== undefined) {
-      throw badUserInput(name, `${name} needs addresses${allowedBy}: the Data API filters by transaction type and time only among an address's transactions`);
+      throw badUserInput(
+        name,
+        `${name} needs addresses${allowedBy}: the Data API filters by transaction type and time only among an address's transactions`,
+      );
     }
   }
 }
@@ -153,7 +163,11 @@ async function transactionConnection<T extends PrimaryNetworkTransaction>(
       return { items: response.items as T[], nextPageToken: response.nextPageToken, meta: response.chainInfo };
     },
   });
-  primeTransactions(context.loaders, origin, connection.edges.map((edge) => edge.node));
+  primeTransactions(
+    context.loaders,
+    origin,
+    connection.edges.map((edge) => edge.node),
+  );
   return withChainInfo(connection, origin);
 }
 
@@ -172,7 +186,12 @@ interface UtxoArgs extends ConnectionArgs {
 }
 
 /** A page of UTXOs of some addresses on a chain; `U` is the chain's UTXO shape. */
-async function utxoConnection<U extends PrimaryNetworkUtxo>(origin: PrimaryNetworkOrigin, args: UtxoArgs, field: string, context: GatewayContext) {
+async function utxoConnection<U extends PrimaryNetworkUtxo>(
+  origin: PrimaryNetworkOrigin,
+  args: UtxoArgs,
+  field: string,
+  context: GatewayContext,
+) {
   const addresses = addressesArgument("addresses", args.addresses, false, true);
   const filters = {
     assetId: args.assetId ? idArgument("assetId", args.assetId, "an asset id") : undefined,
@@ -200,10 +219,17 @@ const describeUtxos = (which: string) =>
 
 const transactionFilterArgs = (t: Parameters<Parameters<typeof builder.objectFields>[1]>[0]) => ({
   addresses: t.arg.stringList({
-    description: "Only transactions that touch one of these addresses: bech32 (`avax1...`, `fuji1...`), with or without the chain letter.",
+    description:
+      "Only transactions that touch one of these addresses: bech32 (`avax1...`, `fuji1...`), with or without the chain letter.",
   }),
-  from: t.arg({ type: "SafeInt", description: "Only transactions accepted at or after this Unix time (seconds, >= 0); needs `addresses`." }),
-  to: t.arg({ type: "SafeInt", description: "Only transactions accepted at or before this Unix time (seconds, >= 0); needs `addresses`." }),
+  from: t.arg({
+    type: "SafeInt",
+    description: "Only transactions accepted at or after this Unix time (seconds, >= 0); needs `addresses`.",
+  }),
+  to: t.arg({
+    type: "SafeInt",
+    description: "Only transactions accepted at or before this Unix time (seconds, >= 0); needs `addresses`.",
+  }),
   sortOrder: t.arg({ type: SortOrderRef, description: "ASC: oldest first; DESC (the default): newest first." }),
 });
 
@@ -231,7 +257,12 @@ builder.objectFields(PrimaryNetworkRef, (t) => ({
     type: PrimaryNetworkChainRef,
     nullable: true,
     description: "One chain of this primary network by its blockchain id, or by `p-chain`, `x-chain` or `c-chain`.",
-    args: { id: t.arg.string({ required: true, description: "A blockchain id (cb58) of one of this network's three chains, or an alias." }) },
+    args: {
+      id: t.arg.string({
+        required: true,
+        description: "A blockchain id (cb58) of one of this network's three chains, or an alias.",
+      }),
+    },
     resolve: (scope, args) => {
       const chain = findPrimaryChain(scope.network, args.id);
       if (!chain) {
@@ -256,7 +287,9 @@ builder.objectFields(PrimaryNetworkRef, (t) => ({
     },
     resolve: (scope, args, context) => {
       const filters: L1ValidatorFilters = {
-        l1ValidationId: args.l1ValidationId ? idArgument("l1ValidationId", args.l1ValidationId, "a validation id", true) : undefined,
+        l1ValidationId: args.l1ValidationId
+          ? idArgument("l1ValidationId", args.l1ValidationId, "a validation id", true)
+          : undefined,
         includeInactiveL1Validators: args.includeInactive ?? undefined,
         nodeId: args.nodeId ? nodeIdArgument("nodeId", args.nodeId) : undefined,
         subnetId: args.subnetId ? idArgument("subnetId", args.subnetId, "a subnet id") : undefined,
@@ -289,9 +322,18 @@ builder.objectFields(PrimaryNetworkRef, (t) => ({
 }));
 
 /** A node's validations, active or not, in the route's largest page; the one `chooseValidationOfNode` picks. */
-async function l1ValidatorOfNode(network: PrimaryNetworkName, nodeId: string, context: GatewayContext): Promise<L1Validator | null> {
+async function l1ValidatorOfNode(
+  network: PrimaryNetworkName,
+  nodeId: string,
+  context: GatewayContext,
+): Promise<L1Validator | null> {
   const filters: L1ValidatorFilters = { nodeId, includeInactiveL1Validators: true };
-  const page = await context.upstreams.primaryNetwork.listL1Validators(network, filters, { pageSize: l1ValidatorsBounds.max, pageToken: undefined }, context.call);
+  const page = await context.upstreams.primaryNetwork.listL1Validators(
+    network,
+    filters,
+    { pageSize: l1ValidatorsBounds.max, pageToken: undefined },
+    context.call,
+  );
   primeL1Validators(context.loaders, network, page.items);
   return chooseValidationOfNode(page.items);
 }
@@ -302,7 +344,13 @@ function nodeIdArgument(argument: string, value: string): string {
 }
 
 /** A page of a network's L1 validators, through the list route's filters. */
-async function l1ValidatorConnection(network: PrimaryNetworkName, filters: L1ValidatorFilters, args: ConnectionArgs, field: string, context: GatewayContext) {
+async function l1ValidatorConnection(
+  network: PrimaryNetworkName,
+  filters: L1ValidatorFilters,
+  args: ConnectionArgs,
+  field: string,
+  context: GatewayContext,
+) {
   const connection = await toPageTokenConnection<L1Validator, string>(args, {
     bounds: l1ValidatorsBounds,
     filters: { field, network, ...filters },
@@ -312,7 +360,11 @@ async function l1ValidatorConnection(network: PrimaryNetworkName, filters: L1Val
       return { items: response.items, nextPageToken: response.nextPageToken, meta: response.blockHeight };
     },
   });
-  primeL1Validators(context.loaders, network, connection.edges.map((edge) => edge.node));
+  primeL1Validators(
+    context.loaders,
+    network,
+    connection.edges.map((edge) => edge.node),
+  );
   return connection;
 }
 
@@ -326,7 +378,10 @@ builder.objectFields(L1ValidatorRef, (t) => ({
       includeInactive: t.arg.boolean({ description: "Also list validators that were disabled or ran out of balance." }),
     },
     resolve: (validator, args, context) => {
-      const filters: L1ValidatorFilters = { subnetId: validator.subnetId, includeInactiveL1Validators: args.includeInactive ?? undefined };
+      const filters: L1ValidatorFilters = {
+        subnetId: validator.subnetId,
+        includeInactiveL1Validators: args.includeInactive ?? undefined,
+      };
       return l1ValidatorConnection(originOf(validator).network, filters, args, "L1Validator.subnetValidators", context);
     },
   }),
@@ -356,7 +411,12 @@ builder.interfaceFields(PrimaryNetworkChainRef, (t) => ({
     type: PrimaryNetworkBlockRef,
     nullable: true,
     description: `One block of the chain by height or id (\`GET ${BLOCKCHAIN_ROUTE}/blocks/{blockId}\`); null when there is none. On the X-Chain, only its blocks: earlier history is in vertices.`,
-    args: { id: t.arg.string({ required: true, description: "A block height in decimal, or a block id: cb58 on the P- and X-Chain, 0x hex on the C-Chain." }) },
+    args: {
+      id: t.arg.string({
+        required: true,
+        description: "A block height in decimal, or a block id: cb58 on the P- and X-Chain, 0x hex on the C-Chain.",
+      }),
+    },
     resolve: (chain, args, context) => {
       const cChain = chain.chain === "c-chain";
       if (!HEIGHT.test(args.id) && !(cChain ? HEX_32.test(args.id) : CB58_ID.test(args.id))) {
@@ -377,7 +437,11 @@ const hashArg = (t: Parameters<Parameters<typeof builder.objectFields>[1]>[0]) =
 });
 
 /** A transaction of a chain by its id, checked before any call; null when the chain has none. */
-function transactionOnChain<T extends PrimaryNetworkTransaction>(chain: PrimaryNetworkOrigin, hash: string, context: GatewayContext): Promise<T | null> {
+function transactionOnChain<T extends PrimaryNetworkTransaction>(
+  chain: PrimaryNetworkOrigin,
+  hash: string,
+  context: GatewayContext,
+): Promise<T | null> {
   const id = idArgument("hash", hash, "a transaction id");
   return context.loaders.primaryNetworkTransaction.load({ origin: chain, id }) as Promise<T | null>;
 }
@@ -397,7 +461,10 @@ builder.objectFields(PChainRef, (t) => ({
     args: {
       ...t.arg.connectionArgs(),
       ...transactionFilterArgs(t),
-      txTypes: t.arg({ type: [PChainTransactionType.ref], description: "Only transactions of these kinds; needs `addresses` or `l1ValidationId`." }),
+      txTypes: t.arg({
+        type: [PChainTransactionType.ref],
+        description: "Only transactions of these kinds; needs `addresses` or `l1ValidationId`.",
+      }),
       l1ValidationId: t.arg.string({ description: "Only the transactions of this L1 validation (its id in cb58 or 0x hex)." }),
     },
     resolve: (chain, args, context) => transactionConnection<PChainTransaction>(chain, args, "PChain.transactions", context),
@@ -455,16 +522,24 @@ builder.objectFields(XChainRef, (t) => ({
     description: `The vertices at one height of the X-Chain's DAG (\`GET ${verticesRoute}\`). \`first\`: ${verticesBounds.min} to ${verticesBounds.max}, default ${verticesBounds.default}.`,
     args: {
       ...t.arg.connectionArgs(),
-      height: t.arg({ type: "BigInt", required: true, description: `The height in the DAG: ${MIN_VERTEX_HEIGHT} to ${Number.MAX_SAFE_INTEGER}.` }),
+      height: t.arg({
+        type: "BigInt",
+        required: true,
+        description: `The height in the DAG: ${MIN_VERTEX_HEIGHT} to ${Number.MAX_SAFE_INTEGER}.`,
+      }),
       sortOrder: t.arg({ type: SortOrderRef, description: "ASC: in the order they were accepted; DESC: the reverse." }),
     },
     resolve: async (chain, args, context) => {
       const height = BigInt(args.height);
       if (height < BigInt(MIN_VERTEX_HEIGHT) || height > BigInt(Number.MAX_SAFE_INTEGER)) {
-        throw badUserInput("height", `height must be between ${MIN_VERTEX_HEIGHT} and ${Number.MAX_SAFE_INTEGER}, got ${args.height}`, {
-          min: MIN_VERTEX_HEIGHT,
-          max: Number.MAX_SAFE_INTEGER,
-        });
+        throw badUserInput(
+          "height",
+          `height must be between ${MIN_VERTEX_HEIGHT} and ${Number.MAX_SAFE_INTEGER}, got ${args.height}`,
+          {
+            min: MIN_VERTEX_HEIGHT,
+            max: Number.MAX_SAFE_INTEGER,
+          },
+        );
       }
       const vertexHeight = Number(height);
       const sortOrder = args.sortOrder ?? undefined;
@@ -473,11 +548,21 @@ builder.objectFields(XChainRef, (t) => ({
         filters: { field: "XChain.verticesAtHeight", network: chain.network, height: vertexHeight, sortOrder },
         nodeKey: (vertex) => vertex.vertexHash,
         fetchPage: async (page) => {
-          const response = await context.upstreams.primaryNetwork.listVerticesAtHeight(chain.network, vertexHeight, sortOrder, page, context.call);
+          const response = await context.upstreams.primaryNetwork.listVerticesAtHeight(
+            chain.network,
+            vertexHeight,
+            sortOrder,
+            page,
+            context.call,
+          );
           return { items: response.items, nextPageToken: response.nextPageToken, meta: response.chainInfo };
         },
       });
-      primeVertices(context.loaders, chain.network, connection.edges.map((edge) => edge.node));
+      primeVertices(
+        context.loaders,
+        chain.network,
+        connection.edges.map((edge) => edge.node),
+      );
       return withChainInfo(connection, primaryChain(chain.network, "x-chain"));
     },
   }),
@@ -499,9 +584,13 @@ builder.objectFields(CChainRef, (t) => ({
       ...t.arg.connectionArgs(),
       ...transactionFilterArgs(t),
       addresses: t.arg.stringList({
-        description: "Only transactions that touch one of these addresses: bech32 (`avax1...`, with or without the chain letter) or 0x C-Chain accounts.",
+        description:
+          "Only transactions that touch one of these addresses: bech32 (`avax1...`, with or without the chain letter) or 0x C-Chain accounts.",
       }),
-      txTypes: t.arg({ type: [CChainAtomicTransactionType.ref], description: "Only imports or only exports; needs `addresses`." }),
+      txTypes: t.arg({
+        type: [CChainAtomicTransactionType.ref],
+        description: "Only imports or only exports; needs `addresses`.",
+      }),
     },
     resolve: (chain, args, context) => {
       if (args.txTypes?.includes("UNKNOWN")) throw badUserInput("txTypes", "txTypes must be IMPORT_TX or EXPORT_TX, not UNKNOWN");

@@ -42,13 +42,19 @@ function idArgument(argument: string, value: string): string {
   const hex = HEX_ID.exec(value)?.[1];
   if (hex !== undefined) return encodeCb58(Buffer.from(hex, "hex"));
   if (CB58.test(value) && decodeCb58(value)?.length === 32) return value;
-  throw badUserInput(argument, `${argument} must be a 32-byte id in cb58 or hex (64 digits, with or without 0x), got ${JSON.stringify(value)}`);
+  throw badUserInput(
+    argument,
+    `${argument} must be a 32-byte id in cb58 or hex (64 digits, with or without 0x), got ${JSON.stringify(value)}`,
+  );
 }
 
 function hexArgument(argument: string, value: string | null | undefined): string | undefined {
   if (value === null || value === undefined) return undefined;
   if (HEX_BYTES.test(value)) return value;
-  throw badUserInput(argument, `${argument} must be hex (pairs of hex digits, with or without 0x), got ${JSON.stringify(value.slice(0, 80))}`);
+  throw badUserInput(
+    argument,
+    `${argument} must be hex (pairs of hex digits, with or without 0x), got ${JSON.stringify(value.slice(0, 80))}`,
+  );
 }
 
 function percentageArgument(argument: string, value: number): number {
@@ -110,14 +116,20 @@ async function signingSubnet(view: WarpMessageView, context: GatewayContext): Pr
   const { request, message } = view;
   if (request.signingSubnetId) return idArgument("input.signingSubnetId", request.signingSubnetId);
   if (request.txHash) {
-    const tx = await context.loaders.primaryNetworkTransaction.load({ origin: primaryChain(request.network, "p-chain"), id: request.txHash });
+    const tx = await context.loaders.primaryNetworkTransaction.load({
+      origin: primaryChain(request.network, "p-chain"),
+      id: request.txHash,
+    });
     if (tx && "subnetId" in tx && tx.subnetId) return tx.subnetId;
   }
   const content = decodeWarpPayload(message.payload);
   const platformMessage = content?.kind === "addressedCall" ? content.platformMessage : null;
   if (platformMessage?.kind === "registerL1Validator") return encodeCb58(platformMessage.subnetId);
   if (platformMessage?.kind === "l1ValidatorRegistration" || platformMessage?.kind === "l1ValidatorWeight") {
-    const validator = await context.loaders.l1Validator.load({ network: request.network, id: encodeCb58(platformMessage.validationId) });
+    const validator = await context.loaders.l1Validator.load({
+      network: request.network,
+      id: encodeCb58(platformMessage.validationId),
+    });
     if (validator) return validator.subnetId;
   }
   if (message.sourceChainId.some((byte) => byte !== 0)) {
@@ -182,9 +194,13 @@ builder.objectFields(SignedWarpMessageRef, (t) => ({
 
 builder.objectFields(WarpSignatureVerificationRef, (t) => ({
   meetsQuorum: t.boolean({
-    description: "True when the signers hold at least this percentage of the total weight (on top of `valid`, what a receiving chain requires).",
+    description:
+      "True when the signers hold at least this percentage of the total weight (on top of `valid`, what a receiving chain requires).",
     args: {
-      quorumPercentage: t.arg.int({ defaultValue: DEFAULT_QUORUM_PERCENTAGE, description: "The percentage of the weight required, 0 to 100." }),
+      quorumPercentage: t.arg.int({
+        defaultValue: DEFAULT_QUORUM_PERCENTAGE,
+        description: "The percentage of the weight required, 0 to 100.",
+      }),
     },
     resolve: (view, args) => {
       const percentage = percentageArgument("quorumPercentage", args.quorumPercentage ?? DEFAULT_QUORUM_PERCENTAGE);
@@ -203,12 +219,17 @@ builder.objectFields(WarpMessageRef, (t) => ({
       signingSubnetId: t.arg.string({ description: "Check against this subnet's validators (cb58 or 32 bytes of hex)." }),
     },
     resolve: async (view, args, context): Promise<WarpVerificationView | null> => {
-      const subnetId = args.signingSubnetId != null ? idArgument("signingSubnetId", args.signingSubnetId) : await signingSubnet(view, context);
+      const subnetId =
+        args.signingSubnetId != null ? idArgument("signingSubnetId", args.signingSubnetId) : await signingSubnet(view, context);
       if (subnetId === null) return null;
       const validators = await subnetValidators(view.request.network, subnetId, context);
       if (validators === null) return null;
       // Off the event loop, and once per message, signature and validator list (src/warp/verifier.ts).
-      const { set, result } = await context.warpVerifier.verify(view.message, validators.entries, NETWORK_IDS[view.request.network]);
+      const { set, result } = await context.warpVerifier.verify(
+        view.message,
+        validators.entries,
+        NETWORK_IDS[view.request.network],
+      );
       if (set.validators.length === 0) return null;
       return { signingSubnetId: subnetId, blockHeight: validators.blockHeight, set, result };
     },
@@ -220,7 +241,13 @@ builder.mutationFields((t) => ({
     type: SignedWarpMessageRef,
     description:
       "Has the signing subnet's validators sign a Warp message and returns it with their aggregate signature (`POST /v1/signatureAggregator/{network}/aggregateSignatures`). Sent once, never retried.",
-    args: { input: t.arg({ type: AggregateWarpSignaturesInputRef, required: true, description: "The message and how much weight must sign." }) },
+    args: {
+      input: t.arg({
+        type: AggregateWarpSignaturesInputRef,
+        required: true,
+        description: "The message and how much weight must sign.",
+      }),
+    },
     resolve: (_root, args, context) => {
       const body = aggregationRequest(args.input);
       return context.upstreams.warp.aggregateSignatures(upstreamNetwork(args.input.network), body, context.call);

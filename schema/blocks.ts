@@ -16,7 +16,10 @@ interface BlockTimed {
 }
 
 /** The time fields of a block, on the block itself and on the records that carry its time. */
-export function blockTimeFields<Parent extends BlockTimed>(t: PothosSchemaTypes.ObjectFieldBuilder<SchemaTypes, Parent>, whose: string) {
+export function blockTimeFields<Parent extends BlockTimed>(
+  t: PothosSchemaTypes.ObjectFieldBuilder<SchemaTypes, Parent>,
+  whose: string,
+) {
   return {
     blockTimestamp: t.field({
       type: "SafeInt",

@@ -71,10 +71,13 @@ export const builder = new SchemaBuilder<{
         checkNodeId(args.id, info);
         return resolveNode(args.id);
       },
-      description: "Refetches any object that has an `id` of this gateway (a block, a chain, ...). Null when it no longer exists.",
+      description:
+        "Refetches any object that has an `id` of this gateway (a block, a chain, ...). Null when it no longer exists.",
     },
     nodeTypeOptions: { description: "An object that can be refetched by its global `id` through `Query.node`." },
-    pageInfoTypeOptions: { description: "Where a page of a connection stands. Pages go forward only, following the upstream's page tokens." },
+    pageInfoTypeOptions: {
+      description: "Where a page of a connection stands. Pages go forward only, following the upstream's page tokens.",
+    },
     firstArgOptions: {
       description: "How many items to return, within the upstream route's page size bounds (see the field's description).",
     },

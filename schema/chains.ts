@@ -18,11 +18,16 @@ export const VmName = upstreamEnum("VmName", vmNameValues, "The virtual machine 
   ETHEREUM: "An Ethereum chain.",
 });
 
-export const ApiFeature = upstreamEnum("ApiFeature", chainInfoEnabledFeaturesValues, "An optional feature of the Data API for a chain.", {
-  nftIndexing: "NFT metadata is indexed.",
-  webhooks: "Webhooks can watch the chain.",
-  teleporter: "Interchain (Teleporter/ICM) messages are indexed.",
-});
+export const ApiFeature = upstreamEnum(
+  "ApiFeature",
+  chainInfoEnabledFeaturesValues,
+  "An optional feature of the Data API for a chain.",
+  {
+    nftIndexing: "NFT metadata is indexed.",
+    webhooks: "Webhooks can watch the chain.",
+    teleporter: "Interchain (Teleporter/ICM) messages are indexed.",
+  },
+);
 
 export const NetworkTokenRef = builder.objectRef<NetworkToken>("NetworkToken").implement({
   description: "The native token that pays for gas on a chain.",
@@ -64,7 +69,8 @@ builder.node(EvmChainRef, {
   id: {
     resolve: (chain) => chain.chainId,
     // Checked like the `chain(id:)` argument.
-    parse: (id) => (isChainId(id) ? id : malformedGlobalIdKey("EvmChain", "an EVM chain id in decimal or a blockchain id in cb58", id)),
+    parse: (id) =>
+      isChainId(id) ? id : malformedGlobalIdKey("EvmChain", "an EVM chain id in decimal or a blockchain id in cb58", id),
   },
   loadOne: (id, context) => context.loaders.chain.load(validKey(id)),
   fields: (t) => ({

@@ -18,11 +18,16 @@ import {
   EvmInternalTransactionRef,
 } from "./evm-transfers.ts";
 
-export const EvmCallType = upstreamEnum("EvmCallType", transactionMethodTypeValues, "What a transaction does with its receiver.", {
-  NATIVE_TRANSFER: "Sends native tokens without call data.",
-  CONTRACT_CALL: "Calls a contract method.",
-  CONTRACT_CREATION: "Deploys a contract; the receiver is the new contract.",
-});
+export const EvmCallType = upstreamEnum(
+  "EvmCallType",
+  transactionMethodTypeValues,
+  "What a transaction does with its receiver.",
+  {
+    NATIVE_TRANSFER: "Sends native tokens without call data.",
+    CONTRACT_CALL: "Calls a contract method.",
+    CONTRACT_CREATION: "Deploys a contract; the receiver is the new contract.",
+  },
+);
 
 export const EvmTransactionStatus = upstreamEnum(
   "EvmTransactionStatus",
@@ -69,7 +74,8 @@ export const EvmTransactionMethodRef = builder.objectRef<TransactionMethod>("Evm
     }),
     methodName: t.exposeString("methodName", {
       nullable: true,
-      description: "The method's signature when the Data API knows it, such as `transfer(address,uint256)`; a label for the other call types.",
+      description:
+        "The method's signature when the Data API knows it, such as `transfer(address,uint256)`; a label for the other call types.",
     }),
   }),
 });
@@ -87,7 +93,11 @@ export function parseEvmTransactionId(id: string): { chainId: string; txHash: st
   const chainId = id.slice(0, Math.max(separator, 0));
   const txHash = id.slice(separator + 1);
   if (separator <= 0 || !isChainId(chainId) || !HEX_32.test(txHash)) {
-    throw malformedGlobalIdKey("EvmTransaction", "an EVM chain id and a transaction hash (0x and 64 hex digits), joined by a colon", id);
+    throw malformedGlobalIdKey(
+      "EvmTransaction",
+      "an EVM chain id and a transaction hash (0x and 64 hex digits), joined by a colon",
+      id,
+    );
   }
   return { chainId, txHash };
 }

@@ -108,7 +108,10 @@ export const EvmAddressInfoRef = builder.objectRef<RichAddress>("EvmAddressInfo"
     "An address as the Data API names it in transactions and transfers: the address, plus the name, symbol, decimals and logo when it is a contract the Data API knows.",
   fields: (t) => ({
     address: t.expose("address", { type: "EvmAddress", description: "The address." }),
-    name: t.exposeString("name", { nullable: true, description: "The contract's name; null for an account or an unknown contract." }),
+    name: t.exposeString("name", {
+      nullable: true,
+      description: "The contract's name; null for an account or an unknown contract.",
+    }),
     symbol: t.exposeString("symbol", { nullable: true, description: "The token symbol of the contract, if it has one." }),
     decimals: t.exposeInt("decimals", {
       nullable: true,
@@ -164,28 +167,30 @@ const nftMetadataFields = {
 } as const;
 
 /** What the metadata of ERC-721 and ERC-1155 tokens have in common. */
-export const NftTokenMetadataRef = builder.interfaceRef<Erc721TokenMetadata | Erc1155TokenMetadata>("NftTokenMetadata").implement({
-  description: "The metadata of an NFT (ERC-721 or ERC-1155), as far as the Data API indexed it.",
-  fields: (t) => ({
-    indexStatus: t.field({
-      type: NftIndexStatus.ref,
-      description: nftMetadataFields.indexStatus,
-      resolve: (metadata) => NftIndexStatus.fromUpstream(metadata.indexStatus) ?? "UNKNOWN",
+export const NftTokenMetadataRef = builder
+  .interfaceRef<Erc721TokenMetadata | Erc1155TokenMetadata>("NftTokenMetadata")
+  .implement({
+    description: "The metadata of an NFT (ERC-721 or ERC-1155), as far as the Data API indexed it.",
+    fields: (t) => ({
+      indexStatus: t.field({
+        type: NftIndexStatus.ref,
+        description: nftMetadataFields.indexStatus,
+        resolve: (metadata) => NftIndexStatus.fromUpstream(metadata.indexStatus) ?? "UNKNOWN",
+      }),
+      metadataLastUpdatedTimestamp: t.expose("metadataLastUpdatedTimestamp", {
+        type: "SafeInt",
+        nullable: true,
+        description: nftMetadataFields.metadataLastUpdatedTimestamp,
+      }),
+      name: t.exposeString("name", { nullable: true, description: nftMetadataFields.name }),
+      symbol: t.exposeString("symbol", { nullable: true, description: nftMetadataFields.symbol }),
+      imageUri: t.exposeString("imageUri", { nullable: true, description: nftMetadataFields.imageUri }),
+      description: t.exposeString("description", { nullable: true, description: nftMetadataFields.description }),
+      animationUri: t.exposeString("animationUri", { nullable: true, description: nftMetadataFields.animationUri }),
+      externalUrl: t.exposeString("externalUrl", { nullable: true, description: nftMetadataFields.externalUrl }),
+      background: t.exposeString("background", { nullable: true, description: nftMetadataFields.background }),
     }),
-    metadataLastUpdatedTimestamp: t.expose("metadataLastUpdatedTimestamp", {
-      type: "SafeInt",
-      nullable: true,
-      description: nftMetadataFields.metadataLastUpdatedTimestamp,
-    }),
-    name: t.exposeString("name", { nullable: true, description: nftMetadataFields.name }),
-    symbol: t.exposeString("symbol", { nullable: true, description: nftMetadataFields.symbol }),
-    imageUri: t.exposeString("imageUri", { nullable: true, description: nftMetadataFields.imageUri }),
-    description: t.exposeString("description", { nullable: true, description: nftMetadataFields.description }),
-    animationUri: t.exposeString("animationUri", { nullable: true, description: nftMetadataFields.animationUri }),
-    externalUrl: t.exposeString("externalUrl", { nullable: true, description: nftMetadataFields.externalUrl }),
-    background: t.exposeString("background", { nullable: true, description: nftMetadataFields.background }),
-  }),
-});
+  });
 
 export const Erc721TokenMetadataRef = builder.objectRef<Erc721TokenMetadata>("Erc721TokenMetadata").implement({
   description: "The metadata of an ERC-721 token, as far as the Data API indexed it.",
@@ -226,7 +231,10 @@ export const Erc721TokenRef = builder.objectRef<Erc721Token>("Erc721Token").impl
     }),
     tokenId: t.expose("tokenId", { type: "BigInt", description: "The token's id within the collection." }),
     tokenUri: t.exposeString("tokenUri", { description: "Where the token's metadata lives, as the contract reports it." }),
-    metadata: t.expose("metadata", { type: Erc721TokenMetadataRef, description: "The token's metadata, as far as it was indexed." }),
+    metadata: t.expose("metadata", {
+      type: Erc721TokenMetadataRef,
+      description: "The token's metadata, as far as it was indexed.",
+    }),
     ownerAddress: t.expose("ownerAddress", {
       type: "EvmAddress",
       nullable: true,
@@ -246,7 +254,10 @@ export const Erc1155TokenRef = builder.objectRef<Erc1155Token>("Erc1155Token").i
     }),
     tokenId: t.expose("tokenId", { type: "BigInt", description: "The token id within the contract." }),
     tokenUri: t.exposeString("tokenUri", { description: "Where the token's metadata lives, as the contract reports it." }),
-    metadata: t.expose("metadata", { type: Erc1155TokenMetadataRef, description: "The token's metadata, as far as it was indexed." }),
+    metadata: t.expose("metadata", {
+      type: Erc1155TokenMetadataRef,
+      description: "The token's metadata, as far as it was indexed.",
+    }),
   }),
 });
 
@@ -296,7 +307,9 @@ export const EvmInternalTransactionRef = builder.objectRef<InternalTransaction>(
       resolve: (call) => InternalTransactionType.fromUpstream(call.internalTxType) ?? "UNKNOWN",
     }),
     value: t.expose("value", { type: "BigInt", description: "Native tokens sent with the call, in wei." }),
-    isReverted: t.exposeBoolean("isReverted", { description: "True when the call reverted: its effects, value included, were undone." }),
+    isReverted: t.exposeBoolean("isReverted", {
+      description: "True when the call reverted: its effects, value included, were undone.",
+    }),
     gasUsed: t.expose("gasUsed", { type: "BigInt", description: "Gas the call used." }),
     gasLimit: t.expose("gasLimit", { type: "BigInt", description: "Gas the call was given." }),
   }),

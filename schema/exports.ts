@@ -14,11 +14,11 @@ import { operationIdArgument } from "../src/execution/identifiers.ts";
 import { builder } from "./builder.ts";
 import { graphqlEnumName, upstreamEnum } from "./enums.ts";
 
-
 const EXPORT_TYPE_DESCRIPTIONS = {
   TRANSACTION_EXPORT_EVM: "Transactions of EVM chains (the C-Chain or L1s) that touch some addresses.",
   TRANSACTION_EXPORT_PRIMARY_NETWORK: "P-, X- and C-Chain transactions, with every column.",
-  TRANSACTION_EXPORT_PRIMARY_NETWORK_STAKING: "Only the staking transactions of the primary network: validations, delegations and their rewards.",
+  TRANSACTION_EXPORT_PRIMARY_NETWORK_STAKING:
+    "Only the staking transactions of the primary network: validations, delegations and their rewards.",
   TRANSACTION_EXPORT_PRIMARY_NETWORK_SIMPLE: "P-, X- and C-Chain transactions with a short set of columns.",
 } as const;
 
@@ -29,18 +29,30 @@ export const ExportOperationTypeEnum = upstreamEnum(
   EXPORT_TYPE_DESCRIPTIONS,
 );
 
-export const ExportOperationStatusEnum = upstreamEnum("ExportOperationStatus", operationStatusValues, "Where an export job stands.", {
-  RUNNING: "The job is still running; read it again later or subscribe to it.",
-  COMPLETED: "The job is done; `metadata.downloadUrl` has the file.",
-  COMPLETED_WITH_WARNING: "The job is done but the file does not cover everything asked for; `metadata.code` says why and `metadata.nextDate` where to continue.",
-  FAILED: "The job failed; `message` and `metadata.code` say why.",
-});
+export const ExportOperationStatusEnum = upstreamEnum(
+  "ExportOperationStatus",
+  operationStatusValues,
+  "Where an export job stands.",
+  {
+    RUNNING: "The job is still running; read it again later or subscribe to it.",
+    COMPLETED: "The job is done; `metadata.downloadUrl` has the file.",
+    COMPLETED_WITH_WARNING:
+      "The job is done but the file does not cover everything asked for; `metadata.code` says why and `metadata.nextDate` where to continue.",
+    FAILED: "The job failed; `message` and `metadata.code` say why.",
+  },
+);
 
-export const ExportOperationCodeEnum = upstreamEnum("ExportOperationCode", operationStatusCodeValues, "Why an export job did not simply complete.", {
-  ErrInvalidRequest: "The request cannot be served as it is (for example a chain the Data API does not know).",
-  ErrInternal: "The Data API failed while running the job.",
-  WarnTruncatedExport: "The range was too large for one file: the file stops early, and `nextDate` is the `firstDate` of the follow-up request.",
-});
+export const ExportOperationCodeEnum = upstreamEnum(
+  "ExportOperationCode",
+  operationStatusCodeValues,
+  "Why an export job did not simply complete.",
+  {
+    ErrInvalidRequest: "The request cannot be served as it is (for example a chain the Data API does not know).",
+    ErrInternal: "The Data API failed while running the job.",
+    WarnTruncatedExport:
+      "The range was too large for one file: the file stops early, and `nextDate` is the `firstDate` of the follow-up request.",
+  },
+);
 
 export const ExportOperationMetadataRef = builder.objectRef<TransactionExportMetadata>("ExportOperationMetadata").implement({
   description: "The result of an export job: where to download it, or why it stopped.",
@@ -133,10 +145,12 @@ export const PrimaryNetworkTransactionExportInputRef = builder.inputType("Primar
     }),
     includeChains: t.stringList({
       required: true,
-      description: "The chains: their blockchain ids (the mainnet or Fuji P-, X- or C-Chain) or `p-chain`, `x-chain`, `c-chain`; at least one.",
+      description:
+        "The chains: their blockchain ids (the mainnet or Fuji P-, X- or C-Chain) or `p-chain`, `x-chain`, `c-chain`; at least one.",
     }),
     addresses: t.stringList({
-      description: "Only transactions that touch these bech32 addresses (`avax1...`, `fuji1...`, with or without a chain letter); when given, at least one.",
+      description:
+        "Only transactions that touch these bech32 addresses (`avax1...`, `fuji1...`, with or without a chain letter); when given, at least one.",
     }),
     cChainEvmAddresses: t.stringList({
       description: "Also C-Chain atomic transactions of these 0x accounts; when given, at least one.",
@@ -149,7 +163,10 @@ export const ExportTransactionsInputRef = builder.inputType("ExportTransactionsI
     "A transaction export to start: exactly one of `evm` and `primaryNetwork`, and the days to cover (YYYY-MM-DD, UTC, both inclusive). The Data API picks a range when the dates are left out.",
   fields: (t) => ({
     evm: t.field({ type: EvmTransactionExportInputRef, description: "Export transactions of EVM chains." }),
-    primaryNetwork: t.field({ type: PrimaryNetworkTransactionExportInputRef, description: "Export primary-network transactions." }),
+    primaryNetwork: t.field({
+      type: PrimaryNetworkTransactionExportInputRef,
+      description: "Export primary-network transactions.",
+    }),
     firstDate: t.string({ description: "The first day to export, as YYYY-MM-DD." }),
     lastDate: t.string({ description: "The last day to export, as YYYY-MM-DD; not before `firstDate`." }),
     startDate: t.string({

@@ -22,9 +22,12 @@ const DECIMAL_TEXT = /^-?(0|[1-9][0-9]*)(\.[0-9]+)?$/;
 function decimalValue(value: unknown): string {
   if (typeof value === "string" && DECIMAL_TEXT.test(value)) return value;
   if (typeof value === "bigint") return value.toString();
-  throw new GraphQLError(`Decimal must be a decimal number written out in digits (for example "226000000000000000123" or "0.25"), got ${JSON.stringify(String(value))}`, {
-    extensions: { code: "BAD_USER_INPUT" },
-  });
+  throw new GraphQLError(
+    `Decimal must be a decimal number written out in digits (for example "226000000000000000123" or "0.25"), got ${JSON.stringify(String(value))}`,
+    {
+      extensions: { code: "BAD_USER_INPUT" },
+    },
+  );
 }
 
 builder.scalarType("Decimal", {
@@ -57,7 +60,8 @@ export const ChainMetricRef = contractEnum(
   chainMetricValues,
   "A metric of an EVM chain, or of all chains of a network. A point's value covers the interval that starts at its timestamp.",
   {
-    activeAddresses: "Distinct addresses in the from or to field of a transaction or of an ERC-20, ERC-721 or ERC-1155 transfer in the interval.",
+    activeAddresses:
+      "Distinct addresses in the from or to field of a transaction or of an ERC-20, ERC-721 or ERC-1155 transfer in the interval.",
     activeSenders: "Distinct addresses in the from field of a transaction or of a token transfer in the interval.",
     cumulativeTxCount: `Transactions from genesis to the end of the point's day. ${DAY_ONLY}`,
     cumulativeAddresses: `Distinct addresses (counted as for ACTIVE_ADDRESSES) from genesis to the end of the point's day. ${DAY_ONLY}`,
@@ -79,7 +83,9 @@ export const ChainMetricRef = contractEnum(
 
 /** The chain metrics that the Metrics API serves only with `timeInterval=day`. */
 export const DAY_ONLY_CHAIN_METRICS: ReadonlySet<ChainMetricName> = new Set(
-  chainMetricValues.filter((metric) => /^(cumulative|max|avg)/.test(metric) || ["contracts", "deployers", "feesPaid"].includes(metric)),
+  chainMetricValues.filter(
+    (metric) => /^(cumulative|max|avg)/.test(metric) || ["contracts", "deployers", "feesPaid"].includes(metric),
+  ),
 );
 
 export const MetricIntervalRef = contractEnum(
@@ -95,7 +101,8 @@ export const MetricIntervalRef = contractEnum(
 );
 
 export const MetricsScopeRef = builder.enumType("MetricsScope", {
-  description: "Which EVM chains a network-wide chain metric adds up (the Metrics API's chainId `total`, `mainnet` or `testnet`).",
+  description:
+    "Which EVM chains a network-wide chain metric adds up (the Metrics API's chainId `total`, `mainnet` or `testnet`).",
   values: {
     TOTAL: { value: "total", description: "Every EVM chain the Metrics API tracks, on the mainnet and on Fuji together." },
     MAINNET: { value: "mainnet", description: "Every EVM chain the Metrics API tracks on the mainnet." },
@@ -110,7 +117,8 @@ export const StakingMetricRef = contractEnum(
   {
     delegatorCount: "Delegations active at any time of the day.",
     delegatorWeight: "Stake of the day's active delegations, in nAVAX.",
-    validatorCount: "Validators active at any time of the day. Over all subnets, a node counts once for each subnet it validates.",
+    validatorCount:
+      "Validators active at any time of the day. Over all subnets, a node counts once for each subnet it validates.",
     validatorWeight:
       "Weight of the day's active validators: their stake in nAVAX on the primary network, their weight on an L1 or a subnet. Over all subnets, these add up as they are (nAVAX of the primary network plus the subnets' own weights).",
   },
@@ -147,15 +155,21 @@ export const MetricPointRef = builder.objectRef<ExactMetricValue>("MetricPoint")
     }),
     valueExact: t.field({
       type: "Decimal",
-      description: "The metric's value for the interval, exactly as the Metrics API sent it, digit for digit, in plain decimal notation.",
+      description:
+        "The metric's value for the interval, exactly as the Metrics API sent it, digit for digit, in plain decimal notation.",
       // A point the lossless read did not mark (its value was not a JSON number) answers what it holds.
       resolve: (point) => point.valueExact ?? decimalText(String(point.value)),
     }),
     timestamp: t.expose("timestamp", {
       type: "SafeInt",
-      description: "The start of the interval, in Unix seconds, aligned to the hour, to 00:00 UTC, to Monday or to the first of the month.",
+      description:
+        "The start of the interval, in Unix seconds, aligned to the hour, to 00:00 UTC, to Monday or to the first of the month.",
     }),
-    time: t.field({ type: "DateTime", description: "The start of the interval as a date, for charts.", resolve: (point) => new Date(point.timestamp * 1000) }),
+    time: t.field({
+      type: "DateTime",
+      description: "The start of the interval as a date, for charts.",
+      resolve: (point) => new Date(point.timestamp * 1000),
+    }),
   }),
 });
 
@@ -178,7 +192,8 @@ export const ChainMetricConnectionRef = builder.connectionObject(
       chain: t.field({
         type: EvmChainRef,
         nullable: true,
-        description: "The EVM chain this series measures; null for a network-wide series (`networkMetrics`). Costs no upstream call: it is the chain the series was asked of.",
+        description:
+          "The EVM chain this series measures; null for a network-wide series (`networkMetrics`). Costs no upstream call: it is the chain the series was asked of.",
         resolve: (connection) => (connection as unknown as { series: ChainMetricSeries }).series.chain,
       }),
     }),
@@ -193,7 +208,8 @@ export const LegacyAvgTpsConnectionRef = builder.connectionObject(
   {
     type: MetricPointRef,
     name: "LegacyAvgTpsConnection",
-    description: "A page of a chain's daily average transactions per second from the legacy route, newest first, with the state of its data.",
+    description:
+      "A page of a chain's daily average transactions per second from the legacy route, newest first, with the state of its data.",
     fields: (t) => ({
       status: t.field({
         type: "Int",

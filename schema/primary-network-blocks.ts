@@ -18,9 +18,18 @@ import {
 export const ProposerDetailsRef = builder.objectRef<ProposerDetails>("ProposerDetails").implement({
   description: "Who proposed a block under Snowman++, and on which P-Chain view.",
   fields: (t) => ({
-    proposerId: t.exposeString("proposerId", { nullable: true, description: "The id of the proposer block that wraps this block (cb58)." }),
-    proposerParentId: t.exposeString("proposerParentId", { nullable: true, description: "The id of the proposer block before it (cb58)." }),
-    proposerNodeId: t.exposeString("proposerNodeId", { nullable: true, description: "The node that proposed the block (`NodeID-...`)." }),
+    proposerId: t.exposeString("proposerId", {
+      nullable: true,
+      description: "The id of the proposer block that wraps this block (cb58).",
+    }),
+    proposerParentId: t.exposeString("proposerParentId", {
+      nullable: true,
+      description: "The id of the proposer block before it (cb58).",
+    }),
+    proposerNodeId: t.exposeString("proposerNodeId", {
+      nullable: true,
+      description: "The node that proposed the block (`NodeID-...`).",
+    }),
     proposerPChainHeight: t.expose("proposerPChainHeight", {
       type: "SafeInt",
       nullable: true,
@@ -54,7 +63,11 @@ builder.node(PrimaryNetworkBlockRef, {
   loadOne: (key, context) => context.loaders.primaryNetworkBlock.load(validKey(key)),
   fields: (t) => ({
     network: t.field({ type: NetworkRef, description: "The block's network.", resolve: (block) => originOf(block).network }),
-    blockchainId: t.field({ type: "String", description: "The block's chain (blockchain id, cb58).", resolve: (block) => originOf(block).blockchainId }),
+    blockchainId: t.field({
+      type: "String",
+      description: "The block's chain (blockchain id, cb58).",
+      resolve: (block) => originOf(block).blockchainId,
+    }),
     chainName: t.field({
       type: PrimaryNetworkChainName.ref,
       description: "Which chain of the primary network the block is on.",
@@ -109,7 +122,10 @@ builder.node(XChainVertexRef, {
   id: {
     resolve: (vertex) => networkRecordId(vertex, vertex.vertexHash),
     // Checked like the `vertex(hash:)` argument.
-    parse: (id) => parsedOrRefused(() => parseNetworkRecordId("XChainVertex", id, { shape: "a vertex id in cb58", valid: (hash) => CB58_ID.test(hash) })),
+    parse: (id) =>
+      parsedOrRefused(() =>
+        parseNetworkRecordId("XChainVertex", id, { shape: "a vertex id in cb58", valid: (hash) => CB58_ID.test(hash) }),
+      ),
   },
   loadOne: (key, context) => context.loaders.xChainVertex.load(validKey(key)),
   fields: (t) => ({
@@ -122,7 +138,10 @@ builder.node(XChainVertexRef, {
       resolve: (vertex) => String(vertex.vertexHeight),
     }),
     vertexIndex: t.exposeInt("vertexIndex", { description: "The vertex's position in the order the X-Chain accepted vertices." }),
-    vertexTimestamp: t.expose("vertexTimestamp", { type: "SafeInt", description: "When the vertex was accepted, in Unix seconds." }),
+    vertexTimestamp: t.expose("vertexTimestamp", {
+      type: "SafeInt",
+      description: "When the vertex was accepted, in Unix seconds.",
+    }),
     txCount: t.exposeInt("txCount", { description: "How many transactions the vertex holds." }),
     transactionHashes: t.stringList({
       description: "The hashes of the vertex's transactions (the record's `transactions`).",

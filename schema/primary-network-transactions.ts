@@ -112,7 +112,8 @@ export const PrimaryNetworkTransactionType = upstreamEnum(
     AddDelegatorTx: "P-Chain: delegates stake to a primary network validator (before the Banff upgrade).",
     CreateChainTx: "P-Chain: creates a blockchain on a subnet.",
     CreateSubnetTx: "P-Chain: creates a subnet; its id is the transaction's hash.",
-    ImportTx: "Any chain: takes assets that another chain exported to this one out of shared memory (on the C-Chain, into accounts).",
+    ImportTx:
+      "Any chain: takes assets that another chain exported to this one out of shared memory (on the C-Chain, into accounts).",
     ExportTx: "Any chain: sends assets to another chain's shared memory (on the C-Chain, from accounts).",
     AdvanceTimeTx: "P-Chain: moves the P-Chain's clock forward (before the Banff upgrade).",
     RewardValidatorTx: "P-Chain: ends a staking period, returning the stake and paying the rewards.",
@@ -157,16 +158,28 @@ export const XChainAssetRef = builder.objectRef<XChainAssetDetails>("XChainAsset
       description: "How the asset is held.",
       resolve: (asset) => PrimaryNetworkAssetType.fromUpstream(asset.type) ?? "UNKNOWN",
     }),
-    createdAtTimestamp: t.expose("createdAtTimestamp", { type: "SafeInt", description: "When the asset was created, in Unix seconds." }),
-    cap: t.field({ type: AssetCap.ref, description: "Whether the supply can grow.", resolve: (asset) => AssetCap.fromUpstream(asset.cap) ?? "UNKNOWN" }),
+    createdAtTimestamp: t.expose("createdAtTimestamp", {
+      type: "SafeInt",
+      description: "When the asset was created, in Unix seconds.",
+    }),
+    cap: t.field({
+      type: AssetCap.ref,
+      description: "Whether the supply can grow.",
+      resolve: (asset) => AssetCap.fromUpstream(asset.cap) ?? "UNKNOWN",
+    }),
   }),
 });
 
 export const XChainTransactionVertexRef = builder.objectRef<TransactionVertexDetail>("XChainTransactionVertex").implement({
-  description: "A vertex that holds an X-Chain transaction, as the transaction names it (the fields are named as on `XChainVertex`).",
+  description:
+    "A vertex that holds an X-Chain transaction, as the transaction names it (the fields are named as on `XChainVertex`).",
   fields: (t) => ({
     vertexHash: t.exposeString("hash", { description: "The vertex's id (cb58)." }),
-    vertexHeight: t.field({ type: "BigInt", description: "The vertex's height in the DAG.", resolve: (vertex) => String(vertex.height) }),
+    vertexHeight: t.field({
+      type: "BigInt",
+      description: "The vertex's height in the DAG.",
+      resolve: (vertex) => String(vertex.height),
+    }),
     vertexTimestamp: t.expose("timestamp", { type: "SafeInt", description: "When the vertex was accepted, in Unix seconds." }),
   }),
 });
@@ -196,35 +209,43 @@ export const L1ValidatorManagerRef = builder.objectRef<L1ValidatorManagerDetails
   }),
 });
 
-export const L1ValidatorTransactionDetailsRef = builder.objectRef<L1ValidatorTransactionDetails>("L1ValidatorTransactionDetails").implement({
-  description: "What an L1 transaction did to one L1 validator, as of that transaction.",
-  fields: (t) => ({
-    validationId: t.exposeString("validationId", { description: "The validation's id (cb58): one validator's term on the L1." }),
-    validationIdHex: t.exposeString("validationIdHex", { description: "The same id as 0x hex." }),
-    nodeId: t.exposeString("nodeId", { description: "The validator's node (`NodeID-...`)." }),
-    subnetId: t.exposeString("subnetId", { description: "The L1 (its subnet id, cb58)." }),
-    weight: t.expose("weight", { type: "BigInt", description: "The validator's weight after the transaction." }),
-    remainingBalance: t.expose("remainingBalance", {
-      type: "BigInt",
-      description: "The validator's balance for fees after the transaction, in nAVAX.",
+export const L1ValidatorTransactionDetailsRef = builder
+  .objectRef<L1ValidatorTransactionDetails>("L1ValidatorTransactionDetails")
+  .implement({
+    description: "What an L1 transaction did to one L1 validator, as of that transaction.",
+    fields: (t) => ({
+      validationId: t.exposeString("validationId", {
+        description: "The validation's id (cb58): one validator's term on the L1.",
+      }),
+      validationIdHex: t.exposeString("validationIdHex", { description: "The same id as 0x hex." }),
+      nodeId: t.exposeString("nodeId", { description: "The validator's node (`NodeID-...`)." }),
+      subnetId: t.exposeString("subnetId", { description: "The L1 (its subnet id, cb58)." }),
+      weight: t.expose("weight", { type: "BigInt", description: "The validator's weight after the transaction." }),
+      remainingBalance: t.expose("remainingBalance", {
+        type: "BigInt",
+        description: "The validator's balance for fees after the transaction, in nAVAX.",
+      }),
+      balanceChange: t.expose("balanceChange", {
+        type: "BigInt",
+        nullable: true,
+        description: "How much the transaction changed the balance, in nAVAX (negative when returned).",
+      }),
+      blsCredentials: t.expose("blsCredentials", {
+        type: "JSONObject",
+        nullable: true,
+        description:
+          "The validator's BLS credentials where the transaction sets them (registration, conversion), as the Data API sends them.",
+      }),
     }),
-    balanceChange: t.expose("balanceChange", {
-      type: "BigInt",
-      nullable: true,
-      description: "How much the transaction changed the balance, in nAVAX (negative when returned).",
-    }),
-    blsCredentials: t.expose("blsCredentials", {
-      type: "JSONObject",
-      nullable: true,
-      description: "The validator's BLS credentials where the transaction sets them (registration, conversion), as the Data API sends them.",
-    }),
-  }),
-});
+  });
 
 export const SubnetOwnershipRef = builder.objectRef<SubnetOwnershipInfo>("SubnetOwnership").implement({
   description: "Who controls a subnet: the keys that may change it.",
   fields: (t) => ({
-    locktime: t.expose("locktime", { type: "SafeInt", description: "Unix seconds before which the owners cannot act (0: none)." }),
+    locktime: t.expose("locktime", {
+      type: "SafeInt",
+      description: "Unix seconds before which the owners cannot act (0: none).",
+    }),
     threshold: t.exposeInt("threshold", { description: "How many of `addresses` must sign." }),
     addresses: t.exposeStringList("addresses", { description: "The owners' addresses." }),
   }),
@@ -234,7 +255,9 @@ export const BlsCredentialsRef = builder.objectRef<BlsCredentials>("BlsCredentia
   description: "A validator's BLS key, which signs Warp messages, with the proof that the validator holds its secret key.",
   fields: (t) => ({
     publicKey: t.exposeString("publicKey", { description: "The 48-byte compressed public key, as 0x hex." }),
-    proofOfPossession: t.exposeString("proofOfPossession", { description: "A 96-byte signature of the public key by its secret key, as 0x hex." }),
+    proofOfPossession: t.exposeString("proofOfPossession", {
+      description: "A 96-byte signature of the public key by its secret key, as 0x hex.",
+    }),
   }),
 });
 
@@ -261,59 +284,76 @@ export function blockNumberOf(tx: PrimaryNetworkTransaction): string | undefined
   return "blockNumber" in tx ? tx.blockNumber : "blockHeight" in tx ? String(tx.blockHeight) : undefined;
 }
 
-const TYPE_OF_CHAIN = { "p-chain": "PChainTransaction", "x-chain": "XChainTransaction", "c-chain": "CChainAtomicTransaction" } as const;
+const TYPE_OF_CHAIN = {
+  "p-chain": "PChainTransaction",
+  "x-chain": "XChainTransaction",
+  "c-chain": "CChainAtomicTransaction",
+} as const;
 
-export const PrimaryNetworkTransactionRef = builder.interfaceRef<PrimaryNetworkTransaction>("PrimaryNetworkTransaction").implement({
-  description:
-    "A transaction of the primary network. Each chain describes its transactions differently (`PChainTransaction`, `XChainTransaction`, `CChainAtomicTransaction`); the fields here are common to all three.",
-  interfaces: [builder.nodeInterfaceRef()],
-  resolveType: (tx) => TYPE_OF_CHAIN[originOf(tx).chain],
-  fields: (t) => ({
-    network: t.field({ type: NetworkRef, description: "The transaction's network.", resolve: (tx) => originOf(tx).network }),
-    blockchainId: t.field({ type: "String", description: "The transaction's chain (blockchain id, cb58).", resolve: (tx) => originOf(tx).blockchainId }),
-    chainName: t.field({
-      type: PrimaryNetworkChainName.ref,
-      description: "Which chain of the primary network the transaction is on.",
-      resolve: (tx) => originOf(tx).chain,
+export const PrimaryNetworkTransactionRef = builder
+  .interfaceRef<PrimaryNetworkTransaction>("PrimaryNetworkTransaction")
+  .implement({
+    description:
+      "A transaction of the primary network. Each chain describes its transactions differently (`PChainTransaction`, `XChainTransaction`, `CChainAtomicTransaction`); the fields here are common to all three.",
+    interfaces: [builder.nodeInterfaceRef()],
+    resolveType: (tx) => TYPE_OF_CHAIN[originOf(tx).chain],
+    fields: (t) => ({
+      network: t.field({ type: NetworkRef, description: "The transaction's network.", resolve: (tx) => originOf(tx).network }),
+      blockchainId: t.field({
+        type: "String",
+        description: "The transaction's chain (blockchain id, cb58).",
+        resolve: (tx) => originOf(tx).blockchainId,
+      }),
+      chainName: t.field({
+        type: PrimaryNetworkChainName.ref,
+        description: "Which chain of the primary network the transaction is on.",
+        resolve: (tx) => originOf(tx).chain,
+      }),
+      txHash: t.exposeString("txHash", { description: "The transaction's id (cb58)." }),
+      txType: t.field({
+        type: PrimaryNetworkTransactionType.ref,
+        description:
+          "The kind of transaction. The values of all three chains are in one enum; a chain's transactions have only that chain's kinds.",
+        resolve: (tx) => PrimaryNetworkTransactionType.fromUpstream(tx.txType) ?? "UNKNOWN",
+      }),
+      blockTimestamp: t.field({
+        type: "SafeInt",
+        description:
+          "When the transaction was accepted, in Unix seconds: the time of the block that holds it (for an X-Chain transaction in a vertex of the DAG, of the latest vertex that accepted it).",
+        resolve: blockTimestampOf,
+      }),
+      blockNumber: t.field({
+        type: "BigInt",
+        nullable: true,
+        description: "The height of the block that holds the transaction; null for an X-Chain transaction in a vertex.",
+        resolve: (tx) => blockNumberOf(tx) ?? null,
+      }),
+      memo: t.exposeString("memo", { nullable: true, description: "The memo the sender attached." }),
+      sourceChain: t.exposeString("sourceChain", {
+        nullable: true,
+        description: "Imports: the chain the assets came from (blockchain id).",
+      }),
+      destinationChain: t.exposeString("destinationChain", {
+        nullable: true,
+        description: "Exports: the chain the assets go to (blockchain id).",
+      }),
+      blockHash: t.string({
+        nullable: true,
+        description: "The id of the block that holds the transaction; null in an X-Chain vertex.",
+        resolve: (tx) => ("blockHash" in tx ? tx.blockHash : null),
+      }),
+      consumedUtxos: t.field({
+        type: [PrimaryNetworkUtxoRef],
+        description: "The UTXOs the transaction spent.",
+        resolve: (tx) => ("consumedUtxos" in tx ? tx.consumedUtxos : []),
+      }),
+      emittedUtxos: t.field({
+        type: [PrimaryNetworkUtxoRef],
+        description: "The UTXOs the transaction created.",
+        resolve: (tx) => ("emittedUtxos" in tx ? tx.emittedUtxos : []),
+      }),
     }),
-    txHash: t.exposeString("txHash", { description: "The transaction's id (cb58)." }),
-    txType: t.field({
-      type: PrimaryNetworkTransactionType.ref,
-      description: "The kind of transaction. The values of all three chains are in one enum; a chain's transactions have only that chain's kinds.",
-      resolve: (tx) => PrimaryNetworkTransactionType.fromUpstream(tx.txType) ?? "UNKNOWN",
-    }),
-    blockTimestamp: t.field({
-      type: "SafeInt",
-      description:
-        "When the transaction was accepted, in Unix seconds: the time of the block that holds it (for an X-Chain transaction in a vertex of the DAG, of the latest vertex that accepted it).",
-      resolve: blockTimestampOf,
-    }),
-    blockNumber: t.field({
-      type: "BigInt",
-      nullable: true,
-      description: "The height of the block that holds the transaction; null for an X-Chain transaction in a vertex.",
-      resolve: (tx) => blockNumberOf(tx) ?? null,
-    }),
-    memo: t.exposeString("memo", { nullable: true, description: "The memo the sender attached." }),
-    sourceChain: t.exposeString("sourceChain", { nullable: true, description: "Imports: the chain the assets came from (blockchain id)." }),
-    destinationChain: t.exposeString("destinationChain", { nullable: true, description: "Exports: the chain the assets go to (blockchain id)." }),
-    blockHash: t.string({
-      nullable: true,
-      description: "The id of the block that holds the transaction; null in an X-Chain vertex.",
-      resolve: (tx) => ("blockHash" in tx ? tx.blockHash : null),
-    }),
-    consumedUtxos: t.field({
-      type: [PrimaryNetworkUtxoRef],
-      description: "The UTXOs the transaction spent.",
-      resolve: (tx) => ("consumedUtxos" in tx ? tx.consumedUtxos : []),
-    }),
-    emittedUtxos: t.field({
-      type: [PrimaryNetworkUtxoRef],
-      description: "The UTXOs the transaction created.",
-      resolve: (tx) => ("emittedUtxos" in tx ? tx.emittedUtxos : []),
-    }),
-  }),
-});
+  });
 
 /** The key of a transaction's global id: a transaction id (cb58) on the chain its type belongs to. */
 function parseTransactionId(typename: string, chain: PrimaryNetworkOrigin["chain"], id: string) {
@@ -331,7 +371,10 @@ builder.node(PChainTransactionRef, {
   description:
     "A P-Chain transaction (`GET /v1/networks/{network}/blockchains/{blockchainId}/transactions/{txHash}`). Which fields are set depends on `txType`: staking fields on validator and delegator transactions, L1 fields on L1 transactions, and so on.",
   interfaces: [PrimaryNetworkTransactionRef],
-  id: { resolve: (tx) => chainRecordId(tx, tx.txHash), parse: (id) => parsedOrRefused(() => parseTransactionId("PChainTransaction", "p-chain", id)) },
+  id: {
+    resolve: (tx) => chainRecordId(tx, tx.txHash),
+    parse: (id) => parsedOrRefused(() => parseTransactionId("PChainTransaction", "p-chain", id)),
+  },
   isTypeOf: (tx) => originOf(tx as object).chain === "p-chain",
   loadOne: (key, context) => context.loaders.primaryNetworkTransaction.load(validKey(key)) as Promise<PChainTransaction | null>,
   fields: (t) => ({
@@ -341,12 +384,18 @@ builder.node(PChainTransactionRef, {
     consumedUtxos: t.expose("consumedUtxos", { type: [PChainUtxoRef], description: "The UTXOs the transaction spent." }),
     emittedUtxos: t.expose("emittedUtxos", { type: [PChainUtxoRef], description: "The UTXOs the transaction created." }),
     value: t.expose("value", { type: [AssetAmountRef], description: "The amounts the transaction's outputs hold, per asset." }),
-    amountBurned: t.expose("amountBurned", { type: [AssetAmountRef], description: "The fees the transaction burned, per asset." }),
-    amountStaked: t.expose("amountStaked", { type: [AssetAmountRef], description: "Validator and delegator transactions: the stake locked, per asset." }),
-    amountL1ValidatorBalanceBurned: t.expose(
-      "amountL1ValidatorBalanceBurned",
-      { type: [AssetAmountRef], description: "L1 transactions: the AVAX moved into L1 validators' balances, per asset." },
-    ),
+    amountBurned: t.expose("amountBurned", {
+      type: [AssetAmountRef],
+      description: "The fees the transaction burned, per asset.",
+    }),
+    amountStaked: t.expose("amountStaked", {
+      type: [AssetAmountRef],
+      description: "Validator and delegator transactions: the stake locked, per asset.",
+    }),
+    amountL1ValidatorBalanceBurned: t.expose("amountL1ValidatorBalanceBurned", {
+      type: [AssetAmountRef],
+      description: "L1 transactions: the AVAX moved into L1 validators' balances, per asset.",
+    }),
     startTimestamp: t.expose("startTimestamp", {
       type: "SafeInt",
       nullable: true,
@@ -359,9 +408,13 @@ builder.node(PChainTransactionRef, {
     }),
     delegationFeePercent: t.exposeString("delegationFeePercent", {
       nullable: true,
-      description: "Validator transactions: the share of delegators' rewards the validator keeps, in percent (such as \"2.0000\").",
+      description:
+        'Validator transactions: the share of delegators\' rewards the validator keeps, in percent (such as "2.0000").',
     }),
-    nodeId: t.exposeString("nodeId", { nullable: true, description: "The validator's node (`NodeID-...`), where the transaction concerns one." }),
+    nodeId: t.exposeString("nodeId", {
+      nullable: true,
+      description: "The validator's node (`NodeID-...`), where the transaction concerns one.",
+    }),
     subnetId: t.exposeString("subnetId", { nullable: true, description: "The subnet or L1 the transaction concerns (cb58)." }),
     l1ValidatorManagerDetails: t.expose("l1ValidatorManagerDetails", {
       type: L1ValidatorManagerRef,
@@ -380,9 +433,13 @@ builder.node(PChainTransactionRef, {
     }),
     rewardTxHash: t.exposeString("rewardTxHash", {
       nullable: true,
-      description: "Validator and delegator transactions: the RewardValidatorTx that ended the staking period, once there is one.",
+      description:
+        "Validator and delegator transactions: the RewardValidatorTx that ended the staking period, once there is one.",
     }),
-    rewardAddresses: t.exposeStringList("rewardAddresses", { nullable: true, description: "Staking transactions: the addresses rewards go to." }),
+    rewardAddresses: t.exposeStringList("rewardAddresses", {
+      nullable: true,
+      description: "Staking transactions: the addresses rewards go to.",
+    }),
     memo: t.exposeString("memo", { nullable: true, description: "The memo the sender attached." }),
     stakingTxHash: t.exposeString("stakingTxHash", {
       nullable: true,
@@ -398,7 +455,11 @@ builder.node(PChainTransactionRef, {
       nullable: true,
       description: "AddPermissionlessValidatorTx: the validator's BLS key and proof of possession.",
     }),
-    blockchainInfo: t.expose("blockchainInfo", { type: BlockchainInfoRef, nullable: true, description: "CreateChainTx: the blockchain created." }),
+    blockchainInfo: t.expose("blockchainInfo", {
+      type: BlockchainInfoRef,
+      nullable: true,
+      description: "CreateChainTx: the blockchain created.",
+    }),
   }),
 });
 
@@ -406,7 +467,10 @@ builder.node(XChainTransactionRef, {
   description:
     "An X-Chain transaction (`GET /v1/networks/{network}/blockchains/{blockchainId}/transactions/{txHash}`), from a vertex of the DAG (`chainFormat` NON_LINEAR) or from a block (LINEAR).",
   interfaces: [PrimaryNetworkTransactionRef],
-  id: { resolve: (tx) => chainRecordId(tx, tx.txHash), parse: (id) => parsedOrRefused(() => parseTransactionId("XChainTransaction", "x-chain", id)) },
+  id: {
+    resolve: (tx) => chainRecordId(tx, tx.txHash),
+    parse: (id) => parsedOrRefused(() => parseTransactionId("XChainTransaction", "x-chain", id)),
+  },
   isTypeOf: (tx) => originOf(tx as object).chain === "x-chain",
   loadOne: (key, context) => context.loaders.primaryNetworkTransaction.load(validKey(key)) as Promise<XChainTransaction | null>,
   fields: (t) => ({
@@ -418,9 +482,19 @@ builder.node(XChainTransactionRef, {
     memo: t.exposeString("memo", { description: "The memo the sender attached (empty when none)." }),
     consumedUtxos: t.expose("consumedUtxos", { type: [UtxoRef], description: "The UTXOs the transaction spent." }),
     emittedUtxos: t.expose("emittedUtxos", { type: [UtxoRef], description: "The UTXOs the transaction created." }),
-    amountUnlocked: t.expose("amountUnlocked", { type: [AssetAmountRef], description: "The amounts its spent UTXOs held, per asset." }),
-    amountCreated: t.expose("amountCreated", { type: [AssetAmountRef], description: "The amounts its new UTXOs hold, per asset." }),
-    assetCreated: t.expose("assetCreated", { type: XChainAssetRef, nullable: true, description: "CreateAssetTx: the asset created." }),
+    amountUnlocked: t.expose("amountUnlocked", {
+      type: [AssetAmountRef],
+      description: "The amounts its spent UTXOs held, per asset.",
+    }),
+    amountCreated: t.expose("amountCreated", {
+      type: [AssetAmountRef],
+      description: "The amounts its new UTXOs hold, per asset.",
+    }),
+    assetCreated: t.expose("assetCreated", {
+      type: XChainAssetRef,
+      nullable: true,
+      description: "CreateAssetTx: the asset created.",
+    }),
     vertices: t.field({
       type: [XChainTransactionVertexRef],
       nullable: true,
@@ -440,9 +514,13 @@ builder.node(CChainAtomicTransactionRef, {
   description:
     "A C-Chain atomic transaction: an import into C-Chain accounts from shared memory, or an export from them (`GET /v1/networks/{network}/blockchains/{blockchainId}/transactions/{txHash}`).",
   interfaces: [PrimaryNetworkTransactionRef],
-  id: { resolve: (tx) => chainRecordId(tx, tx.txHash), parse: (id) => parsedOrRefused(() => parseTransactionId("CChainAtomicTransaction", "c-chain", id)) },
+  id: {
+    resolve: (tx) => chainRecordId(tx, tx.txHash),
+    parse: (id) => parsedOrRefused(() => parseTransactionId("CChainAtomicTransaction", "c-chain", id)),
+  },
   isTypeOf: (tx) => originOf(tx as object).chain === "c-chain",
-  loadOne: (key, context) => context.loaders.primaryNetworkTransaction.load(validKey(key)) as Promise<CChainAtomicTransaction | null>,
+  loadOne: (key, context) =>
+    context.loaders.primaryNetworkTransaction.load(validKey(key)) as Promise<CChainAtomicTransaction | null>,
   fields: (t) => ({
     blockNumber: t.field({
       type: "BigInt",
@@ -453,8 +531,14 @@ builder.node(CChainAtomicTransactionRef, {
     memo: t.exposeString("memo", { description: "The memo the sender attached (empty when none)." }),
     sourceChain: t.exposeString("sourceChain", { description: "The chain the AVAX comes from (blockchain id)." }),
     destinationChain: t.exposeString("destinationChain", { description: "The chain the AVAX goes to (blockchain id)." }),
-    amountUnlocked: t.expose("amountUnlocked", { type: [AssetAmountRef], description: "The amounts taken from accounts or spent UTXOs, per asset." }),
-    amountCreated: t.expose("amountCreated", { type: [AssetAmountRef], description: "The amounts credited to accounts or to new UTXOs, per asset." }),
+    amountUnlocked: t.expose("amountUnlocked", {
+      type: [AssetAmountRef],
+      description: "The amounts taken from accounts or spent UTXOs, per asset.",
+    }),
+    amountCreated: t.expose("amountCreated", {
+      type: [AssetAmountRef],
+      description: "The amounts credited to accounts or to new UTXOs, per asset.",
+    }),
     evmInputs: t.field({
       type: [EvmInputRef],
       nullable: true,
@@ -480,13 +564,16 @@ builder.node(CChainAtomicTransactionRef, {
   }),
 });
 
-const connectionFields = { chainInfo: { type: PrimaryNetworkChainInfoRef, description: "The chain and network that answered.", resolve: chainInfoOf } };
+const connectionFields = {
+  chainInfo: { type: PrimaryNetworkChainInfoRef, description: "The chain and network that answered.", resolve: chainInfoOf },
+};
 
 export const PChainTransactionConnectionRef = builder.connectionObject(
   {
     type: PChainTransactionRef,
     name: "PChainTransactionConnection",
-    description: "A page of P-Chain transactions. A page may hold fewer than `first` when its transactions have many UTXOs; `pageInfo.hasNextPage` tells whether more follow.",
+    description:
+      "A page of P-Chain transactions. A page may hold fewer than `first` when its transactions have many UTXOs; `pageInfo.hasNextPage` tells whether more follow.",
     fields: (t) => ({ chainInfo: t.field(connectionFields.chainInfo) }),
   },
   { name: "PChainTransactionEdge", description: "A transaction and the cursor that continues after it." },
@@ -496,7 +583,8 @@ export const XChainTransactionConnectionRef = builder.connectionObject(
   {
     type: XChainTransactionRef,
     name: "XChainTransactionConnection",
-    description: "A page of X-Chain transactions. A page may hold fewer than `first` when its transactions have many UTXOs; `pageInfo.hasNextPage` tells whether more follow.",
+    description:
+      "A page of X-Chain transactions. A page may hold fewer than `first` when its transactions have many UTXOs; `pageInfo.hasNextPage` tells whether more follow.",
     fields: (t) => ({ chainInfo: t.field(connectionFields.chainInfo) }),
   },
   { name: "XChainTransactionEdge", description: "A transaction and the cursor that continues after it." },
@@ -506,7 +594,8 @@ export const CChainAtomicTransactionConnectionRef = builder.connectionObject(
   {
     type: CChainAtomicTransactionRef,
     name: "CChainAtomicTransactionConnection",
-    description: "A page of C-Chain atomic transactions. A page may hold fewer than `first` when its transactions have many UTXOs; `pageInfo.hasNextPage` tells whether more follow.",
+    description:
+      "A page of C-Chain atomic transactions. A page may hold fewer than `first` when its transactions have many UTXOs; `pageInfo.hasNextPage` tells whether more follow.",
     fields: (t) => ({ chainInfo: t.field(connectionFields.chainInfo) }),
   },
   { name: "CChainAtomicTransactionEdge", description: "A transaction and the cursor that continues after it." },

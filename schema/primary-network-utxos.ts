@@ -18,7 +18,8 @@ export function creationTxHashOf(utxo: PrimaryNetworkUtxo): string {
 function outputIndexOf(utxo: PrimaryNetworkUtxo): number {
   if (isPChainUtxo(utxo)) return utxo.outputIndex;
   const index = /^(0|[1-9][0-9]{0,8})$/.test(utxo.outputIndex) ? Number(utxo.outputIndex) : Number.NaN;
-  if (Number.isNaN(index)) throw new Error(`the Data API sent an output index that is not a small decimal integer: ${JSON.stringify(utxo.outputIndex)}`);
+  if (Number.isNaN(index))
+    throw new Error(`the Data API sent an output index that is not a small decimal integer: ${JSON.stringify(utxo.outputIndex)}`);
   return index;
 }
 
@@ -57,13 +58,20 @@ export const PrimaryNetworkUtxoRef = builder.interfaceRef<PrimaryNetworkUtxo>("P
   resolveType: (utxo) => (isPChainUtxo(utxo) ? "PChainUtxo" : "Utxo"),
   fields: (t) => ({
     utxoId: t.exposeString("utxoId", { description: "The UTXO's id (cb58)." }),
-    addresses: t.exposeStringList("addresses", { description: "The addresses that control the UTXO, without chain letter (`avax1...`)." }),
+    addresses: t.exposeStringList("addresses", {
+      description: "The addresses that control the UTXO, without chain letter (`avax1...`).",
+    }),
     asset: t.expose("asset", { type: AssetAmountRef, description: "The asset and amount the UTXO holds." }),
-    createdOnChainId: t.exposeString("createdOnChainId", { description: "The chain whose transaction created the UTXO (blockchain id)." }),
+    createdOnChainId: t.exposeString("createdOnChainId", {
+      description: "The chain whose transaction created the UTXO (blockchain id).",
+    }),
     consumedOnChainId: t.exposeString("consumedOnChainId", {
       description: "The chain the UTXO is spent on: the chain that created it, or the destination of the export that created it.",
     }),
-    consumingTxHash: t.exposeString("consumingTxHash", { nullable: true, description: "The transaction that spent the UTXO; null while unspent." }),
+    consumingTxHash: t.exposeString("consumingTxHash", {
+      nullable: true,
+      description: "The transaction that spent the UTXO; null while unspent.",
+    }),
     utxoBytes: t.exposeString("utxoBytes", { nullable: true, description: "The UTXO's serialized bytes, as 0x hex." }),
     threshold: t.expose("threshold", {
       type: "Int",
@@ -80,16 +88,21 @@ export const PrimaryNetworkUtxoRef = builder.interfaceRef<PrimaryNetworkUtxo>("P
     }),
     blockTimestamp: t.field({
       type: "SafeInt",
-      description: "When the transaction that created the UTXO was accepted, in Unix seconds: the time of its block (of its vertex, in the X-Chain's DAG).",
+      description:
+        "When the transaction that created the UTXO was accepted, in Unix seconds: the time of its block (of its vertex, in the X-Chain's DAG).",
       resolve: (utxo) => (isPChainUtxo(utxo) ? utxo.blockTimestamp : utxo.timestamp),
     }),
     consumingBlockTimestamp: t.field({
       type: "SafeInt",
       nullable: true,
-      description: "When the transaction that spent the UTXO was accepted (the time of its block), in Unix seconds; null while unspent.",
+      description:
+        "When the transaction that spent the UTXO was accepted (the time of its block), in Unix seconds; null while unspent.",
       resolve: (utxo) => (isPChainUtxo(utxo) ? utxo.consumingBlockTimestamp : utxo.consumingTxTimestamp) ?? null,
     }),
-    spent: t.boolean({ description: "True once a transaction has spent the UTXO.", resolve: (utxo) => utxo.consumingTxHash !== undefined }),
+    spent: t.boolean({
+      description: "True once a transaction has spent the UTXO.",
+      resolve: (utxo) => utxo.consumingTxHash !== undefined,
+    }),
   }),
 });
 
@@ -152,11 +165,15 @@ export const PChainUtxoRef = builder.objectRef<PChainUtxo>("PChainUtxo").impleme
 });
 
 export const UtxoRef = builder.objectRef<Utxo>("Utxo").implement({
-  description: "A UTXO as the X-Chain and the C-Chain describe it (on the C-Chain: one waiting in shared memory to be imported, or imported).",
+  description:
+    "A UTXO as the X-Chain and the C-Chain describe it (on the C-Chain: one waiting in shared memory to be imported, or imported).",
   interfaces: [PrimaryNetworkUtxoRef],
   isTypeOf: (utxo) => !isPChainUtxo(utxo as PrimaryNetworkUtxo),
   fields: (t) => ({
-    locktime: t.expose("locktime", { type: "SafeInt", description: "Unix seconds until which the UTXO cannot be spent (0: not locked)." }),
+    locktime: t.expose("locktime", {
+      type: "SafeInt",
+      description: "Unix seconds until which the UTXO cannot be spent (0: not locked).",
+    }),
     threshold: t.exposeInt("threshold", { description: "How many of `addresses` must sign to spend the UTXO." }),
     credentials: t.expose("credentials", {
       type: [UtxoCredentialRef],
@@ -175,7 +192,11 @@ export const PChainUtxoConnectionRef = builder.connectionObject(
     name: "PChainUtxoConnection",
     description: "A page of P-Chain UTXOs.",
     fields: (t) => ({
-      chainInfo: t.field({ type: PrimaryNetworkChainInfoRef, description: "The chain and network that answered.", resolve: chainInfoOf }),
+      chainInfo: t.field({
+        type: PrimaryNetworkChainInfoRef,
+        description: "The chain and network that answered.",
+        resolve: chainInfoOf,
+      }),
     }),
   },
   { name: "PChainUtxoEdge", description: "A UTXO and the cursor that continues after it." },
@@ -187,7 +208,11 @@ export const UtxoConnectionRef = builder.connectionObject(
     name: "UtxoConnection",
     description: "A page of X-Chain or C-Chain UTXOs.",
     fields: (t) => ({
-      chainInfo: t.field({ type: PrimaryNetworkChainInfoRef, description: "The chain and network that answered.", resolve: chainInfoOf }),
+      chainInfo: t.field({
+        type: PrimaryNetworkChainInfoRef,
+        description: "The chain and network that answered.",
+        resolve: chainInfoOf,
+      }),
     }),
   },
   { name: "UtxoEdge", description: "A UTXO and the cursor that continues after it." },

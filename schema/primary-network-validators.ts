@@ -33,7 +33,11 @@ builder.node(L1ValidatorRef, {
   },
   loadOne: (key, context) => context.loaders.l1Validator.load(validKey(key)),
   fields: (t) => ({
-    network: t.field({ type: NetworkRef, description: "The validator's network.", resolve: (validator) => originOf(validator).network }),
+    network: t.field({
+      type: NetworkRef,
+      description: "The validator's network.",
+      resolve: (validator) => originOf(validator).network,
+    }),
     validationId: t.exposeString("validationId", { description: "The validation's id (cb58): this validator's term on the L1." }),
     validationIdHex: t.exposeString("validationIdHex", { description: "The same id as 0x hex." }),
     nodeId: t.exposeString("nodeId", { description: "The validator's node (`NodeID-...`)." }),

@@ -52,7 +52,8 @@ export const AssetAmountRef = builder.objectRef<AssetAmount>("AssetAmount").impl
     name: t.exposeString("name", { description: "The asset's name." }),
     symbol: t.exposeString("symbol", { description: "The asset's ticker symbol." }),
     denomination: t.exposeInt("denomination", {
-      description: "Decimal places: `amount` counts units of 10^-denomination of the asset (9 for AVAX, whose unit is the nAVAX).",
+      description:
+        "Decimal places: `amount` counts units of 10^-denomination of the asset (9 for AVAX, whose unit is the nAVAX).",
     }),
     type: t.field({
       type: PrimaryNetworkAssetType.ref,
@@ -71,7 +72,11 @@ export const PrimaryNetworkChainInfoRef = builder.objectRef<PrimaryNetworkChainI
       description: "The chain that answered.",
       resolve: (info) => PrimaryNetworkChainName.fromUpstream(info.chainName) ?? "UNKNOWN",
     }),
-    network: t.field({ type: NetworkRef, description: "The network that answered (`FUJI` where the Data API says testnet).", resolve: (info) => upstreamNetwork(info.network) }),
+    network: t.field({
+      type: NetworkRef,
+      description: "The network that answered (`FUJI` where the Data API says testnet).",
+      resolve: (info) => upstreamNetwork(info.network),
+    }),
   }),
 });
 
@@ -111,10 +116,14 @@ PrimaryNetworkChainRef.implement({
 const chainDescriptions = {
   PChain: "The P-Chain of a network: staking, subnets, L1s and their validators, and AVAX moving to and from the other chains.",
   XChain: "The X-Chain of a network: AVAX and other assets; its history holds a DAG of vertices before its blocks.",
-  CChain: "The C-Chain of a network as the primary network sees it: the atomic transactions that move AVAX between it and the P- and X-Chain, and the UTXOs waiting to be imported into it.",
+  CChain:
+    "The C-Chain of a network as the primary network sees it: the atomic transactions that move AVAX between it and the P- and X-Chain, and the UTXOs waiting to be imported into it.",
 };
 for (const ref of [PChainRef, XChainRef, CChainRef]) {
-  ref.implement({ description: chainDescriptions[ref.name as keyof typeof chainDescriptions], interfaces: [PrimaryNetworkChainRef] });
+  ref.implement({
+    description: chainDescriptions[ref.name as keyof typeof chainDescriptions],
+    interfaces: [PrimaryNetworkChainRef],
+  });
 }
 
 PrimaryNetworkRef.implement({
@@ -143,11 +152,22 @@ export interface RecordIdRule<Scope> {
 }
 
 /** The key of a chain record's global id, or BAD_USER_INPUT when any part of it is malformed. */
-export function parseChainRecordId(typename: string, text: string, rule: RecordIdRule<PrimaryNetworkOrigin>): { origin: PrimaryNetworkOrigin; id: string } {
+export function parseChainRecordId(
+  typename: string,
+  text: string,
+  rule: RecordIdRule<PrimaryNetworkOrigin>,
+): { origin: PrimaryNetworkOrigin; id: string } {
   const [network, blockchainId, id, ...rest] = text.split(":");
-  const origin = rest.length === 0 && (network === "mainnet" || network === "fuji") ? findPrimaryChain(network, blockchainId ?? "") : undefined;
+  const origin =
+    rest.length === 0 && (network === "mainnet" || network === "fuji")
+      ? findPrimaryChain(network, blockchainId ?? "")
+      : undefined;
   if (!origin || !id || !rule.valid(id, origin)) {
-    throw malformedGlobalIdKey(typename, `mainnet or fuji, the blockchain id of one of its P-, X- and C-Chain, and ${rule.shape}, joined by colons`, text);
+    throw malformedGlobalIdKey(
+      typename,
+      `mainnet or fuji, the blockchain id of one of its P-, X- and C-Chain, and ${rule.shape}, joined by colons`,
+      text,
+    );
   }
   return { origin, id };
 }
@@ -158,7 +178,11 @@ export function networkRecordId(record: object, id: string): string {
 }
 
 /** The key of a network record's global id, or BAD_USER_INPUT when any part of it is malformed. */
-export function parseNetworkRecordId(typename: string, text: string, rule: RecordIdRule<PrimaryNetworkName>): { network: PrimaryNetworkName; id: string } {
+export function parseNetworkRecordId(
+  typename: string,
+  text: string,
+  rule: RecordIdRule<PrimaryNetworkName>,
+): { network: PrimaryNetworkName; id: string } {
   const [network, id, ...rest] = text.split(":");
   if (rest.length > 0 || !id || (network !== "mainnet" && network !== "fuji") || !rule.valid(id, network)) {
     throw malformedGlobalIdKey(typename, `mainnet or fuji and ${rule.shape}, joined by a colon`, text);

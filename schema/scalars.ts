@@ -18,7 +18,7 @@ function decimal(value: unknown): string {
 
 builder.scalarType("BigInt", {
   description:
-    "An integer of any size, as a string of decimal digits (for example \"1000000000000000000\"): amounts, gas, block numbers and nonces stay exact. Input accepts the string or an Int.",
+    'An integer of any size, as a string of decimal digits (for example "1000000000000000000"): amounts, gas, block numbers and nonces stay exact. Input accepts the string or an Int.',
   serialize: (value) => decimal(value),
   parseValue: (value) => decimal(value),
   parseLiteral: (node: ValueNode) => {
@@ -52,5 +52,6 @@ builder.addScalarType("DateTime", DateTimeResolver, {
   serialize: (value) => (DateTimeResolver.serialize(value) as Date).toISOString(),
 });
 builder.addScalarType("SafeInt", SafeIntResolver, {
-  description: "An integer up to 2^53 - 1 in size: Unix timestamps in seconds or milliseconds, and other counts that outgrow 32 bits.",
+  description:
+    "An integer up to 2^53 - 1 in size: Unix timestamps in seconds or milliseconds, and other counts that outgrow 32 bits.",
 });

@@ -65,17 +65,21 @@ const WarpPayloadRef = builder.objectRef<WarpPayloadView>("WarpPayload");
 const WarpHashPayloadRef = builder.objectRef<Extract<WarpPayload, { kind: "hash" }>>("WarpHashPayload");
 const WarpAddressedCallRef = builder.objectRef<Extract<WarpPayload, { kind: "addressedCall" }>>("WarpAddressedCall");
 const WarpPChainOwnerRef = builder.objectRef<PChainOwner>("WarpPChainOwner");
-const SubnetToL1ConversionMessageRef = builder.objectRef<Extract<PlatformMessage, { kind: "subnetToL1Conversion" }>>("SubnetToL1ConversionMessage");
-const RegisterL1ValidatorMessageRef = builder.objectRef<Extract<PlatformMessage, { kind: "registerL1Validator" }>>("RegisterL1ValidatorMessage");
-const L1ValidatorRegistrationMessageRef = builder.objectRef<Extract<PlatformMessage, { kind: "l1ValidatorRegistration" }>>(
-  "L1ValidatorRegistrationMessage",
-);
-const L1ValidatorWeightMessageRef = builder.objectRef<Extract<PlatformMessage, { kind: "l1ValidatorWeight" }>>("L1ValidatorWeightMessage");
+const SubnetToL1ConversionMessageRef =
+  builder.objectRef<Extract<PlatformMessage, { kind: "subnetToL1Conversion" }>>("SubnetToL1ConversionMessage");
+const RegisterL1ValidatorMessageRef =
+  builder.objectRef<Extract<PlatformMessage, { kind: "registerL1Validator" }>>("RegisterL1ValidatorMessage");
+const L1ValidatorRegistrationMessageRef =
+  builder.objectRef<Extract<PlatformMessage, { kind: "l1ValidatorRegistration" }>>("L1ValidatorRegistrationMessage");
+const L1ValidatorWeightMessageRef =
+  builder.objectRef<Extract<PlatformMessage, { kind: "l1ValidatorWeight" }>>("L1ValidatorWeightMessage");
 
 SignedWarpMessageRef.implement({
   description: "A Warp message with the aggregate signature of its signing subnet's validators.",
   fields: (t) => ({
-    signedMessage: t.exposeString("signedMessage", { description: "The signed message in hex, exactly as the Data API returned it." }),
+    signedMessage: t.exposeString("signedMessage", {
+      description: "The signed message in hex, exactly as the Data API returned it.",
+    }),
     network: t.field({
       type: NetworkRef,
       description: "The network it was asked on (`MAINNET` or `FUJI`).",
@@ -94,7 +98,8 @@ WarpMessageRef.implement({
       resolve: ({ message }) => message.networkId,
     }),
     sourceChainId: t.string({
-      description: "The blockchain that sent the message (cb58); the P-Chain's id is all ones (`11111111111111111111111111111111LpoYY`).",
+      description:
+        "The blockchain that sent the message (cb58); the P-Chain's id is all ones (`11111111111111111111111111111111LpoYY`).",
       resolve: ({ message }) => encodeCb58(message.sourceChainId),
     }),
     messageId: t.string({
@@ -156,7 +161,12 @@ WarpAddressedCallRef.implement({
     platformMessage: t.field({
       type: builder.unionType("PlatformWarpMessage", {
         description: "A message about an L1's validators, as the P-Chain and L1 validator managers exchange them.",
-        types: [SubnetToL1ConversionMessageRef, RegisterL1ValidatorMessageRef, L1ValidatorRegistrationMessageRef, L1ValidatorWeightMessageRef],
+        types: [
+          SubnetToL1ConversionMessageRef,
+          RegisterL1ValidatorMessageRef,
+          L1ValidatorRegistrationMessageRef,
+          L1ValidatorWeightMessageRef,
+        ],
         resolveType: (message) => {
           switch (message.kind) {
             case "subnetToL1Conversion":
@@ -192,7 +202,8 @@ SubnetToL1ConversionMessageRef.implement({
   description: "The P-Chain's word that a subnet became an L1, with its first validators and validator manager.",
   fields: (t) => ({
     conversionId: t.string({
-      description: "The conversion's id (cb58): the sha256 of the conversion's data (subnet, manager chain and address, validators).",
+      description:
+        "The conversion's id (cb58): the sha256 of the conversion's data (subnet, manager chain and address, validators).",
       resolve: (message) => encodeCb58(message.conversionId),
     }),
   }),
@@ -203,7 +214,10 @@ RegisterL1ValidatorMessageRef.implement({
   fields: (t) => ({
     subnetId: t.string({ description: "The L1 (its subnet id, cb58).", resolve: (message) => encodeCb58(message.subnetId) }),
     nodeId: t.string({ description: "The validator's node (`NodeID-...`).", resolve: (message) => nodeIdText(message.nodeId) }),
-    blsPublicKey: t.string({ description: "The validator's BLS public key in 0x hex (48 bytes).", resolve: (message) => hex(message.blsPublicKey) }),
+    blsPublicKey: t.string({
+      description: "The validator's BLS public key in 0x hex (48 bytes).",
+      resolve: (message) => hex(message.blsPublicKey),
+    }),
     expiry: t.expose("expiry", {
       type: "BigInt",
       description: "The Unix time (seconds) after which the request can no longer be used.",
@@ -220,7 +234,10 @@ RegisterL1ValidatorMessageRef.implement({
 L1ValidatorRegistrationMessageRef.implement({
   description: "The P-Chain's word on whether an L1 validation is registered (or, if not, never will be or has ended).",
   fields: (t) => ({
-    validationId: t.string({ description: "The validation's id (cb58).", resolve: (message) => encodeCb58(message.validationId) }),
+    validationId: t.string({
+      description: "The validation's id (cb58).",
+      resolve: (message) => encodeCb58(message.validationId),
+    }),
     registered: t.boolean({ description: "True when the validator is registered.", resolve: (message) => message.registered }),
   }),
 });
@@ -228,7 +245,10 @@ L1ValidatorRegistrationMessageRef.implement({
 L1ValidatorWeightMessageRef.implement({
   description: "A validator's new weight on an L1: the manager's request, or the P-Chain's acknowledgement of it.",
   fields: (t) => ({
-    validationId: t.string({ description: "The validation's id (cb58).", resolve: (message) => encodeCb58(message.validationId) }),
+    validationId: t.string({
+      description: "The validation's id (cb58).",
+      resolve: (message) => encodeCb58(message.validationId),
+    }),
     nonce: t.expose("nonce", { type: "BigInt", description: "The change's sequence number for this validation." }),
     weight: t.expose("weight", { type: "BigInt", description: "The weight." }),
   }),
@@ -238,7 +258,9 @@ WarpSignatureVerificationRef.implement({
   description:
     "The message checked against its signing subnet's validators as the Data API lists them now (which may differ from the set the message was signed at).",
   fields: (t) => ({
-    signingSubnetId: t.exposeString("signingSubnetId", { description: "The subnet whose validators the signature was checked against (cb58)." }),
+    signingSubnetId: t.exposeString("signingSubnetId", {
+      description: "The subnet whose validators the signature was checked against (cb58).",
+    }),
     validatorSetHeight: t.field({
       type: "BigInt",
       description: "The P-Chain height the validator list is as of.",
@@ -253,7 +275,11 @@ WarpSignatureVerificationRef.implement({
       description: "The weight of the whole subnet, inactive validators included.",
       resolve: (view) => view.set.totalWeight,
     }),
-    signedWeight: t.field({ type: "BigInt", description: "The weight of the signers.", resolve: (view) => view.result.signedWeight }),
+    signedWeight: t.field({
+      type: "BigInt",
+      description: "The weight of the signers.",
+      resolve: (view) => view.result.signedWeight,
+    }),
     signedWeightShare: t.float({
       description: "The signers' share of the total weight, from 0 to 1.",
       resolve: (view) => share(view.result.signedWeight, view.set.totalWeight),
@@ -284,13 +310,23 @@ WarpSignatureVerificationRef.implement({
 WarpSignerRef.implement({
   description: "A validator that signed a Warp message.",
   fields: (t) => ({
-    index: t.int({ description: "Its index in the canonical validator order (its bit in the bit set).", resolve: (signer) => signer.index }),
-    publicKey: t.string({ description: "Its BLS public key in 0x hex (48 bytes, compressed).", resolve: (signer) => hex(signer.validator.publicKey) }),
+    index: t.int({
+      description: "Its index in the canonical validator order (its bit in the bit set).",
+      resolve: (signer) => signer.index,
+    }),
+    publicKey: t.string({
+      description: "Its BLS public key in 0x hex (48 bytes, compressed).",
+      resolve: (signer) => hex(signer.validator.publicKey),
+    }),
     nodeIds: t.stringList({
       description: "The nodes that hold this key (`NodeID-...`); usually one.",
       resolve: (signer) => signer.validator.nodeIds,
     }),
-    weight: t.field({ type: "BigInt", description: "Its weight (summed over its nodes).", resolve: (signer) => signer.validator.weight }),
+    weight: t.field({
+      type: "BigInt",
+      description: "Its weight (summed over its nodes).",
+      resolve: (signer) => signer.validator.weight,
+    }),
     weightShare: t.float({
       description: "Its share of the subnet's total weight, from 0 to 1.",
       resolve: (signer) => share(signer.validator.weight, signer.totalWeight),
@@ -302,15 +338,21 @@ export const AggregateWarpSignaturesInputRef = builder.inputType("AggregateWarpS
   description:
     "A Warp message to have signed by its signing subnet's validators: the unsigned message, or a justification the validators can rebuild it from, or both.",
   fields: (t) => ({
-    network: t.field({ type: NetworkRef, required: true, description: "The network of the message; `TESTNET` is the same as `FUJI`." }),
+    network: t.field({
+      type: NetworkRef,
+      required: true,
+      description: "The network of the message; `TESTNET` is the same as `FUJI`.",
+    }),
     message: t.string({
       description: "The unsigned Warp message in hex, with or without 0x. Required unless `justification` is given.",
     }),
     justification: t.string({
-      description: "Why validators should sign (for example the data an L1 message is derived from), in hex with or without 0x. Required unless `message` is given.",
+      description:
+        "Why validators should sign (for example the data an L1 message is derived from), in hex with or without 0x. Required unless `message` is given.",
     }),
     signingSubnetId: t.string({
-      description: "The subnet whose validators sign, in cb58 or as 32 bytes of hex; by default the subnet of the message's source chain.",
+      description:
+        "The subnet whose validators sign, in cb58 or as 32 bytes of hex; by default the subnet of the message's source chain.",
     }),
     quorumPercentage: t.int({
       defaultValue: DEFAULT_QUORUM_PERCENTAGE,

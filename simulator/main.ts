@@ -62,7 +62,10 @@ function flag(env: NodeJS.ProcessEnv, name: string): boolean | undefined {
 
 /** Comma-separated; route keys contain spaces but no commas. */
 function list(env: NodeJS.ProcessEnv, name: string): string[] | undefined {
-  return text(env, name)?.split(",").map((item) => item.trim()).filter((item) => item !== "");
+  return text(env, name)
+    ?.split(",")
+    .map((item) => item.trim())
+    .filter((item) => item !== "");
 }
 
 async function main(): Promise<void> {

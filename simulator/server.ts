@@ -141,7 +141,8 @@ export async function startSimulator(options: Partial<SimulatorOptions> = {}): P
     const rawQuery = queryStart < 0 ? "" : url.slice(queryStart + 1);
 
     if (pathname.startsWith(CONTROL_PREFIX)) return handleControl(request, response, pathname, control);
-    if (service === data && pathname.startsWith(EXPORT_DOWNLOAD_PATH)) return serveExportDownload(exportJobs, request, response, pathname);
+    if (service === data && pathname.startsWith(EXPORT_DOWNLOAD_PATH))
+      return serveExportDownload(exportJobs, request, response, pathname);
 
     // Every answer is as of the clock's time when the request arrived.
     syncClock();
@@ -265,8 +266,7 @@ const INJECTED_ERROR_MESSAGES: Record<number, string> = {
 
 function injectedError(knobs: Knobs): HttpError {
   const { errorStatus } = knobs;
-  const headers: Record<string, string> =
-    errorStatus === 429 ? { "retry-after": String(knobs.retryAfterSeconds) } : {};
+  const headers: Record<string, string> = errorStatus === 429 ? { "retry-after": String(knobs.retryAfterSeconds) } : {};
   const message = INJECTED_ERROR_MESSAGES[errorStatus] ?? errorBody(errorStatus, "").error;
   return new HttpError(errorStatus, message, headers);
 }

@@ -234,7 +234,8 @@ function redisUrl(env: Env): string | undefined {
     throw new Error("REDIS_URL must be a redis:// or rediss:// URL");
   }
   // The URL may carry a password: never echo it.
-  if (parsed.protocol !== "redis:" && parsed.protocol !== "rediss:") throw new Error("REDIS_URL must be a redis:// or rediss:// URL");
+  if (parsed.protocol !== "redis:" && parsed.protocol !== "rediss:")
+    throw new Error("REDIS_URL must be a redis:// or rediss:// URL");
   return raw;
 }
 
@@ -244,7 +245,9 @@ function workers(env: Env): number {
   if (raw === "auto") return availableParallelism();
   const value = Number(raw);
   if (!/^\d+$/.test(raw) || !Number.isSafeInteger(value) || value < 1) {
-    throw new Error(`WORKERS must be a whole number of gateway processes (1 or more) or "auto" (one per core), got "${env.WORKERS}"`);
+    throw new Error(
+      `WORKERS must be a whole number of gateway processes (1 or more) or "auto" (one per core), got "${env.WORKERS}"`,
+    );
   }
   return value;
 }
@@ -268,7 +271,9 @@ function serverConfig(env: Env): ServerConfig {
   const requestTimeoutMs = integer(env, "SERVER_REQUEST_TIMEOUT_MS", 10_000, 1);
   const headersTimeoutMs = integer(env, "SERVER_HEADERS_TIMEOUT_MS", Math.min(5_000, requestTimeoutMs), 1);
   if (headersTimeoutMs > requestTimeoutMs) {
-    throw new Error(`SERVER_HEADERS_TIMEOUT_MS (${headersTimeoutMs}) must not exceed SERVER_REQUEST_TIMEOUT_MS (${requestTimeoutMs})`);
+    throw new Error(
+      `SERVER_HEADERS_TIMEOUT_MS (${headersTimeoutMs}) must not exceed SERVER_REQUEST_TIMEOUT_MS (${requestTimeoutMs})`,
+    );
   }
   return {
     headersTimeoutMs,

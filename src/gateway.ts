@@ -54,7 +54,11 @@ export interface Gateway {
    * Charges an operation that came over a WebSocket what an HTTP request pays before it is parsed
    * (src/plugins/rate-limit.ts); the result that refuses it, or undefined.
    */
-  payForSocketOperation(request: Request, req: IncomingMessage, params: { query?: unknown; operationName?: unknown }): Promise<ExecutionResult | undefined>;
+  payForSocketOperation(
+    request: Request,
+    req: IncomingMessage,
+    params: { query?: unknown; operationName?: unknown },
+  ): Promise<ExecutionResult | undefined>;
   /** Charges the caller of a `/metrics` scrape answered outside Yoga (a cluster's): 0 when paid, else the seconds to wait. */
   chargeScrape(request: IncomingMessage): Promise<number>;
   close(): Promise<void>;
@@ -65,7 +69,6 @@ const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 /** How long one readiness check may wait for the upstreams' health routes. */
 const READY_TIMEOUT_MS = 2_000;
 const GRAPHQL_ENDPOINT = "/graphql";
-
 
 /** The caller's request id when it is a sane token, else a new one; sent upstream and returned. */
 function requestIdOf(request: Request): string {
@@ -86,7 +89,8 @@ function useRequestLog(logger: Logger, requestIds: WeakMap<Request, string>): Pl
       if (url.pathname.startsWith(GRAPHQL_ENDPOINT)) started.set(request, performance.now());
     },
     onParams({ params, request }) {
-      if (typeof params.operationName === "string" && params.operationName) operations.set(request, truncated(params.operationName, 128));
+      if (typeof params.operationName === "string" && params.operationName)
+        operations.set(request, truncated(params.operationName, 128));
     },
     onResponse({ request, response }) {
       const requestId = requestIds.get(request);
@@ -126,8 +130,14 @@ export function createGateway(config: GatewayConfig, urls: UpstreamUrls, logger:
   metrics.watchCache(cache);
   const keyVerdicts = new KeyVerdicts(config.apiKeys);
   const deadlines = new RequestDeadlines(config.requestTimeoutMs);
-  const dataService = new UpstreamService("Data API", urls.dataApiUrl, config.upstream, config.apiKey, metrics, { verdicts: keyVerdicts, checksKeys: true });
-  const metricsService = new UpstreamService("Metrics API", urls.metricsApiUrl, config.upstream, config.apiKey, metrics, { verdicts: keyVerdicts, checksKeys: false });
+  const dataService = new UpstreamService("Data API", urls.dataApiUrl, config.upstream, config.apiKey, metrics, {
+    verdicts: keyVerdicts,
+    checksKeys: true,
+  });
+  const metricsService = new UpstreamService("Metrics API", urls.metricsApiUrl, config.upstream, config.apiKey, metrics, {
+    verdicts: keyVerdicts,
+    checksKeys: false,
+  });
   const upstreams: Upstreams = {
     evm: new EvmApi(dataService, cache, config.cache),
     metrics: new MetricsApi(metricsService, cache, config.cache),
@@ -155,7 +165,9 @@ export function createGateway(config: GatewayConfig, urls: UpstreamUrls, logger:
   const requestIds = new WeakMap<Request, string>();
   const observeBatch = (loader: string, keys: number) => metrics.loaderBatch(loader, keys);
   const stopChainRefresh = config.cache.preloadChains
-    ? upstreams.evm.keepChainsFresh((error) => logger.warn({ err: error }, "could not refresh the chain list; serving the one held"))
+    ? upstreams.evm.keepChainsFresh((error) =>
+        logger.warn({ err: error }, "could not refresh the chain list; serving the one held"),
+      )
     : () => {};
 
   /** Ready when both services answer their health routes and no breaker is open. */
@@ -187,10 +199,12 @@ export function createGateway(config: GatewayConfig, urls: UpstreamUrls, logger:
   const rateLimiter = config.rateLimit.enabled ? new RateLimiter(config.rateLimit, metrics, options.redis) : undefined;
   const refusesSpentCaller = rateLimiter ? refuseSpentCallers(rateLimiter, config.rateLimit, metrics, logger) : () => false;
   const chargeUnusableBody = rateLimiter ? unusableBodyCharge(rateLimiter, config.rateLimit) : () => {};
-  const rateLimit = rateLimiter && useRateLimit(config.rateLimit, rateLimiter, {
-    graphqlEndpoint: GRAPHQL_ENDPOINT,
-    isParsed: (source) => documentCache.has(source),
-  });
+  const rateLimit =
+    rateLimiter &&
+    useRateLimit(config.rateLimit, rateLimiter, {
+      graphqlEndpoint: GRAPHQL_ENDPOINT,
+      isParsed: (source) => documentCache.has(source),
+    });
 
   const compression = createCompression(config.compression);
   // Rendered once: its options are the same for every view, and its compressed bytes are kept.
@@ -252,64 +266,78 @@ export function createGateway(config: GatewayConfig, urls: UpstreamUrls, logger:
       errorCache: bySource<object>(),
     },
     // An error thrown by a plugin's HTTP hook is answered as JSON, never as a stack trace.
-    plugins: withLastResort([
-      ...(options.plugins ?? []),
-      deadlines.arrival(),
-      useBodyLimit(config.security.maxBodyBytes),
-      // Before any plugin that can refuse a request after reading it: every request pays first.
-      ...(rateLimit ? [rateLimit.beforeParsing as Plugin] : []),
-      useRefusals({
-        logger,
-        metrics,
-        maxNestingDepth: config.security.maxNestingDepth,
-        hideSuggestions: !config.security.introspection,
-        requestIdOf: (request) => requestIds.get(request),
-      }),
-      // Before the response cache: a key the upstream refused is never served what is held.
-      useRefusedKeys(keyVerdicts, GRAPHQL_ENDPOINT),
-      // Before the request log: a hit is logged and carries its request id like any answer.
-      ...responseCache,
-      useRequestLog(logger, requestIds),
-      ...securityPlugins(config.security, config.limits),
-      // Incremental delivery of queries: multipart/mixed or SSE over HTTP, `next` messages over WebSocket.
-      useDeferStream(),
-      ...(rateLimit ? [rateLimit.beforeExecution as Plugin] : []),
-      // Compiled execution where it answers as graphql-js does (src/plugins/compiled-execution.ts).
-      ...(config.compiledExecution ? useCompiledExecution() : []),
-      // After every plugin that sets the execute function, which it wraps.
-      deadlines.executionBound() as Plugin,
-      useReadiness("/ready", readiness),
-      usePrometheus({
-        endpoint: "/metrics",
-        registry: metrics.registry,
-        // Count and latency by operation, and errors; per-phase timings cost more than they tell.
-        // Operation names are a bounded set of label values, whatever names clients send.
-        metrics: {
-          ...metrics.graphqlMetrics(
-            new OperationNameLabels(config.security.metricsOperationNames, persistedOperationNames(config.security.persistedOperationsFile)),
-          ),
-          graphql_envelop_deprecated_field: false,
-          graphql_envelop_request: false,
-          graphql_envelop_request_time_summary: false,
-          graphql_envelop_phase_parse: false,
-          graphql_envelop_phase_validate: false,
-          graphql_envelop_phase_context: false,
-          graphql_envelop_phase_execute: false,
-          graphql_envelop_phase_subscribe: false,
-          graphql_envelop_schema_change: false,
-          graphql_yoga_http_duration: false,
-        },
-      }),
-      // Last: every plugin before it may read or replace the answer's body.
-      compression.plugin,
-    ], logger),
+    plugins: withLastResort(
+      [
+        ...(options.plugins ?? []),
+        deadlines.arrival(),
+        useBodyLimit(config.security.maxBodyBytes),
+        // Before any plugin that can refuse a request after reading it: every request pays first.
+        ...(rateLimit ? [rateLimit.beforeParsing as Plugin] : []),
+        useRefusals({
+          logger,
+          metrics,
+          maxNestingDepth: config.security.maxNestingDepth,
+          hideSuggestions: !config.security.introspection,
+          requestIdOf: (request) => requestIds.get(request),
+        }),
+        // Before the response cache: a key the upstream refused is never served what is held.
+        useRefusedKeys(keyVerdicts, GRAPHQL_ENDPOINT),
+        // Before the request log: a hit is logged and carries its request id like any answer.
+        ...responseCache,
+        useRequestLog(logger, requestIds),
+        ...securityPlugins(config.security, config.limits),
+        // Incremental delivery of queries: multipart/mixed or SSE over HTTP, `next` messages over WebSocket.
+        useDeferStream(),
+        ...(rateLimit ? [rateLimit.beforeExecution as Plugin] : []),
+        // Compiled execution where it answers as graphql-js does (src/plugins/compiled-execution.ts).
+        ...(config.compiledExecution ? useCompiledExecution() : []),
+        // After every plugin that sets the execute function, which it wraps.
+        deadlines.executionBound() as Plugin,
+        useReadiness("/ready", readiness),
+        usePrometheus({
+          endpoint: "/metrics",
+          registry: metrics.registry,
+          // Count and latency by operation, and errors; per-phase timings cost more than they tell.
+          // Operation names are a bounded set of label values, whatever names clients send.
+          metrics: {
+            ...metrics.graphqlMetrics(
+              new OperationNameLabels(
+                config.security.metricsOperationNames,
+                persistedOperationNames(config.security.persistedOperationsFile),
+              ),
+            ),
+            graphql_envelop_deprecated_field: false,
+            graphql_envelop_request: false,
+            graphql_envelop_request_time_summary: false,
+            graphql_envelop_phase_parse: false,
+            graphql_envelop_phase_validate: false,
+            graphql_envelop_phase_context: false,
+            graphql_envelop_phase_execute: false,
+            graphql_envelop_phase_subscribe: false,
+            graphql_envelop_schema_change: false,
+            graphql_yoga_http_duration: false,
+          },
+        }),
+        // Last: every plugin before it may read or replace the answer's body.
+        compression.plugin,
+      ],
+      logger,
+    ),
     context: ({ request }) => {
       const callerKey = request.headers.get(API_KEY_HEADER)?.trim();
-      return createContext(upstreams, {
-        apiKey: callerKey || undefined,
-        requestId: requestIds.get(request) ?? requestIdOf(request),
-        deadline: deadlines.of(request),
-      }, config.limits, exportWatch, observeBatch, warpVerifier, blockFeed);
+      return createContext(
+        upstreams,
+        {
+          apiKey: callerKey || undefined,
+          requestId: requestIds.get(request) ?? requestIdOf(request),
+          deadline: deadlines.of(request),
+        },
+        config.limits,
+        exportWatch,
+        observeBatch,
+        warpVerifier,
+        blockFeed,
+      );
     },
   });
 
@@ -351,7 +379,10 @@ export function createGateway(config: GatewayConfig, urls: UpstreamUrls, logger:
         // The last resort: whatever failed, the client gets JSON, never a stack trace.
         logger.error({ err: error }, "unexpected error reading a request");
         if (response.headersSent) response.destroy();
-        else response.writeHead(500, { "content-type": "application/json; charset=utf-8" }).end(refusalBody("Unexpected error.", "INTERNAL_SERVER_ERROR"));
+        else
+          response
+            .writeHead(500, { "content-type": "application/json; charset=utf-8" })
+            .end(refusalBody("Unexpected error.", "INTERNAL_SERVER_ERROR"));
       }
     });
     request.once("error", () => response.destroy());

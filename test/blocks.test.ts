@@ -177,7 +177,12 @@ describe("EvmChain.block", () => {
     expect(byHash.body.data!.chain!.block!.blockNumber).toBe("1200");
 
     const refetched = await execute(harness, BlockNodeDocument, { id: block.id });
-    expect(refetched.body.data!.node).toMatchObject({ __typename: "EvmBlock", id: block.id, blockHash: block.blockHash, blockNumber: "1200" });
+    expect(refetched.body.data!.node).toMatchObject({
+      __typename: "EvmBlock",
+      id: block.id,
+      blockHash: block.blockHash,
+      blockNumber: "1200",
+    });
   });
 
   it("accepts the chain's blockchain id in place of its EVM chain id", async () => {
@@ -256,8 +261,16 @@ describe("an upstream failure stays at its field", () => {
     const tx = transactions[0]!;
     const cases: { route: string; field: string; path: (string | number)[] }[] = [
       { route: "GET /v1/chains/{chainId}/blocks", field: "blocks(first: 2) { nodes { blockHash } }", path: ["c", "blocks"] },
-      { route: "GET /v1/chains/{chainId}/blocks/{blockId}", field: `block(id: "${block.blockHash}") { blockNumber }`, path: ["c", "block"] },
-      { route: "GET /v1/chains/{chainId}/transactions/{txHash}", field: `transaction(hash: "${tx.txHash}") { txHash }`, path: ["c", "transaction"] },
+      {
+        route: "GET /v1/chains/{chainId}/blocks/{blockId}",
+        field: `block(id: "${block.blockHash}") { blockNumber }`,
+        path: ["c", "block"],
+      },
+      {
+        route: "GET /v1/chains/{chainId}/transactions/{txHash}",
+        field: `transaction(hash: "${tx.txHash}") { txHash }`,
+        path: ["c", "transaction"],
+      },
       {
         route: "GET /v1/chains/{chainId}/addresses/{address}/transactions",
         field: `address(address: "${tx.from.address}") { transactions(first: 1) { nodes { transaction { txHash } } } }`,
@@ -269,12 +282,23 @@ describe("an upstream failure stays at its field", () => {
       harness.simulator.setKnobs({ errorRate: 1, errorStatus: 500, errorRoutes: [testCase.route] });
       const result = await execute(harness, `{ c: chain(id: "43114") { chainId ${testCase.field} } ${UNAFFECTED} }`);
       expect(result.body.errors, testCase.route).toHaveLength(1);
-      expect(result.body.errors![0], testCase.route).toMatchObject({ path: testCase.path, extensions: { code: "UPSTREAM_ERROR" } });
-      expect(result.body.data, testCase.route).toMatchObject({ c: { chainId: "43114" }, here: { chainName: expect.any(String) }, pn: { network: "FUJI" } });
+      expect(result.body.errors![0], testCase.route).toMatchObject({
+        path: testCase.path,
+        extensions: { code: "UPSTREAM_ERROR" },
+      });
+      expect(result.body.data, testCase.route).toMatchObject({
+        c: { chainId: "43114" },
+        here: { chainName: expect.any(String) },
+        pn: { network: "FUJI" },
+      });
     }
 
     harness.gateway.cache.clear();
-    harness.simulator.setKnobs({ errorRate: 1, errorStatus: 500, errorRoutes: ["GET /v1/chains/{chainId}/blocks/{blockId}/transactions"] });
+    harness.simulator.setKnobs({
+      errorRate: 1,
+      errorStatus: 500,
+      errorRoutes: ["GET /v1/chains/{chainId}/blocks/{blockId}/transactions"],
+    });
     const nested = await execute(
       harness,
       `{ c: chain(id: "43114") { blocks(first: 20) { nodes { blockHash txCount transactions(first: 1) { nodes { txHash } } } } } ${UNAFFECTED} }`,
@@ -282,7 +306,9 @@ describe("an upstream failure stays at its field", () => {
     const nodes = (nested.body.data as { c: { blocks: { nodes: { txCount: number; transactions: unknown }[] } } }).c.blocks.nodes;
     expect(nodes.length).toBe(20);
     for (const node of nodes) expect(node.transactions === null).toBe(node.txCount > 0);
-    expect(nested.body.errors!.every((error) => error.extensions?.code === "UPSTREAM_ERROR" && error.path?.at(-1) === "transactions")).toBe(true);
+    expect(
+      nested.body.errors!.every((error) => error.extensions?.code === "UPSTREAM_ERROR" && error.path?.at(-1) === "transactions"),
+    ).toBe(true);
     expect(nested.body.data).toMatchObject({ here: { chainName: expect.any(String) }, pn: { network: "FUJI" } });
   });
 });

@@ -23,7 +23,10 @@ beforeEach(() => {
 });
 
 function enumName(value: string): string {
-  return value.replace(/([a-z0-9])([A-Z])/g, "$1_$2").replace(/[^A-Za-z0-9]+/g, "_").toUpperCase();
+  return value
+    .replace(/([a-z0-9])([A-Z])/g, "$1_$2")
+    .replace(/[^A-Za-z0-9]+/g, "_")
+    .toUpperCase();
 }
 
 describe("chains", () => {
@@ -69,7 +72,9 @@ describe("chains", () => {
     expect(testnet.body.data).toEqual(fuji.body.data);
 
     const withNfts = await execute(harness, ChainsDocument, { feature: "NFT_INDEXING" });
-    const expected = upstreamChains.filter((chain) => chain.enabledFeatures?.includes("nftIndexing")).map((chain) => chain.chainId);
+    const expected = upstreamChains
+      .filter((chain) => chain.enabledFeatures?.includes("nftIndexing"))
+      .map((chain) => chain.chainId);
     expect(withNfts.body.data!.chains!.map((chain) => chain.chainId)).toEqual(expected);
   });
 });
@@ -88,13 +93,22 @@ describe("chains from the held chain list", () => {
         const upstream = (await simulatorGet<{ chains: ChainInfo[] }>(harness, "data", `/v1/chains?${query}`)).chains;
         harness.gateway.cache.clear();
         harness.simulator.resetCounters();
-        const result = await execute(harness, ChainsDocument, { network: enumOf(network) as never, feature: enumOf(feature) as never });
+        const result = await execute(harness, ChainsDocument, {
+          network: enumOf(network) as never,
+          feature: enumOf(feature) as never,
+        });
         expect(result.body.errors).toBeUndefined();
         const label = `network ${network ?? "-"}, feature ${feature ?? "-"}`;
-        expect(result.body.data!.chains!.map((chain) => chain.chainId), label).toEqual(upstream.map((chain) => chain.chainId));
+        expect(
+          result.body.data!.chains!.map((chain) => chain.chainId),
+          label,
+        ).toEqual(upstream.map((chain) => chain.chainId));
         expect(upstreamCalls(harness), label).toEqual({ "GET /v1/chains": 1 });
         const sent = harness.simulator.requests().filter((request) => request.route === "GET /v1/chains");
-        expect(sent.map((request) => request.query), label).toEqual([{}]);
+        expect(
+          sent.map((request) => request.query),
+          label,
+        ).toEqual([{}]);
       }
     }
     // The filters are not empty: each network and each feature leaves some chains out.
@@ -128,7 +142,10 @@ describe("chains from the held chain list", () => {
       expect(chain.network).toBe("FUJI");
       if (chain.metricsInfo) expect(chain.metricsInfo.network).toBe("FUJI");
     }
-    expect(data.primaryNetwork).toEqual({ network: "FUJI", pChain: { network: "FUJI", transactions: { chainInfo: { network: "FUJI" } } } });
+    expect(data.primaryNetwork).toEqual({
+      network: "FUJI",
+      pChain: { network: "FUJI", transactions: { chainInfo: { network: "FUJI" } } },
+    });
   });
 });
 
@@ -143,7 +160,11 @@ describe("chain", () => {
       metricsInfo: { evmChainId: "43114", blockchainId: "2q9e4r6Mu3U68nU1fYjgbR6JvwrRx36CohpAX5UQxse55x1Q5", network: "MAINNET" },
     });
     const byBlockchainId = await execute(harness, ChainDocument, { id: "yH8D7ThNJkxmtkuv2jgBa4P1Rn3Qpr4pPr7QYNfcdoS6k6HWp" });
-    expect(byBlockchainId.body.data!.chain).toMatchObject({ chainId: "43113", network: "FUJI", metricsInfo: { network: "FUJI" } });
+    expect(byBlockchainId.body.data!.chain).toMatchObject({
+      chainId: "43113",
+      network: "FUJI",
+      metricsInfo: { network: "FUJI" },
+    });
   });
 
   it("returns null for an unknown chain id", async () => {
@@ -161,7 +182,11 @@ describe("chain", () => {
   it("refetches a chain by its node id", async () => {
     const chain = await execute(harness, ChainDocument, { id: "43114" });
     const node = await execute(harness, ChainNodeDocument, { id: chain.body.data!.chain!.id });
-    expect(node.body.data!.node).toMatchObject({ __typename: "EvmChain", chainId: "43114", chainName: chain.body.data!.chain!.chainName });
+    expect(node.body.data!.node).toMatchObject({
+      __typename: "EvmChain",
+      chainId: "43114",
+      chainName: chain.body.data!.chain!.chainName,
+    });
   });
 
   it("answers many chain look-ups in one request from one chain list call", async () => {
@@ -177,7 +202,12 @@ describe("chain", () => {
 describe("node refetch of the EVM types", () => {
   it("refetches every EVM Node type by the id it gives, with the record's own fields", async () => {
     const evmNodeTypes = Object.values(schema.getTypeMap())
-      .filter((type) => isObjectType(type) && type.name.startsWith("Evm") && type.getInterfaces().some((implemented) => implemented.name === "Node"))
+      .filter(
+        (type) =>
+          isObjectType(type) &&
+          type.name.startsWith("Evm") &&
+          type.getInterfaces().some((implemented) => implemented.name === "Node"),
+      )
       .map((type) => type.name)
       .sort();
     expect(evmNodeTypes).toEqual(["EvmBlock", "EvmChain", "EvmTransaction"]);
@@ -187,7 +217,22 @@ describe("node refetch of the EVM types", () => {
       `{ chain(id: "43114") { id chainId blocks(first: 20) { nodes { id blockHash txCount transactions(first: 1) { nodes { id txHash } } } } } }`,
     );
     expect(found.body.errors).toBeUndefined();
-    const chain = (found.body.data as { chain: { id: string; chainId: string; blocks: { nodes: { id: string; blockHash: string; txCount: number; transactions: { nodes: { id: string; txHash: string }[] } }[] } } }).chain;
+    const chain = (
+      found.body.data as {
+        chain: {
+          id: string;
+          chainId: string;
+          blocks: {
+            nodes: {
+              id: string;
+              blockHash: string;
+              txCount: number;
+              transactions: { nodes: { id: string; txHash: string }[] };
+            }[];
+          };
+        };
+      }
+    ).chain;
     const block = chain.blocks.nodes.find((node) => node.txCount > 0)!;
     const transaction = block.transactions.nodes[0]!;
     const refetch = await execute(

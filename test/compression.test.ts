@@ -11,14 +11,28 @@ interface RawAnswer {
   bytes: Buffer;
 }
 
-function send(port: number, method: "GET" | "POST", path: string, headers: Record<string, string>, body?: string): Promise<RawAnswer> {
+function send(
+  port: number,
+  method: "GET" | "POST",
+  path: string,
+  headers: Record<string, string>,
+  body?: string,
+): Promise<RawAnswer> {
   return new Promise((resolve, reject) => {
     const outgoing = httpRequest(
-      { host: "127.0.0.1", port, method, path, headers: body === undefined ? headers : { ...headers, "content-length": String(Buffer.byteLength(body)) } },
+      {
+        host: "127.0.0.1",
+        port,
+        method,
+        path,
+        headers: body === undefined ? headers : { ...headers, "content-length": String(Buffer.byteLength(body)) },
+      },
       (incoming) => {
         const chunks: Buffer[] = [];
         incoming.on("data", (chunk: Buffer) => chunks.push(chunk));
-        incoming.once("end", () => resolve({ status: incoming.statusCode ?? 0, headers: incoming.headers, bytes: Buffer.concat(chunks) }));
+        incoming.once("end", () =>
+          resolve({ status: incoming.statusCode ?? 0, headers: incoming.headers, bytes: Buffer.concat(chunks) }),
+        );
         incoming.once("error", reject);
       },
     );
@@ -40,7 +54,13 @@ const LARGE_QUERY = `{ chains { chainId chainName description platformChainId su
 const SMALL_QUERY = `{ chain(id: "43114") { chainName } }`;
 
 const postQuery = (served: Served, query: string, headers: Record<string, string> = {}) =>
-  send(served.port, "POST", "/graphql", { "content-type": "application/json", accept: "application/json", ...headers }, JSON.stringify({ query }));
+  send(
+    served.port,
+    "POST",
+    "/graphql",
+    { "content-type": "application/json", accept: "application/json", ...headers },
+    JSON.stringify({ query }),
+  );
 
 describe("compression", () => {
   let served: Served;
@@ -51,32 +71,36 @@ describe("compression", () => {
     await stopServed(served);
   });
 
-  it("sends the GraphiQL page brotli-compressed to a browser that accepts br, the same page much smaller", { timeout: 30_000 }, async () => {
-    const page = (encoding?: string) =>
-      send(served.port, "GET", "/graphql", { accept: "text/html", ...(encoding ? { "accept-encoding": encoding } : {}) });
-    const plain = await page();
-    expect(plain.status).toBe(200);
-    expect(plain.headers["content-encoding"]).toBeUndefined();
-    expect(plain.headers.vary).toMatch(/accept-encoding/i);
-    expect(plain.bytes.byteLength).toBeGreaterThan(1_000_000);
+  it(
+    "sends the GraphiQL page brotli-compressed to a browser that accepts br, the same page much smaller",
+    { timeout: 30_000 },
+    async () => {
+      const page = (encoding?: string) =>
+        send(served.port, "GET", "/graphql", { accept: "text/html", ...(encoding ? { "accept-encoding": encoding } : {}) });
+      const plain = await page();
+      expect(plain.status).toBe(200);
+      expect(plain.headers["content-encoding"]).toBeUndefined();
+      expect(plain.headers.vary).toMatch(/accept-encoding/i);
+      expect(plain.bytes.byteLength).toBeGreaterThan(1_000_000);
 
-    const br = await page("gzip, deflate, br");
-    expect(br.headers["content-encoding"]).toBe("br");
-    expect(br.headers.vary).toMatch(/accept-encoding/i);
-    expect(Number(br.headers["content-length"])).toBe(br.bytes.byteLength);
-    expect(br.bytes.byteLength).toBeLessThan(plain.bytes.byteLength / 3);
-    expect(decoded(br)).toBe(plain.bytes.toString("utf8"));
+      const br = await page("gzip, deflate, br");
+      expect(br.headers["content-encoding"]).toBe("br");
+      expect(br.headers.vary).toMatch(/accept-encoding/i);
+      expect(Number(br.headers["content-length"])).toBe(br.bytes.byteLength);
+      expect(br.bytes.byteLength).toBeLessThan(plain.bytes.byteLength / 3);
+      expect(decoded(br)).toBe(plain.bytes.toString("utf8"));
 
-    // Compressed once: the second view is the same bytes, sent without compressing again.
-    const started = performance.now();
-    const again = await page("br");
-    expect(performance.now() - started).toBeLessThan(1_000);
-    expect(again.bytes.equals(br.bytes)).toBe(true);
+      // Compressed once: the second view is the same bytes, sent without compressing again.
+      const started = performance.now();
+      const again = await page("br");
+      expect(performance.now() - started).toBeLessThan(1_000);
+      expect(again.bytes.equals(br.bytes)).toBe(true);
 
-    const gzip = await page("gzip");
-    expect(gzip.headers["content-encoding"]).toBe("gzip");
-    expect(decoded(gzip)).toBe(plain.bytes.toString("utf8"));
-  });
+      const gzip = await page("gzip");
+      expect(gzip.headers["content-encoding"]).toBe("gzip");
+      expect(decoded(gzip)).toBe(plain.bytes.toString("utf8"));
+    },
+  );
 
   it("gzips a large query answer for a client that accepts gzip only", async () => {
     const plain = await postQuery(served, LARGE_QUERY);
@@ -94,8 +118,12 @@ describe("compression", () => {
 
   it("prefers br, honours q-values, and sends identity without accept-encoding or when the client refuses both", async () => {
     expect((await postQuery(served, LARGE_QUERY, { "accept-encoding": "gzip, br" })).headers["content-encoding"]).toBe("br");
-    expect((await postQuery(served, LARGE_QUERY, { "accept-encoding": "br;q=0.5, gzip" })).headers["content-encoding"]).toBe("gzip");
-    expect((await postQuery(served, LARGE_QUERY, { "accept-encoding": "br;q=0, gzip;q=0" })).headers["content-encoding"]).toBeUndefined();
+    expect((await postQuery(served, LARGE_QUERY, { "accept-encoding": "br;q=0.5, gzip" })).headers["content-encoding"]).toBe(
+      "gzip",
+    );
+    expect(
+      (await postQuery(served, LARGE_QUERY, { "accept-encoding": "br;q=0, gzip;q=0" })).headers["content-encoding"],
+    ).toBeUndefined();
     const identity = await postQuery(served, LARGE_QUERY, { "accept-encoding": "identity" });
     expect(identity.headers["content-encoding"]).toBeUndefined();
     expect(JSON.parse(identity.bytes.toString("utf8"))).toMatchObject({ data: { chains: expect.any(Array) } });

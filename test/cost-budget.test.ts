@@ -10,7 +10,15 @@
  * every request pays).
  */
 import { readFileSync, readdirSync } from "node:fs";
-import { Kind, parse, print, visit, type DefinitionNode, type FragmentDefinitionNode, type OperationDefinitionNode } from "graphql";
+import {
+  Kind,
+  parse,
+  print,
+  visit,
+  type DefinitionNode,
+  type FragmentDefinitionNode,
+  type OperationDefinitionNode,
+} from "graphql";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { referenceOperations } from "../bench/operations/index.ts";
 import { PlainUpstream } from "../bench/upstream.ts";
@@ -19,7 +27,18 @@ import { newDocumentCost } from "../src/plugins/rate-limit.ts";
 import { NO_FACTS, estimateCost, type KnownChain } from "../src/limits/upstream-calls.ts";
 import { decodeCb58 } from "../src/warp/cb58.ts";
 import { startSimulator } from "../simulator/server.ts";
-import { execute, registerL1ValidatorTx, simulatorGet, startHarness, startInstance, until, upstreamCalls, type Harness, type Instance, type RunningSimulator } from "./helpers.ts";
+import {
+  execute,
+  registerL1ValidatorTx,
+  simulatorGet,
+  startHarness,
+  startInstance,
+  until,
+  upstreamCalls,
+  type Harness,
+  type Instance,
+  type RunningSimulator,
+} from "./helpers.ts";
 
 /** A bucket so deep and so slow that what a request took is what it was charged. */
 const BURST = 1_000_000;
@@ -38,9 +57,21 @@ interface Setup {
 const busy = ({ simulator }: Setup) => simulator.network.transactions(simulator.network.chain(C_CHAIN)!).catalog.accounts[0]!;
 const wallets = ({ simulator }: Setup) => simulator.network.primaryNetwork("mainnet").wallets.map((wallet) => wallet.address);
 const mainnetTxHash = async (setup: Setup, chain: "p-chain" | "x-chain" | "c-chain") =>
-  (await simulatorGet<{ transactions: { txHash: string }[] }>(setup.harness, "data", `/v1/networks/mainnet/blockchains/${chain}/transactions?pageSize=5`)).transactions[4]!.txHash;
+  (
+    await simulatorGet<{ transactions: { txHash: string }[] }>(
+      setup.harness,
+      "data",
+      `/v1/networks/mainnet/blockchains/${chain}/transactions?pageSize=5`,
+    )
+  ).transactions[4]!.txHash;
 const blockTxHash = async (setup: Setup) =>
-  (await simulatorGet<{ transactions: { txHash: string }[] }>(setup.harness, "data", `/v1/chains/${C_CHAIN}/blocks/4444/transactions?pageSize=1`)).transactions[0]!.txHash;
+  (
+    await simulatorGet<{ transactions: { txHash: string }[] }>(
+      setup.harness,
+      "data",
+      `/v1/chains/${C_CHAIN}/blocks/4444/transactions?pageSize=1`,
+    )
+  ).transactions[0]!.txHash;
 const exportInput = { primaryNetwork: { includeChains: ["p-chain", "x-chain"] } };
 const startExport = (setup: Setup) =>
   setup.query<{ exportTransactions: { id: string; operationId: string } }>(
@@ -69,13 +100,18 @@ function warpMessage(chainId: string): string {
  * The variables each operation of test/operations runs with in its tests (one set each, that
  * answers without errors). A new operation without a row fails the test below.
  */
-const VARIABLES: Record<string, ((setup: Setup) => Record<string, unknown> | Promise<Record<string, unknown>>) | { skip: string }> = {
+const VARIABLES: Record<
+  string,
+  ((setup: Setup) => Record<string, unknown> | Promise<Record<string, unknown>>) | { skip: string }
+> = {
   // blocks.graphql
   LatestBlocksWithChainAndParent: () => ({ first: 20 }),
   LatestBlocksWithParentDetails: () => ({ first: 30 }),
   ChainBlocksPage: () => ({ chainId: C_CHAIN, first: 10 }),
   ChainBlock: () => ({ chainId: C_CHAIN, blockId: "1200" }),
-  BlockNode: async (setup) => ({ id: (await setup.query(`{ chain(id: "${C_CHAIN}") { block(id: "1200") { id } } }`)).chain.block.id }),
+  BlockNode: async (setup) => ({
+    id: (await setup.query(`{ chain(id: "${C_CHAIN}") { block(id: "1200") { id } } }`)).chain.block.id,
+  }),
   // chains.graphql
   Chains: () => ({}),
   Chain: () => ({ id: C_CHAIN }),
@@ -88,7 +124,8 @@ const VARIABLES: Record<string, ((setup: Setup) => Record<string, unknown> | Pro
   ChainTransaction: async (setup) => ({ chainId: C_CHAIN, hash: await blockTxHash(setup) }),
   BlockTransactions: () => ({ chainId: C_CHAIN, blockId: "4444" }),
   TransactionNode: async (setup) => ({
-    id: (await setup.query(`{ chain(id: "${C_CHAIN}") { transaction(hash: "${await blockTxHash(setup)}") { id } } }`)).chain.transaction.id,
+    id: (await setup.query(`{ chain(id: "${C_CHAIN}") { transaction(hash: "${await blockTxHash(setup)}") { id } } }`)).chain
+      .transaction.id,
   }),
   // exports.graphql
   ExportTransactions: () => ({ input: exportInput }),
@@ -117,8 +154,14 @@ const VARIABLES: Record<string, ((setup: Setup) => Record<string, unknown> | Pro
   PrimaryNetworkBlockchain: () => ({ network: "MAINNET", id: "p-chain" }),
   PrimaryNetworkChainBlock: () => ({ network: "MAINNET", chain: "p-chain", blockId: "100" }),
   PrimaryNetworkNode: async (setup) => {
-    const { pChain } = await setup.query(`{ primaryNetwork(network: MAINNET) { pChain { blockchainId } } }`).then((data) => data.primaryNetwork);
-    return { id: Buffer.from(`PChainTransaction:mainnet:${pChain.blockchainId}:${await mainnetTxHash(setup, "p-chain")}`).toString("base64") };
+    const { pChain } = await setup
+      .query(`{ primaryNetwork(network: MAINNET) { pChain { blockchainId } } }`)
+      .then((data) => data.primaryNetwork);
+    return {
+      id: Buffer.from(`PChainTransaction:mainnet:${pChain.blockchainId}:${await mainnetTxHash(setup, "p-chain")}`).toString(
+        "base64",
+      ),
+    };
   },
   PChainTransactionsPage: () => ({ network: "MAINNET", first: 15 }),
   PChainTransactionHashes: (setup) => ({ network: "MAINNET", addresses: [wallets(setup)[0]!], first: 20 }),
@@ -126,14 +169,25 @@ const VARIABLES: Record<string, ((setup: Setup) => Record<string, unknown> | Pro
   CChainTransactionsPage: () => ({ network: "MAINNET", first: 12 }),
   PChainUtxosPage: (setup) => ({ network: "MAINNET", addresses: wallets(setup), first: 300, includeSpent: true }),
   XChainUtxosPage: (setup) => ({ network: "MAINNET", addresses: wallets(setup), first: 300, includeSpent: true }),
-  CChainUtxosPage: (setup) => ({ network: "MAINNET", addresses: wallets(setup).map((wallet) => `C-${wallet}`), first: 100, includeSpent: true }),
+  CChainUtxosPage: (setup) => ({
+    network: "MAINNET",
+    addresses: wallets(setup).map((wallet) => `C-${wallet}`),
+    first: 100,
+    includeSpent: true,
+  }),
   PChainUtxoLinks: (setup) => ({ network: "MAINNET", addresses: [wallets(setup)[0]!], first: 120 }),
   XChainUtxoLinks: (setup) => ({ network: "MAINNET", addresses: [wallets(setup)[0]!], first: 150 }),
   PChainTransactionLinks: () => ({ network: "MAINNET", first: 30 }),
   XChainVertices: () => ({ network: "MAINNET", height: 6 }),
   XChainVertex: async (setup) => ({
     network: "MAINNET",
-    hash: (await simulatorGet<{ vertices: { vertexHash: string }[] }>(setup.harness, "data", "/v1/networks/mainnet/blockchains/x-chain/vertices:listByHeight?vertexHeight=3")).vertices[0]!.vertexHash,
+    hash: (
+      await simulatorGet<{ vertices: { vertexHash: string }[] }>(
+        setup.harness,
+        "data",
+        "/v1/networks/mainnet/blockchains/x-chain/vertices:listByHeight?vertexHeight=3",
+      )
+    ).vertices[0]!.vertexHash,
   }),
   L1ValidatorsPage: () => ({ network: "MAINNET", first: 100 }),
   PrimaryNetworkTransactionsByHash: async (setup) => ({
@@ -150,7 +204,13 @@ const VARIABLES: Record<string, ((setup: Setup) => Record<string, unknown> | Pro
   }),
   L1ValidatorLookup: async (setup) => ({
     network: "MAINNET",
-    validationId: (await simulatorGet<{ validators: { validationId: string }[] }>(setup.harness, "data", "/v1/networks/mainnet/l1Validators?pageSize=1&includeInactiveL1Validators=true")).validators[0]!.validationId,
+    validationId: (
+      await simulatorGet<{ validators: { validationId: string }[] }>(
+        setup.harness,
+        "data",
+        "/v1/networks/mainnet/l1Validators?pageSize=1&includeInactiveL1Validators=true",
+      )
+    ).validators[0]!.validationId,
     first: 100,
     includeInactive: true,
   }),
@@ -159,10 +219,22 @@ const VARIABLES: Record<string, ((setup: Setup) => Record<string, unknown> | Pro
   // warp.graphql
   AggregateWarpSignatures: (setup) => {
     const { subnetId, chainId } = fujiL1(setup);
-    return { input: { network: "FUJI", message: warpMessage(chainId), signingSubnetId: subnetId, quorumPercentage: 60, quorumPercentageBuffer: 25 } };
+    return {
+      input: {
+        network: "FUJI",
+        message: warpMessage(chainId),
+        signingSubnetId: subnetId,
+        quorumPercentage: 60,
+        quorumPercentageBuffer: 25,
+      },
+    };
   },
   WarpSignature: (setup) => ({ network: "FUJI", txHash: registerL1ValidatorTx(setup.harness) }),
-  WarpSignatureAgainst: (setup) => ({ network: "FUJI", txHash: registerL1ValidatorTx(setup.harness), signingSubnetId: fujiL1(setup).subnetId }),
+  WarpSignatureAgainst: (setup) => ({
+    network: "FUJI",
+    txHash: registerL1ValidatorTx(setup.harness),
+    signingSubnetId: fujiL1(setup).subnetId,
+  }),
 };
 
 /** Each operation of test/operations, as a document of its own with the fragments it uses. */
@@ -172,7 +244,9 @@ function testOperations(): { name: string; document: string }[] {
     .filter((file) => file.endsWith(".graphql"))
     .flatMap((file) => parse(readFileSync(new URL(file, directory), "utf8")).definitions);
   const fragments = new Map(
-    definitions.filter((definition): definition is FragmentDefinitionNode => definition.kind === Kind.FRAGMENT_DEFINITION).map((fragment) => [fragment.name.value, fragment]),
+    definitions
+      .filter((definition): definition is FragmentDefinitionNode => definition.kind === Kind.FRAGMENT_DEFINITION)
+      .map((fragment) => [fragment.name.value, fragment]),
   );
   const spreadsIn = (node: DefinitionNode) => {
     const names = new Set<string>();
@@ -190,7 +264,10 @@ function testOperations(): { name: string; document: string }[] {
         used.add(name);
         pending.push(...spreadsIn(fragments.get(name)!));
       }
-      const document = { kind: Kind.DOCUMENT, definitions: [operation, ...[...used].map((name) => fragments.get(name)!)] } as const;
+      const document = {
+        kind: Kind.DOCUMENT,
+        definitions: [operation, ...[...used].map((name) => fragments.get(name)!)],
+      } as const;
       return { name: operation.name!.value, document: print(document) };
     });
 }
@@ -277,7 +354,11 @@ describe("the rate limiter's charge against a cold gateway's calls", () => {
   }
 
   it("has variables for every test operation", () => {
-    expect(testOperations().map(({ name }) => name).filter((name) => !(name in VARIABLES))).toEqual([]);
+    expect(
+      testOperations()
+        .map(({ name }) => name)
+        .filter((name) => !(name in VARIABLES)),
+    ).toEqual([]);
   });
 
   it("estimates within 1.5 × the cold calls and settles the charge to max(estimate, cold) for every bench and test operation", async () => {
@@ -293,9 +374,14 @@ describe("the rate limiter's charge against a cold gateway's calls", () => {
       rows.push(await measure(name, document, await variables(setup)));
     }
     console.log(table(rows));
-    expect(rows.filter((r) => !r.within).map((r) => r.operation), table(rows)).toEqual([]);
+    expect(
+      rows.filter((r) => !r.within).map((r) => r.operation),
+      table(rows),
+    ).toEqual([]);
     // Every operation the project has was measured (a subscription pays per read, by construction).
-    expect(rows.length).toBe(referenceOperations.length + testOperations().filter(({ name }) => !("skip" in (VARIABLES[name] ?? {}))).length);
+    expect(rows.length).toBe(
+      referenceOperations.length + testOperations().filter(({ name }) => !("skip" in (VARIABLES[name] ?? {}))).length,
+    );
   }, 180_000);
 });
 
@@ -303,7 +389,17 @@ describe("metrics of every chain at the default budget", () => {
   let harness: Harness | undefined;
   afterAll(async () => harness?.close());
 
-  const METRICS = ["TX_COUNT", "ACTIVE_ADDRESSES", "ACTIVE_SENDERS", "GAS_USED", "CONTRACTS", "DEPLOYERS", "FEES_PAID", "AVG_TPS", "MAX_TPS"];
+  const METRICS = [
+    "TX_COUNT",
+    "ACTIVE_ADDRESSES",
+    "ACTIVE_SENDERS",
+    "GAS_USED",
+    "CONTRACTS",
+    "DEPLOYERS",
+    "FEES_PAID",
+    "AVG_TPS",
+    "MAX_TPS",
+  ];
   const document = `{ chains { chainId ${METRICS.map((metric, index) => `m${index}: metrics(metric: ${metric}, interval: DAY, first: 7) { nodes { value } }`).join(" ")} } }`;
 
   it.each([

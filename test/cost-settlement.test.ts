@@ -16,7 +16,8 @@ import { PChainUtxoLinksDocument } from "./generated/graphql.ts";
 import { execute, startHarness, upstreamCalls, type Harness } from "./helpers.ts";
 
 const DOCUMENT = print(PChainUtxoLinksDocument);
-const ESTIMATE_OF = (variables: Record<string, unknown>) => estimateUpstreamCalls(schema, parse(DOCUMENT), undefined, variables, NO_FACTS);
+const ESTIMATE_OF = (variables: Record<string, unknown>) =>
+  estimateUpstreamCalls(schema, parse(DOCUMENT), undefined, variables, NO_FACTS);
 const calls = (harness: Harness) => Object.values(upstreamCalls(harness)).reduce((sum, count) => sum + count, 0);
 const variablesOf = (harness: Harness) => ({
   network: "MAINNET",

@@ -32,8 +32,12 @@ const DEFERRED = /* GraphQL */ `
           blockNumber
           chainId
           ... @defer(label: "links") {
-            chain { chainName }
-            parent { blockHash }
+            chain {
+              chainName
+            }
+            parent {
+              blockHash
+            }
           }
         }
       }
@@ -44,16 +48,21 @@ const STREAMED = /* GraphQL */ `
   query LatestBlocksStreamed {
     latestBlocks(first: 3) {
       edges @stream(initialCount: 1) {
-        node { blockNumber chainId }
+        node {
+          blockNumber
+          chainId
+        }
       }
     }
   }
 `;
-const withoutDirectives = (query: string) => query.replace(/\.\.\. @defer\(label: "links"\) \{([^}]*\}[^}]*\})\s*\}/, "$1").replace(/ @stream\(initialCount: 1\)/, "");
+const withoutDirectives = (query: string) =>
+  query.replace(/\.\.\. @defer\(label: "links"\) \{([^}]*\}[^}]*\})\s*\}/, "$1").replace(/ @stream\(initialCount: 1\)/, "");
 
 /** The value at `path` under `data`. */
 function at(data: Record<string, unknown>, path: (string | number)[]): Record<string, unknown> | unknown[] {
-  return path.reduce<unknown>((value, key) => (value as Record<string | number, unknown>)[key], data) as Record<string, unknown> | unknown[];
+  return path.reduce<unknown>((value, key) => (value as Record<string | number, unknown>)[key], data) as
+    Record<string, unknown> | unknown[];
 }
 
 /** The parts merged into one result, as a client does. */
@@ -62,7 +71,12 @@ function merged(parts: Part[]): Record<string, unknown> {
   for (const part of parts.slice(1)) {
     for (const increment of part.incremental ?? []) {
       // A streamed item's path ends with its index in the list.
-      if (increment.items) (at(data, increment.path.slice(0, -1)) as unknown[]).splice(Number(increment.path.at(-1)), increment.items.length, ...increment.items);
+      if (increment.items)
+        (at(data, increment.path.slice(0, -1)) as unknown[]).splice(
+          Number(increment.path.at(-1)),
+          increment.items.length,
+          ...increment.items,
+        );
       if (increment.data) Object.assign(at(data, increment.path), increment.data);
     }
   }
@@ -92,7 +106,15 @@ async function sse(query: string): Promise<Part[]> {
   return (await response.text())
     .split("\n\n")
     .filter((block) => block.startsWith("event: next"))
-    .map((block) => JSON.parse(block.split("\n").find((line) => line.startsWith("data:"))!.slice(5)) as Part);
+    .map(
+      (block) =>
+        JSON.parse(
+          block
+            .split("\n")
+            .find((line) => line.startsWith("data:"))!
+            .slice(5),
+        ) as Part,
+    );
 }
 
 describe("@defer and @stream", () => {
@@ -107,7 +129,11 @@ describe("@defer and @stream", () => {
     for (const { node } of edges) expect(Object.keys(node).sort()).toEqual(["blockNumber", "chainId"]);
     expect(first!.hasNext).toBe(true);
     expect(later.at(-1)!.hasNext).toBe(false);
-    expect(later.flatMap((part) => part.incremental ?? []).every((increment) => increment.data && "chain" in increment.data && "parent" in increment.data)).toBe(true);
+    expect(
+      later
+        .flatMap((part) => part.incremental ?? [])
+        .every((increment) => increment.data && "chain" in increment.data && "parent" in increment.data),
+    ).toBe(true);
 
     harness.gateway.cache.clear();
     const plain = await execute(harness, withoutDirectives(DEFERRED));
@@ -128,7 +154,10 @@ describe("@defer and @stream", () => {
     harness.gateway.cache.clear();
     const parts = await sse(DEFERRED);
     expect(parts.length).toBeGreaterThan(1);
-    expect(Object.keys((parts[0]!.data!.latestBlocks as { edges: { node: object }[] }).edges[0]!.node).sort()).toEqual(["blockNumber", "chainId"]);
+    expect(Object.keys((parts[0]!.data!.latestBlocks as { edges: { node: object }[] }).edges[0]!.node).sort()).toEqual([
+      "blockNumber",
+      "chainId",
+    ]);
     const plain = await execute(harness, withoutDirectives(DEFERRED));
     expect(merged(parts)).toEqual(plain.body.data);
   });

@@ -52,7 +52,12 @@ describe("upstream errors stay on the field that needed the upstream", () => {
 describe("API keys", () => {
   it("forwards the caller's key, else the gateway's own, and never echoes either", async () => {
     harness.simulator.setKnobs({ apiKeys: ["caller-key", "gateway-own-key"] });
-    const withKey = await execute(harness, ChainBlockDocument, { chainId: "43114", blockId: "11" }, { "x-glacier-api-key": "caller-key" });
+    const withKey = await execute(
+      harness,
+      ChainBlockDocument,
+      { chainId: "43114", blockId: "11" },
+      { "x-glacier-api-key": "caller-key" },
+    );
     expect(withKey.body.errors).toBeUndefined();
     const keys = new Set(harness.simulator.requests().map((request) => request.apiKey));
     expect(keys).toEqual(new Set(["caller-key"]));
@@ -67,7 +72,12 @@ describe("API keys", () => {
 
   it("an unknown key is FORBIDDEN on the fields that needed the Data API", async () => {
     harness.simulator.setKnobs({ apiKeys: ["caller-key"] });
-    const result = await execute(harness, ChainBlockDocument, { chainId: "43114", blockId: "13" }, { "x-glacier-api-key": "wrong-key" });
+    const result = await execute(
+      harness,
+      ChainBlockDocument,
+      { chainId: "43114", blockId: "13" },
+      { "x-glacier-api-key": "wrong-key" },
+    );
     expect(result.body.data!.chain).toBeNull();
     expect(result.body.errors![0]!.extensions).toMatchObject({ code: "FORBIDDEN", upstream: { status: 403 } });
     expect(JSON.stringify(result.body)).not.toContain("wrong-key");

@@ -68,7 +68,11 @@ beforeEach(() => {
 });
 
 async function restAddressTransactions(address: string, query: string): Promise<ListTransactionDetailsResponse> {
-  const page = await simulatorGet<ListTransactionDetailsResponse>(harness, "data", `/v1/chains/${C_CHAIN}/addresses/${address}/transactions?${query}`);
+  const page = await simulatorGet<ListTransactionDetailsResponse>(
+    harness,
+    "data",
+    `/v1/chains/${C_CHAIN}/addresses/${address}/transactions?${query}`,
+  );
   harness.simulator.resetCounters();
   return page;
 }
@@ -105,7 +109,9 @@ function expectedNative(tx: NativeTransaction) {
     gasLimit: tx.gasLimit,
     gasUsed: tx.gasUsed,
     gasPrice: tx.gasPrice,
-    method: tx.method ? { callType: tx.method.callType, methodHash: tx.method.methodHash, methodName: tx.method.methodName ?? null } : null,
+    method: tx.method
+      ? { callType: tx.method.callType, methodHash: tx.method.methodHash, methodName: tx.method.methodName ?? null }
+      : null,
   };
 }
 
@@ -271,14 +277,17 @@ class FieldCoverage {
         const coordinate = `${parent.name}.${name}`;
         const child = object?.[(selection.alias ?? selection.name).value];
         if (object === undefined) this.selected.add(coordinate);
-        else if (child !== null && child !== undefined && !(Array.isArray(child) && child.length === 0)) this.filled.add(coordinate);
+        else if (child !== null && child !== undefined && !(Array.isArray(child) && child.length === 0))
+          this.filled.add(coordinate);
         const type = getNamedType(parent.getFields()[name]!.type);
         if (selection.selectionSet && (object === undefined || (child !== null && child !== undefined))) {
           this.walk(selection.selectionSet, type as GraphQLObjectType, object === undefined ? undefined : child);
         }
       } else {
         const fragment = selection.kind === Kind.INLINE_FRAGMENT ? selection : this.fragments.get(selection.name.value)!;
-        const condition = fragment.typeCondition ? (schema.getType(fragment.typeCondition.name.value) as GraphQLObjectType) : parent;
+        const condition = fragment.typeCondition
+          ? (schema.getType(fragment.typeCondition.name.value) as GraphQLObjectType)
+          : parent;
         if (isObjectType(condition)) this.walk(fragment.selectionSet, condition, value);
         else this.walk(fragment.selectionSet, parent, value);
       }
@@ -307,8 +316,12 @@ describe("EvmChain.address(...).transactions", () => {
         blockTimestamp: tx.blockTimestamp,
         blockTime: new Date(tx.blockTimestampMilliseconds!).toISOString(),
       });
-      expect(node.erc20Transfers).toEqual((item.erc20Transfers ?? []).map((t) => ({ value: t.value, erc20Token: { symbol: t.erc20Token.symbol } })));
-      expect(node.erc721Transfers).toEqual((item.erc721Transfers ?? []).map((t) => ({ erc721Token: { tokenId: t.erc721Token.tokenId } })));
+      expect(node.erc20Transfers).toEqual(
+        (item.erc20Transfers ?? []).map((t) => ({ value: t.value, erc20Token: { symbol: t.erc20Token.symbol } })),
+      );
+      expect(node.erc721Transfers).toEqual(
+        (item.erc721Transfers ?? []).map((t) => ({ erc721Token: { tokenId: t.erc721Token.tokenId } })),
+      );
       expect(node.erc1155Transfers).toEqual((item.erc1155Transfers ?? []).map((t) => ({ value: t.value })));
       expect(node.internalTransactions).toEqual((item.internalTransactions ?? []).map((t) => ({ value: t.value })));
     });
@@ -328,18 +341,27 @@ describe("EvmChain.address(...).transactions", () => {
     const distinctBlocks = new Set(reference.transactions.map((item) => item.nativeTransaction.blockHash));
     expect(distinctBlocks.size).toBeLessThan(40);
 
-    const cold = await execute(harness, AddressTransactionsWithBlockDetailsDocument, { chainId: C_CHAIN, address: busy, first: 40 });
+    const cold = await execute(harness, AddressTransactionsWithBlockDetailsDocument, {
+      chainId: C_CHAIN,
+      address: busy,
+      first: 40,
+    });
     expect(cold.body.errors).toBeUndefined();
     expect(upstreamCalls(harness)).toEqual({ "GET /v1/chains": 1, [ADDRESS_ROUTE]: 1, [BLOCK_ROUTE]: distinctBlocks.size });
     const blocks = new Map<string, EvmBlock>();
-    for (const hash of distinctBlocks) blocks.set(hash, await simulatorGet<EvmBlock>(harness, "data", `/v1/chains/${C_CHAIN}/blocks/${hash}`));
+    for (const hash of distinctBlocks)
+      blocks.set(hash, await simulatorGet<EvmBlock>(harness, "data", `/v1/chains/${C_CHAIN}/blocks/${hash}`));
     for (const node of cold.body.data!.chain!.address.transactions!.nodes) {
       const block = blocks.get(node.transaction.block!.blockHash)!;
       expect(node.transaction.block).toEqual({ blockHash: block.blockHash, txCount: block.txCount, gasUsed: block.gasUsed });
     }
 
     harness.simulator.resetCounters();
-    const warm = await execute(harness, AddressTransactionsWithBlockDetailsDocument, { chainId: C_CHAIN, address: busy, first: 40 });
+    const warm = await execute(harness, AddressTransactionsWithBlockDetailsDocument, {
+      chainId: C_CHAIN,
+      address: busy,
+      first: 40,
+    });
     expect(warm.body).toEqual(cold.body);
     expect(upstreamCalls(harness)).toEqual({ [ADDRESS_ROUTE]: 1 });
   });
@@ -353,7 +375,13 @@ describe("EvmChain.address(...).transactions", () => {
     const next = await restAddressTransactions(busy, `pageSize=100&sortOrder=asc&pageToken=${reference.nextPageToken}`);
     const expected = [...reference.transactions, ...next.transactions];
     for (let page = 0; page < 12; page += 1) {
-      const result = await execute(harness, AddressTransactionsPageDocument, { chainId: C_CHAIN, address: busy, first: 15, after, sortOrder: "ASC" });
+      const result = await execute(harness, AddressTransactionsPageDocument, {
+        chainId: C_CHAIN,
+        address: busy,
+        first: 15,
+        after,
+        sortOrder: "ASC",
+      });
       expect(result.body.errors).toBeUndefined();
       const account = result.body.data!.chain!.address;
       expect(account.address).toBe(busy);
@@ -364,14 +392,20 @@ describe("EvmChain.address(...).transactions", () => {
         items.push(item);
         expect(edge.node).toEqual({ transaction: expectedNative(item.nativeTransaction), ...expectedTransfers(item) });
       });
-      expect(connection.nodes.map((node) => node.transaction.txHash)).toEqual(connection.edges.map((edge) => edge.node.transaction.txHash));
+      expect(connection.nodes.map((node) => node.transaction.txHash)).toEqual(
+        connection.edges.map((edge) => edge.node.transaction.txHash),
+      );
       coverage.add(result.body.data);
       after = connection.pageInfo.endCursor!;
     }
     expect(coverage.unfilled()).toEqual([]);
     // The arrays show only what the address sent or received.
     for (const item of items) {
-      for (const transfer of [...(item.erc20Transfers ?? []), ...(item.erc721Transfers ?? []), ...(item.internalTransactions ?? [])]) {
+      for (const transfer of [
+        ...(item.erc20Transfers ?? []),
+        ...(item.erc721Transfers ?? []),
+        ...(item.internalTransactions ?? []),
+      ]) {
         expect([transfer.from.address, transfer.to.address]).toContain(busy);
       }
     }
@@ -381,7 +415,10 @@ describe("EvmChain.address(...).transactions", () => {
 
   it("pages forward through a block range in either order exactly like the simulator, resuming after any edge", async () => {
     for (const sortOrder of ["ASC", "DESC"] as const) {
-      const reference = await restAddressTransactions(busy, `pageSize=100&startBlock=1200&endBlock=1250&sortOrder=${sortOrder.toLowerCase()}`);
+      const reference = await restAddressTransactions(
+        busy,
+        `pageSize=100&startBlock=1200&endBlock=1250&sortOrder=${sortOrder.toLowerCase()}`,
+      );
       const seen: string[] = [];
       let after: string | undefined;
       let hasNextPage = true;
@@ -415,9 +452,20 @@ describe("EvmChain.address(...).transactions", () => {
 
     // Any edge's cursor resumes right after that edge, with the page size it came from.
     const reference = await restAddressTransactions(busy, "pageSize=30&startBlock=100");
-    const page = await execute(harness, AddressTransactionsPageDocument, { chainId: C_CHAIN, address: busy, first: 10, startBlock: "100" });
+    const page = await execute(harness, AddressTransactionsPageDocument, {
+      chainId: C_CHAIN,
+      address: busy,
+      first: 10,
+      startBlock: "100",
+    });
     const middle = page.body.data!.chain!.address.transactions!.edges[4]!;
-    const resumed = await execute(harness, AddressTransactionsPageDocument, { chainId: C_CHAIN, address: busy, first: 15, startBlock: "100", after: middle.cursor });
+    const resumed = await execute(harness, AddressTransactionsPageDocument, {
+      chainId: C_CHAIN,
+      address: busy,
+      first: 15,
+      startBlock: "100",
+      after: middle.cursor,
+    });
     expect(resumed.body.data!.chain!.address.transactions!.edges.map((edge) => edge.node.transaction.txHash)).toEqual(
       reference.transactions.slice(5, 20).map((item) => item.nativeTransaction.txHash),
     );
@@ -431,11 +479,20 @@ describe("EvmChain.address(...).transactions", () => {
       { variables: { after: cursor, startBlock: "5" }, argument: "after", message: /another list/ },
       { variables: { startBlock: "-1" }, argument: "startBlock", message: /startBlock must be a block number from 0/ },
       { variables: { endBlock: "9007199254740993" }, argument: "endBlock", message: /endBlock must be a block number/ },
-      { variables: { startBlock: "20", endBlock: "20" }, argument: "endBlock", message: /endBlock must be greater than startBlock/ },
+      {
+        variables: { startBlock: "20", endBlock: "20" },
+        argument: "endBlock",
+        message: /endBlock must be greater than startBlock/,
+      },
     ];
     for (const testCase of cases) {
       harness.simulator.resetCounters();
-      const result = await execute(harness, AddressTransactionsPageDocument, { chainId: C_CHAIN, address: busy, first: 3, ...testCase.variables });
+      const result = await execute(harness, AddressTransactionsPageDocument, {
+        chainId: C_CHAIN,
+        address: busy,
+        first: 3,
+        ...testCase.variables,
+      });
       expect(result.body.data!.chain!.address.transactions).toBeNull();
       expect(result.body.errors).toHaveLength(1);
       expect(result.body.errors![0]!.message).toMatch(testCase.message);
@@ -445,19 +502,34 @@ describe("EvmChain.address(...).transactions", () => {
     }
     for (const first of [-1, 101]) {
       harness.simulator.resetCounters();
-      const result = await execute(harness, AddressTransactionsWithBlockDetailsDocument, { chainId: C_CHAIN, address: busy, first });
+      const result = await execute(harness, AddressTransactionsWithBlockDetailsDocument, {
+        chainId: C_CHAIN,
+        address: busy,
+        first,
+      });
       expect(result.body.errors![0]!.extensions).toMatchObject({ code: "BAD_USER_INPUT", argument: "first", min: 0, max: 100 });
       expect(upstreamCalls(harness)[ADDRESS_ROUTE]).toBeUndefined();
     }
   });
 
   it("gives an empty page for an address without transactions, in any letter case", async () => {
-    const result = await execute(harness, AddressTransactionsPageDocument, { chainId: C_CHAIN, address: `0x${"AB".repeat(20)}`, first: 5 });
+    const result = await execute(harness, AddressTransactionsPageDocument, {
+      chainId: C_CHAIN,
+      address: `0x${"AB".repeat(20)}`,
+      first: 5,
+    });
     expect(result.body.errors).toBeUndefined();
-    expect(result.body.data!.chain!.address.transactions).toMatchObject({ edges: [], pageInfo: { hasNextPage: false, endCursor: null } });
+    expect(result.body.data!.chain!.address.transactions).toMatchObject({
+      edges: [],
+      pageInfo: { hasNextPage: false, endCursor: null },
+    });
 
     const mixedCase = `0x${busy.slice(2).toUpperCase()}`;
-    const upperCase = await execute(harness, AddressTransactionsWithLinksDocument, { chainId: C_CHAIN, address: mixedCase, first: 3 });
+    const upperCase = await execute(harness, AddressTransactionsWithLinksDocument, {
+      chainId: C_CHAIN,
+      address: mixedCase,
+      first: 3,
+    });
     const lowerCase = await execute(harness, AddressTransactionsWithLinksDocument, { chainId: C_CHAIN, address: busy, first: 3 });
     expect(upperCase.body).toEqual(lowerCase.body);
   });
@@ -480,9 +552,12 @@ describe("EvmChain.transaction", () => {
         const tx = view.nativeTransaction;
         if (view.teleporterMessageInfo?.direction === "SOURCE_TRANSACTION") mark("icm-source", txHash);
         if (view.teleporterMessageInfo?.direction === "DESTINATION_TRANSACTION") mark("icm-destination", txHash);
-        if (view.erc721Transfers?.some((t) => t.erc721Token.metadata.animationUri && t.erc721Token.metadata.background)) mark("erc721-full", txHash);
-        if (view.erc721Transfers?.some((t) => t.erc721Token.metadata.indexStatus === "UNINDEXED")) mark("erc721-unindexed", txHash);
-        if (view.erc1155Transfers?.some((t) => t.erc1155Token.metadata.animationUri && t.erc1155Token.metadata.background)) mark("erc1155-full", txHash);
+        if (view.erc721Transfers?.some((t) => t.erc721Token.metadata.animationUri && t.erc721Token.metadata.background))
+          mark("erc721-full", txHash);
+        if (view.erc721Transfers?.some((t) => t.erc721Token.metadata.indexStatus === "UNINDEXED"))
+          mark("erc721-unindexed", txHash);
+        if (view.erc1155Transfers?.some((t) => t.erc1155Token.metadata.animationUri && t.erc1155Token.metadata.background))
+          mark("erc1155-full", txHash);
         if (view.erc20Transfers?.some((t) => t.erc20Token.price === undefined)) mark("erc20-unpriced", txHash);
         if ((view.erc20Transfers?.length ?? 0) > 1) mark("swap", txHash);
         if (view.internalTransactions?.some((t) => t.isReverted)) mark("reverted-call", txHash);
@@ -533,7 +608,10 @@ describe("EvmChain.transaction", () => {
     expect(first.body.data!.chain!.transaction!.txHash).toBe(hash);
     expect(upstreamCalls(harness)[TRANSACTION_ROUTE]).toBe(1);
     harness.simulator.resetCounters();
-    const again = await execute(harness, ChainTransactionDocument, { chainId: "73310", hash: hash.toUpperCase().replace("0X", "0x") });
+    const again = await execute(harness, ChainTransactionDocument, {
+      chainId: "73310",
+      hash: hash.toUpperCase().replace("0X", "0x"),
+    });
     expect(again.body.data!.chain!.transaction!.txHash).toBe(hash);
     expect(upstreamCalls(harness)).toEqual({});
   });
@@ -543,7 +621,10 @@ describe("EvmChain.transaction", () => {
       [`{ chain(id: "43114") { transaction(hash: "0x1234") { txHash } } }`, undefined],
       [`query ($hash: Hash!) { chain(id: "43114") { transaction(hash: $hash) { txHash } } }`, { hash: `0x${"zz".repeat(32)}` }],
       [`{ chain(id: "43114") { address(address: "0x12") { address } } }`, undefined],
-      [`query ($address: EvmAddress!) { chain(id: "43114") { address(address: $address) { address } } }`, { address: `${busy}00` }],
+      [
+        `query ($address: EvmAddress!) { chain(id: "43114") { address(address: $address) { address } } }`,
+        { address: `${busy}00` },
+      ],
       [`{ chain(id: "43114") { transaction(hash: 42) { txHash } } }`, undefined],
     ];
     for (const [query, variables] of cases) {
@@ -566,7 +647,14 @@ describe("EvmChain.transaction", () => {
     harness.simulator.resetCounters();
     const refetched = await execute(harness, TransactionNodeDocument, { id });
     expect(refetched.body.errors).toBeUndefined();
-    expect(refetched.body.data!.node).toMatchObject({ __typename: "EvmTransaction", id, txHash: hash, chainId: C_CHAIN, blockNumber, input: expect.stringMatching(/^0x/) });
+    expect(refetched.body.data!.node).toMatchObject({
+      __typename: "EvmTransaction",
+      id,
+      txHash: hash,
+      chainId: C_CHAIN,
+      blockNumber,
+      input: expect.stringMatching(/^0x/),
+    });
     expect(upstreamCalls(harness)).toEqual({});
 
     harness.gateway.cache.clear();
@@ -574,18 +662,28 @@ describe("EvmChain.transaction", () => {
     expect(cold.body.data!.node).toMatchObject({ txHash: hash });
     expect(upstreamCalls(harness)).toEqual({ [TRANSACTION_ROUTE]: 1 });
 
-    const notATransaction = await execute(harness, TransactionNodeDocument, { id: Buffer.from("EvmTransaction:43114:0x12").toString("base64") });
+    const notATransaction = await execute(harness, TransactionNodeDocument, {
+      id: Buffer.from("EvmTransaction:43114:0x12").toString("base64"),
+    });
     expect(notATransaction.body.data!.node).toBeNull();
   });
 
   it("answers the complete view of a page's transactions with one call per transaction", async () => {
     const reference = await restAddressTransactions(busy, "pageSize=6");
-    const result = await execute(harness, AddressTransactionsCompleteViewsDocument, { chainId: C_CHAIN, address: busy, first: 6 });
+    const result = await execute(harness, AddressTransactionsCompleteViewsDocument, {
+      chainId: C_CHAIN,
+      address: busy,
+      first: 6,
+    });
     expect(result.body.errors).toBeUndefined();
     expect(upstreamCalls(harness)).toEqual({ "GET /v1/chains": 1, [ADDRESS_ROUTE]: 1, [TRANSACTION_ROUTE]: 6 });
     const nodes = result.body.data!.chain!.address.transactions!.nodes;
     for (const [index, node] of nodes.entries()) {
-      const complete = await simulatorGet<CompleteTransaction>(harness, "data", `/v1/chains/${C_CHAIN}/transactions/${node.transaction.txHash}`);
+      const complete = await simulatorGet<CompleteTransaction>(
+        harness,
+        "data",
+        `/v1/chains/${C_CHAIN}/transactions/${node.transaction.txHash}`,
+      );
       const { txHash, ...view } = node.transaction;
       expect(txHash).toBe(reference.transactions[index]!.nativeTransaction.txHash);
       expect(view).toEqual(expectedCompleteView(complete));
@@ -598,7 +696,11 @@ describe("EvmChain.transaction", () => {
 describe("EvmBlock.transactions", () => {
   it("gives a whole block by default, in block order, as the simulator does; warm, nothing is asked again", async () => {
     const block = await simulatorGet<EvmBlock>(harness, "data", `/v1/chains/${C_CHAIN}/blocks/4444`);
-    const reference = await simulatorGet<ListNativeTransactionsResponse>(harness, "data", `/v1/chains/${C_CHAIN}/blocks/4444/transactions?pageSize=100`);
+    const reference = await simulatorGet<ListNativeTransactionsResponse>(
+      harness,
+      "data",
+      `/v1/chains/${C_CHAIN}/blocks/4444/transactions?pageSize=100`,
+    );
     expect(block.txCount).toBeGreaterThan(3);
     harness.simulator.resetCounters();
 
@@ -607,7 +709,10 @@ describe("EvmBlock.transactions", () => {
     const transactions = cold.body.data!.chain!.block!.transactions!;
     expect(transactions.pageInfo.hasNextPage).toBe(false);
     expect(transactions.edges.map((edge) => edge.node)).toEqual(
-      reference.transactions.map((tx) => ({ ...expectedNative(tx), block: { blockHash: block.blockHash, txCount: block.txCount } })),
+      reference.transactions.map((tx) => ({
+        ...expectedNative(tx),
+        block: { blockHash: block.blockHash, txCount: block.txCount },
+      })),
     );
     expect(transactions.edges.map((edge) => edge.node.blockIndex)).toEqual([...Array(block.txCount).keys()]);
     // The block is fetched once and is every transaction's block too.
@@ -620,7 +725,11 @@ describe("EvmBlock.transactions", () => {
   });
 
   it("pages through a block with first and after", async () => {
-    const reference = await simulatorGet<ListNativeTransactionsResponse>(harness, "data", `/v1/chains/${C_CHAIN}/blocks/4445/transactions?pageSize=100`);
+    const reference = await simulatorGet<ListNativeTransactionsResponse>(
+      harness,
+      "data",
+      `/v1/chains/${C_CHAIN}/blocks/4445/transactions?pageSize=100`,
+    );
     harness.simulator.resetCounters();
     const seen: string[] = [];
     let after: string | undefined;
@@ -640,7 +749,10 @@ describe("EvmBlock.transactions", () => {
     const empty = Array.from({ length: 200 }, (_, index) => blocks.block(4000 + index)!).find((block) => block.txCount === 0)!;
     const result = await execute(harness, BlockTransactionsDocument, { chainId: C_CHAIN, blockId: empty.blockNumber });
     expect(result.body.errors).toBeUndefined();
-    expect(result.body.data!.chain!.block!.transactions).toEqual({ edges: [], pageInfo: { hasNextPage: false, endCursor: null } });
+    expect(result.body.data!.chain!.block!.transactions).toEqual({
+      edges: [],
+      pageInfo: { hasNextPage: false, endCursor: null },
+    });
     expect(upstreamCalls(harness)).toEqual({ "GET /v1/chains": 1, [BLOCK_ROUTE]: 1 });
   });
 
@@ -671,14 +783,20 @@ describe("loaders", () => {
     const batches: [string, number][] = [];
     const loaders = createEvmLoaders(upstreams, {}, (loader, keys) => batches.push([loader, keys]));
     const reference = await restAddressTransactions(busy, "pageSize=3");
-    primeTransactions(loaders, reference.transactions.map((item) => item.nativeTransaction));
+    primeTransactions(
+      loaders,
+      reference.transactions.map((item) => item.nativeTransaction),
+    );
     const tx = reference.transactions[2]!.nativeTransaction;
     expect(await loaders.transaction.load({ chainId: tx.chainId, txHash: tx.txHash.toUpperCase().replace("0X", "0x") })).toBe(tx);
     expect(calls).toBe(0);
     expect(await loaders.transaction.load({ chainId: tx.chainId, txHash: `0x${"34".repeat(32)}` })).toBeNull();
     expect(calls).toBe(1);
     // Only the unprimed key reached a batch: one for the native record, one for the complete view.
-    expect(batches).toEqual([["transaction", 1], ["completeTransaction", 1]]);
+    expect(batches).toEqual([
+      ["transaction", 1],
+      ["completeTransaction", 1],
+    ]);
   });
 });
 
@@ -725,7 +843,8 @@ describe("values the upstream adds later", () => {
           const view = transactions.transaction(txHash)!;
           const ok = view.nativeTransaction.txStatus === "1";
           if (ok && view.teleporterMessageInfo) hashes.set("icm", txHash);
-          if (ok && view.erc721Transfers?.some((t) => t.erc721Token.metadata.indexStatus === "INDEXED")) hashes.set("nft", txHash);
+          if (ok && view.erc721Transfers?.some((t) => t.erc721Token.metadata.indexStatus === "INDEXED"))
+            hashes.set("nft", txHash);
           if (ok && view.erc20Transfers?.some((t) => t.erc20Token.price)) hashes.set("erc20", txHash);
           if (ok && view.internalTransactions?.some((t) => t.internalTxType === "CALL")) hashes.set("call", txHash);
         }
@@ -767,7 +886,10 @@ async function executeOn<T, V extends Record<string, unknown>>(
   return (await response.json()) as { data?: T; errors?: unknown[] };
 }
 
-async function startRewritingProxy(target: string, rewrites: [RegExp, string][]): Promise<{ url: string; close(): Promise<void> }> {
+async function startRewritingProxy(
+  target: string,
+  rewrites: [RegExp, string][],
+): Promise<{ url: string; close(): Promise<void> }> {
   const server: Server = createServer((request, response) => {
     fetch(`${target}${request.url}`, { headers: { accept: "application/json" } })
       .then(async (upstream) => {

@@ -34,7 +34,9 @@ describe("the example client (examples/explorer-home.ts)", () => {
   });
 
   it("reports the gateway's errors with their codes", async () => {
-    await expect(latestBlocks(endpoint, 500, 1)).rejects.toThrow(/BAD_USER_INPUT at latestBlocks: first must be between 0 and 100/);
+    await expect(latestBlocks(endpoint, 500, 1)).rejects.toThrow(
+      /BAD_USER_INPUT at latestBlocks: first must be between 0 and 100/,
+    );
   });
 });
 
@@ -50,7 +52,11 @@ describe("the live example client (examples/new-blocks.ts)", () => {
     );
     await new Promise<void>((resolve) => served.server.listen(0, "127.0.0.1", resolve));
     const wsEndpoint = `ws://127.0.0.1:${(served.server.address() as { port: number }).port}/graphql`;
-    const newest = await simulatorGet<{ blocks: { blockNumber: string; blockHash: string }[] }>(harness, "data", "/v1/chains/43114/blocks?pageSize=3");
+    const newest = await simulatorGet<{ blocks: { blockNumber: string; blockHash: string }[] }>(
+      harness,
+      "data",
+      "/v1/chains/43114/blocks?pageSize=3",
+    );
     const received: NewBlock[] = [];
     const watch = watchNewBlocks(wsEndpoint, "43114", (block) => received.push(block), { after: newest.blocks[2]!.blockNumber });
     try {

@@ -68,5 +68,7 @@ export async function subscribeSse(
 export function operationsOf(events: SseEvent[]): ExportOperationFieldsFragment[] {
   return events
     .filter((event) => event.event === "next")
-    .map((event) => (JSON.parse(event.data) as { data: { exportOperation: ExportOperationFieldsFragment } }).data.exportOperation);
+    .map(
+      (event) => (JSON.parse(event.data) as { data: { exportOperation: ExportOperationFieldsFragment } }).data.exportOperation,
+    );
 }

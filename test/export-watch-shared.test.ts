@@ -50,7 +50,9 @@ describe.skipIf(!redisServerAvailable)("export subscriptions across gateways", (
   }
 
   async function startExport(gateway: Instance): Promise<string> {
-    const result = await execute(gateway, ExportTransactionsDocument, { input: { primaryNetwork: { includeChains: ["p-chain", "x-chain"] } } });
+    const result = await execute(gateway, ExportTransactionsDocument, {
+      input: { primaryNetwork: { includeChains: ["p-chain", "x-chain"] } },
+    });
     expect(result.body.errors).toBeUndefined();
     return result.body.data!.exportTransactions.operationId;
   }

@@ -53,7 +53,10 @@ async function startExport(input: ExportTransactionsInput): Promise<ExportOperat
   return result.body.data!.exportTransactions;
 }
 
-async function until(id: string, done: (operation: ExportOperationFieldsFragment) => boolean): Promise<ExportOperationFieldsFragment> {
+async function until(
+  id: string,
+  done: (operation: ExportOperationFieldsFragment) => boolean,
+): Promise<ExportOperationFieldsFragment> {
   for (;;) {
     const result = await execute(harness, ExportOperationDocument, { id });
     const operation = result.body.data!.exportOperation!;
@@ -66,7 +69,10 @@ async function csvRows(url: string): Promise<string[][]> {
   const response = await fetch(url);
   expect(response.status).toBe(200);
   expect(response.headers.get("content-type")).toMatch(/^text\/csv/);
-  return (await response.text()).trimEnd().split("\n").map((line) => line.split(","));
+  return (await response.text())
+    .trimEnd()
+    .split("\n")
+    .map((line) => line.split(","));
 }
 
 /** A subscription over Server-Sent Events, read event by event. */
@@ -87,7 +93,19 @@ describe("exportTransactions", () => {
     expect(done).toMatchObject({ operationStatus: "COMPLETED", metadata: { code: null, nextDate: null } });
     expect(done.updatedAtTimestamp).toBeGreaterThanOrEqual(done.createdAtTimestamp);
     const [header, ...rows] = await csvRows(done.metadata!.downloadUrl!);
-    expect(header).toEqual(["date", "chainId", "blockNumber", "blockTimestamp", "txHash", "from", "to", "value", "gasUsed", "gasPrice", "txStatus"]);
+    expect(header).toEqual([
+      "date",
+      "chainId",
+      "blockNumber",
+      "blockTimestamp",
+      "txHash",
+      "from",
+      "to",
+      "value",
+      "gasUsed",
+      "gasPrice",
+      "txStatus",
+    ]);
     expect(rows.map((row) => row[4])).toEqual(hashes);
     for (const row of rows) {
       expect(row[0]).toBe(day);
@@ -99,13 +117,21 @@ describe("exportTransactions", () => {
     const primary = harness.simulator.network.primaryNetwork("mainnet");
     const wallet = primary.wallets[0]!;
     const staking = await startExport({
-      primaryNetwork: { type: "TRANSACTION_EXPORT_PRIMARY_NETWORK_STAKING", includeChains: ["p-chain"], addresses: [`P-${wallet.address}`] },
+      primaryNetwork: {
+        type: "TRANSACTION_EXPORT_PRIMARY_NETWORK_STAKING",
+        includeChains: ["p-chain"],
+        addresses: [`P-${wallet.address}`],
+      },
       firstDate: "2026-09-22",
       lastDate: "2026-11-01",
     });
     expect(staking.operationType).toBe("TRANSACTION_EXPORT_PRIMARY_NETWORK_STAKING");
     const simple = await startExport({
-      primaryNetwork: { type: "TRANSACTION_EXPORT_PRIMARY_NETWORK_SIMPLE", includeChains: ["x-chain", "c-chain"], cChainEvmAddresses: [wallet.evmAddress] },
+      primaryNetwork: {
+        type: "TRANSACTION_EXPORT_PRIMARY_NETWORK_SIMPLE",
+        includeChains: ["x-chain", "c-chain"],
+        cChainEvmAddresses: [wallet.evmAddress],
+      },
       startDate: "2026-10-15",
       endDate: "2026-10-31",
     });
@@ -121,7 +147,13 @@ describe("exportTransactions", () => {
     expect(stakingHeader).toContain("nodeId");
     expect(stakingRows.length).toBeGreaterThan(0);
     for (const row of stakingRows) {
-      expect(["AddValidatorTx", "AddPermissionlessValidatorTx", "AddDelegatorTx", "AddPermissionlessDelegatorTx", "RewardValidatorTx"]).toContain(row[6]);
+      expect([
+        "AddValidatorTx",
+        "AddPermissionlessValidatorTx",
+        "AddDelegatorTx",
+        "AddPermissionlessDelegatorTx",
+        "RewardValidatorTx",
+      ]).toContain(row[6]);
       expect(row[0]! >= "2026-09-22" && row[0]! <= "2026-10-22").toBe(true);
     }
 
@@ -159,12 +191,28 @@ describe("exportTransactions", () => {
     ["no EVM chains", { evm: { ...EVM, includeChains: [] } }, "input.evm.includeChains"],
     ["an EVM chain that is not a chain id", { evm: { ...EVM, includeChains: ["c-chain"] } }, "input.evm.includeChains"],
     ["no primary-network chains", { primaryNetwork: { includeChains: [] } }, "input.primaryNetwork.includeChains"],
-    ["a primary-network chain outside the contract's list", { primaryNetwork: { includeChains: ["p-chain", "d-chain"] } }, "input.primaryNetwork.includeChains"],
-    ["an EVM chain id as a primary-network chain", { primaryNetwork: { includeChains: ["43114"] } }, "input.primaryNetwork.includeChains"],
+    [
+      "a primary-network chain outside the contract's list",
+      { primaryNetwork: { includeChains: ["p-chain", "d-chain"] } },
+      "input.primaryNetwork.includeChains",
+    ],
+    [
+      "an EVM chain id as a primary-network chain",
+      { primaryNetwork: { includeChains: ["43114"] } },
+      "input.primaryNetwork.includeChains",
+    ],
     ["an empty address list", { primaryNetwork: { ...PRIMARY, addresses: [] } }, "input.primaryNetwork.addresses"],
     ["an address that is not bech32", { primaryNetwork: { ...PRIMARY, addresses: ["0xabc"] } }, "input.primaryNetwork.addresses"],
-    ["an empty C-Chain account list", { primaryNetwork: { ...PRIMARY, cChainEvmAddresses: [] } }, "input.primaryNetwork.cChainEvmAddresses"],
-    ["a malformed C-Chain account", { primaryNetwork: { ...PRIMARY, cChainEvmAddresses: ["avax1xyz"] } }, "input.primaryNetwork.cChainEvmAddresses"],
+    [
+      "an empty C-Chain account list",
+      { primaryNetwork: { ...PRIMARY, cChainEvmAddresses: [] } },
+      "input.primaryNetwork.cChainEvmAddresses",
+    ],
+    [
+      "a malformed C-Chain account",
+      { primaryNetwork: { ...PRIMARY, cChainEvmAddresses: ["avax1xyz"] } },
+      "input.primaryNetwork.cChainEvmAddresses",
+    ],
   ])("refuses %s before any upstream call", async (_, input, argument) => {
     const result = await execute(harness, ExportTransactionsDocument, { input });
     expect(result.body.errors?.[0]?.extensions).toMatchObject({ code: "BAD_USER_INPUT", argument });
@@ -176,7 +224,9 @@ describe("exportTransactions", () => {
       harness,
       `{ __type(name: "ExportTransactionsInput") { inputFields(includeDeprecated: true) { name isDeprecated deprecationReason } } }`,
     );
-    const fields = (result.body.data as { __type: { inputFields: { name: string; isDeprecated: boolean; deprecationReason: string | null }[] } }).__type.inputFields;
+    const fields = (
+      result.body.data as { __type: { inputFields: { name: string; isDeprecated: boolean; deprecationReason: string | null }[] } }
+    ).__type.inputFields;
     expect(fields.filter((field) => field.isDeprecated)).toEqual([
       { name: "endDate", isDeprecated: true, deprecationReason: "Use `lastDate`." },
       { name: "startDate", isDeprecated: true, deprecationReason: "Use `firstDate`." },
@@ -198,7 +248,11 @@ describe("exportOperation", () => {
     expect(read.body.data!.exportOperation).toEqual(started);
     expect(started.id).toBe(Buffer.from(`ExportOperation:${started.operationId}`).toString("base64"));
     const node = await execute(harness, ExportOperationNodeDocument, { id: started.id });
-    expect(node.body.data!.node).toMatchObject({ __typename: "ExportOperation", id: started.id, operationId: started.operationId });
+    expect(node.body.data!.node).toMatchObject({
+      __typename: "ExportOperation",
+      id: started.id,
+      operationId: started.operationId,
+    });
 
     const unknown = await execute(harness, ExportOperationDocument, { id: "00000000-0000-4000-a000-000000000000" });
     expect(unknown.body.errors).toBeUndefined();
@@ -277,9 +331,13 @@ describe("Subscription.exportOperation over Server-Sent Events", () => {
 
 describe("a failing operations route stays at its field", () => {
   it("a 500 on GET /v1/operations/{operationId} nulls exportOperation alone", async () => {
-    const started = (await execute(harness, ExportTransactionsDocument, { input: { primaryNetwork: PRIMARY_ALL } })).body.data!.exportTransactions;
+    const started = (await execute(harness, ExportTransactionsDocument, { input: { primaryNetwork: PRIMARY_ALL } })).body.data!
+      .exportTransactions;
     harness.simulator.setKnobs({ errorRate: 1, errorStatus: 500, errorRoutes: [GET_ROUTE] });
-    const result = await execute(harness, `{ exportOperation(id: "${started.operationId}") { operationStatus } pn: primaryNetwork(network: FUJI) { network } }`);
+    const result = await execute(
+      harness,
+      `{ exportOperation(id: "${started.operationId}") { operationStatus } pn: primaryNetwork(network: FUJI) { network } }`,
+    );
     expect(result.body.data).toEqual({ exportOperation: null, pn: { network: "FUJI" } });
     expect(result.body.errors).toHaveLength(1);
     expect(result.body.errors![0]).toMatchObject({ path: ["exportOperation"], extensions: { code: "UPSTREAM_ERROR" } });

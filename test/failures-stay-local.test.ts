@@ -53,7 +53,8 @@ interface QueryRow {
 const CALM = "calm: primaryNetwork(network: FUJI) { network pChain { blockchainId } xChain { blockchainId } }";
 /** Needs `GET /v1/chains` (Data API); for rows that fail that route, a Metrics API route instead. */
 const OTHER_ROUTE = "other: chains { chainId chainName }";
-const OTHER_ROUTE_WHEN_CHAINS_FAIL = "other: validatorFeeMetrics(metric: TOTAL_VALIDATOR_FEES_DAILY, first: 2) { nodes { timestamp } }";
+const OTHER_ROUTE_WHEN_CHAINS_FAIL =
+  "other: validatorFeeMetrics(metric: TOTAL_VALIDATOR_FEES_DAILY, first: 2) { nodes { timestamp } }";
 
 const globalId = (text: string) => Buffer.from(text).toString("base64");
 
@@ -67,7 +68,12 @@ const QUERY_ROWS: readonly QueryRow[] = [
     selection: () => `chain(id: "999999") { chainName }`,
     path: ["chain"],
   },
-  { route: "GET /v1/blocks", via: "latestBlocks", selection: () => "latestBlocks(first: 2) { nodes { blockHash } }", path: ["latestBlocks"] },
+  {
+    route: "GET /v1/blocks",
+    via: "latestBlocks",
+    selection: () => "latestBlocks(first: 2) { nodes { blockHash } }",
+    path: ["latestBlocks"],
+  },
   {
     route: "GET /v1/chains/{chainId}/blocks",
     via: "EvmChain.blocks",
@@ -83,7 +89,8 @@ const QUERY_ROWS: readonly QueryRow[] = [
   {
     route: "GET /v1/chains/{chainId}/blocks/{blockId}/transactions",
     via: "EvmBlock.transactions",
-    selection: () => `chain(id: "${C_CHAIN}") { chainId block(id: "${BUSY_BLOCK}") { blockHash transactions(first: 2) { nodes { txHash } } } }`,
+    selection: () =>
+      `chain(id: "${C_CHAIN}") { chainId block(id: "${BUSY_BLOCK}") { blockHash transactions(first: 2) { nodes { txHash } } } }`,
     path: ["chain", "block", "transactions"],
   },
   {
@@ -109,19 +116,22 @@ const QUERY_ROWS: readonly QueryRow[] = [
   {
     route: "GET /v1/networks/{network}/blockchains/{blockchainId}/transactions",
     via: "PChain.transactions",
-    selection: () => `primaryNetwork(network: MAINNET) { network pChain { blockchainId transactions(first: 2) { nodes { txHash } } } }`,
+    selection: () =>
+      `primaryNetwork(network: MAINNET) { network pChain { blockchainId transactions(first: 2) { nodes { txHash } } } }`,
     path: ["primaryNetwork", "pChain", "transactions"],
   },
   {
     route: "GET /v1/networks/{network}/blockchains/{blockchainId}/transactions",
     via: "XChain.transactions",
-    selection: () => `primaryNetwork(network: MAINNET) { network xChain { blockchainId transactions(first: 2) { nodes { txHash } } } }`,
+    selection: () =>
+      `primaryNetwork(network: MAINNET) { network xChain { blockchainId transactions(first: 2) { nodes { txHash } } } }`,
     path: ["primaryNetwork", "xChain", "transactions"],
   },
   {
     route: "GET /v1/networks/{network}/blockchains/{blockchainId}/transactions",
     via: "CChain.transactions",
-    selection: () => `primaryNetwork(network: MAINNET) { network cChain { blockchainId transactions(first: 2) { nodes { txHash } } } }`,
+    selection: () =>
+      `primaryNetwork(network: MAINNET) { network cChain { blockchainId transactions(first: 2) { nodes { txHash } } } }`,
     path: ["primaryNetwork", "cChain", "transactions"],
   },
   {
@@ -140,13 +150,15 @@ const QUERY_ROWS: readonly QueryRow[] = [
   {
     route: "GET /v1/networks/{network}/blockchains/{blockchainId}/vertices/{vertexHash}",
     via: "XChain.vertex",
-    selection: ({ vertexHash }) => `primaryNetwork(network: MAINNET) { network xChain { blockchainId vertex(hash: "${vertexHash}") { vertexHash } } }`,
+    selection: ({ vertexHash }) =>
+      `primaryNetwork(network: MAINNET) { network xChain { blockchainId vertex(hash: "${vertexHash}") { vertexHash } } }`,
     path: ["primaryNetwork", "xChain", "vertex"],
   },
   {
     route: "GET /v1/networks/{network}/blockchains/{blockchainId}/vertices:listByHeight",
     via: "XChain.verticesAtHeight",
-    selection: () => `primaryNetwork(network: MAINNET) { network xChain { blockchainId verticesAtHeight(height: 3, first: 2) { nodes { vertexHash } } } }`,
+    selection: () =>
+      `primaryNetwork(network: MAINNET) { network xChain { blockchainId verticesAtHeight(height: 3, first: 2) { nodes { vertexHash } } } }`,
     path: ["primaryNetwork", "xChain", "verticesAtHeight"],
   },
   {
@@ -203,13 +215,15 @@ const QUERY_ROWS: readonly QueryRow[] = [
   {
     route: "GET /v2/networks/{network}/metrics/{metric}",
     via: "PrimaryNetwork.stakingMetrics",
-    selection: () => `primaryNetwork(network: MAINNET) { network stakingMetrics(metric: VALIDATOR_COUNT, first: 2) { nodes { timestamp } } }`,
+    selection: () =>
+      `primaryNetwork(network: MAINNET) { network stakingMetrics(metric: VALIDATOR_COUNT, first: 2) { nodes { timestamp } } }`,
     path: ["primaryNetwork", "stakingMetrics"],
   },
   {
     route: "GET /v2/subnet/{subnetId}/metrics/{metric}",
     via: "subnetMetrics",
-    selection: ({ l1SubnetId }) => `subnetMetrics(subnetId: "${l1SubnetId}", metric: PER_SUBNET_DAILY_FEES_PAID, first: 2) { nodes { timestamp } }`,
+    selection: ({ l1SubnetId }) =>
+      `subnetMetrics(subnetId: "${l1SubnetId}", metric: PER_SUBNET_DAILY_FEES_PAID, first: 2) { nodes { timestamp } }`,
     path: ["subnetMetrics"],
   },
   {
@@ -328,8 +342,14 @@ describe("every route the gateway calls has a row", () => {
     expect(called.length).toBeGreaterThanOrEqual(20);
     expect(() => harness.simulator.setKnobs({ errorRoutes: called })).not.toThrow();
     const covered = new Set([...QUERY_ROWS, ...MUTATION_ROWS].map((row) => row.route));
-    expect(called.filter((route) => !covered.has(route)), "routes without a row").toEqual([]);
-    expect([...covered].filter((route) => !called.includes(route)), "rows of routes the gateway does not call").toEqual([]);
+    expect(
+      called.filter((route) => !covered.has(route)),
+      "routes without a row",
+    ).toEqual([]);
+    expect(
+      [...covered].filter((route) => !called.includes(route)),
+      "rows of routes the gateway does not call",
+    ).toEqual([]);
   });
 
   it("the field every row reads beside the failing one needs no upstream call", async () => {
@@ -410,7 +430,10 @@ describe("node(id:) refusals stay on node", () => {
       it.each(refused)("%s, inline and as a variable: BAD_USER_INPUT on that node alone, no call for it", async (_what, id) => {
         const inline = `{ chain(id: "${C_CHAIN}") { chainName } n: node(id: ${JSON.stringify(id)}) { id } }`;
         const variable = `query Refetch($id: ID!) { chain(id: "${C_CHAIN}") { chainName } n: node(id: $id) { id } }`;
-        for (const [document, variables] of [[inline, undefined], [variable, { id }]] as const) {
+        for (const [document, variables] of [
+          [inline, undefined],
+          [variable, { id }],
+        ] as const) {
           local.gateway.cache.clear();
           local.simulator.resetCounters();
           const result = await execute(local, document, variables);

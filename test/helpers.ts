@@ -25,7 +25,12 @@ export async function startHarness(env: Record<string, string> = {}, options: Ga
   // The response cache and the chain-list preload would hide or add upstream calls that tests
   // count exactly; their own tests turn them on.
   const config = loadConfig({ LOG_LEVEL: "silent", RESPONSE_CACHE_TTL_MS: "0", CHAIN_LIST_PRELOAD: "false", ...env });
-  const gateway = createGateway(config, { dataApiUrl: simulator.dataUrl, metricsApiUrl: simulator.metricsUrl }, createLogger("silent"), options);
+  const gateway = createGateway(
+    config,
+    { dataApiUrl: simulator.dataUrl, metricsApiUrl: simulator.metricsUrl },
+    createLogger("silent"),
+    options,
+  );
   return {
     simulator,
     gateway,
@@ -48,7 +53,10 @@ export async function startInstance(simulator: RunningSimulator, env: Record<str
   const logger = createLogger("silent");
   const metrics = new GatewayMetrics();
   const redis = config.redis && new RedisLink(config.redis, logger, metrics);
-  const gateway = createGateway(config, { dataApiUrl: simulator.dataUrl, metricsApiUrl: simulator.metricsUrl }, logger, { redis, metrics });
+  const gateway = createGateway(config, { dataApiUrl: simulator.dataUrl, metricsApiUrl: simulator.metricsUrl }, logger, {
+    redis,
+    metrics,
+  });
   if (redis) await until(() => redis.up, "the gateway's Redis link to be up");
   return {
     simulator,

@@ -45,8 +45,24 @@ describe("operation limits, before any upstream call", () => {
 
   it("measures the operation that runs, with its variables", async () => {
     const document = /* GraphQL */ `
-      query Few($first: Int!) { latestBlocks(first: $first) { nodes { blockHash } } }
-      query Many { latestBlocks(first: 100) { nodes { blockHash txCount chain { chainName } } } }
+      query Few($first: Int!) {
+        latestBlocks(first: $first) {
+          nodes {
+            blockHash
+          }
+        }
+      }
+      query Many {
+        latestBlocks(first: 100) {
+          nodes {
+            blockHash
+            txCount
+            chain {
+              chainName
+            }
+          }
+        }
+      }
     `;
     const few = await execute(harness, document, { first: 5 }, {}, "Few");
     expect(few.body.errors).toBeUndefined();
@@ -80,7 +96,9 @@ describe("operation limits, before any upstream call", () => {
   });
 
   it("depth", async () => {
-    const error = await refused(`{ chain(id: "43114") { block(id: "9") { parent { parent { parent { parent { blockHash } } } } } } }`);
+    const error = await refused(
+      `{ chain(id: "43114") { block(id: "9") { parent { parent { parent { parent { blockHash } } } } } } }`,
+    );
     expect(error.extensions).toMatchObject({ code: "BAD_USER_INPUT", limit: "depth", max: 6 });
   });
 
@@ -154,7 +172,11 @@ describe("bodies over HTTP (the Node listener reads and parses JSON bodies ahead
     ["plain text", "{ __typename }", "text/plain"],
   ])("answers %s exactly as Yoga itself does", async (_, body, contentType) => {
     const overHttp = await fetch(`${base}/graphql`, { method: "POST", headers: { "content-type": contentType }, body });
-    const direct = await harness.gateway.yoga.fetch("http://gateway.test/graphql", { method: "POST", headers: { "content-type": contentType }, body });
+    const direct = await harness.gateway.yoga.fetch("http://gateway.test/graphql", {
+      method: "POST",
+      headers: { "content-type": contentType },
+      body,
+    });
     expect(overHttp.status).toBe(direct.status);
     expect(await overHttp.text()).toBe(await direct.text());
   });
@@ -177,8 +199,12 @@ describe("CSRF prevention", () => {
     const url = `http://gateway.test/graphql?query=${encodeURIComponent("{ __typename }")}`;
     const simple = await harness.gateway.yoga.fetch(url, { headers: { accept: "application/json" } });
     expect(simple.status).toBe(400);
-    expect(((await simple.json()) as { errors: { extensions: { code: string } }[] }).errors[0]!.extensions.code).toBe("BAD_REQUEST");
-    const preflighted = await harness.gateway.yoga.fetch(url, { headers: { accept: "application/json", "x-graphql-yoga-csrf": "1" } });
+    expect(((await simple.json()) as { errors: { extensions: { code: string } }[] }).errors[0]!.extensions.code).toBe(
+      "BAD_REQUEST",
+    );
+    const preflighted = await harness.gateway.yoga.fetch(url, {
+      headers: { accept: "application/json", "x-graphql-yoga-csrf": "1" },
+    });
     expect(preflighted.status).toBe(200);
   });
 });
@@ -215,7 +241,9 @@ describe("production switches", () => {
       expect(known.data).toEqual({ chain: { chainName: expect.any(String) } });
       const arbitrary = (await (await post({ query: document })).json()) as { errors: { extensions: { code: string } }[] };
       expect(arbitrary.errors[0]!.extensions.code).toBe("PERSISTED_QUERY_ONLY");
-      const unknown = (await (await post({ extensions: { persistedQuery: { version: 1, sha256Hash: "0".repeat(64) } } })).json()) as {
+      const unknown = (await (
+        await post({ extensions: { persistedQuery: { version: 1, sha256Hash: "0".repeat(64) } } })
+      ).json()) as {
         errors: { extensions: { code: string } }[];
       };
       expect(unknown.errors[0]!.extensions.code).toBe("PERSISTED_QUERY_NOT_FOUND");

@@ -31,7 +31,12 @@ describe("newBlocks", () => {
   let head: bigint;
   beforeAll(async () => {
     // A poll interval longer than any test: the only reads are the first and the catch-ups.
-    harness = await startHarness({ LIVE_BLOCKS_POLL_MS: "600000", LIVE_BLOCKS_MAX_POLL_MS: "600000", LIVE_MAX_CATCH_UP_BLOCKS: "100", RATE_LIMIT_BURST: "100000" });
+    harness = await startHarness({
+      LIVE_BLOCKS_POLL_MS: "600000",
+      LIVE_BLOCKS_MAX_POLL_MS: "600000",
+      LIVE_MAX_CATCH_UP_BLOCKS: "100",
+      RATE_LIMIT_BURST: "100000",
+    });
     const newest = await simulatorGet<ListEvmBlocksResponse>(harness, "data", `/v1/chains/${C_CHAIN}/blocks?pageSize=1`);
     head = BigInt(newest.blocks[0]!.blockNumber);
   });
@@ -69,7 +74,9 @@ describe("newBlocks", () => {
 
   it("has subscribers of one chain share one poller: five streams, one upstream read", async () => {
     harness.simulator.resetCounters();
-    const subscriptions = await Promise.all(Array.from({ length: 5 }, () => subscribeSse(harness, NEW_BLOCKS, { chainId: C_CHAIN })));
+    const subscriptions = await Promise.all(
+      Array.from({ length: 5 }, () => subscribeSse(harness, NEW_BLOCKS, { chainId: C_CHAIN })),
+    );
     try {
       await new Promise((resolve) => setTimeout(resolve, 300));
       expect(upstreamCalls(harness)[BLOCKS_ROUTE]).toBe(1);
@@ -98,7 +105,9 @@ describe("newBlocks", () => {
     harness.simulator.resetCounters();
     const subscription = await subscribeSse(harness, NEW_BLOCKS, variables);
     const events = await subscription.rest();
-    const errors = events.flatMap((event) => (event.event === "next" ? ((JSON.parse(event.data) as BlockEvent).errors ?? []) : []));
+    const errors = events.flatMap((event) =>
+      event.event === "next" ? ((JSON.parse(event.data) as BlockEvent).errors ?? []) : [],
+    );
     expect(errors[0]?.extensions.code).toBe(code);
     expect(upstreamCalls(harness)[BLOCKS_ROUTE]).toBeUndefined();
   });

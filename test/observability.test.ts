@@ -40,7 +40,12 @@ describe("health and readiness", () => {
 describe("request ids", () => {
   it("returns the caller's request id and sends it upstream", async () => {
     harness.simulator.resetCounters();
-    const result = await execute(harness, ChainBlockDocument, { chainId: "43114", blockId: "77" }, { "x-request-id": "trace-abc" });
+    const result = await execute(
+      harness,
+      ChainBlockDocument,
+      { chainId: "43114", blockId: "77" },
+      { "x-request-id": "trace-abc" },
+    );
     expect(result.headers.get("x-request-id")).toBe("trace-abc");
     expect(harness.simulator.requests().map((request) => request.requestId)).toContain("trace-abc");
   });
@@ -56,7 +61,9 @@ describe("Prometheus metrics", () => {
     await execute(harness, ChainBlockDocument, { chainId: "43114", blockId: "78" }, { "x-glacier-api-key": "secret-key-123" });
     const text = await (await get("/metrics")).text();
     expect(text).toMatch(/graphql_envelop_request_duration_bucket\{[^}]*operationName="ChainBlock"/);
-    expect(text).toMatch(/gateway_upstream_requests_total\{service="Data API",method="GET",route="\/v1\/chains\/\{chainId\}\/blocks\/\{blockId\}",outcome="200"\} \d+/);
+    expect(text).toMatch(
+      /gateway_upstream_requests_total\{service="Data API",method="GET",route="\/v1\/chains\/\{chainId\}\/blocks\/\{blockId\}",outcome="200"\} \d+/,
+    );
     expect(text).toMatch(/gateway_cache_lookups_total\{result="(hit|miss)"\} \d+/);
     expect(text).toMatch(/gateway_upstream_breaker_state\{service="Data API"\} 0/);
     expect(text).toMatch(/gateway_loader_batch_size_count\{loader="block"\} [1-9]/);
@@ -106,7 +113,11 @@ describe("the response cache", () => {
       const first = await execute(cached, mutation);
       const second = await execute(cached, mutation);
       expect(second.headers.get("x-response-cache")).toBeNull();
-      expect(Object.entries(cached.simulator.counters()).filter(([route]) => route.startsWith("POST")).map(([, count]) => count)).toEqual([2]);
+      expect(
+        Object.entries(cached.simulator.counters())
+          .filter(([route]) => route.startsWith("POST"))
+          .map(([, count]) => count),
+      ).toEqual([2]);
       expect(first.body.errors ?? second.body.errors).toBeUndefined();
     } finally {
       await cached.close();

@@ -24,7 +24,12 @@ describe("connection arguments are checked before any upstream call", () => {
     { name: "last: 5", variables: { last: 5 }, argument: "last", message: /last is not supported/ },
     { name: "before", variables: { before: "x" }, argument: "before", message: /before is not supported/ },
     { name: "a malformed cursor", variables: { after: "not-a-cursor" }, argument: "after", message: /not a cursor/ },
-    { name: "a forged cursor", variables: { after: Buffer.from("[1,null,500,3,null,\"x\"]").toString("base64url") }, argument: "after", message: /another list|not a cursor/ },
+    {
+      name: "a forged cursor",
+      variables: { after: Buffer.from('[1,null,500,3,null,"x"]').toString("base64url") },
+      argument: "after",
+      message: /another list|not a cursor/,
+    },
   ];
 
   for (const testCase of cases) {
@@ -67,32 +72,66 @@ describe("first: 0", () => {
   const PAGE = "{ edges { cursor node { __typename } } pageInfo { hasNextPage hasPreviousPage startCursor endCursor } }";
   const ADDRESS = "0x1111111111111111111111111111111111111111";
   const PRIMARY_NETWORK_SUBNET = "11111111111111111111111111111111LpoYY";
-  const vertexHeight = queryMinimum("data", "/v1/networks/{network}/blockchains/{blockchainId}/vertices:listByHeight", "vertexHeight");
+  const vertexHeight = queryMinimum(
+    "data",
+    "/v1/networks/{network}/blockchains/{blockchainId}/vertices:listByHeight",
+    "vertexHeight",
+  );
 
   /** Every connection field, reached with valid arguments: `around` is the document without the connection. */
   const cases: Record<string, { around: string; field: string }> = {
     "Query.latestBlocks": { around: "{ %s }", field: "latestBlocks" },
     "Query.networkMetrics": { around: "{ %s }", field: "networkMetrics(scope: MAINNET, metric: TX_COUNT)" },
-    "Query.subnetMetrics": { around: "{ %s }", field: `subnetMetrics(subnetId: "${PRIMARY_NETWORK_SUBNET}", metric: PER_SUBNET_DAILY_FEES_PAID)` },
+    "Query.subnetMetrics": {
+      around: "{ %s }",
+      field: `subnetMetrics(subnetId: "${PRIMARY_NETWORK_SUBNET}", metric: PER_SUBNET_DAILY_FEES_PAID)`,
+    },
     "Query.validatorFeeMetrics": { around: "{ %s }", field: "validatorFeeMetrics(metric: TOTAL_CUMULATIVE_FEES_DAILY)" },
     "Query.btcbBridgedAddresses": { around: "{ %s }", field: `btcbBridgedAddresses(threshold: "0")` },
     "EvmChain.blocks": { around: `{ chain(id: "43114") { chainId %s } }`, field: "blocks" },
     "EvmChain.metrics": { around: `{ chain(id: "43114") { chainId %s } }`, field: "metrics(metric: TX_COUNT)" },
-    "EvmChain.tokenHolders": { around: `{ chain(id: "43114") { chainId %s } }`, field: `tokenHolders(contract: "${ADDRESS}", threshold: "0")` },
+    "EvmChain.tokenHolders": {
+      around: `{ chain(id: "43114") { chainId %s } }`,
+      field: `tokenHolders(contract: "${ADDRESS}", threshold: "0")`,
+    },
     "EvmChain.avgTps": { around: `{ chain(id: "43114") { chainId %s } }`, field: "avgTps" },
-    "EvmAccount.transactions": { around: `{ chain(id: "43114") { address(address: "${ADDRESS}") { address %s } } }`, field: "transactions" },
+    "EvmAccount.transactions": {
+      around: `{ chain(id: "43114") { address(address: "${ADDRESS}") { address %s } } }`,
+      field: "transactions",
+    },
     "EvmBlock.transactions": { around: `{ chain(id: "43114") { block(id: "1") { txCount %s } } }`, field: "transactions" },
     "PrimaryNetwork.l1Validators": { around: "{ primaryNetwork(network: FUJI) { %s } }", field: "l1Validators" },
-    "L1Validator.subnetValidators": { around: "{ primaryNetwork(network: FUJI) { l1Validators(first: 1) { nodes { %s } } } }", field: "subnetValidators" },
-    "L1Validator.transactions": { around: "{ primaryNetwork(network: FUJI) { l1Validators(first: 1) { nodes { %s } } } }", field: "transactions" },
-    "PrimaryNetwork.stakingMetrics": { around: "{ primaryNetwork(network: MAINNET) { %s } }", field: "stakingMetrics(metric: DELEGATOR_COUNT)" },
+    "L1Validator.subnetValidators": {
+      around: "{ primaryNetwork(network: FUJI) { l1Validators(first: 1) { nodes { %s } } } }",
+      field: "subnetValidators",
+    },
+    "L1Validator.transactions": {
+      around: "{ primaryNetwork(network: FUJI) { l1Validators(first: 1) { nodes { %s } } } }",
+      field: "transactions",
+    },
+    "PrimaryNetwork.stakingMetrics": {
+      around: "{ primaryNetwork(network: MAINNET) { %s } }",
+      field: "stakingMetrics(metric: DELEGATOR_COUNT)",
+    },
     "PChain.transactions": { around: "{ primaryNetwork(network: FUJI) { pChain { %s } } }", field: "transactions" },
-    "PChain.utxos": { around: "{ primaryNetwork(network: FUJI) { pChain { %s } } }", field: `utxos(addresses: ["fuji1qqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqq"])` },
+    "PChain.utxos": {
+      around: "{ primaryNetwork(network: FUJI) { pChain { %s } } }",
+      field: `utxos(addresses: ["fuji1qqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqq"])`,
+    },
     "XChain.transactions": { around: "{ primaryNetwork(network: FUJI) { xChain { %s } } }", field: "transactions" },
-    "XChain.utxos": { around: "{ primaryNetwork(network: FUJI) { xChain { %s } } }", field: `utxos(addresses: ["fuji1qqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqq"])` },
-    "XChain.verticesAtHeight": { around: "{ primaryNetwork(network: FUJI) { xChain { %s } } }", field: `verticesAtHeight(height: ${vertexHeight})` },
+    "XChain.utxos": {
+      around: "{ primaryNetwork(network: FUJI) { xChain { %s } } }",
+      field: `utxos(addresses: ["fuji1qqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqq"])`,
+    },
+    "XChain.verticesAtHeight": {
+      around: "{ primaryNetwork(network: FUJI) { xChain { %s } } }",
+      field: `verticesAtHeight(height: ${vertexHeight})`,
+    },
     "CChain.transactions": { around: "{ primaryNetwork(network: FUJI) { cChain { %s } } }", field: "transactions" },
-    "CChain.utxos": { around: "{ primaryNetwork(network: FUJI) { cChain { %s } } }", field: `utxos(addresses: ["fuji1qqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqq"])` },
+    "CChain.utxos": {
+      around: "{ primaryNetwork(network: FUJI) { cChain { %s } } }",
+      field: `utxos(addresses: ["fuji1qqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqq"])`,
+    },
   };
 
   it("has a case for every connection field of the schema", () => {
@@ -109,7 +148,8 @@ describe("first: 0", () => {
   /** The connection's value, wherever it sits in the answer. */
   function connectionIn(data: unknown): unknown {
     let value = data as Record<string, unknown>;
-    while (value && typeof value === "object" && !("pageInfo" in value)) value = Object.values(value).find((v) => v && typeof v === "object") as Record<string, unknown>;
+    while (value && typeof value === "object" && !("pageInfo" in value))
+      value = Object.values(value).find((v) => v && typeof v === "object") as Record<string, unknown>;
     return value;
   }
 
@@ -144,7 +184,8 @@ describe("first: 0", () => {
 
   it("makes no call with pageSize=0 for a block's transactions, and a later page still reads", async () => {
     const page = await execute(harness, `{ chain(id: "43114") { blocks(first: 5) { nodes { blockHash txCount } } } }`);
-    const blocks = (page.body.data as { chain: { blocks: { nodes: { blockHash: string; txCount: number }[] } } }).chain.blocks.nodes;
+    const blocks = (page.body.data as { chain: { blocks: { nodes: { blockHash: string; txCount: number }[] } } }).chain.blocks
+      .nodes;
     const block = blocks.find((node) => node.txCount > 0);
     expect(block).toBeDefined();
     harness.gateway.cache.clear();
@@ -153,7 +194,9 @@ describe("first: 0", () => {
     const result = await execute(harness, query);
     expect(result.body.errors).toBeUndefined();
     expect(upstreamCalls(harness)["GET /v1/chains/{chainId}/blocks/{blockId}/transactions"]).toBe(1);
-    const blockTransactionCalls = harness.simulator.requests().filter((request) => request.route === "GET /v1/chains/{chainId}/blocks/{blockId}/transactions");
+    const blockTransactionCalls = harness.simulator
+      .requests()
+      .filter((request) => request.route === "GET /v1/chains/{chainId}/blocks/{blockId}/transactions");
     expect(blockTransactionCalls.map((request) => request.query.pageSize)).toEqual(["1"]);
   });
 });

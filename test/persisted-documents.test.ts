@@ -32,11 +32,20 @@ describe("persisted documents", () => {
   let served: Served;
   let url: string;
   const post = async (body: unknown, headers: Record<string, string> = {}) =>
-    answer(await fetch(url, { method: "POST", headers: { "content-type": "application/json", accept: "application/json", ...headers }, body: JSON.stringify(body) }));
+    answer(
+      await fetch(url, {
+        method: "POST",
+        headers: { "content-type": "application/json", accept: "application/json", ...headers },
+        body: JSON.stringify(body),
+      }),
+    );
 
   beforeAll(async () => {
     const file = join(mkdtempSync(join(tmpdir(), "persisted-")), "documents.json");
-    writeFileSync(file, JSON.stringify({ [`sha256:${sha256(CHAIN_NAME)}`]: CHAIN_NAME, [sha256(CHAIN_IDS)]: CHAIN_IDS, [sha256(WIDE)]: WIDE }));
+    writeFileSync(
+      file,
+      JSON.stringify({ [`sha256:${sha256(CHAIN_NAME)}`]: CHAIN_NAME, [sha256(CHAIN_IDS)]: CHAIN_IDS, [sha256(WIDE)]: WIDE }),
+    );
     // A refill too slow to matter between two requests: each request's charge shows in ratelimit-remaining.
     served = await serveGateway({ PERSISTED_OPERATIONS_FILE: file, RATE_LIMIT_RATE: "0.001", RATE_LIMIT_BURST: "100000" });
     url = `http://127.0.0.1:${served.port}/graphql`;
@@ -56,15 +65,23 @@ describe("persisted documents", () => {
   });
 
   it("runs a query named by documentId in a GET's query string", async () => {
-    const params = new URLSearchParams({ documentId: `sha256:${sha256(CHAIN_NAME)}`, variables: JSON.stringify({ id: "43114" }) });
+    const params = new URLSearchParams({
+      documentId: `sha256:${sha256(CHAIN_NAME)}`,
+      variables: JSON.stringify({ id: "43114" }),
+    });
     // CSRF prevention asks a GET for a header a cross-site form cannot send.
-    const result = await answer(await fetch(`${url}?${params}`, { headers: { accept: "application/json", "x-graphql-yoga-csrf": "1" } }));
+    const result = await answer(
+      await fetch(`${url}?${params}`, { headers: { accept: "application/json", "x-graphql-yoga-csrf": "1" } }),
+    );
     expect(result.status).toBe(200);
     expect(result.body).toEqual({ data: { chain: { chainName: expect.any(String) } } });
   });
 
   it("still runs Apollo's hash form", async () => {
-    const result = await post({ extensions: { persistedQuery: { version: 1, sha256Hash: sha256(CHAIN_NAME) } }, variables: { id: "43114" } });
+    const result = await post({
+      extensions: { persistedQuery: { version: 1, sha256Hash: sha256(CHAIN_NAME) } },
+      variables: { id: "43114" },
+    });
     expect(result.body).toEqual({ data: { chain: { chainName: expect.any(String) } } });
   });
 
@@ -73,7 +90,9 @@ describe("persisted documents", () => {
     expect(unknown.status).toBe(404);
     expect(unknown.body.errors?.[0]?.extensions.code).toBe("PERSISTED_QUERY_NOT_FOUND");
     expect(unknown.body.data).toBeUndefined();
-    const viaGet = await answer(await fetch(`${url}?documentId=nothing-here`, { headers: { accept: "application/json", "x-graphql-yoga-csrf": "1" } }));
+    const viaGet = await answer(
+      await fetch(`${url}?documentId=nothing-here`, { headers: { accept: "application/json", "x-graphql-yoga-csrf": "1" } }),
+    );
     expect(viaGet.status).toBe(404);
     expect(viaGet.body.errors?.[0]?.extensions.code).toBe("PERSISTED_QUERY_NOT_FOUND");
     // Apollo's form keeps the 400 of the gateway's other refusals.

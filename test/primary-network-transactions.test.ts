@@ -124,7 +124,9 @@ function utxo(record: Utxo) {
 
 function common(tx: AnyTransaction, chain: string, blockchainId: string) {
   return {
-    id: Buffer.from(`${{ P_CHAIN: "PChainTransaction", X_CHAIN: "XChainTransaction", C_CHAIN: "CChainAtomicTransaction" }[chain]}:mainnet:${blockchainId}:${tx.txHash}`).toString("base64"),
+    id: Buffer.from(
+      `${{ P_CHAIN: "PChainTransaction", X_CHAIN: "XChainTransaction", C_CHAIN: "CChainAtomicTransaction" }[chain]}:mainnet:${blockchainId}:${tx.txHash}`,
+    ).toString("base64"),
     network: "MAINNET",
     blockchainId,
     chainName: chain,
@@ -181,10 +183,16 @@ function xChainTransaction(tx: XChainTransaction) {
     emittedUtxos: tx.emittedUtxos.map(utxo),
     amountUnlocked: tx.amountUnlocked.map(asset),
     amountCreated: tx.amountCreated.map(asset),
-    assetCreated: tx.assetCreated ? { ...tx.assetCreated, type: enumOf(tx.assetCreated.type), cap: enumOf(tx.assetCreated.cap) } : null,
+    assetCreated: tx.assetCreated
+      ? { ...tx.assetCreated, type: enumOf(tx.assetCreated.type), cap: enumOf(tx.assetCreated.cap) }
+      : null,
     vertices:
       "vertices" in tx
-        ? tx.vertices.map((vertex) => ({ vertexHash: vertex.hash, vertexHeight: String(vertex.height), vertexTimestamp: vertex.timestamp }))
+        ? tx.vertices.map((vertex) => ({
+            vertexHash: vertex.hash,
+            vertexHeight: String(vertex.height),
+            vertexTimestamp: vertex.timestamp,
+          }))
         : null,
     blockNumber: "blockHeight" in tx ? String(tx.blockHeight) : null,
     blockHash: "blockHash" in tx ? tx.blockHash : null,
@@ -305,7 +313,9 @@ describe("latest transactions: every field of the three shapes", () => {
       after = connection.pageInfo.hasNextPage ? connection.pageInfo.endCursor! : undefined;
     } while (after);
     expect(nodes).toHaveLength(reference.length);
-    expect(new Set(nodes.map((node) => (node as { chainFormat: string }).chainFormat))).toEqual(new Set(["LINEAR", "NON_LINEAR"]));
+    expect(new Set(nodes.map((node) => (node as { chainFormat: string }).chainFormat))).toEqual(
+      new Set(["LINEAR", "NON_LINEAR"]),
+    );
     // Vertices and block fields never meet in one transaction, so coverage is per format.
     const linear = nodes.filter((node) => (node as { chainFormat: string }).chainFormat === "LINEAR");
     expectEveryFieldSet(linear.map((node) => ({ ...(node as object), vertices: [] })));
@@ -332,13 +342,27 @@ describe("latest transactions: every field of the three shapes", () => {
     const imports = nodes.filter((node) => (node as { txType: string }).txType === "IMPORT_TX");
     // Only NFTs have a group and a payload, and NFTs never leave the X-Chain.
     const nftOnly = ["utxos.groupId", "utxos.payload"];
-    expectEveryFieldSet(exports.map((node) => ({ ...(node as object), evmOutputs: [], consumedUtxos: [] })), nftOnly);
-    expectEveryFieldSet(imports.map((node) => ({ ...(node as object), evmInputs: [], emittedUtxos: [] })), nftOnly);
+    expectEveryFieldSet(
+      exports.map((node) => ({ ...(node as object), evmOutputs: [], consumedUtxos: [] })),
+      nftOnly,
+    );
+    expectEveryFieldSet(
+      imports.map((node) => ({ ...(node as object), evmInputs: [], emittedUtxos: [] })),
+      nftOnly,
+    );
   });
 
   it("refetches a transaction of each chain by its node id, through the by-hash route", async () => {
-    for (const [chain, typename] of [["p-chain", "PChainTransaction"], ["x-chain", "XChainTransaction"], ["c-chain", "CChainAtomicTransaction"]] as const) {
-      const page = await simulatorGet<{ transactions: AnyTransaction[] }>(harness, "data", `/v1/networks/mainnet/blockchains/${chain}/transactions?pageSize=5`);
+    for (const [chain, typename] of [
+      ["p-chain", "PChainTransaction"],
+      ["x-chain", "XChainTransaction"],
+      ["c-chain", "CChainAtomicTransaction"],
+    ] as const) {
+      const page = await simulatorGet<{ transactions: AnyTransaction[] }>(
+        harness,
+        "data",
+        `/v1/networks/mainnet/blockchains/${chain}/transactions?pageSize=5`,
+      );
       const tx = page.transactions[4]!;
       const blockchainId = { "p-chain": P, "x-chain": X, "c-chain": C }[chain];
       const id = Buffer.from(`${typename}:mainnet:${blockchainId}:${tx.txHash}`).toString("base64");
@@ -348,7 +372,9 @@ describe("latest transactions: every field of the three shapes", () => {
       expect(result.body.data!.node).toMatchObject({ __typename: typename, id, txHash: tx.txHash, blockchainId });
       expect(upstreamCalls(harness)).toEqual({ [TX_ROUTE]: 1 });
     }
-    const missing = Buffer.from(`PChainTransaction:mainnet:${P}:2wx1bZz5oNAzRprQi3bxMVv2PaajoqTWE4s3uibNb9yFH5xW4v`).toString("base64");
+    const missing = Buffer.from(`PChainTransaction:mainnet:${P}:2wx1bZz5oNAzRprQi3bxMVv2PaajoqTWE4s3uibNb9yFH5xW4v`).toString(
+      "base64",
+    );
     expect((await execute(harness, PrimaryNetworkNodeDocument, { id: missing })).body.data!.node).toBeNull();
   });
 
@@ -358,10 +384,13 @@ describe("latest transactions: every field of the three shapes", () => {
       `{ p: __type(name: "PChainTransactionType") { enumValues { name } } x: __type(name: "XChainTransactionType") { enumValues { name } }
          c: __type(name: "CChainAtomicTransactionType") { enumValues { name } } }`,
     );
-    const names = (key: string) => ((result.body.data as Record<string, { enumValues: { name: string }[] }>)[key]!.enumValues.map((value) => value.name)).sort();
+    const names = (key: string) =>
+      (result.body.data as Record<string, { enumValues: { name: string }[] }>)[key]!.enumValues.map((value) => value.name).sort();
     expect(names("p")).toEqual(pChainTransactionTypeValues.map(graphqlEnumName).sort());
     expect(names("x")).toEqual(xChainTransactionTypeValues.map(graphqlEnumName).sort());
-    expect(names("c")).toEqual([...cChainImportTransactionTxTypeValues, ...cChainExportTransactionTxTypeValues, "UNKNOWN"].map(graphqlEnumName).sort());
+    expect(names("c")).toEqual(
+      [...cChainImportTransactionTxTypeValues, ...cChainExportTransactionTxTypeValues, "UNKNOWN"].map(graphqlEnumName).sort(),
+    );
   });
 
   it("has txType on the interface, one enum holding every chain's kinds", async () => {
@@ -370,11 +399,23 @@ describe("latest transactions: every field of the three shapes", () => {
       `{ all: __type(name: "PrimaryNetworkTransactionType") { enumValues { name } }
          i: __type(name: "PrimaryNetworkTransaction") { fields { name type { kind name ofType { name } } } } }`,
     );
-    const data = result.body.data as { all: { enumValues: { name: string }[] }; i: { fields: { name: string; type: { ofType: { name: string } | null } }[] } };
-    const every = new Set([...pChainTransactionTypeValues, ...xChainTransactionTypeValues, ...cChainImportTransactionTxTypeValues, ...cChainExportTransactionTxTypeValues].map(graphqlEnumName));
+    const data = result.body.data as {
+      all: { enumValues: { name: string }[] };
+      i: { fields: { name: string; type: { ofType: { name: string } | null } }[] };
+    };
+    const every = new Set(
+      [
+        ...pChainTransactionTypeValues,
+        ...xChainTransactionTypeValues,
+        ...cChainImportTransactionTxTypeValues,
+        ...cChainExportTransactionTxTypeValues,
+      ].map(graphqlEnumName),
+    );
     expect(data.all.enumValues.map((value) => value.name).sort()).toEqual([...every].sort());
     expect(data.i.fields.find((field) => field.name === "txType")!.type.ofType!.name).toBe("PrimaryNetworkTransactionType");
-    expect(data.i.fields.map((field) => field.name)).toEqual(expect.arrayContaining(["blockTimestamp", "blockNumber", "blockHash"]));
+    expect(data.i.fields.map((field) => field.name)).toEqual(
+      expect.arrayContaining(["blockTimestamp", "blockNumber", "blockHash"]),
+    );
   });
 });
 
@@ -402,7 +443,11 @@ describe("latest transactions: the route's rules", () => {
     expect(x.body.errors?.[0]?.extensions).toMatchObject({ code: "BAD_USER_INPUT", argument: "txTypes" });
     const c = await execute(harness, CChainTransactionsPageDocument, { network: "MAINNET", to: 100 });
     expect(c.body.errors?.[0]?.extensions).toMatchObject({ code: "BAD_USER_INPUT", argument: "to" });
-    const unknown = await execute(harness, CChainTransactionsPageDocument, { network: "MAINNET", addresses: [wallets[0]!], txTypes: ["UNKNOWN"] });
+    const unknown = await execute(harness, CChainTransactionsPageDocument, {
+      network: "MAINNET",
+      addresses: [wallets[0]!],
+      txTypes: ["UNKNOWN"],
+    });
     expect(unknown.body.errors?.[0]?.extensions).toMatchObject({ code: "BAD_USER_INPUT", argument: "txTypes" });
     expect(upstreamCalls(harness)).toEqual({});
   });
@@ -455,7 +500,9 @@ describe("latest transactions: the route's rules", () => {
     });
     expect(result.body.errors).toBeUndefined();
     expect(result.body.data!.primaryNetwork.pChain.transactions!.nodes).toEqual(
-      reference.transactions.filter((tx) => tx.txType === "DisableL1ValidatorTx").map((tx) => ({ txHash: tx.txHash, txType: "DISABLE_L1_VALIDATOR_TX", blockTimestamp: tx.blockTimestamp })),
+      reference.transactions
+        .filter((tx) => tx.txType === "DisableL1ValidatorTx")
+        .map((tx) => ({ txHash: tx.txHash, txType: "DISABLE_L1_VALIDATOR_TX", blockTimestamp: tx.blockTimestamp })),
     );
     expect(upstreamCalls(harness)).toEqual({ [LIST_ROUTE]: 1 });
   });
@@ -478,14 +525,22 @@ describe("latest transactions: the route's rules", () => {
     expect(connection.nodes.map((node) => node.txHash)).toEqual(reference.transactions.map((tx) => tx.txHash));
     expect(connection.pageInfo.hasNextPage).toBe(true);
     expect(upstreamCalls(harness)).toEqual({ [LIST_ROUTE]: 1 });
-    const following = await execute(harness, PChainTransactionHashesDocument, { network: "MAINNET", first: 3, after: connection.pageInfo.endCursor });
+    const following = await execute(harness, PChainTransactionHashesDocument, {
+      network: "MAINNET",
+      first: 3,
+      after: connection.pageInfo.endCursor,
+    });
     expect(following.body.data!.primaryNetwork.pChain.transactions!.nodes.map((node) => node.txHash)).toEqual(
       next.transactions.map((tx) => tx.txHash),
     );
   });
 
   it("refuses a cursor used with other filters", async () => {
-    const first = await execute(harness, PChainTransactionHashesDocument, { network: "MAINNET", first: 2, addresses: [wallets[0]!] });
+    const first = await execute(harness, PChainTransactionHashesDocument, {
+      network: "MAINNET",
+      first: 2,
+      addresses: [wallets[0]!],
+    });
     harness.simulator.resetCounters();
     const reused = await execute(harness, PChainTransactionHashesDocument, {
       network: "MAINNET",
@@ -512,8 +567,18 @@ describe("UTXOs", () => {
     let after: string | undefined;
     let token: string | undefined;
     do {
-      const reference = await restUtxos<PChainUtxo>("p-chain", `pageSize=300&includeSpent=true${token ? `&pageToken=${token}` : ""}`, wallets);
-      const result = await execute(harness, PChainUtxosPageDocument, { network: "MAINNET", addresses: wallets, first: 300, includeSpent: true, after });
+      const reference = await restUtxos<PChainUtxo>(
+        "p-chain",
+        `pageSize=300&includeSpent=true${token ? `&pageToken=${token}` : ""}`,
+        wallets,
+      );
+      const result = await execute(harness, PChainUtxosPageDocument, {
+        network: "MAINNET",
+        addresses: wallets,
+        first: 300,
+        includeSpent: true,
+        after,
+      });
       expect(result.body.errors).toBeUndefined();
       const connection = result.body.data!.primaryNetwork.pChain.utxos!;
       expect(connection.chainInfo).toEqual({ chainName: "P_CHAIN", network: "MAINNET" });
@@ -529,7 +594,12 @@ describe("UTXOs", () => {
 
   it("lists X-Chain UTXOs of any asset, or of one, and C-Chain UTXOs in shared memory, with every field", async () => {
     const reference = await restUtxos<Utxo>("x-chain", "pageSize=300&includeSpent=true", wallets);
-    const x = await execute(harness, XChainUtxosPageDocument, { network: "MAINNET", addresses: wallets, first: 300, includeSpent: true });
+    const x = await execute(harness, XChainUtxosPageDocument, {
+      network: "MAINNET",
+      addresses: wallets,
+      first: 300,
+      includeSpent: true,
+    });
     expect(x.body.errors).toBeUndefined();
     expect(x.body.data!.primaryNetwork.xChain.utxos!.nodes).toEqual(reference.utxos.map(utxo));
     expect(x.body.data!.primaryNetwork.xChain.utxos!.chainInfo).toEqual({ chainName: "X_CHAIN", network: "MAINNET" });
@@ -538,25 +608,52 @@ describe("UTXOs", () => {
     const token = reference.utxos.find((candidate) => candidate.asset.symbol.startsWith("SIM"))!.asset.assetId;
     const ofToken = await restUtxos<Utxo>("x-chain", `pageSize=100&assetId=${token}`, wallets);
     harness.simulator.resetCounters();
-    const filtered = await execute(harness, XChainUtxosPageDocument, { network: "MAINNET", addresses: wallets.map((w) => `X-${w}`), first: 100, assetId: token });
-    expect(filtered.body.data!.primaryNetwork.xChain.utxos!.nodes.map((node) => node.utxoId)).toEqual(ofToken.utxos.map((u) => u.utxoId));
+    const filtered = await execute(harness, XChainUtxosPageDocument, {
+      network: "MAINNET",
+      addresses: wallets.map((w) => `X-${w}`),
+      first: 100,
+      assetId: token,
+    });
+    expect(filtered.body.data!.primaryNetwork.xChain.utxos!.nodes.map((node) => node.utxoId)).toEqual(
+      ofToken.utxos.map((u) => u.utxoId),
+    );
     expect(ofToken.utxos.length).toBeGreaterThan(0);
     expect(upstreamCalls(harness)).toEqual({ [UTXO_ROUTE]: 1 });
 
     const cReference = await restUtxos<Utxo>("c-chain", "pageSize=100&includeSpent=true", wallets);
-    const c = await execute(harness, CChainUtxosPageDocument, { network: "MAINNET", addresses: wallets.map((w) => `C-${w}`), first: 100, includeSpent: true });
+    const c = await execute(harness, CChainUtxosPageDocument, {
+      network: "MAINNET",
+      addresses: wallets.map((w) => `C-${w}`),
+      first: 100,
+      includeSpent: true,
+    });
     expect(c.body.data!.primaryNetwork.cChain.utxos!.nodes).toEqual(cReference.utxos.map(utxo));
-    expect(c.body.data!.primaryNetwork.cChain.utxos!.nodes.every((node) => node.consumedOnChainId === C && node.createdOnChainId !== C)).toBe(true);
+    expect(
+      c.body.data!.primaryNetwork.cChain.utxos!.nodes.every(
+        (node) => node.consumedOnChainId === C && node.createdOnChainId !== C,
+      ),
+    ).toBe(true);
   });
 
   it("sorts by amount as the route does", async () => {
     const reference = await restUtxos<PChainUtxo>("p-chain", "pageSize=30&sortBy=amount&sortOrder=asc", wallets);
-    const result = await execute(harness, PChainUtxosPageDocument, { network: "MAINNET", addresses: wallets, first: 30, sortBy: "AMOUNT", sortOrder: "ASC" });
-    expect(result.body.data!.primaryNetwork.pChain.utxos!.edges.map((edge) => edge.node.utxoId)).toEqual(reference.utxos.map((u) => u.utxoId));
+    const result = await execute(harness, PChainUtxosPageDocument, {
+      network: "MAINNET",
+      addresses: wallets,
+      first: 30,
+      sortBy: "AMOUNT",
+      sortOrder: "ASC",
+    });
+    expect(result.body.data!.primaryNetwork.pChain.utxos!.edges.map((edge) => edge.node.utxoId)).toEqual(
+      reference.utxos.map((u) => u.utxoId),
+    );
   });
 
   it("refuses a page over 1024 before any upstream call", async () => {
-    const result = await execute(harness, `{ primaryNetwork(network: MAINNET) { pChain { utxos(addresses: ["${wallets[0]}"], first: 1025) { nodes { utxoId } } } } }`);
+    const result = await execute(
+      harness,
+      `{ primaryNetwork(network: MAINNET) { pChain { utxos(addresses: ["${wallets[0]}"], first: 1025) { nodes { utxoId } } } } }`,
+    );
     expect(result.body.errors?.[0]?.extensions).toMatchObject({ code: "BAD_USER_INPUT", argument: "first", max: 1024 });
     expect(result.body.errors?.[0]?.message).toMatch(/between \d and 1024/);
     expect(upstreamCalls(harness)).toEqual({});
@@ -574,7 +671,10 @@ describe("UTXOs", () => {
 
   it("tells a caller who gives no address on any chain that the required argument needs one, not to leave it out", async () => {
     for (const chain of ["pChain", "xChain", "cChain"]) {
-      const result = await execute(harness, `{ primaryNetwork(network: MAINNET) { ${chain} { utxos(addresses: []) { nodes { utxoId } } } } }`);
+      const result = await execute(
+        harness,
+        `{ primaryNetwork(network: MAINNET) { ${chain} { utxos(addresses: []) { nodes { utxoId } } } } }`,
+      );
       expect(result.body.errors?.[0]?.extensions).toMatchObject({ code: "BAD_USER_INPUT", argument: "addresses", min: 1 });
       expect(result.body.errors?.[0]?.message).toContain("at least one address");
       expect(result.body.errors?.[0]?.message).not.toMatch(/leave it out/);
@@ -583,16 +683,27 @@ describe("UTXOs", () => {
   });
 
   it("takes the route's largest page, 1024", async () => {
-    const result = await execute(harness, `query($a: [String!]!) { primaryNetwork(network: MAINNET) { pChain { utxos(addresses: $a, first: 1024) { nodes { utxoId } } } } }`, { a: wallets });
+    const result = await execute(
+      harness,
+      `query($a: [String!]!) { primaryNetwork(network: MAINNET) { pChain { utxos(addresses: $a, first: 1024) { nodes { utxoId } } } } }`,
+      { a: wallets },
+    );
     expect(result.body.errors).toBeUndefined();
     expect(harness.simulator.requests().at(-1)?.query).toMatchObject({ pageSize: "1024" });
     expect(upstreamCalls(harness)).toEqual({ [UTXO_ROUTE]: 1 });
   });
 
   it("refuses a malformed asset id, and has assetId only on the X-Chain", async () => {
-    const result = await execute(harness, XChainUtxosPageDocument, { network: "MAINNET", addresses: [wallets[0]!], assetId: "0xabc" });
+    const result = await execute(harness, XChainUtxosPageDocument, {
+      network: "MAINNET",
+      addresses: [wallets[0]!],
+      assetId: "0xabc",
+    });
     expect(result.body.errors?.[0]?.extensions).toMatchObject({ code: "BAD_USER_INPUT", argument: "assetId" });
-    const onP = await execute(harness, `{ primaryNetwork(network: MAINNET) { pChain { utxos(addresses: ["${wallets[0]}"], assetId: "x") { nodes { utxoId } } } } }`);
+    const onP = await execute(
+      harness,
+      `{ primaryNetwork(network: MAINNET) { pChain { utxos(addresses: ["${wallets[0]}"], assetId: "x") { nodes { utxoId } } } } }`,
+    );
     expect(onP.body.errors?.[0]?.message).toContain('Unknown argument "assetId"');
     expect(upstreamCalls(harness)).toEqual({});
   });
@@ -627,7 +738,8 @@ describe("links through loaders, with the fewest upstream calls", () => {
       expect(node.creationTransaction!.block).toEqual(node.creationBlock);
       expect(node.consumingTransaction?.txHash ?? null).toBe(reference.consumingTxHash ?? null);
       expect(node.consumingBlock?.blockNumber ?? null).toBe(reference.consumingBlockNumber ?? null);
-      if (node.consumingTransaction) expect(node.consumingTransaction.block).toMatchObject({ blockHash: node.consumingBlock!.blockHash });
+      if (node.consumingTransaction)
+        expect(node.consumingTransaction.block).toMatchObject({ blockHash: node.consumingBlock!.blockHash });
     }
 
     // Accepted blocks stay in the shared cache; transactions are read again, as their UTXOs' state changes.
@@ -640,9 +752,15 @@ describe("links through loaders, with the fewest upstream calls", () => {
     const { utxos } = await restUtxos<Utxo>("x-chain", "pageSize=150&includeSpent=true", [wallets[0]!]);
     const transactions = new Map<string, AnyTransaction>();
     for (const utxo of utxos) {
-      for (const [chainId, hash] of [[utxo.createdOnChainId, utxo.creationTxHash], [utxo.consumedOnChainId, utxo.consumingTxHash]] as const) {
+      for (const [chainId, hash] of [
+        [utxo.createdOnChainId, utxo.creationTxHash],
+        [utxo.consumedOnChainId, utxo.consumingTxHash],
+      ] as const) {
         if (!hash || transactions.has(`${chainId}:${hash}`)) continue;
-        transactions.set(`${chainId}:${hash}`, await simulatorGet(harness, "data", `/v1/networks/mainnet/blockchains/${CHAIN_OF_ID[chainId]}/transactions/${hash}`));
+        transactions.set(
+          `${chainId}:${hash}`,
+          await simulatorGet(harness, "data", `/v1/networks/mainnet/blockchains/${CHAIN_OF_ID[chainId]}/transactions/${hash}`),
+        );
       }
     }
     const blocks = new Set<string>();
@@ -660,7 +778,12 @@ describe("links through loaders, with the fewest upstream calls", () => {
     const nodes = result.body.data!.primaryNetwork.xChain.utxos!.nodes;
     expect(nodes.some((node) => node.creationBlock === null)).toBe(true);
     for (const node of nodes) expect(node.creationBlock).toEqual(node.creationTransaction!.block);
-    const answered = new Set(nodes.flatMap((node) => [node.creationBlock, node.consumingBlock]).filter((block) => block !== null).map((block) => `${block!.blockNumber}:${block!.blockHash}`));
+    const answered = new Set(
+      nodes
+        .flatMap((node) => [node.creationBlock, node.consumingBlock])
+        .filter((block) => block !== null)
+        .map((block) => `${block!.blockNumber}:${block!.blockHash}`),
+    );
     expect(answered.size).toBe(blocks.size);
 
     // Asked a field only the block holds, each distinct block is read once.
@@ -676,7 +799,11 @@ describe("links through loaders, with the fewest upstream calls", () => {
   });
 
   it("primes the transaction loader with a page, so links to transactions of the page cost nothing", async () => {
-    const page = await simulatorGet<{ transactions: PChainTransaction[] }>(harness, "data", "/v1/networks/mainnet/blockchains/p-chain/transactions?pageSize=30");
+    const page = await simulatorGet<{ transactions: PChainTransaction[] }>(
+      harness,
+      "data",
+      "/v1/networks/mainnet/blockchains/p-chain/transactions?pageSize=30",
+    );
     const inPage = new Set(page.transactions.map((tx) => tx.txHash));
     const fetched = new Set<string>();
     const validations = new Set<string>();
@@ -730,7 +857,11 @@ describe("links through loaders, with the fewest upstream calls", () => {
 
 describe("a transaction by hash on each chain", () => {
   async function latest<T>(chain: string, predicate: (tx: T) => boolean = () => true): Promise<T> {
-    const page = await simulatorGet<{ transactions: T[] }>(harness, "data", `/v1/networks/mainnet/blockchains/${chain}/transactions?pageSize=100`);
+    const page = await simulatorGet<{ transactions: T[] }>(
+      harness,
+      "data",
+      `/v1/networks/mainnet/blockchains/${chain}/transactions?pageSize=100`,
+    );
     return page.transactions.find(predicate)!;
   }
 
@@ -739,7 +870,12 @@ describe("a transaction by hash on each chain", () => {
     const x = await latest<XChainTransaction>("x-chain");
     const c = await latest<CChainTransaction>("c-chain");
     harness.simulator.resetCounters();
-    const result = await execute(harness, PrimaryNetworkTransactionsByHashDocument, { network: "MAINNET", pHash: p.txHash, xHash: x.txHash, cHash: c.txHash });
+    const result = await execute(harness, PrimaryNetworkTransactionsByHashDocument, {
+      network: "MAINNET",
+      pHash: p.txHash,
+      xHash: x.txHash,
+      cHash: c.txHash,
+    });
     expect(result.body.errors).toBeUndefined();
     const { pChain, xChain, cChain } = result.body.data!.primaryNetwork;
     expect(pChain.transaction).toEqual(pChainTransaction(p));
@@ -747,13 +883,26 @@ describe("a transaction by hash on each chain", () => {
     const { evmBlock: _, ...cFields } = cChainTransaction(c);
     expect(cChain.transaction).toEqual(cFields);
     expect(upstreamCalls(harness)).toEqual({ [TX_ROUTE]: 3 });
-    expect(harness.simulator.requests().map((request) => request.path).sort()).toEqual(
-      [`/v1/networks/mainnet/blockchains/${P}/transactions/${p.txHash}`, `/v1/networks/mainnet/blockchains/${X}/transactions/${x.txHash}`, `/v1/networks/mainnet/blockchains/${C}/transactions/${c.txHash}`].sort(),
+    expect(
+      harness.simulator
+        .requests()
+        .map((request) => request.path)
+        .sort(),
+    ).toEqual(
+      [
+        `/v1/networks/mainnet/blockchains/${P}/transactions/${p.txHash}`,
+        `/v1/networks/mainnet/blockchains/${X}/transactions/${x.txHash}`,
+        `/v1/networks/mainnet/blockchains/${C}/transactions/${c.txHash}`,
+      ].sort(),
     );
 
     harness.simulator.resetCounters();
     const node = await execute(harness, PrimaryNetworkNodeDocument, { id: pChain.transaction!.id });
-    expect(node.body.data!.node).toMatchObject({ __typename: "PChainTransaction", txHash: p.txHash, blockTimestamp: p.blockTimestamp });
+    expect(node.body.data!.node).toMatchObject({
+      __typename: "PChainTransaction",
+      txHash: p.txHash,
+      blockTimestamp: p.blockTimestamp,
+    });
     expect(upstreamCalls(harness)).toEqual({ [TX_ROUTE]: 1 });
   });
 
@@ -762,16 +911,35 @@ describe("a transaction by hash on each chain", () => {
     const x = await latest<XChainTransaction>("x-chain");
     const unknown = "2wx1bZz5oNAzRprQi3bxMVv2PaajoqTWE4s3uibNb9yFH5xW4v";
     harness.simulator.resetCounters();
-    const result = await execute(harness, PrimaryNetworkTransactionsByHashDocument, { network: "MAINNET", pHash: x.txHash, xHash: unknown, cHash: p.txHash });
+    const result = await execute(harness, PrimaryNetworkTransactionsByHashDocument, {
+      network: "MAINNET",
+      pHash: x.txHash,
+      xHash: unknown,
+      cHash: p.txHash,
+    });
     expect(result.body.errors).toBeUndefined();
-    expect(result.body.data!.primaryNetwork).toEqual({ pChain: { transaction: null }, xChain: { transaction: null }, cChain: { transaction: null } });
+    expect(result.body.data!.primaryNetwork).toEqual({
+      pChain: { transaction: null },
+      xChain: { transaction: null },
+      cChain: { transaction: null },
+    });
     expect(upstreamCalls(harness)).toEqual({ [TX_ROUTE]: 3 });
 
     harness.simulator.resetCounters();
     for (const hash of ["0x" + "ab".repeat(32), "../blocks/1", "short"]) {
-      const refused = await execute(harness, `query ($hash: String!) { primaryNetwork(network: MAINNET) { a: pChain { transaction(hash: $hash) { txHash } } b: xChain { txHash: blockchainId } } }`, { hash });
-      expect(refused.body.errors?.[0]).toMatchObject({ path: ["primaryNetwork", "a", "transaction"], extensions: { code: "BAD_USER_INPUT", argument: "hash" } });
-      expect((refused.body.data as { primaryNetwork: unknown }).primaryNetwork).toEqual({ a: { transaction: null }, b: { txHash: X } });
+      const refused = await execute(
+        harness,
+        `query ($hash: String!) { primaryNetwork(network: MAINNET) { a: pChain { transaction(hash: $hash) { txHash } } b: xChain { txHash: blockchainId } } }`,
+        { hash },
+      );
+      expect(refused.body.errors?.[0]).toMatchObject({
+        path: ["primaryNetwork", "a", "transaction"],
+        extensions: { code: "BAD_USER_INPUT", argument: "hash" },
+      });
+      expect((refused.body.data as { primaryNetwork: unknown }).primaryNetwork).toEqual({
+        a: { transaction: null },
+        b: { txHash: X },
+      });
     }
     expect(upstreamCalls(harness)).toEqual({});
   });
@@ -780,13 +948,30 @@ describe("a transaction by hash on each chain", () => {
     const p = await latest<PChainTransaction>("p-chain", (tx) => tx.consumedUtxos.length > 0);
     const x = await latest<XChainTransaction>("x-chain", (tx) => tx.consumedUtxos.length > 0);
     const c = await latest<CChainTransaction>("c-chain", (tx) => "consumedUtxos" in tx && tx.consumedUtxos.length > 0);
-    const result = await execute(harness, PrimaryNetworkTransactionInterfaceDocument, { network: "MAINNET", pHash: p.txHash, xHash: x.txHash, cHash: c.txHash });
+    const result = await execute(harness, PrimaryNetworkTransactionInterfaceDocument, {
+      network: "MAINNET",
+      pHash: p.txHash,
+      xHash: x.txHash,
+      cHash: c.txHash,
+    });
     expect(result.body.errors).toBeUndefined();
     const { pChain, xChain, cChain } = result.body.data!.primaryNetwork;
     const interfaceUtxo = (utxo: PChainUtxo | Utxo) =>
       "txHash" in utxo
-        ? { utxoId: utxo.utxoId, txHash: utxo.txHash, outputIndex: utxo.outputIndex, blockTimestamp: utxo.blockTimestamp, consumingBlockTimestamp: utxo.consumingBlockTimestamp ?? null }
-        : { utxoId: utxo.utxoId, txHash: utxo.creationTxHash, outputIndex: Number(utxo.outputIndex), blockTimestamp: utxo.timestamp, consumingBlockTimestamp: utxo.consumingTxTimestamp ?? null };
+        ? {
+            utxoId: utxo.utxoId,
+            txHash: utxo.txHash,
+            outputIndex: utxo.outputIndex,
+            blockTimestamp: utxo.blockTimestamp,
+            consumingBlockTimestamp: utxo.consumingBlockTimestamp ?? null,
+          }
+        : {
+            utxoId: utxo.utxoId,
+            txHash: utxo.creationTxHash,
+            outputIndex: Number(utxo.outputIndex),
+            blockTimestamp: utxo.timestamp,
+            consumingBlockTimestamp: utxo.consumingTxTimestamp ?? null,
+          };
     expect(pChain.transaction).toEqual({
       __typename: "PChainTransaction",
       txHash: p.txHash,
@@ -823,23 +1008,37 @@ describe("a transaction's block with the fewest calls", () => {
   const page = (chain: string, block: string, first = 5) =>
     `{ primaryNetwork(network: MAINNET) { ${chain} { transactions(first: ${first}) { nodes { txHash block { ${block} } } } } } }`;
 
-  it.each([["pChain"], ["xChain"], ["cChain"]])("%s: a block's height, id and time come from the transaction, without a block call", async (chain) => {
-    const held = await execute(harness, page(chain, HELD, 20));
-    expect(held.body.errors).toBeUndefined();
-    expect(upstreamCalls(harness)).toEqual({ [LIST_ROUTE]: 1 });
-    const nodes = (held.body.data as { primaryNetwork: Record<string, { transactions: { nodes: { txHash: string; block: Record<string, unknown> | null }[] } }> }).primaryNetwork[chain]!.transactions.nodes;
-    expect(nodes.some((node) => node.block !== null)).toBe(true);
+  it.each([["pChain"], ["xChain"], ["cChain"]])(
+    "%s: a block's height, id and time come from the transaction, without a block call",
+    async (chain) => {
+      const held = await execute(harness, page(chain, HELD, 20));
+      expect(held.body.errors).toBeUndefined();
+      expect(upstreamCalls(harness)).toEqual({ [LIST_ROUTE]: 1 });
+      const nodes = (
+        held.body.data as {
+          primaryNetwork: Record<
+            string,
+            { transactions: { nodes: { txHash: string; block: Record<string, unknown> | null }[] } }
+          >;
+        }
+      ).primaryNetwork[chain]!.transactions.nodes;
+      expect(nodes.some((node) => node.block !== null)).toBe(true);
 
-    // The same fields of the block read from its route: the partial record tells the truth.
-    harness.simulator.resetCounters();
-    const fetched = await execute(harness, page(chain, `${HELD} blockType`, 20));
-    const fetchedNodes = (fetched.body.data as { primaryNetwork: Record<string, { transactions: { nodes: { block: Record<string, unknown> | null }[] } }> }).primaryNetwork[chain]!.transactions.nodes;
-    const blocks = new Set(nodes.filter((node) => node.block !== null).map((node) => node.block!.blockNumber));
-    expect(upstreamCalls(harness)).toEqual({ [LIST_ROUTE]: 1, [BLOCK_ROUTE]: blocks.size });
-    expect(fetchedNodes.map((node) => (node.block ? { ...node.block, blockType: undefined } : null))).toEqual(
-      nodes.map((node) => (node.block ? { ...node.block, blockType: undefined } : null)),
-    );
-  });
+      // The same fields of the block read from its route: the partial record tells the truth.
+      harness.simulator.resetCounters();
+      const fetched = await execute(harness, page(chain, `${HELD} blockType`, 20));
+      const fetchedNodes = (
+        fetched.body.data as {
+          primaryNetwork: Record<string, { transactions: { nodes: { block: Record<string, unknown> | null }[] } }>;
+        }
+      ).primaryNetwork[chain]!.transactions.nodes;
+      const blocks = new Set(nodes.filter((node) => node.block !== null).map((node) => node.block!.blockNumber));
+      expect(upstreamCalls(harness)).toEqual({ [LIST_ROUTE]: 1, [BLOCK_ROUTE]: blocks.size });
+      expect(fetchedNodes.map((node) => (node.block ? { ...node.block, blockType: undefined } : null))).toEqual(
+        nodes.map((node) => (node.block ? { ...node.block, blockType: undefined } : null)),
+      );
+    },
+  );
 
   it("pChain { transactions(first: 5) { nodes { block { blockHash } } } } makes one call, and the estimate says so", async () => {
     const document = page("pChain", "blockHash");
@@ -864,7 +1063,8 @@ describe("a transaction's block with the fewest calls", () => {
     expect(upstreamCalls(harness)).toEqual({ [UTXO_ROUTE]: 1 });
     expect(estimateUpstreamCalls(schema, parse(document), undefined, { addresses: [wallets[0]!] }, NO_FACTS)).toBe(1);
     type Node = { utxoId: string; creationBlock: Record<string, unknown>; consumingBlock: Record<string, unknown> | null };
-    const nodes = (result.body.data as { primaryNetwork: { pChain: { utxos: { nodes: Node[] } } } }).primaryNetwork.pChain.utxos.nodes;
+    const nodes = (result.body.data as { primaryNetwork: { pChain: { utxos: { nodes: Node[] } } } }).primaryNetwork.pChain.utxos
+      .nodes;
     for (const node of nodes) {
       const reference = utxos.find((utxo) => utxo.utxoId === node.utxoId)!;
       expect(node.creationBlock).toEqual({
@@ -877,7 +1077,11 @@ describe("a transaction's block with the fewest calls", () => {
       });
       expect(node.consumingBlock).toEqual(
         reference.consumingTxHash
-          ? { blockchainId: reference.consumedOnChainId, blockNumber: reference.consumingBlockNumber, blockTimestamp: reference.consumingBlockTimestamp }
+          ? {
+              blockchainId: reference.consumedOnChainId,
+              blockNumber: reference.consumingBlockNumber,
+              blockTimestamp: reference.consumingBlockTimestamp,
+            }
           : null,
       );
     }

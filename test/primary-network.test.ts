@@ -132,7 +132,11 @@ describe("primaryNetwork", () => {
 
   it("finds a chain by any of the five ids of the network, or by its alias", async () => {
     for (const network of ["MAINNET", "FUJI"] as const) {
-      for (const [alias, chain] of [["p-chain", "p"], ["x-chain", "x"], ["c-chain", "c"]] as const) {
+      for (const [alias, chain] of [
+        ["p-chain", "p"],
+        ["x-chain", "x"],
+        ["c-chain", "c"],
+      ] as const) {
         for (const id of [alias, IDS[network][chain]]) {
           const result = await execute(harness, PrimaryNetworkBlockchainDocument, { network, id });
           expect(result.body.data!.primaryNetwork.blockchain).toEqual({
@@ -161,31 +165,65 @@ describe("primaryNetwork", () => {
     const fuji = await execute(harness, PChainTransactionHashesDocument, { network: "FUJI", first: 5 });
     const testnet = await execute(harness, PChainTransactionHashesDocument, { network: "TESTNET", first: 5 });
     expect(testnet.body.data).toEqual(fuji.body.data);
-    const reference = await simulatorGet<{ transactions: { txHash: string }[] }>(harness, "data", "/v1/networks/fuji/blockchains/p-chain/transactions?pageSize=5");
-    expect(fuji.body.data!.primaryNetwork.pChain.transactions!.nodes.map((node) => node.txHash)).toEqual(reference.transactions.map((tx) => tx.txHash));
-    expect(harness.simulator.requests().filter((request) => request.path.includes("/transactions")).every((request) => request.path.startsWith("/v1/networks/fuji/"))).toBe(true);
+    const reference = await simulatorGet<{ transactions: { txHash: string }[] }>(
+      harness,
+      "data",
+      "/v1/networks/fuji/blockchains/p-chain/transactions?pageSize=5",
+    );
+    expect(fuji.body.data!.primaryNetwork.pChain.transactions!.nodes.map((node) => node.txHash)).toEqual(
+      reference.transactions.map((tx) => tx.txHash),
+    );
+    expect(
+      harness.simulator
+        .requests()
+        .filter((request) => request.path.includes("/transactions"))
+        .every((request) => request.path.startsWith("/v1/networks/fuji/")),
+    ).toBe(true);
   });
 });
 
 describe("blocks", () => {
   it("reads a block of each chain by height and by id, with every field, its parent and transactions", async () => {
     for (const network of ["mainnet", "fuji"] as const) {
-      for (const [alias, chain] of [["p-chain", "p"], ["x-chain", "x"], ["c-chain", "c"]] as const) {
+      for (const [alias, chain] of [
+        ["p-chain", "p"],
+        ["x-chain", "x"],
+        ["c-chain", "c"],
+      ] as const) {
         const height = chain === "c" ? "4990" : "30";
-        const reference = await simulatorGet<Block>(harness, "data", `/v1/networks/${network}/blockchains/${alias}/blocks/${height}`);
-        const parent = await simulatorGet<Block>(harness, "data", `/v1/networks/${network}/blockchains/${alias}/blocks/${Number(height) - 1}`);
+        const reference = await simulatorGet<Block>(
+          harness,
+          "data",
+          `/v1/networks/${network}/blockchains/${alias}/blocks/${height}`,
+        );
+        const parent = await simulatorGet<Block>(
+          harness,
+          "data",
+          `/v1/networks/${network}/blockchains/${alias}/blocks/${Number(height) - 1}`,
+        );
         harness.simulator.resetCounters();
         harness.gateway.cache.clear();
         const graphNetwork = network === "mainnet" ? "MAINNET" : "FUJI";
-        const byHeight = await execute(harness, PrimaryNetworkChainBlockDocument, { network: graphNetwork, chain: alias, blockId: height });
+        const byHeight = await execute(harness, PrimaryNetworkChainBlockDocument, {
+          network: graphNetwork,
+          chain: alias,
+          blockId: height,
+        });
         expect(byHeight.body.errors).toBeUndefined();
         const { parent: parentLink, transactions, ...fields } = byHeight.body.data!.primaryNetwork.blockchain!.block!;
         expect(fields).toEqual(expectedBlock(reference, network, chain));
         expect(parentLink).toEqual({ blockNumber: parent.blockNumber, blockHash: reference.parentHash });
         expect(transactions!.map((tx) => tx.txHash)).toEqual(reference.transactions);
-        expect(upstreamCalls(harness)).toEqual({ [BLOCK_ROUTE]: 2, ...(reference.transactions.length > 0 ? { [TX_ROUTE]: reference.transactions.length } : {}) });
+        expect(upstreamCalls(harness)).toEqual({
+          [BLOCK_ROUTE]: 2,
+          ...(reference.transactions.length > 0 ? { [TX_ROUTE]: reference.transactions.length } : {}),
+        });
 
-        const byId = await execute(harness, PrimaryNetworkChainBlockDocument, { network: graphNetwork, chain: IDS[graphNetwork][chain], blockId: reference.blockHash });
+        const byId = await execute(harness, PrimaryNetworkChainBlockDocument, {
+          network: graphNetwork,
+          chain: IDS[graphNetwork][chain],
+          blockId: reference.blockHash,
+        });
         expect(byId.body.data!.primaryNetwork.blockchain!.block!.blockNumber).toBe(height);
       }
     }
@@ -195,23 +233,45 @@ describe("blocks", () => {
     const reference = await simulatorGet<Block>(harness, "data", "/v1/networks/mainnet/blockchains/p-chain/blocks/100");
     expect(reference.proposerDetails?.proposerNodeId).toMatch(/^NodeID-/);
     harness.simulator.resetCounters();
-    const result = await execute(harness, PrimaryNetworkChainBlockDocument, { network: "MAINNET", chain: "p-chain", blockId: "100" });
+    const result = await execute(harness, PrimaryNetworkChainBlockDocument, {
+      network: "MAINNET",
+      chain: "p-chain",
+      blockId: "100",
+    });
     const block = result.body.data!.primaryNetwork.blockchain!.block!;
     expect(block.currentSupply).toBe(reference.currentSupply);
     expect(block.proposerDetails!.proposerPChainHeight).toBe(reference.proposerDetails!.proposerPChainHeight);
     harness.simulator.resetCounters();
     const node = await execute(harness, PrimaryNetworkNodeDocument, { id: block.id });
-    expect(node.body.data!.node).toEqual({ __typename: "PrimaryNetworkBlock", id: block.id, blockNumber: "100", blockHash: reference.blockHash, blockchainId: IDS.MAINNET.p });
+    expect(node.body.data!.node).toEqual({
+      __typename: "PrimaryNetworkBlock",
+      id: block.id,
+      blockNumber: "100",
+      blockHash: reference.blockHash,
+      blockchainId: IDS.MAINNET.p,
+    });
     expect(upstreamCalls(harness)).toEqual({});
   });
 
   it("answers null for a block that does not exist, and refuses a malformed id before any call", async () => {
-    const missing = await execute(harness, PrimaryNetworkChainBlockDocument, { network: "MAINNET", chain: "p-chain", blockId: "99999999" });
+    const missing = await execute(harness, PrimaryNetworkChainBlockDocument, {
+      network: "MAINNET",
+      chain: "p-chain",
+      blockId: "99999999",
+    });
     expect(missing.body.errors).toBeUndefined();
     expect(missing.body.data!.primaryNetwork.blockchain!.block).toBeNull();
     harness.simulator.resetCounters();
-    for (const [chain, blockId] of [["p-chain", `0x${"ab".repeat(32)}`], ["c-chain", "2wx1bZz5oNAzRprQi3bxMVv2PaajoqTWE4s3uibNb9yFH5xW4v"], ["x-chain", "../../v1/chains"]]) {
-      const result = await execute(harness, PrimaryNetworkChainBlockDocument, { network: "MAINNET", chain: chain!, blockId: blockId! });
+    for (const [chain, blockId] of [
+      ["p-chain", `0x${"ab".repeat(32)}`],
+      ["c-chain", "2wx1bZz5oNAzRprQi3bxMVv2PaajoqTWE4s3uibNb9yFH5xW4v"],
+      ["x-chain", "../../v1/chains"],
+    ]) {
+      const result = await execute(harness, PrimaryNetworkChainBlockDocument, {
+        network: "MAINNET",
+        chain: chain!,
+        blockId: blockId!,
+      });
       expect(result.body.errors?.[0]?.extensions).toMatchObject({ code: "BAD_USER_INPUT", argument: "id" });
     }
     expect(upstreamCalls(harness)).toEqual({});
@@ -233,7 +293,9 @@ describe("X-Chain vertices", () => {
     expect(result.body.errors).toBeUndefined();
     const connection = result.body.data!.primaryNetwork.xChain.verticesAtHeight!;
     expect(connection.chainInfo).toEqual({ chainName: "X_CHAIN", network: "MAINNET" });
-    expect(connection.nodes.map(({ parents: _, transactions: __, ...fields }) => fields)).toEqual(reference.vertices.map(expectedVertex));
+    expect(connection.nodes.map(({ parents: _, transactions: __, ...fields }) => fields)).toEqual(
+      reference.vertices.map(expectedVertex),
+    );
     for (const node of connection.nodes) {
       expect(node.parents!.map((parent) => parent.vertexHash)).toEqual(node.parentHashes);
       expect(node.parents!.every((parent) => parent.vertexHeight === String(height - 1))).toBe(true);
@@ -247,7 +309,11 @@ describe("X-Chain vertices", () => {
   });
 
   it("reads one vertex by hash, then from cache, and refetches it by node id", async () => {
-    const { vertices } = await simulatorGet<Schemas["ListXChainVerticesResponse"]>(harness, "data", "/v1/networks/mainnet/blockchains/x-chain/vertices:listByHeight?vertexHeight=3");
+    const { vertices } = await simulatorGet<Schemas["ListXChainVerticesResponse"]>(
+      harness,
+      "data",
+      "/v1/networks/mainnet/blockchains/x-chain/vertices:listByHeight?vertexHeight=3",
+    );
     const vertex = vertices[0]!;
     harness.simulator.resetCounters();
     const result = await execute(harness, XChainVertexDocument, { network: "MAINNET", hash: vertex.vertexHash });
@@ -257,18 +323,29 @@ describe("X-Chain vertices", () => {
     expect(upstreamCalls(harness)).toEqual({ [VERTEX_ROUTE]: 1 + vertex.parentHashes.length });
     harness.simulator.resetCounters();
     const node = await execute(harness, PrimaryNetworkNodeDocument, { id: fields.id });
-    expect(node.body.data!.node).toEqual({ __typename: "XChainVertex", id: fields.id, vertexHash: vertex.vertexHash, vertexHeight: "3" });
+    expect(node.body.data!.node).toEqual({
+      __typename: "XChainVertex",
+      id: fields.id,
+      vertexHash: vertex.vertexHash,
+      vertexHeight: "3",
+    });
     expect(upstreamCalls(harness)).toEqual({});
   });
 
   it("answers null for an unknown vertex and refuses a negative height or a malformed hash before any call", async () => {
-    const missing = await execute(harness, XChainVertexDocument, { network: "MAINNET", hash: "2wx1bZz5oNAzRprQi3bxMVv2PaajoqTWE4s3uibNb9yFH5xW4v" });
+    const missing = await execute(harness, XChainVertexDocument, {
+      network: "MAINNET",
+      hash: "2wx1bZz5oNAzRprQi3bxMVv2PaajoqTWE4s3uibNb9yFH5xW4v",
+    });
     expect(missing.body.errors).toBeUndefined();
     expect(missing.body.data!.primaryNetwork.xChain.vertex).toBeNull();
     harness.simulator.resetCounters();
     const negative = await execute(harness, XChainVerticesDocument, { network: "MAINNET", height: "-1" });
     expect(negative.body.errors?.[0]?.extensions).toMatchObject({ code: "BAD_USER_INPUT", argument: "height" });
-    const tooMany = await execute(harness, "{ primaryNetwork(network: MAINNET) { xChain { verticesAtHeight(height: 1, first: 101) { nodes { vertexHash } } } } }");
+    const tooMany = await execute(
+      harness,
+      "{ primaryNetwork(network: MAINNET) { xChain { verticesAtHeight(height: 1, first: 101) { nodes { vertexHash } } } } }",
+    );
     expect(tooMany.body.errors?.[0]?.extensions).toMatchObject({ code: "BAD_USER_INPUT", argument: "first", max: 100 });
     const malformed = await execute(harness, XChainVertexDocument, { network: "MAINNET", hash: "0x12" });
     expect(malformed.body.errors?.[0]?.extensions).toMatchObject({ code: "BAD_USER_INPUT", argument: "hash" });
@@ -278,8 +355,16 @@ describe("X-Chain vertices", () => {
 
 describe("L1 validators", () => {
   it("lists every field, with the P-Chain height the list is as of, active ones unless asked", async () => {
-    const active = await simulatorGet<Schemas["ListL1ValidatorsResponse"]>(harness, "data", "/v1/networks/mainnet/l1Validators?pageSize=100");
-    const all = await simulatorGet<Schemas["ListL1ValidatorsResponse"]>(harness, "data", "/v1/networks/mainnet/l1Validators?pageSize=100&includeInactiveL1Validators=true");
+    const active = await simulatorGet<Schemas["ListL1ValidatorsResponse"]>(
+      harness,
+      "data",
+      "/v1/networks/mainnet/l1Validators?pageSize=100",
+    );
+    const all = await simulatorGet<Schemas["ListL1ValidatorsResponse"]>(
+      harness,
+      "data",
+      "/v1/networks/mainnet/l1Validators?pageSize=100&includeInactiveL1Validators=true",
+    );
     harness.simulator.resetCounters();
     const result = await execute(harness, L1ValidatorsPageDocument, { network: "MAINNET", first: 100 });
     expect(result.body.errors).toBeUndefined();
@@ -287,17 +372,34 @@ describe("L1 validators", () => {
     expect(connection.blockHeight).toBe(active.blockHeight);
     expect(connection.edges.map((edge) => edge.node)).toEqual(active.validators.map(expectedValidator));
     const everyOne = await execute(harness, L1ValidatorsPageDocument, { network: "MAINNET", first: 100, includeInactive: true });
-    expect(everyOne.body.data!.primaryNetwork.l1Validators!.edges.map((edge) => edge.node)).toEqual(all.validators.map(expectedValidator));
+    expect(everyOne.body.data!.primaryNetwork.l1Validators!.edges.map((edge) => edge.node)).toEqual(
+      all.validators.map(expectedValidator),
+    );
     expect(all.validators.length).toBeGreaterThan(active.validators.length);
     expect(upstreamCalls(harness)).toEqual({ [L1_ROUTE]: 2 });
   });
 
   it("filters by node, L1 and validation id, pages forward, and refetches a validator by node id", async () => {
-    const { validators } = await simulatorGet<Schemas["ListL1ValidatorsResponse"]>(harness, "data", "/v1/networks/mainnet/l1Validators?pageSize=100&includeInactiveL1Validators=true");
+    const { validators } = await simulatorGet<Schemas["ListL1ValidatorsResponse"]>(
+      harness,
+      "data",
+      "/v1/networks/mainnet/l1Validators?pageSize=100&includeInactiveL1Validators=true",
+    );
     const one = validators.find((validator) => validator.remainingBalance === 0)!;
-    const byNode = await execute(harness, L1ValidatorsPageDocument, { network: "MAINNET", nodeId: one.nodeId, includeInactive: true });
-    expect(byNode.body.data!.primaryNetwork.l1Validators!.edges.map((edge) => edge.node.validationId)).toEqual([one.validationId]);
-    const bySubnet = await execute(harness, L1ValidatorsPageDocument, { network: "MAINNET", subnetId: one.subnetId, includeInactive: true, first: 100 });
+    const byNode = await execute(harness, L1ValidatorsPageDocument, {
+      network: "MAINNET",
+      nodeId: one.nodeId,
+      includeInactive: true,
+    });
+    expect(byNode.body.data!.primaryNetwork.l1Validators!.edges.map((edge) => edge.node.validationId)).toEqual([
+      one.validationId,
+    ]);
+    const bySubnet = await execute(harness, L1ValidatorsPageDocument, {
+      network: "MAINNET",
+      subnetId: one.subnetId,
+      includeInactive: true,
+      first: 100,
+    });
     expect(bySubnet.body.data!.primaryNetwork.l1Validators!.edges.map((edge) => edge.node.validationId)).toEqual(
       validators.filter((validator) => validator.subnetId === one.subnetId).map((validator) => validator.validationId),
     );
@@ -308,13 +410,18 @@ describe("L1 validators", () => {
       includeInactive: true,
       after: first.body.data!.primaryNetwork.l1Validators!.pageInfo.endCursor,
     });
-    expect(rest.body.data!.primaryNetwork.l1Validators!.edges.map((edge) => edge.node.validationId)).toEqual(validators.slice(2, 5).map((validator) => validator.validationId));
+    expect(rest.body.data!.primaryNetwork.l1Validators!.edges.map((edge) => edge.node.validationId)).toEqual(
+      validators.slice(2, 5).map((validator) => validator.validationId),
+    );
 
     harness.simulator.resetCounters();
     const id = globalId("L1Validator", `mainnet:${one.validationId}`);
     const node = await execute(harness, PrimaryNetworkNodeDocument, { id });
     expect(node.body.data!.node).toEqual({ __typename: "L1Validator", id, validationId: one.validationId, nodeId: one.nodeId });
-    expect(harness.simulator.requests().at(-1)?.query).toMatchObject({ l1ValidationId: one.validationId, includeInactiveL1Validators: "true" });
+    expect(harness.simulator.requests().at(-1)?.query).toMatchObject({
+      l1ValidationId: one.validationId,
+      includeInactiveL1Validators: "true",
+    });
     expect(upstreamCalls(harness)).toEqual({ [L1_ROUTE]: 1 });
   });
 
@@ -344,7 +451,13 @@ describe("ids in cb58", () => {
 
 describe("one L1 validator, and its links", () => {
   async function everyValidator(): Promise<L1Validator[]> {
-    return (await simulatorGet<Schemas["ListL1ValidatorsResponse"]>(harness, "data", "/v1/networks/mainnet/l1Validators?pageSize=100&includeInactiveL1Validators=true")).validators;
+    return (
+      await simulatorGet<Schemas["ListL1ValidatorsResponse"]>(
+        harness,
+        "data",
+        "/v1/networks/mainnet/l1Validators?pageSize=100&includeInactiveL1Validators=true",
+      )
+    ).validators;
   }
 
   it("finds a validator by validation id (cb58 or hex), active or not, in one call, with its L1's validators and its transactions", async () => {
@@ -359,21 +472,37 @@ describe("one L1 validator, and its links", () => {
     expect(transactions.transactions.length).toBeGreaterThan(1);
     harness.simulator.resetCounters();
 
-    const result = await execute(harness, L1ValidatorLookupDocument, { network: "MAINNET", validationId: inactive.validationId, first: 100, includeInactive: true });
+    const result = await execute(harness, L1ValidatorLookupDocument, {
+      network: "MAINNET",
+      validationId: inactive.validationId,
+      first: 100,
+      includeInactive: true,
+    });
     expect(result.body.errors).toBeUndefined();
     const { subnetValidators, transactions: links, ...fields } = result.body.data!.primaryNetwork.l1Validator!;
     expect(fields).toEqual(expectedValidator(inactive));
     expect(subnetValidators!.nodes.map((node) => node.validationId)).toEqual(peers.map((peer) => peer.validationId));
     expect(subnetValidators!.nodes.every((node) => node.subnetId === inactive.subnetId)).toBe(true);
     expect(links!.nodes.map((node) => node.txHash)).toEqual(transactions.transactions.map((tx) => tx.txHash));
-    expect(links!.nodes.every((node) => node.l1ValidatorDetails!.some((details) => details.validationId === inactive.validationId))).toBe(true);
-    expect(upstreamCalls(harness)).toEqual({ [L1_ROUTE]: 2, "GET /v1/networks/{network}/blockchains/{blockchainId}/transactions": 1 });
+    expect(
+      links!.nodes.every((node) => node.l1ValidatorDetails!.some((details) => details.validationId === inactive.validationId)),
+    ).toBe(true);
+    expect(upstreamCalls(harness)).toEqual({
+      [L1_ROUTE]: 2,
+      "GET /v1/networks/{network}/blockchains/{blockchainId}/transactions": 1,
+    });
     const queries = harness.simulator.requests().map((request) => request.query);
-    expect(queries).toContainEqual(expect.objectContaining({ l1ValidationId: inactive.validationId, includeInactiveL1Validators: "true" }));
+    expect(queries).toContainEqual(
+      expect.objectContaining({ l1ValidationId: inactive.validationId, includeInactiveL1Validators: "true" }),
+    );
     expect(queries).toContainEqual(expect.objectContaining({ subnetId: inactive.subnetId, includeInactiveL1Validators: "true" }));
     expect(queries).toContainEqual(expect.objectContaining({ l1ValidationId: inactive.validationId }));
 
-    const byHex = await execute(harness, L1ValidatorLookupDocument, { network: "MAINNET", validationId: inactive.validationIdHex, first: 0 + 1 });
+    const byHex = await execute(harness, L1ValidatorLookupDocument, {
+      network: "MAINNET",
+      validationId: inactive.validationIdHex,
+      first: 0 + 1,
+    });
     expect(byHex.body.data!.primaryNetwork.l1Validator!.validationId).toBe(inactive.validationId);
   });
 
@@ -381,7 +510,8 @@ describe("one L1 validator, and its links", () => {
     const validators = await everyValidator();
     const byNode = new Map<string, L1Validator[]>();
     for (const validator of validators) byNode.set(validator.nodeId, [...(byNode.get(validator.nodeId) ?? []), validator]);
-    const latest = (list: L1Validator[]) => list.reduce((best, one) => (one.creationTimestamp > best.creationTimestamp ? one : best));
+    const latest = (list: L1Validator[]) =>
+      list.reduce((best, one) => (one.creationTimestamp > best.creationTimestamp ? one : best));
     const expected = (list: L1Validator[]) => {
       const active = list.filter((validator) => validator.remainingBalance > 0);
       return latest(active.length > 0 ? active : list);
@@ -394,21 +524,39 @@ describe("one L1 validator, and its links", () => {
       const result = await execute(harness, L1ValidatorLookupDocument, { network: "MAINNET", nodeId: list[0]!.nodeId, first: 1 });
       expect(result.body.errors).toBeUndefined();
       expect(result.body.data!.primaryNetwork.l1Validator!.validationId).toBe(expected(list).validationId);
-      expect(harness.simulator.requests()[0]!.query).toMatchObject({ nodeId: list[0]!.nodeId, includeInactiveL1Validators: "true", pageSize: "100" });
+      expect(harness.simulator.requests()[0]!.query).toMatchObject({
+        nodeId: list[0]!.nodeId,
+        includeInactiveL1Validators: "true",
+        pageSize: "100",
+      });
     }
-    const unknown = await execute(harness, L1ValidatorLookupDocument, { network: "MAINNET", nodeId: "NodeID-111111111111111111116DBWJs" });
+    const unknown = await execute(harness, L1ValidatorLookupDocument, {
+      network: "MAINNET",
+      nodeId: "NodeID-111111111111111111116DBWJs",
+    });
     expect(unknown.body.errors).toBeUndefined();
     expect(unknown.body.data!.primaryNetwork.l1Validator).toBeNull();
   });
 
   it.each([
-    ["both ids", { validationId: "11111111111111111111111111111111LpoYY", nodeId: "NodeID-111111111111111111116DBWJs" }, "nodeId"],
+    [
+      "both ids",
+      { validationId: "11111111111111111111111111111111LpoYY", nodeId: "NodeID-111111111111111111116DBWJs" },
+      "nodeId",
+    ],
     ["neither id", {}, "validationId"],
     ["a malformed validation id", { validationId: "0x12" }, "validationId"],
     ["a malformed node id", { nodeId: "NodeID-0x12" }, "nodeId"],
   ])("refuses %s before any upstream call, on that field alone", async (_, variables, argument) => {
-    const result = await execute(harness, `query ($validationId: String, $nodeId: String) { primaryNetwork(network: MAINNET) { network l1Validator(validationId: $validationId, nodeId: $nodeId) { nodeId } } }`, variables);
-    expect(result.body.errors?.[0]).toMatchObject({ path: ["primaryNetwork", "l1Validator"], extensions: { code: "BAD_USER_INPUT", argument } });
+    const result = await execute(
+      harness,
+      `query ($validationId: String, $nodeId: String) { primaryNetwork(network: MAINNET) { network l1Validator(validationId: $validationId, nodeId: $nodeId) { nodeId } } }`,
+      variables,
+    );
+    expect(result.body.errors?.[0]).toMatchObject({
+      path: ["primaryNetwork", "l1Validator"],
+      extensions: { code: "BAD_USER_INPUT", argument },
+    });
     expect(result.body.data).toEqual({ primaryNetwork: { network: "MAINNET", l1Validator: null } });
     expect(upstreamCalls(harness)).toEqual({});
   });
@@ -427,10 +575,18 @@ describe("vertex heights", () => {
   it("are BigInt, and the height argument is refused outside 0 to 2^53-1 before any call", async () => {
     for (const height of ["-1", "9007199254740992", "123456789012345678901234567890"]) {
       const result = await execute(harness, XChainVerticesDocument, { network: "MAINNET", height });
-      expect(result.body.errors?.[0]?.extensions).toMatchObject({ code: "BAD_USER_INPUT", argument: "height", min: 0, max: Number.MAX_SAFE_INTEGER });
+      expect(result.body.errors?.[0]?.extensions).toMatchObject({
+        code: "BAD_USER_INPUT",
+        argument: "height",
+        min: 0,
+        max: Number.MAX_SAFE_INTEGER,
+      });
     }
     expect(upstreamCalls(harness)).toEqual({});
-    const inline = await execute(harness, `{ primaryNetwork(network: MAINNET) { xChain { verticesAtHeight(height: 3, first: 1) { nodes { vertexHeight } } } } }`);
+    const inline = await execute(
+      harness,
+      `{ primaryNetwork(network: MAINNET) { xChain { verticesAtHeight(height: 3, first: 1) { nodes { vertexHeight } } } } }`,
+    );
     expect(inline.body.data).toEqual({ primaryNetwork: { xChain: { verticesAtHeight: { nodes: [{ vertexHeight: "3" }] } } } });
   });
 });

@@ -75,7 +75,10 @@ describe("who the caller is", () => {
   const socket = { socket: { remoteAddress: "10.0.0.7" } } as never;
 
   it("is the API key's hash, never the key", () => {
-    const caller = callerOf({ request: request({ "x-glacier-api-key": "secret-key", "x-forwarded-for": "1.2.3.4" }), req: socket }, true);
+    const caller = callerOf(
+      { request: request({ "x-glacier-api-key": "secret-key", "x-forwarded-for": "1.2.3.4" }), req: socket },
+      true,
+    );
     expect(caller).toMatch(/^key:[A-Za-z0-9_-]{43}$/);
     expect(caller).not.toContain("secret-key");
     expect(callerOf({ request: request({ "x-glacier-api-key": " secret-key " }) }, false)).toBe(caller);
@@ -134,8 +137,15 @@ describe("the limiter in the gateway", () => {
     expect(unaffordable.status).toBe(429);
     // the bucket refills 1 a second and holds less than 1 after the request's 1: 9 s until it holds the other 9
     expect(unaffordable.headers.get("retry-after")).toBe("9");
-    expect(unaffordable.body.errors![0]!.extensions).toEqual({ code: "RATE_LIMITED", cost: 9, retryAfterSeconds: 9, retryAfter: 9 });
-    expect(unaffordable.body.errors![0]!.message).toMatch(/costs 9 and 0 of your 10 remain, refilling at 1 per second; retry after 9 s/);
+    expect(unaffordable.body.errors![0]!.extensions).toEqual({
+      code: "RATE_LIMITED",
+      cost: 9,
+      retryAfterSeconds: 9,
+      retryAfter: 9,
+    });
+    expect(unaffordable.body.errors![0]!.message).toMatch(
+      /costs 9 and 0 of your 10 remain, refilling at 1 per second; retry after 9 s/,
+    );
     expect(upstreamCalls(harness)).toEqual({});
 
     const metrics = await (await harness.gateway.yoga.fetch("http://gateway.test/metrics")).text();
@@ -184,7 +194,12 @@ describe("the limiter in the gateway", () => {
     const strict = await startHarness({ ...LIMITS, MAX_QUERY_COST: "50" });
     try {
       const caller = key("costly");
-      const refused = await execute(strict, `{ latestBlocks(first: 9) { nodes { blockNumber blockHash txCount gasUsed parent { txCount } } } }`, {}, caller);
+      const refused = await execute(
+        strict,
+        `{ latestBlocks(first: 9) { nodes { blockNumber blockHash txCount gasUsed parent { txCount } } } }`,
+        {},
+        caller,
+      );
       expect(refused.status).toBe(400);
       expect(refused.body.errors![0]!.extensions).toMatchObject({ code: "BAD_USER_INPUT", limit: "cost", max: 50 });
       expect(refused.headers.get("ratelimit-remaining")).toBe("9");
@@ -213,7 +228,9 @@ describe("the limiter in the gateway", () => {
 });
 
 describe("callers by address, over HTTP", () => {
-  async function serve(env: Record<string, string>): Promise<{ harness: Harness; server: Server; post: (query: string, headers?: Record<string, string>) => Promise<number> }> {
+  async function serve(
+    env: Record<string, string>,
+  ): Promise<{ harness: Harness; server: Server; post: (query: string, headers?: Record<string, string>) => Promise<number> }> {
     const harness = await startHarness({ ...LIMITS, ...env });
     const server = createServer(harness.gateway.listener);
     await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
@@ -319,8 +336,12 @@ describe.skipIf(!redisServerAvailable)("buckets shared in Redis", () => {
 
   it("gives two gateways one budget per caller: spent through one, refused through the other", async () => {
     await sharedBudgetHolds();
-    expect(await metric(gateways[0]!.metrics.registry, "gateway_rate_limit_decisions_total", { result: "allowed", store: "redis" })).toBeGreaterThan(0);
-    expect(await metric(gateways[1]!.metrics.registry, "gateway_rate_limit_decisions_total", { result: "limited", store: "redis" })).toBeGreaterThan(0);
+    expect(
+      await metric(gateways[0]!.metrics.registry, "gateway_rate_limit_decisions_total", { result: "allowed", store: "redis" }),
+    ).toBeGreaterThan(0);
+    expect(
+      await metric(gateways[1]!.metrics.registry, "gateway_rate_limit_decisions_total", { result: "limited", store: "redis" }),
+    ).toBeGreaterThan(0);
   });
 
   it("shares a debt too: a document no bucket can pay, read through one gateway, leaves the caller owing on the other", async () => {
@@ -352,7 +373,7 @@ describe.skipIf(!redisServerAvailable)("buckets shared in Redis", () => {
       expect(keys.length).toBeGreaterThan(0);
       const ttls = await Promise.all(keys.map((bucket) => inspector.pttl(bucket)));
       // burst 10 at 1 a second
-      for (const ttl of ttls) expect(ttl).toBeGreaterThan(5_000), expect(ttl).toBeLessThanOrEqual(10_000);
+      for (const ttl of ttls) (expect(ttl).toBeGreaterThan(5_000), expect(ttl).toBeLessThanOrEqual(10_000));
     } finally {
       inspector.disconnect();
     }
@@ -368,8 +389,12 @@ describe.skipIf(!redisServerAvailable)("buckets shared in Redis", () => {
       expect(result.body.errors).toBeUndefined();
       expect((await execute(other!.harness, COSTS_1, {}, key("outage"))).status).toBe(200);
     }
-    expect(await metric(one!.metrics.registry, "gateway_redis_fallbacks_total", { operation: "rate-limit" })).toBeGreaterThanOrEqual(fallbacksBefore + 5);
-    expect(await metric(one!.metrics.registry, "gateway_rate_limit_decisions_total", { result: "allowed", store: "local" })).toBeGreaterThanOrEqual(5);
+    expect(
+      await metric(one!.metrics.registry, "gateway_redis_fallbacks_total", { operation: "rate-limit" }),
+    ).toBeGreaterThanOrEqual(fallbacksBefore + 5);
+    expect(
+      await metric(one!.metrics.registry, "gateway_rate_limit_decisions_total", { result: "allowed", store: "local" }),
+    ).toBeGreaterThanOrEqual(5);
     // Local buckets still limit: each gateway its own.
     const caller = key("local");
     expect((await execute(one!.harness, COSTS_10, {}, caller)).status).toBe(200);

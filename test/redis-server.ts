@@ -22,7 +22,6 @@ export interface RedisServer {
   stop(): Promise<void>;
 }
 
-
 function launch(port: number): Promise<ChildProcess> {
   const child = spawn("redis-server", ["--port", String(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"], {
     stdio: ["ignore", "pipe", "inherit"],

@@ -27,7 +27,14 @@ beforeEach(() => {
   harness.simulator.resetCounters();
 });
 afterEach(() => {
-  harness.simulator.setKnobs({ errorRate: 0, errorRoutes: [], faultKind: "status", errorStatus: 500, latencyMs: 0, retryAfterSeconds: 1 });
+  harness.simulator.setKnobs({
+    errorRate: 0,
+    errorRoutes: [],
+    faultKind: "status",
+    errorStatus: 500,
+    latencyMs: 0,
+    retryAfterSeconds: 1,
+  });
 });
 
 function blockQuery(blockId: string) {
@@ -190,7 +197,11 @@ describe("a dead upstream", () => {
   it("gives UPSTREAM_UNAVAILABLE at once", async () => {
     const closedPort = await freePort();
     const url = `http://127.0.0.1:${closedPort}`;
-    const gateway = createGateway(loadConfig({ UPSTREAM_RETRY_BASE_MS: "5" }), { dataApiUrl: url, metricsApiUrl: url }, createLogger("silent"));
+    const gateway = createGateway(
+      loadConfig({ UPSTREAM_RETRY_BASE_MS: "5" }),
+      { dataApiUrl: url, metricsApiUrl: url },
+      createLogger("silent"),
+    );
     try {
       const response = await gateway.yoga.fetch("http://gateway.test/graphql", {
         method: "POST",

@@ -75,7 +75,8 @@ describe("compiled execution", () => {
       const variables = { chainId: "43114", blockId: "2400" };
       const expected = (await execute(interpreted, ChainBlockDocument, variables)).body;
       expect(expected.errors).toBeUndefined();
-      for (let round = 0; round < 3; round += 1) expect((await execute(harness, ChainBlockDocument, variables)).body).toEqual(expected);
+      for (let round = 0; round < 3; round += 1)
+        expect((await execute(harness, ChainBlockDocument, variables)).body).toEqual(expected);
     } finally {
       await interpreted.close();
     }

@@ -24,7 +24,10 @@ export interface ServerProcess<L extends LogLine = LogLine> {
 }
 
 /** Starts `src/server.ts` with `env` over this process's environment, less the variables in `unset`. */
-export async function startServerProcess<L extends LogLine = LogLine>(env: Record<string, string>, unset: readonly string[] = []): Promise<ServerProcess<L>> {
+export async function startServerProcess<L extends LogLine = LogLine>(
+  env: Record<string, string>,
+  unset: readonly string[] = [],
+): Promise<ServerProcess<L>> {
   const port = await freePort();
   const inherited: NodeJS.ProcessEnv = { ...process.env };
   for (const name of unset) delete inherited[name];
@@ -45,7 +48,9 @@ export async function startServerProcess<L extends LogLine = LogLine>(env: Recor
   });
   let stderr = "";
   child.stderr!.on("data", (chunk: Buffer) => (stderr = (stderr + chunk.toString()).slice(-2000)));
-  const exit = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.once("exit", (code, signal) => resolve({ code, signal })));
+  const exit = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
+    child.once("exit", (code, signal) => resolve({ code, signal })),
+  );
 
   function line(accept: (line: L) => boolean, timeoutMs = 60_000): Promise<L> {
     return new Promise((resolve, reject) => {

@@ -148,7 +148,9 @@ describe.skipIf(!redisServerAvailable)("the shared tier on Redis", () => {
       expect(result.body.data).toMatchObject({ chain: { block: { blockHash: hash } } });
       // The chain list and the block each waited for Redis at most its timeout, not the second.
       expect(took).toBeLessThan(800);
-      expect(counter(await metricsText(gateway), "gateway_redis_fallbacks_total", 'operation="record-cache-get"')).toBeGreaterThanOrEqual(1);
+      expect(
+        counter(await metricsText(gateway), "gateway_redis_fallbacks_total", 'operation="record-cache-get"'),
+      ).toBeGreaterThanOrEqual(1);
     } finally {
       await blocking;
       busy.disconnect();

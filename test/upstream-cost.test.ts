@@ -48,7 +48,11 @@ function objectField(coordinate: string): { type: GraphQLObjectType; field: Grap
   return field && isObjectType(type) ? { type, field } : undefined;
 }
 
-function estimate(document: DocumentNode | string, variables: Record<string, unknown> = {}, facts: KnownFacts = NO_FACTS): number {
+function estimate(
+  document: DocumentNode | string,
+  variables: Record<string, unknown> = {},
+  facts: KnownFacts = NO_FACTS,
+): number {
   return estimateUpstreamCalls(schema, typeof document === "string" ? parse(document) : document, undefined, variables, facts);
 }
 
@@ -107,13 +111,18 @@ describe("the estimate, from the document alone", () => {
 
   const chains = (mainnet: number, fuji: number): KnownFacts => ({
     chains: [
-      ...Array.from({ length: mainnet }, (_, index) => ({ chainId: `${index + 1}`, isTestnet: false, enabledFeatures: index === 0 ? (["nftIndexing"] as const) : [] })),
+      ...Array.from({ length: mainnet }, (_, index) => ({
+        chainId: `${index + 1}`,
+        isTestnet: false,
+        enabledFeatures: index === 0 ? (["nftIndexing"] as const) : [],
+      })),
       ...Array.from({ length: fuji }, (_, index) => ({ chainId: `${1000 + index}`, isTestnet: true, enabledFeatures: [] })),
     ] as KnownFacts["chains"],
   });
 
   it("multiplies by the held chain list's length, per network and feature, and asks for the list when it lacks it", () => {
-    const metrics = (filter: string) => `{ chains${filter} { a: metrics(metric: TX_COUNT, first: 5) { nodes { value } } b: metrics(metric: GAS_USED) { nodes { value } } } }`;
+    const metrics = (filter: string) =>
+      `{ chains${filter} { a: metrics(metric: TX_COUNT, first: 5) { nodes { value } } b: metrics(metric: GAS_USED) { nodes { value } } } }`;
     expect(estimate(metrics(""), {}, chains(4, 2))).toBe(1 + 2 * 6);
     expect(estimate(metrics("(network: MAINNET)"), {}, chains(4, 2))).toBe(1 + 2 * 4);
     expect(estimate(metrics("(network: FUJI)"), {}, chains(4, 2))).toBe(1 + 2 * 2);
@@ -121,14 +130,22 @@ describe("the estimate, from the document alone", () => {
     const unknown = estimateCost(schema, parse(metrics("")), undefined, {}, NO_FACTS);
     expect(unknown).toEqual({ upstreamCalls: 1 + 2 * ASSUMED_CHAIN_COUNT, cpuCost: 0, wantsChainList: true });
     // the list alone, and a list whose chains call nothing, need no count
-    expect(estimateCost(schema, parse(`{ chains { chainName } }`), undefined, {}, NO_FACTS)).toEqual({ upstreamCalls: 1, cpuCost: 0, wantsChainList: false });
+    expect(estimateCost(schema, parse(`{ chains { chainName } }`), undefined, {}, NO_FACTS)).toEqual({
+      upstreamCalls: 1,
+      cpuCost: 0,
+      wantsChainList: false,
+    });
   });
 
   it("counts nothing for first: 0, and the actual first, inline or from a variable", () => {
     expect(estimate(`{ latestBlocks(first: 0) { nodes { parent { txCount } } } }`)).toBe(0);
     expect(estimate(`{ chain(id: "43114") { blocks(first: 0) { nodes { blockHash } } } }`)).toBe(1);
-    expect(estimate(`query ($n: Int) { latestBlocks(first: $n) { nodes { transactions(first: 0) { nodes { txHash } } } } }`, { n: 4 })).toBe(1);
-    expect(estimate(`query ($n: Int) { latestBlocks(first: $n) { nodes { transactions(first: 2) { nodes { txHash } } } } }`, { n: 4 })).toBe(1 + 4);
+    expect(
+      estimate(`query ($n: Int) { latestBlocks(first: $n) { nodes { transactions(first: 0) { nodes { txHash } } } } }`, { n: 4 }),
+    ).toBe(1);
+    expect(
+      estimate(`query ($n: Int) { latestBlocks(first: $n) { nodes { transactions(first: 2) { nodes { txHash } } } } }`, { n: 4 }),
+    ).toBe(1 + 4);
   });
 
   it("counts a parent outside the page once per chain of a latest-blocks page, once per page of one chain's blocks", () => {
@@ -137,14 +154,23 @@ describe("the estimate, from the document alone", () => {
     expect(estimate(`{ latestBlocks(first: 20, network: FUJI) { ${parents} } }`, {}, chains(4, 2))).toBe(1 + 2 + 1);
     expect(estimate(`{ latestBlocks(first: 3) { ${parents} } }`, {}, chains(4, 2))).toBe(1 + 3 + 1);
     // without the chain list, a parent per block, and the estimate asks for the list
-    expect(estimateCost(schema, parse(`{ latestBlocks(first: 20) { ${parents} } }`), undefined, {}, NO_FACTS)).toMatchObject({ upstreamCalls: 1 + 20, wantsChainList: true });
+    expect(estimateCost(schema, parse(`{ latestBlocks(first: 20) { ${parents} } }`), undefined, {}, NO_FACTS)).toMatchObject({
+      upstreamCalls: 1 + 20,
+      wantsChainList: true,
+    });
     expect(estimate(`{ chain(id: "43114") { blocks(first: 20) { ${parents} } } }`)).toBe(1 + 1 + 1);
   });
 
   it("counts a look-up the request's loaders answer once where the document asks it twice", () => {
     const block = `block(id: "1200") { txCount }`;
-    expect(estimate(`{ a: chain(id: "43114") { ${block} metricsInfo { chainName } } b: chain(id: "43114") { ${block} metricsInfo { chainName } } }`)).toBe(1 + 1 + 1);
-    expect(estimate(`{ a: chain(id: "43114") { ${block} } b: chain(id: "43114") { block(id: "1201") { txCount } } }`)).toBe(1 + 2);
+    expect(
+      estimate(
+        `{ a: chain(id: "43114") { ${block} metricsInfo { chainName } } b: chain(id: "43114") { ${block} metricsInfo { chainName } } }`,
+      ),
+    ).toBe(1 + 1 + 1);
+    expect(estimate(`{ a: chain(id: "43114") { ${block} } b: chain(id: "43114") { block(id: "1201") { txCount } } }`)).toBe(
+      1 + 2,
+    );
     expect(estimate(`{ a: chain(id: "43114") { ${block} } b: chain(id: "43113") { ${block} } }`)).toBe(1 + 2);
     // a series is no look-up: each alias is a call
     const series = `metrics(metric: TX_COUNT, first: 3) { nodes { value } }`;
@@ -153,7 +179,8 @@ describe("the estimate, from the document alone", () => {
 
   it("counts a Warp verification's subnet look-ups only when no subnet is given, to the field or the aggregation", () => {
     const verification = `decoded { verification { valid } }`;
-    const aggregate = (subnet: string) => `mutation { aggregateWarpSignatures(input: { network: FUJI, message: "00"${subnet} }) { ${verification} } }`;
+    const aggregate = (subnet: string) =>
+      `mutation { aggregateWarpSignatures(input: { network: FUJI, message: "00"${subnet} }) { ${verification} } }`;
     // one look-up expected to find the subnet, then the validator page
     expect(estimate(aggregate(""))).toBe(1 + 2);
     expect(estimate(aggregate(`, signingSubnetId: "11111111111111111111111111111111LpoYY"`))).toBe(1 + 1);
@@ -164,7 +191,9 @@ describe("the estimate, from the document alone", () => {
       `{ chain(id: "43114") { address(address: "0x${"ab".repeat(20)}") { transactions(first: 4) { nodes { transaction { ${fields} } } } } } }`;
     expect(estimate(page("txHash"))).toBe(2);
     expect(estimate(page("input erc20Transfers { value } internalTransactions { value }"))).toBe(2 + 4);
-    expect(estimate(`{ chain(id: "43114") { transaction(hash: "0x${"12".repeat(32)}") { input erc20Transfers { value } } } }`)).toBe(2);
+    expect(
+      estimate(`{ chain(id: "43114") { transaction(hash: "0x${"12".repeat(32)}") { input erc20Transfers { value } } } }`),
+    ).toBe(2);
   });
 
   it("counts a UTXO's transaction once for the transaction and the block found through it, and a page's UTXOs sharing half as many", () => {
@@ -215,7 +244,9 @@ describe("the estimate, from the document alone", () => {
       }
     }`;
     // 3 transactions' consumed UTXOs (1.5 each expected) share half as many creation transactions
-    expect(estimate(document)).toBe(1 + Math.ceil(3 * LIST_LENGTHS["PChainTransaction.consumedUtxos"]! * SHARED_RECORDS_PER_ITEM));
+    expect(estimate(document)).toBe(
+      1 + Math.ceil(3 * LIST_LENGTHS["PChainTransaction.consumedUtxos"]! * SHARED_RECORDS_PER_ITEM),
+    );
   });
 
   it("counts two pages for a cursor that resumes inside a page, and none for an operation whose variables do not coerce", () => {
@@ -245,7 +276,9 @@ describe("the estimate against the simulator's count of a cold gateway's calls",
     // As the rate limiter estimates: with the chain list when the estimate depends on its length.
     const parsed = typeof document === "string" ? parse(document) : document;
     const wantsChainList = estimateCost(schema, parsed, undefined, values, NO_FACTS).wantsChainList;
-    const facts: KnownFacts = wantsChainList ? { chains: (await simulatorGet<{ chains: KnownChain[] }>(harness, "data", "/v1/chains")).chains } : NO_FACTS;
+    const facts: KnownFacts = wantsChainList
+      ? { chains: (await simulatorGet<{ chains: KnownChain[] }>(harness, "data", "/v1/chains")).chains }
+      : NO_FACTS;
     harness.simulator.resetCounters();
     const result = await execute(harness, document, values);
     expect(result.body.errors).toBeUndefined();
@@ -261,7 +294,10 @@ describe("the estimate against the simulator's count of a cold gateway's calls",
     ["a single block", `{ chain(id: "43114") { block(id: "1200") { blockHash txCount } } }`],
     ["latestBlocks with chain", `{ latestBlocks(first: 20) { nodes { blockNumber chain { chainName } } } }`],
     ["a metric series", `{ networkMetrics(scope: MAINNET, metric: TX_COUNT, first: 30) { nodes { timestamp value } } }`],
-    ["a chain's metric series", `{ chain(id: "43114") { chainName metrics(metric: ACTIVE_ADDRESSES, first: 14) { nodes { value } } } }`],
+    [
+      "a chain's metric series",
+      `{ chain(id: "43114") { chainName metrics(metric: ACTIVE_ADDRESSES, first: 14) { nodes { value } } } }`,
+    ],
   ])("is exact for %s", async (_name, document) => {
     const { estimate: estimated, calls } = await measure(document);
     expect(estimated).toBe(calls);
@@ -277,7 +313,11 @@ describe("the estimate against the simulator's count of a cold gateway's calls",
 
   it("is exact for a transaction with its complete view and block", async () => {
     const { estimate: estimated, calls } = await measure(ChainTransactionDocument, async (h) => {
-      const page = await simulatorGet<{ transactions: { txHash: string }[] }>(h, "data", "/v1/chains/43114/blocks/4444/transactions?pageSize=1");
+      const page = await simulatorGet<{ transactions: { txHash: string }[] }>(
+        h,
+        "data",
+        "/v1/chains/43114/blocks/4444/transactions?pageSize=1",
+      );
       return { chainId: "43114", hash: page.transactions[0]!.txHash };
     });
     expect(estimated).toBe(calls);
@@ -304,18 +344,43 @@ describe("the estimate against the simulator's count of a cold gateway's calls",
     ["the latest blocks with chain and parent", LatestBlocksWithChainAndParentDocument, () => ({ first: 20 })],
     ["a block with its chain and parent", ChainBlockDocument, () => ({ chainId: "43114", blockId: "1200" })],
     ["a block's transactions", BlockTransactionsDocument, () => ({ chainId: "43114", blockId: "4444" })],
-    ["an address's transactions with links", AddressTransactionsWithLinksDocument, (h: Harness) => ({ chainId: "43114", address: busyAccount(h), first: 25 })],
-    ["an address's transactions with complete views", AddressTransactionsCompleteViewsDocument, (h: Harness) => ({ chainId: "43114", address: busyAccount(h), first: 6 })],
-    ["P-Chain UTXOs with their transactions and blocks", PChainUtxoLinksDocument, (h: Harness) => ({ network: "MAINNET", addresses: [wallet(h)], first: 40 })],
-    ["X-Chain UTXOs with their transactions and blocks", XChainUtxoLinksDocument, (h: Harness) => ({ network: "MAINNET", addresses: [wallet(h)], first: 40 })],
+    [
+      "an address's transactions with links",
+      AddressTransactionsWithLinksDocument,
+      (h: Harness) => ({ chainId: "43114", address: busyAccount(h), first: 25 }),
+    ],
+    [
+      "an address's transactions with complete views",
+      AddressTransactionsCompleteViewsDocument,
+      (h: Harness) => ({ chainId: "43114", address: busyAccount(h), first: 6 }),
+    ],
+    [
+      "P-Chain UTXOs with their transactions and blocks",
+      PChainUtxoLinksDocument,
+      (h: Harness) => ({ network: "MAINNET", addresses: [wallet(h)], first: 40 }),
+    ],
+    [
+      "X-Chain UTXOs with their transactions and blocks",
+      XChainUtxoLinksDocument,
+      (h: Harness) => ({ network: "MAINNET", addresses: [wallet(h)], first: 40 }),
+    ],
     ["P-Chain transactions with their links", PChainTransactionLinksDocument, () => ({ network: "MAINNET", first: 30 })],
     ["X-Chain vertices with parents and transactions", XChainVerticesDocument, () => ({ network: "MAINNET", height: 6 })],
     ["staking metrics", StakingMetricsDocument, () => ({ network: "MAINNET", metric: "VALIDATOR_COUNT", first: 20 })],
-    ["a Warp signature, decoded and verified", WarpSignatureDocument, (h: Harness) => ({ network: "FUJI", txHash: registerL1ValidatorTx(h) })],
-  ] as const)("is within 1.5 × the calls of %s (the settlement charges what it made beyond)", async (_name, document, variables) => {
-    const { estimate: estimated, calls } = await measure(document as DocumentNode, variables as (h: Harness) => Record<string, unknown>);
-    expect(estimated).toBeGreaterThanOrEqual(1);
-    expect(estimated).toBeLessThanOrEqual(1.5 * calls);
-  });
+    [
+      "a Warp signature, decoded and verified",
+      WarpSignatureDocument,
+      (h: Harness) => ({ network: "FUJI", txHash: registerL1ValidatorTx(h) }),
+    ],
+  ] as const)(
+    "is within 1.5 × the calls of %s (the settlement charges what it made beyond)",
+    async (_name, document, variables) => {
+      const { estimate: estimated, calls } = await measure(
+        document as DocumentNode,
+        variables as (h: Harness) => Record<string, unknown>,
+      );
+      expect(estimated).toBeGreaterThanOrEqual(1);
+      expect(estimated).toBeLessThanOrEqual(1.5 * calls);
+    },
+  );
 });
-

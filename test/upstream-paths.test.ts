@@ -6,7 +6,16 @@ import { buildPath, buildQuery } from "../src/upstream/http.ts";
  * whatever a value holds, it stays inside its own path segment or query value.
  */
 describe("upstream paths and queries", () => {
-  const hostile = ["../../v1/chains", "43114?pageSize=100", "a#fragment", "%2F..%2F", "line\nbreak", "ünï/cødé", "//evil.example/x", "@evil.example"];
+  const hostile = [
+    "../../v1/chains",
+    "43114?pageSize=100",
+    "a#fragment",
+    "%2F..%2F",
+    "line\nbreak",
+    "ünï/cødé",
+    "//evil.example/x",
+    "@evil.example",
+  ];
 
   it.each(hostile)("keeps %j inside one path segment", (value) => {
     const path = buildPath("/v1/chains/{chainId}/blocks/{blockId}", { chainId: value, blockId: "1" });

@@ -67,9 +67,17 @@ describe("decodeSignedWarpMessage", () => {
 
   it.each([
     ["another codec version", () => Buffer.concat([u16(1), signed(message, Buffer.from([1]), filled(96, 0)).subarray(2)]), 0],
-    ["a signature type other than the bit set", () => Buffer.concat([message, u32(1), withLength(Buffer.from([1])), filled(96, 0)]), message.length],
+    [
+      "a signature type other than the bit set",
+      () => Buffer.concat([message, u32(1), withLength(Buffer.from([1])), filled(96, 0)]),
+      message.length,
+    ],
     ["a truncated signature", () => signed(message, Buffer.from([1]), filled(95, 0)), message.length + 9],
-    ["bytes after the end", () => Buffer.concat([signed(message, Buffer.from([1]), filled(96, 0)), Buffer.from([0])]), message.length + 9 + 96],
+    [
+      "bytes after the end",
+      () => Buffer.concat([signed(message, Buffer.from([1]), filled(96, 0)), Buffer.from([0])]),
+      message.length + 9 + 96,
+    ],
     ["a payload longer than the message", () => Buffer.concat([u16(0), u32(5), source, u32(1000), payload]), 38],
   ])("fails with the offset for %s", (_, bytes, offset) => {
     let error: unknown;
@@ -92,7 +100,10 @@ describe("decodeWarpPayload", () => {
   const validationId = filled(32, 0x11);
 
   it("reads a hash payload and an addressed call with a P-Chain message of each type", () => {
-    expect(decodeWarpPayload(Buffer.concat([u16(0), u32(0), validationId]))).toEqual({ kind: "hash", hash: Uint8Array.from(validationId) });
+    expect(decodeWarpPayload(Buffer.concat([u16(0), u32(0), validationId]))).toEqual({
+      kind: "hash",
+      hash: Uint8Array.from(validationId),
+    });
 
     const call = (inner: Buffer) => Buffer.concat([u16(0), u32(1), withLength(Buffer.alloc(0)), withLength(inner)]);
     const weight = Buffer.concat([u16(0), u32(3), validationId, u64(2n), u64(500n)]);
@@ -101,7 +112,9 @@ describe("decodeWarpPayload", () => {
       platformMessage: { kind: "l1ValidatorWeight", validationId: Uint8Array.from(validationId), nonce: 2n, weight: 500n },
     });
     const registration = Buffer.concat([u16(0), u32(2), validationId, Buffer.from([1])]);
-    expect(decodeWarpPayload(call(registration))).toMatchObject({ platformMessage: { kind: "l1ValidatorRegistration", registered: true } });
+    expect(decodeWarpPayload(call(registration))).toMatchObject({
+      platformMessage: { kind: "l1ValidatorRegistration", registered: true },
+    });
     const conversion = Buffer.concat([u16(0), u32(0), validationId]);
     expect(decodeWarpPayload(call(conversion))).toMatchObject({ platformMessage: { kind: "subnetToL1Conversion" } });
     const owner = (threshold: number, address: number) => Buffer.concat([u32(threshold), u32(1), filled(20, address)]);
@@ -153,17 +166,25 @@ describe("verifyWarpSignature", () => {
   }
 
   it("orders validators by uncompressed public key, merges shared keys, and counts keyless weight in the total", () => {
-    const set = canonicalValidatorSet([...entries, { nodeId: "NodeID-x", weight: 7n, publicKey: null }, { ...entries[0]!, nodeId: "NodeID-dup" }]);
+    const set = canonicalValidatorSet([
+      ...entries,
+      { nodeId: "NodeID-x", weight: 7n, publicKey: null },
+      { ...entries[0]!, nodeId: "NodeID-dup" },
+    ]);
     const uncompressed = set.validators.map((validator) => Buffer.from(validator.point.toBytes(false)).toString("hex"));
     expect(uncompressed).toEqual([...uncompressed].sort());
     expect(set.validators).toHaveLength(4);
     expect(set.totalWeight).toBe(10n + 20n + 30n + 40n + 7n + 10n);
-    expect(set.validators.find((validator) => validator.nodeIds.includes("NodeID-dup"))).toMatchObject({ nodeIds: ["NodeID-0", "NodeID-dup"], weight: 20n });
+    expect(set.validators.find((validator) => validator.nodeIds.includes("NodeID-dup"))).toMatchObject({
+      nodeIds: ["NodeID-0", "NodeID-dup"],
+      weight: 20n,
+    });
   });
 
   it("verifies a signature of the signers the bit set names, and says why another does not", () => {
     const set = canonicalValidatorSet(entries);
-    const keyOf = (index: number) => keys[entries.findIndex((entry) => Buffer.from(entry.publicKey!).equals(Buffer.from(set.validators[index]!.publicKey)))]!;
+    const keyOf = (index: number) =>
+      keys[entries.findIndex((entry) => Buffer.from(entry.publicKey!).equals(Buffer.from(set.validators[index]!.publicKey)))]!;
     const order = set.validators.map((_, index) => keyOf(index));
     const good = decodeSignedWarpMessage(signedBy(order, [0, 2, 3]));
     const result = verifyWarpSignature(good, set, 1);
@@ -174,11 +195,18 @@ describe("verifyWarpSignature", () => {
     const flipped = decodeSignedWarpMessage(signedBy(order, [0, 2, 3]));
     flipped.signers = [1, 2, 3];
     flipped.signerBits = Uint8Array.from([0x0e]);
-    expect(verifyWarpSignature(flipped, set, 1)).toMatchObject({ valid: false, problem: "the aggregate signature does not verify for these signers and this message" });
+    expect(verifyWarpSignature(flipped, set, 1)).toMatchObject({
+      valid: false,
+      problem: "the aggregate signature does not verify for these signers and this message",
+    });
     const beyond = { ...good, signers: [0, 4], signerBits: Uint8Array.from([0x11]) };
     expect(verifyWarpSignature(beyond, set, 1).problem).toMatch(/names validator 4, but the signing subnet has 4 validators/);
-    expect(verifyWarpSignature({ ...good, signerBits: Uint8Array.from([0, 0x0d]) }, set, 1).problem).toBe("the signers' bit set has leading zero bytes");
-    expect(verifyWarpSignature({ ...good, signers: [], signerBits: new Uint8Array() }, set, 1).problem).toBe("the bit set names no signer");
+    expect(verifyWarpSignature({ ...good, signerBits: Uint8Array.from([0, 0x0d]) }, set, 1).problem).toBe(
+      "the signers' bit set has leading zero bytes",
+    );
+    expect(verifyWarpSignature({ ...good, signers: [], signerBits: new Uint8Array() }, set, 1).problem).toBe(
+      "the bit set names no signer",
+    );
     const badPoint = Uint8Array.from(good.signature);
     badPoint[10]! ^= 1;
     expect(verifyWarpSignature({ ...good, signature: badPoint }, set, 1).valid).toBe(false);

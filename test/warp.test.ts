@@ -56,7 +56,9 @@ function l1Transactions(network: "mainnet" | "fuji", txType: string): PTransacti
 function l1(network: "mainnet" | "fuji") {
   const conversion = l1Transactions(network, "ConvertSubnetToL1Tx")[0]!;
   const subnetId = conversion.fields.subnetId!;
-  const validators = harness.simulator.network.primaryNetwork(network).l1Validators.filter((validator) => validator.subnetId === subnetId);
+  const validators = harness.simulator.network
+    .primaryNetwork(network)
+    .l1Validators.filter((validator) => validator.subnetId === subnetId);
   const chainId = conversion.fields.l1ValidatorManagerDetails!.blockchainId;
   const totalWeight = validators.reduce((sum, validator) => sum + validator.weight, 0);
   const active = validators.filter((validator) => validator.remainingBalance > 0);
@@ -72,7 +74,13 @@ describe("aggregateWarpSignatures", () => {
     const hash = Buffer.alloc(32, 0xab);
     const message = unsignedMessage(5, idBytes(chainId), hash);
     const result = await execute(harness, AggregateWarpSignaturesDocument, {
-      input: { network: "FUJI", message: `0x${message.toString("hex")}`, signingSubnetId: subnetId, quorumPercentage: 60, quorumPercentageBuffer: 25 },
+      input: {
+        network: "FUJI",
+        message: `0x${message.toString("hex")}`,
+        signingSubnetId: subnetId,
+        quorumPercentage: 60,
+        quorumPercentageBuffer: 25,
+      },
     });
     expect(result.body.errors).toBeUndefined();
     const signed = result.body.data!.aggregateWarpSignatures;
@@ -103,7 +111,10 @@ describe("aggregateWarpSignatures", () => {
     const byNode = new Map(validators.map((validator) => [validator.nodeId, validator]));
     for (const signer of verification.signers) {
       const validator = byNode.get(signer.nodeIds[0]!)!;
-      expect(signer).toMatchObject({ weight: String(validator.weight), publicKey: `0x${Buffer.from(validator.bls.publicKey).toString("hex")}` });
+      expect(signer).toMatchObject({
+        weight: String(validator.weight),
+        publicKey: `0x${Buffer.from(validator.bls.publicKey).toString("hex")}`,
+      });
       expect(signer.weightShare).toBeCloseTo(validator.weight / totalWeight, 6);
     }
     expect(upstreamCalls(harness)).toEqual({ [POST_ROUTE]: 1, [L1_ROUTE]: 1 });
@@ -126,7 +137,9 @@ describe("aggregateWarpSignatures", () => {
     expect(result.body.data).toMatchObject({
       aggregateWarpSignatures: { network: "FUJI", decoded: { verification: { signingSubnetId: subnetId, valid: true } } },
     });
-    expect(harness.simulator.requests().find((request) => request.route === POST_ROUTE)?.path).toBe("/v1/signatureAggregator/fuji/aggregateSignatures");
+    expect(harness.simulator.requests().find((request) => request.route === POST_ROUTE)?.path).toBe(
+      "/v1/signatureAggregator/fuji/aggregateSignatures",
+    );
   });
 
   it("fails like the aggregator when the quorum cannot be reached, and succeeds within the weight that can sign", async () => {
@@ -135,7 +148,9 @@ describe("aggregateWarpSignatures", () => {
     const activeShare = Math.floor((100 * active.reduce((sum, validator) => sum + validator.weight, 0)) / totalWeight);
     expect(activeShare).toBeLessThan(67);
     const message = `0x${unsignedMessage(1, idBytes(chainId), Buffer.alloc(32, 2)).toString("hex")}`;
-    const failed = await execute(harness, AggregateWarpSignaturesDocument, { input: { network: "MAINNET", message, signingSubnetId: subnetId } });
+    const failed = await execute(harness, AggregateWarpSignaturesDocument, {
+      input: { network: "MAINNET", message, signingSubnetId: subnetId },
+    });
     expect(failed.body.data).toBeNull();
     expect(failed.body.errors?.[0]?.extensions).toMatchObject({
       code: "UPSTREAM_ERROR",
@@ -148,9 +163,14 @@ describe("aggregateWarpSignatures", () => {
     expect(reachable.body.data!.aggregateWarpSignatures.decoded!.verification).toMatchObject({ valid: true, meetsQuorum: false });
 
     const otherNetwork = await execute(harness, AggregateWarpSignaturesDocument, {
-      input: { network: "FUJI", message: `0x${unsignedMessage(1, idBytes(l1("fuji").chainId), Buffer.alloc(32)).toString("hex")}` },
+      input: {
+        network: "FUJI",
+        message: `0x${unsignedMessage(1, idBytes(l1("fuji").chainId), Buffer.alloc(32)).toString("hex")}`,
+      },
     });
-    expect(otherNetwork.body.errors?.[0]?.extensions).toMatchObject({ upstream: { status: 500, message: "failed to collect a threshold of signatures" } });
+    expect(otherNetwork.body.errors?.[0]?.extensions).toMatchObject({
+      upstream: { status: 500, message: "failed to collect a threshold of signatures" },
+    });
   });
 
   it.each([
@@ -165,7 +185,11 @@ describe("aggregateWarpSignatures", () => {
     ["a negative buffer", { message: "00", quorumPercentageBuffer: -5 }, "input.quorumPercentageBuffer"],
     ["quorum plus buffer over 100 (67 + 34)", { message: "00", quorumPercentageBuffer: 34 }, "input.quorumPercentageBuffer"],
     ["a malformed signing subnet", { message: "00", signingSubnetId: "subnet-1" }, "input.signingSubnetId"],
-    ["a cb58 subnet with a bad checksum", { message: "00", signingSubnetId: "11111111111111111111111111111111LpoYZ" }, "input.signingSubnetId"],
+    [
+      "a cb58 subnet with a bad checksum",
+      { message: "00", signingSubnetId: "11111111111111111111111111111111LpoYZ" },
+      "input.signingSubnetId",
+    ],
     ["a negative P-Chain height", { message: "00", pChainHeight: -1 }, "input.pChainHeight"],
   ])("refuses %s before any upstream call", async (_, fields, argument) => {
     const result = await execute(harness, AggregateWarpSignaturesDocument, { input: { network: "FUJI", ...fields } });
@@ -175,7 +199,11 @@ describe("aggregateWarpSignatures", () => {
 
   it("accepts the limits: quorum plus buffer of exactly 100, a justification alone, hex without 0x", async () => {
     harness.simulator.setKnobs({ errorRate: 1, errorStatus: 418, errorRoutes: [POST_ROUTE] });
-    for (const fields of [{ message: "00", quorumPercentage: 40, quorumPercentageBuffer: 60 }, { justification: "0x0001abcd" }, { message: "ABCD", pChainHeight: 0 }]) {
+    for (const fields of [
+      { message: "00", quorumPercentage: 40, quorumPercentageBuffer: 60 },
+      { justification: "0x0001abcd" },
+      { message: "ABCD", pChainHeight: 0 },
+    ]) {
       const result = await execute(harness, AggregateWarpSignaturesDocument, { input: { network: "FUJI", ...fields } });
       expect(result.body.errors?.[0]?.extensions).toMatchObject({ upstream: { status: 418 } });
     }
@@ -203,13 +231,19 @@ describe("warpSignature", () => {
     const decoded = result.body.data!.warpSignature!.decoded!;
     expect(decoded.sourceChainId).toBe(P_CHAIN_ID);
     const content = decoded.payload.content!;
-    expect(content).toMatchObject({ __typename: "WarpAddressedCall", sourceAddress: "0x", platformMessage: { __typename: typename } });
+    expect(content).toMatchObject({
+      __typename: "WarpAddressedCall",
+      sourceAddress: "0x",
+      platformMessage: { __typename: typename },
+    });
     const validator = tx.l1Changes[0]!.validator;
     if (typename === "L1ValidatorRegistrationMessage") {
       expect(content).toMatchObject({ platformMessage: { validationId: validator.validationId, registered: true } });
     }
     if (typename === "L1ValidatorWeightMessage") {
-      expect(content).toMatchObject({ platformMessage: { validationId: validator.validationId, nonce: "1", weight: String(tx.l1Changes[0]!.weight) } });
+      expect(content).toMatchObject({
+        platformMessage: { validationId: validator.validationId, nonce: "1", weight: String(tx.l1Changes[0]!.weight) },
+      });
     }
     expect(decoded.verification).toMatchObject({ signingSubnetId: subnetId, valid: true, meetsQuorum: true });
     expect(upstreamCalls(harness)).toEqual({ [GET_ROUTE]: 1, [TX_ROUTE]: 1, [L1_ROUTE]: 1 });
@@ -218,7 +252,11 @@ describe("warpSignature", () => {
   it("has no verification against a subnet whose validators the Data API does not list", async () => {
     const tx = l1Transactions("fuji", "RegisterL1ValidatorTx")[0]!;
     const other = harness.simulator.network.primaryNetwork("mainnet").l1Validators[0]!.subnetId;
-    const result = await execute(harness, WarpSignatureAgainstDocument, { network: "FUJI", txHash: tx.txHash, signingSubnetId: other });
+    const result = await execute(harness, WarpSignatureAgainstDocument, {
+      network: "FUJI",
+      txHash: tx.txHash,
+      signingSubnetId: other,
+    });
     // Mainnet's L1 is not a Fuji subnet: no validators, so nothing to check against.
     expect(result.body.data!.warpSignature!.decoded!.verification).toBeNull();
   });
@@ -242,7 +280,10 @@ describe("warpSignature", () => {
     const tx = l1Transactions("mainnet", "RegisterL1ValidatorTx")[0]!;
     const result = await execute(harness, WarpSignatureDocument, { network: "MAINNET", txHash: tx.txHash });
     expect(result.body.data!.warpSignature).toBeNull();
-    expect(result.body.errors?.[0]).toMatchObject({ path: ["warpSignature"], extensions: { code: "UPSTREAM_ERROR", upstream: { status: 500 } } });
+    expect(result.body.errors?.[0]).toMatchObject({
+      path: ["warpSignature"],
+      extensions: { code: "UPSTREAM_ERROR", upstream: { status: 500 } },
+    });
   });
 });
 
@@ -269,14 +310,23 @@ describe("a failing warp route stays at its field", () => {
       harness,
       `{ warpSignature(network: FUJI, txHash: "${tx.txHash}") { decoded { sourceChainId verification { valid } } } ${UNAFFECTED} }`,
     );
-    expect(result.body.data).toEqual({ warpSignature: { decoded: { sourceChainId: P_CHAIN_ID, verification: null } }, pn: { network: "FUJI" } });
+    expect(result.body.data).toEqual({
+      warpSignature: { decoded: { sourceChainId: P_CHAIN_ID, verification: null } },
+      pn: { network: "FUJI" },
+    });
     expect(result.body.errors).toHaveLength(1);
-    expect(result.body.errors![0]).toMatchObject({ path: ["warpSignature", "decoded", "verification"], extensions: { code: "UPSTREAM_ERROR" } });
+    expect(result.body.errors![0]).toMatchObject({
+      path: ["warpSignature", "decoded", "verification"],
+      extensions: { code: "UPSTREAM_ERROR" },
+    });
   });
 });
 
 /** A Data API in front of the simulator that changes the signed messages it returns. */
-async function startTamperingUpstream(target: string, tamper: (signedMessage: string) => string): Promise<{ url: string; close(): Promise<void> }> {
+async function startTamperingUpstream(
+  target: string,
+  tamper: (signedMessage: string) => string,
+): Promise<{ url: string; close(): Promise<void> }> {
   const server: Server = createServer((request, response) => {
     const chunks: Buffer[] = [];
     request.on("data", (chunk: Buffer) => chunks.push(chunk));
@@ -321,7 +371,11 @@ describe("tampered signed messages", () => {
   async function throughTamperer(tamper: (signedMessage: string) => string) {
     const upstream = await startTamperingUpstream(harness.simulator.dataUrl, tamper);
     const config = loadConfig({ LOG_LEVEL: "silent", RESPONSE_CACHE_TTL_MS: "0" });
-    const gateway = createGateway(config, { dataApiUrl: upstream.url, metricsApiUrl: harness.simulator.metricsUrl }, createLogger("silent"));
+    const gateway = createGateway(
+      config,
+      { dataApiUrl: upstream.url, metricsApiUrl: harness.simulator.metricsUrl },
+      createLogger("silent"),
+    );
     const tx = l1Transactions("fuji", "RegisterL1ValidatorTx")[0]!;
     try {
       return await execute({ ...harness, gateway }, WarpSignatureDocument, { network: "FUJI", txHash: tx.txHash });
@@ -353,6 +407,9 @@ describe("tampered signed messages", () => {
     expect(signed.signedMessage).toHaveLength(100);
     expect(signed.decoded).toBeNull();
     expect(result.body.errors).toHaveLength(1);
-    expect(result.body.errors![0]).toMatchObject({ path: ["warpSignature", "decoded"], extensions: { code: "UPSTREAM_ERROR", decodeError: { offset: 38 } } });
+    expect(result.body.errors![0]).toMatchObject({
+      path: ["warpSignature", "decoded"],
+      extensions: { code: "UPSTREAM_ERROR", decodeError: { offset: 38 } },
+    });
   });
 });

@@ -52,7 +52,13 @@ async function serve(env: Record<string, string> = {}): Promise<Served> {
 }
 
 function connect(served: Served, connectionParams?: Record<string, unknown>): Client {
-  const client = createClient({ url: `ws://127.0.0.1:${served.port}/graphql`, webSocketImpl: WebSocket, connectionParams, retryAttempts: 0, lazy: true });
+  const client = createClient({
+    url: `ws://127.0.0.1:${served.port}/graphql`,
+    webSocketImpl: WebSocket,
+    connectionParams,
+    retryAttempts: 0,
+    lazy: true,
+  });
   clients.push(client);
   return client;
 }
@@ -71,7 +77,12 @@ async function run(client: Client, payload: SubscribePayload): Promise<Outcome> 
 }
 
 async function startJob(harness: Harness): Promise<string> {
-  const result = await execute(harness, ExportTransactionsDocument, { input: { primaryNetwork: { includeChains: ["p-chain"] } } }, { "x-forwarded-for": "203.0.113.250" });
+  const result = await execute(
+    harness,
+    ExportTransactionsDocument,
+    { input: { primaryNetwork: { includeChains: ["p-chain"] } } },
+    { "x-forwarded-for": "203.0.113.250" },
+  );
   expect(result.body.errors).toBeUndefined();
   return result.body.data!.exportTransactions.operationId;
 }
@@ -85,7 +96,9 @@ async function rawSocket(served: Served): Promise<{ socket: WebSocket; closed: P
   const closed = new Promise<number>((resolve) => socket.once("close", (code) => resolve(code)));
   await new Promise<void>((resolve, reject) => {
     socket.once("open", () => socket.send(JSON.stringify({ type: "connection_init" })));
-    socket.once("message", (data) => (JSON.parse(String(data)).type === "connection_ack" ? resolve() : reject(new Error(String(data)))));
+    socket.once("message", (data) =>
+      JSON.parse(String(data)).type === "connection_ack" ? resolve() : reject(new Error(String(data))),
+    );
     socket.once("error", reject);
   });
   return { socket, closed };
@@ -102,7 +115,9 @@ describe("graphql-ws over WebSocket", () => {
     expect(withoutKey.results).toHaveLength(1);
     expect(withoutKey.results[0]!.data).toEqual({ chain: null });
     expect(withoutKey.results[0]!.errors![0]!.extensions).toMatchObject({ upstream: { status: 401 } });
-    expect(served.harness.simulator.requests().every((request) => request.apiKey === undefined || request.apiKey === null)).toBe(true);
+    expect(served.harness.simulator.requests().every((request) => request.apiKey === undefined || request.apiKey === null)).toBe(
+      true,
+    );
 
     served.harness.simulator.resetCounters();
     served.harness.gateway.cache.clear();
@@ -140,7 +155,9 @@ describe("graphql-ws over WebSocket", () => {
     const id = await startJob(served.harness);
     const outcome = await run(connect(served), { query: WATCH, variables: { id } });
     expect(outcome.errors).toBeUndefined();
-    const statuses = outcome.results.map((result) => (result.data as { exportOperation: { operationStatus: string } }).exportOperation.operationStatus);
+    const statuses = outcome.results.map(
+      (result) => (result.data as { exportOperation: { operationStatus: string } }).exportOperation.operationStatus,
+    );
     expect(statuses[0]).toBe("RUNNING");
     expect(statuses.at(-1)).toBe("COMPLETED");
     expect(statuses.filter((status) => status !== "RUNNING")).toEqual(["COMPLETED"]);
@@ -149,7 +166,8 @@ describe("graphql-ws over WebSocket", () => {
   it("rate-limits queries over the socket as over HTTP", async () => {
     const served = await serve({ RATE_LIMIT_BURST: "5", RATE_LIMIT_RATE: "0.001" });
     const client = connect(served);
-    for (let i = 0; i < 5; i += 1) expect(await run(client, { query: "{ __typename }" })).toEqual({ results: [{ data: { __typename: "Query" } }] });
+    for (let i = 0; i < 5; i += 1)
+      expect(await run(client, { query: "{ __typename }" })).toEqual({ results: [{ data: { __typename: "Query" } }] });
     const refused = await run(client, { query: "{ __typename }" });
     expect(refused.errors).toHaveLength(1);
     expect(refused.errors![0]!.extensions).toMatchObject({ code: "RATE_LIMITED", retryAfterSeconds: expect.any(Number) });
@@ -164,7 +182,11 @@ describe("graphql-ws over WebSocket", () => {
   });
 
   it("caps a caller's subscriptions over SSE and WebSocket together, and the operations of one socket", async () => {
-    const served = await serve({ EXPORT_POLL_INTERVAL_MS: "600000", MAX_SUBSCRIPTIONS_PER_CALLER: "10", WS_MAX_OPERATIONS_PER_SOCKET: "3" });
+    const served = await serve({
+      EXPORT_POLL_INTERVAL_MS: "600000",
+      MAX_SUBSCRIPTIONS_PER_CALLER: "10",
+      WS_MAX_OPERATIONS_PER_SOCKET: "3",
+    });
     served.harness.simulator.setKnobs({ exportJobMs: 600_000 });
     const id = await startJob(served.harness);
     const payload = { query: WATCH, variables: { id } };
@@ -193,7 +215,10 @@ describe("graphql-ws over WebSocket", () => {
         return { dispose, first: () => first };
       }),
     );
-    await until(() => open.every((subscription) => subscription.first() !== undefined), "6 subscriptions over WebSocket to start");
+    await until(
+      () => open.every((subscription) => subscription.first() !== undefined),
+      "6 subscriptions over WebSocket to start",
+    );
     expect(open.every((subscription) => subscription.first()!.errors === undefined)).toBe(true);
 
     // A 4th on a full socket.

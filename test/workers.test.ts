@@ -24,7 +24,6 @@ interface RunningCluster extends Omit<ServerProcess<LogLine>, "child"> {
   primary: ChildProcess;
 }
 
-
 async function startCluster(env: Record<string, string>): Promise<RunningCluster> {
   const { child, ...running } = await startServerProcess<LogLine>({ WORKERS: "2", ...env });
   STARTED.add(child);
@@ -35,7 +34,14 @@ async function startCluster(env: Record<string, string>): Promise<RunningCluster
  * By default, one request on a connection of its own, so that the primary hands each to the
  * next worker; or over `agent`'s connections.
  */
-function send(url: string, method: "GET" | "POST", path: string, body?: unknown, headers: Record<string, string> = {}, agent: Agent | false = false) {
+function send(
+  url: string,
+  method: "GET" | "POST",
+  path: string,
+  body?: unknown,
+  headers: Record<string, string> = {},
+  agent: Agent | false = false,
+) {
   return new Promise<{ status: number; text: string; headers: IncomingHttpHeaders }>((resolve, reject) => {
     const payload = body === undefined ? undefined : JSON.stringify(body);
     const call = request(
@@ -43,7 +49,10 @@ function send(url: string, method: "GET" | "POST", path: string, body?: unknown,
       {
         method,
         agent,
-        headers: { ...(payload ? { "content-type": "application/json", "content-length": Buffer.byteLength(payload) } : {}), ...headers },
+        headers: {
+          ...(payload ? { "content-type": "application/json", "content-length": Buffer.byteLength(payload) } : {}),
+          ...headers,
+        },
       },
       (response) => {
         let text = "";
@@ -117,25 +126,50 @@ describe("WORKERS=2 on the embedded simulator", () => {
 
   beforeAll(async () => {
     cluster = await startCluster({});
-    simulatorUrl = String((await cluster.line((line) => line.role === "primary" && typeof line.dataApiUrl === "string")).dataApiUrl);
+    simulatorUrl = String(
+      (await cluster.line((line) => line.role === "primary" && typeof line.dataApiUrl === "string")).dataApiUrl,
+    );
     await cluster.line((line) => line.msg === "all workers listening");
     // Each worker writes its own line, which may reach the pipe after the primary's.
     for (const worker of [1, 2]) await cluster.line((line) => line.msg === "gateway listening" && line.worker === worker);
-    workers = cluster.lines.filter((line) => line.msg === "gateway listening").map((line) => line.pid).sort(byNumber);
+    workers = cluster.lines
+      .filter((line) => line.msg === "gateway listening")
+      .map((line) => line.pid)
+      .sort(byNumber);
   }, 120_000);
 
   it("runs two gateway processes under the primary, and the simulator once", () => {
     expect(new Set(workers).size).toBe(2);
     expect(workers).toEqual(workerPids(cluster.primary.pid!));
-    expect(cluster.lines.filter((line) => line.msg === "gateway listening").map((line) => line.worker ?? 0).sort(byNumber)).toEqual([1, 2]);
+    expect(
+      cluster.lines
+        .filter((line) => line.msg === "gateway listening")
+        .map((line) => line.worker ?? 0)
+        .sort(byNumber),
+    ).toEqual([1, 2]);
     expect(cluster.lines.filter((line) => String(line.msg).startsWith("no DATA_API_URL"))).toHaveLength(1);
     // every worker was given the primary's simulator
-    for (const line of cluster.lines.filter((line) => line.msg === "gateway listening")) expect(line.dataApiUrl).toBe(simulatorUrl);
+    for (const line of cluster.lines.filter((line) => line.msg === "gateway listening"))
+      expect(line.dataApiUrl).toBe(simulatorUrl);
   });
 
   it("answers GraphQL on the shared port from both workers", async () => {
     const ids = Array.from({ length: 24 }, (_, index) => `workers-test-${index}`);
-    const answers = await Promise.all(ids.map((id) => graphql(cluster.url, `{ chains { chainName } }`, id)));
+    const answers = await Promise.all(
+      ids.map((id) =>
+        graphql(
+          cluster.url,
+          `
+            {
+              chains {
+                chainName
+              }
+            }
+          `,
+          id,
+        ),
+      ),
+    );
     for (const answer of answers) {
       expect(answer.status).toBe(200);
       expect((JSON.parse(answer.text) as { data: { chains: unknown[] } }).data.chains.length).toBeGreaterThan(0);
@@ -148,7 +182,9 @@ describe("WORKERS=2 on the embedded simulator", () => {
     const probes = 10;
     // Ten different bodies (aliases), so that the response cache answers none and each is executed.
     await Promise.all(
-      Array.from({ length: probes }, (_, index) => graphql(cluster.url, `query WorkersProbe { c${index}: chains { chainName } }`)),
+      Array.from({ length: probes }, (_, index) =>
+        graphql(cluster.url, `query WorkersProbe { c${index}: chains { chainName } }`),
+      ),
     );
     for (let scrape = 0; scrape < 4; scrape += 1) {
       const { status, text } = await send(cluster.url, "GET", "/metrics");
@@ -174,7 +210,21 @@ describe("WORKERS=2 on the embedded simulator", () => {
     expect(workerPids(cluster.primary.pid!)).toEqual(workers);
 
     const ids = Array.from({ length: 8 }, (_, index) => `after-kill-${index}`);
-    const answers = await Promise.all(ids.map((id) => graphql(cluster.url, `{ chains { chainName } }`, id)));
+    const answers = await Promise.all(
+      ids.map((id) =>
+        graphql(
+          cluster.url,
+          `
+            {
+              chains {
+                chainName
+              }
+            }
+          `,
+          id,
+        ),
+      ),
+    );
     expect(answers.map((answer) => answer.status)).toEqual(ids.map(() => 200));
     const logged = await Promise.all(ids.map((id) => cluster.line((line) => line.requestId === id)));
     expect(new Set(logged.map((line) => line.pid))).toEqual(new Set(workers));
@@ -187,14 +237,25 @@ describe("WORKERS=2 on the embedded simulator", () => {
     const simulatorPid = childPids(cluster.primary.pid!).find((pid) => cmdline(pid).includes("simulator/main"));
     expect(simulatorPid).toBeDefined();
     const control = (path: string, body?: unknown) =>
-      fetch(`${simulatorUrl}/_simulator/${path}`, body === undefined ? {} : { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
+      fetch(
+        `${simulatorUrl}/_simulator/${path}`,
+        body === undefined ? {} : { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) },
+      );
     await control("knobs", { latencyMs: 1_500 });
     await control("reset", {});
     // Over a keep-alive connection, which the answer must close, or the worker would wait for the client to.
     const keepAlive = new Agent({ keepAlive: true });
-    const slow = send(cluster.url, "POST", "/graphql", { query: `{ latestBlocks(first: 3) { nodes { blockNumber } } }` }, {}, keepAlive);
+    const slow = send(
+      cluster.url,
+      "POST",
+      "/graphql",
+      { query: `{ latestBlocks(first: 3) { nodes { blockNumber } } }` },
+      {},
+      keepAlive,
+    );
     // In flight: the simulator counts a request when it arrives, before its latency.
-    const upstreamPageCalls = async () => ((await (await control("counters")).json()) as { counts: Record<string, number> }).counts["GET /v1/blocks"] ?? 0;
+    const upstreamPageCalls = async () =>
+      ((await (await control("counters")).json()) as { counts: Record<string, number> }).counts["GET /v1/blocks"] ?? 0;
     await expect.poll(upstreamPageCalls, { timeout: 10_000, interval: 50 }).toBe(1);
     cluster.primary.kill("SIGTERM");
 
@@ -240,7 +301,9 @@ describe("a cluster whose primary dies", () => {
   it("leaves no worker and no simulator behind", async () => {
     const cluster = await startCluster({});
     await cluster.line((line) => line.msg === "all workers listening");
-    const children = childPids(cluster.primary.pid!).filter((pid) => cmdline(pid).includes("src/server.ts") || cmdline(pid).includes("simulator/main"));
+    const children = childPids(cluster.primary.pid!).filter(
+      (pid) => cmdline(pid).includes("src/server.ts") || cmdline(pid).includes("simulator/main"),
+    );
     expect(children).toHaveLength(3);
     cluster.primary.kill("SIGKILL");
     await cluster.exit;
@@ -262,8 +325,13 @@ describe("workers that keep dying", () => {
     const fatal = cluster.lines.find((line) => line.msg === "workers keep dying: no more replacements, stopping");
     expect(fatal).toMatchObject({ role: "primary", deaths: 5, windowMs: 60_000 });
     expect(cluster.lines.some((line) => line.msg === "gateway listening")).toBe(false);
-    const stopping = cluster.lines.find((line) => line.msg === "stopping the workers") as LogLine & { workers: { workerPid: number }[] };
-    const started = [...cluster.lines.filter((line) => line.workerPid !== undefined).map((line) => line.workerPid!), ...stopping.workers.map((worker) => worker.workerPid)];
+    const stopping = cluster.lines.find((line) => line.msg === "stopping the workers") as LogLine & {
+      workers: { workerPid: number }[];
+    };
+    const started = [
+      ...cluster.lines.filter((line) => line.workerPid !== undefined).map((line) => line.workerPid!),
+      ...stopping.workers.map((worker) => worker.workerPid),
+    ];
     expect(new Set(started).size).toBeGreaterThanOrEqual(5);
     expect(started.filter(alive)).toEqual([]);
   }, 120_000);

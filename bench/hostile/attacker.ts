@@ -25,7 +25,9 @@ if (process.send) {
       await started;
     })
       .then((report) => tell({ type: "report", report }))
-      .catch((error: unknown) => tell({ type: "failed", message: error instanceof Error ? (error.stack ?? error.message) : String(error) }))
+      .catch((error: unknown) =>
+        tell({ type: "failed", message: error instanceof Error ? (error.stack ?? error.message) : String(error) }),
+      )
       .finally(() => process.exit(0));
   });
 }

@@ -73,16 +73,26 @@ export const SKIPPED: Record<number, string> = {
 /** The key the gateway sends upstream for callers without one; in row 16, the only one the simulator accepts. */
 export const GATEWAY_KEY = "bench-hostile-gateway-key";
 
-const letters = (length: number) =>
-  Array.from(randomBytes(length), (byte) => String.fromCharCode(97 + (byte % 26))).join("");
+const letters = (length: number) => Array.from(randomBytes(length), (byte) => String.fromCharCode(97 + (byte % 26))).join("");
 
 const base64 = (text: string) => Buffer.from(text).toString("base64");
 
 const aliases = (count: number, field: string) => Array.from({ length: count }, (_, index) => `a${index}: ${field}`).join(" ");
 
 /** Posts a GraphQL body and counts its outcome under `label`. */
-async function postCounted(context: AttackContext, client: Pool, body: unknown, label = "", headers: Record<string, string> = {}): Promise<Answer> {
-  const answer = await send(client, { method: "POST", path: context.path, headers, body: typeof body === "string" ? body : JSON.stringify(body) });
+async function postCounted(
+  context: AttackContext,
+  client: Pool,
+  body: unknown,
+  label = "",
+  headers: Record<string, string> = {},
+): Promise<Answer> {
+  const answer = await send(client, {
+    method: "POST",
+    path: context.path,
+    headers,
+    body: typeof body === "string" ? body : JSON.stringify(body),
+  });
   context.tally.add(`${label}${outcomeOf(answer)}`);
   return answer;
 }
@@ -99,11 +109,23 @@ interface LabelledBody {
 }
 
 /** `workers` loops that post `bodies` in turn until the deadline, counting each answer under its body's label. */
-function postInTurn(context: AttackContext, client: Pool, workers: number, bodies: LabelledBody[], onAnswer: (answer: Answer) => void = () => {}): Promise<void> {
-  return loops(workers, context.deadline, MAX_STEPS, async (index) => {
-    const { label, body } = bodies[index % bodies.length]!;
-    onAnswer(await postCounted(context, client, body, label));
-  }, context.tally);
+function postInTurn(
+  context: AttackContext,
+  client: Pool,
+  workers: number,
+  bodies: LabelledBody[],
+  onAnswer: (answer: Answer) => void = () => {},
+): Promise<void> {
+  return loops(
+    workers,
+    context.deadline,
+    MAX_STEPS,
+    async (index) => {
+      const { label, body } = bodies[index % bodies.length]!;
+      onAnswer(await postCounted(context, client, body, label));
+    },
+    context.tally,
+  );
 }
 
 export const ATTACKS: Attack[] = [
@@ -114,8 +136,23 @@ export const ATTACKS: Attack[] = [
       const client = context.pool(4);
       const names = (length: number) => ({ query: `query Q${letters(8)}${"x".repeat(length)} { __typename }` });
       await Promise.all([
-        loops(1, context.deadline, 2_000, () => postCounted(context, client, names(95_000), "95 kB name: ").then(() => undefined), context.tally),
-        loops(2, context.deadline, MAX_STEPS, () => postCounted(context, client, { query: `query Q${letters(41)} { __typename }` }, "42-char name: ").then(() => undefined), context.tally),
+        loops(
+          1,
+          context.deadline,
+          2_000,
+          () => postCounted(context, client, names(95_000), "95 kB name: ").then(() => undefined),
+          context.tally,
+        ),
+        loops(
+          2,
+          context.deadline,
+          MAX_STEPS,
+          () =>
+            postCounted(context, client, { query: `query Q${letters(41)} { __typename }` }, "42-char name: ").then(
+              () => undefined,
+            ),
+          context.tally,
+        ),
         loops(
           1,
           context.deadline,
@@ -138,8 +175,14 @@ export const ATTACKS: Attack[] = [
     title: "17 kB node ids and 20 kB page tokens that the upstream refuses (431)",
     async prepare(context) {
       // A cursor of this gateway, with its page token swapped for 20 kB.
-      const answer = await postCounted(context, context.pool(1), { query: "{ latestBlocks(first: 2) { pageInfo { endCursor } } }" }, "cursor fetch: ");
-      const cursor = (parseGraphQL(answer.text)?.data as { latestBlocks?: { pageInfo?: { endCursor?: string } } } | undefined)?.latestBlocks?.pageInfo?.endCursor;
+      const answer = await postCounted(
+        context,
+        context.pool(1),
+        { query: "{ latestBlocks(first: 2) { pageInfo { endCursor } } }" },
+        "cursor fetch: ",
+      );
+      const cursor = (parseGraphQL(answer.text)?.data as { latestBlocks?: { pageInfo?: { endCursor?: string } } } | undefined)
+        ?.latestBlocks?.pageInfo?.endCursor;
       if (!cursor) return undefined;
       const fields = JSON.parse(Buffer.from(cursor, "base64url").toString("utf8")) as unknown[];
       fields[1] = "A".repeat(20_000);
@@ -148,9 +191,23 @@ export const ATTACKS: Attack[] = [
     async run(context, forgedCursor) {
       const client = context.pool(2);
       const bodies = [
-        { label: "17 kB node id: ", body: { query: "query($id: ID!) { node(id: $id) { id } }", variables: { id: base64(`EvmChain:${"A".repeat(17_000)}`) } } },
+        {
+          label: "17 kB node id: ",
+          body: {
+            query: "query($id: ID!) { node(id: $id) { id } }",
+            variables: { id: base64(`EvmChain:${"A".repeat(17_000)}`) },
+          },
+        },
         ...(typeof forgedCursor === "string"
-          ? [{ label: "20 kB page token: ", body: { query: "query($after: String!) { latestBlocks(first: 2, after: $after) { edges { cursor } } }", variables: { after: forgedCursor } } }]
+          ? [
+              {
+                label: "20 kB page token: ",
+                body: {
+                  query: "query($after: String!) { latestBlocks(first: 2, after: $after) { edges { cursor } } }",
+                  variables: { after: forgedCursor },
+                },
+              },
+            ]
           : []),
       ];
       await postInTurn(context, client, 2, bodies);
@@ -172,7 +229,13 @@ export const ATTACKS: Attack[] = [
     async run(context) {
       const client = context.pool(4);
       const body = JSON.stringify(context.fixtures.costlyQuery);
-      await loops(4, context.deadline, MAX_STEPS, () => postCounted(context, client, body, "", { "x-glacier-api-key": `rot-${letters(12)}` }).then(() => undefined), context.tally);
+      await loops(
+        4,
+        context.deadline,
+        MAX_STEPS,
+        () => postCounted(context, client, body, "", { "x-glacier-api-key": `rot-${letters(12)}` }).then(() => undefined),
+        context.tally,
+      );
     },
   },
   {
@@ -181,7 +244,10 @@ export const ATTACKS: Attack[] = [
     async run(context) {
       const client = context.pool(2);
       const node = (id: string) => ({ query: "query($id: ID!) { node(id: $id) { id } }", variables: { id: base64(id) } });
-      const exportOperation = (id: string) => ({ query: "query($id: ID!) { exportOperation(id: $id) { operationId } }", variables: { id } });
+      const exportOperation = (id: string) => ({
+        query: "query($id: ID!) { exportOperation(id: $id) { operationId } }",
+        variables: { id },
+      });
       const bodies = [
         { label: "EvmBlock ..:..: ", body: node("EvmBlock:..:..") },
         { label: "EvmChain ..: ", body: node("EvmChain:..") },
@@ -197,10 +263,16 @@ export const ATTACKS: Attack[] = [
     title: "a GET /ready flood",
     async run(context) {
       const client = context.pool(8);
-      await loops(8, context.deadline, MAX_STEPS, async () => {
-        const answer = await send(client, { method: "GET", path: "/ready" });
-        context.tally.add(`/ready: ${answer.status}`);
-      }, context.tally);
+      await loops(
+        8,
+        context.deadline,
+        MAX_STEPS,
+        async () => {
+          const answer = await send(client, { method: "GET", path: "/ready" });
+          context.tally.add(`/ready: ${answer.status}`);
+        },
+        context.tally,
+      );
     },
   },
   {
@@ -221,8 +293,23 @@ export const ATTACKS: Attack[] = [
       const wide = context.pool(8);
       const many = context.pool(1);
       await Promise.all([
-        loops(8, context.deadline, MAX_STEPS, () => postCounted(context, wide, { query: `# ${letters(16)}\n{ ${fields}}` }, "4,985 fields: ").then(() => undefined), context.tally),
-        loops(1, context.deadline, MAX_STEPS, () => postCounted(context, many, { query: manyOperations, operationName: "O0" }, "1,000 operations: ").then(() => undefined), context.tally),
+        loops(
+          8,
+          context.deadline,
+          MAX_STEPS,
+          () => postCounted(context, wide, { query: `# ${letters(16)}\n{ ${fields}}` }, "4,985 fields: ").then(() => undefined),
+          context.tally,
+        ),
+        loops(
+          1,
+          context.deadline,
+          MAX_STEPS,
+          () =>
+            postCounted(context, many, { query: manyOperations, operationName: "O0" }, "1,000 operations: ").then(
+              () => undefined,
+            ),
+          context.tally,
+        ),
       ]);
     },
   },
@@ -244,13 +331,22 @@ export const ATTACKS: Attack[] = [
       const { evmAddress, exportDay } = context.fixtures;
       const body = {
         query: "mutation($input: ExportTransactionsInput!) { exportTransactions(input: $input) { operationId } }",
-        variables: { input: { evm: { addresses: [evmAddress], includeChains: ["43114"] }, firstDate: exportDay, lastDate: exportDay } },
+        variables: {
+          input: { evm: { addresses: [evmAddress], includeChains: ["43114"] }, firstDate: exportDay, lastDate: exportDay },
+        },
       };
-      await loops(4, Number.POSITIVE_INFINITY, 200, async () => {
-        const answer = await postCounted(context, client, body, "export start: ");
-        const id = (parseGraphQL(answer.text)?.data as { exportTransactions?: { operationId?: string } } | undefined)?.exportTransactions?.operationId;
-        if (id) ids.push(id);
-      }, context.tally);
+      await loops(
+        4,
+        Number.POSITIVE_INFINITY,
+        200,
+        async () => {
+          const answer = await postCounted(context, client, body, "export start: ");
+          const id = (parseGraphQL(answer.text)?.data as { exportTransactions?: { operationId?: string } } | undefined)
+            ?.exportTransactions?.operationId;
+          if (id) ids.push(id);
+        },
+        context.tally,
+      );
       context.figures.exportsStarted = ids.length;
       return ids;
     },
@@ -267,10 +363,15 @@ export const ATTACKS: Attack[] = [
     async run(context) {
       const client = context.pool(2);
       const bodies = [
-        { label: "enum value: ", body: { query: "{ networkMetrics(metric: TX_CONT, scope: MAINNET) { edges { node { value } } } }" } },
+        {
+          label: "enum value: ",
+          body: { query: "{ networkMetrics(metric: TX_CONT, scope: MAINNET) { edges { node { value } } } }" },
+        },
         {
           label: "input field: ",
-          body: { query: `mutation { exportTransactions(input: { evmm: { addresses: ["${context.fixtures.evmAddress}"], includeChains: ["43114"] } }) { operationId } }` },
+          body: {
+            query: `mutation { exportTransactions(input: { evmm: { addresses: ["${context.fixtures.evmAddress}"], includeChains: ["43114"] } }) { operationId } }`,
+          },
         },
         { label: "field: ", body: { query: "{ chainz { chainId } }" } },
       ];
@@ -296,19 +397,51 @@ export const ATTACKS: Attack[] = [
     async run(context) {
       const client = context.pool(2);
       const kinds: { label: string; send(): Promise<Answer> }[] = [
-        { label: "51 aliases: ", send: () => send(client, { method: "POST", path: context.path, body: JSON.stringify({ query: `{ ${aliases(51, "__typename")} }` }) }) },
-        { label: "CSRF-refused GET: ", send: () => send(client, { method: "GET", path: `${context.path}?query=${encodeURIComponent("{ __typename }")}` }) },
+        {
+          label: "51 aliases: ",
+          send: () =>
+            send(client, {
+              method: "POST",
+              path: context.path,
+              body: JSON.stringify({ query: `{ ${aliases(51, "__typename")} }` }),
+            }),
+        },
+        {
+          label: "CSRF-refused GET: ",
+          send: () => send(client, { method: "GET", path: `${context.path}?query=${encodeURIComponent("{ __typename }")}` }),
+        },
         {
           label: "uncoercible variable: ",
           send: () =>
-            send(client, { method: "POST", path: context.path, body: JSON.stringify({ query: "query($n: Int!) { latestBlocks(first: $n) { edges { cursor } } }", variables: { n: "abc" } }) }),
+            send(client, {
+              method: "POST",
+              path: context.path,
+              body: JSON.stringify({
+                query: "query($n: Int!) { latestBlocks(first: $n) { edges { cursor } } }",
+                variables: { n: "abc" },
+              }),
+            }),
         },
-        { label: "4,990 fields: ", send: () => send(client, { method: "POST", path: context.path, body: JSON.stringify({ query: `{ ${"__typename ".repeat(4_990)}}` }) }) },
+        {
+          label: "4,990 fields: ",
+          send: () =>
+            send(client, {
+              method: "POST",
+              path: context.path,
+              body: JSON.stringify({ query: `{ ${"__typename ".repeat(4_990)}}` }),
+            }),
+        },
       ];
-      await loops(2, context.deadline, MAX_STEPS, async (index) => {
-        const kind = kinds[index % kinds.length]!;
-        context.tally.add(`${kind.label}${outcomeOf(await kind.send())}`);
-      }, context.tally);
+      await loops(
+        2,
+        context.deadline,
+        MAX_STEPS,
+        async (index) => {
+          const kind = kinds[index % kinds.length]!;
+          context.tally.add(`${kind.label}${outcomeOf(await kind.send())}`);
+        },
+        context.tally,
+      );
     },
   },
   {
@@ -320,16 +453,23 @@ export const ATTACKS: Attack[] = [
       const client = context.pool(2);
       const { cachedBlocks } = context.fixtures;
       let served = 0;
-      await loops(2, context.deadline, MAX_STEPS, async (index) => {
-        const block = cachedBlocks[index % cachedBlocks.length]!;
-        const body = {
-          query: "query($chainId: ID!, $blockId: String!) { chain(id: $chainId) { block(id: $blockId) { blockHash } } }",
-          variables: { chainId: block.chainId, blockId: block.hash },
-        };
-        const answer = await postCounted(context, client, body, "", { "x-glacier-api-key": "bench-hostile-refused-key" });
-        const data = parseGraphQL(answer.text)?.data as { chain?: { block?: { blockHash?: string } | null } | null } | undefined;
-        if (data?.chain?.block?.blockHash) served += 1;
-      }, context.tally);
+      await loops(
+        2,
+        context.deadline,
+        MAX_STEPS,
+        async (index) => {
+          const block = cachedBlocks[index % cachedBlocks.length]!;
+          const body = {
+            query: "query($chainId: ID!, $blockId: String!) { chain(id: $chainId) { block(id: $blockId) { blockHash } } }",
+            variables: { chainId: block.chainId, blockId: block.hash },
+          };
+          const answer = await postCounted(context, client, body, "", { "x-glacier-api-key": "bench-hostile-refused-key" });
+          const data = parseGraphQL(answer.text)?.data as
+            { chain?: { block?: { blockHash?: string } | null } | null } | undefined;
+          if (data?.chain?.block?.blockHash) served += 1;
+        },
+        context.tally,
+      );
       context.figures.blocksServedToTheRefusedKey = served;
     },
   },
@@ -407,7 +547,9 @@ async function slowBodies(context: AttackContext, count: number, declared: numbe
   closedAfterSeconds.sort((a, b) => a - b);
   context.figures.connectionsOpened = opened;
   context.figures.openAtEnd = openAtEnd;
-  context.figures.medianSecondsUntilClosed = closedAfterSeconds.length ? Math.round(closedAfterSeconds[Math.floor(closedAfterSeconds.length / 2)]! * 10) / 10 : "none closed";
+  context.figures.medianSecondsUntilClosed = closedAfterSeconds.length
+    ? Math.round(closedAfterSeconds[Math.floor(closedAfterSeconds.length / 2)]! * 10) / 10
+    : "none closed";
 }
 
 /** `count` SSE subscriptions to export jobs (ids taken in turn), read until the deadline. */
@@ -454,13 +596,16 @@ async function subscriptions(context: AttackContext, ids: string[], count: numbe
             const data = /^data: ?(.*)$/m.exec(block)?.[1] ?? "";
             const code = parseGraphQL(data)?.errors?.[0]?.extensions?.code;
             if (first || code !== undefined || event !== "next") {
-              context.tally.add(`subscription ${first ? "first " : ""}event: ${event}${code === undefined ? "" : ` ${String(code)}`}`);
+              context.tally.add(
+                `subscription ${first ? "first " : ""}event: ${event}${code === undefined ? "" : ` ${String(code)}`}`,
+              );
             }
             first = false;
           }
         }
         open -= 1;
-        if (!completed && performance.now() < context.deadline) context.tally.add("subscription cut by the gateway without complete");
+        if (!completed && performance.now() < context.deadline)
+          context.tally.add("subscription cut by the gateway without complete");
       } catch (error) {
         if (performance.now() < context.deadline) {
           if (streaming) open -= 1;

@@ -35,7 +35,10 @@ export async function send(
   const response = await client.request({
     method: request.method,
     path: request.path,
-    headers: request.body === undefined ? { accept: "application/json", ...request.headers } : { "content-type": "application/json", accept: "application/json", ...request.headers },
+    headers:
+      request.body === undefined
+        ? { accept: "application/json", ...request.headers }
+        : { "content-type": "application/json", accept: "application/json", ...request.headers },
     ...(request.body === undefined ? {} : { body: request.body }),
   });
   const text = await response.body.text();
@@ -95,7 +98,13 @@ export const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(r
  * `maxSteps` steps in all. A step that fails at the socket waits 100 ms, so that a dead gateway
  * is not hammered in a tight loop.
  */
-export async function loops(loops: number, deadline: number, maxSteps: number, step: (index: number) => Promise<void>, tally: Tally): Promise<void> {
+export async function loops(
+  loops: number,
+  deadline: number,
+  maxSteps: number,
+  step: (index: number) => Promise<void>,
+  tally: Tally,
+): Promise<void> {
   let started = 0;
   await Promise.all(
     Array.from({ length: loops }, async () => {

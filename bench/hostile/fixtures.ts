@@ -17,7 +17,10 @@ async function registerL1ValidatorTx(upstream: PlainUpstream): Promise<string> {
   let pageToken: string | undefined;
   for (let page = 0; page < 100; page += 1) {
     const path = `/v1/networks/fuji/blockchains/${P_CHAIN_ID}/transactions?pageSize=100${pageToken ? `&pageToken=${pageToken}` : ""}`;
-    const { transactions, nextPageToken } = await upstream.get<{ transactions: { txHash: string; txType: string }[]; nextPageToken?: string }>("data", path);
+    const { transactions, nextPageToken } = await upstream.get<{
+      transactions: { txHash: string; txType: string }[];
+      nextPageToken?: string;
+    }>("data", path);
     const found = transactions.find((tx) => tx.txType === "RegisterL1ValidatorTx");
     if (found) return found.txHash;
     if (!nextPageToken) break;
@@ -29,7 +32,10 @@ async function registerL1ValidatorTx(upstream: PlainUpstream): Promise<string> {
 export async function readFixtures(upstream: PlainUpstream, costly: Operation): Promise<Fixtures> {
   const [head] = (await upstream.get<{ blocks: Block[] }>("data", "/v1/chains/43114/blocks?pageSize=1")).blocks;
   if (!head) throw new Error("the simulator's C-Chain has no block");
-  const { transactions } = await upstream.get<{ transactions: { from: { address: string } }[] }>("data", `/v1/chains/43114/blocks/${head.blockNumber}/transactions?pageSize=1`);
+  const { transactions } = await upstream.get<{ transactions: { from: { address: string } }[] }>(
+    "data",
+    `/v1/chains/43114/blocks/${head.blockNumber}/transactions?pageSize=1`,
+  );
   const evmAddress = transactions[0]?.from.address;
   if (!evmAddress) throw new Error(`the simulator's C-Chain block ${head.blockNumber} has no transaction`);
   // latest-blocks' page: its blocks and their parents are what the legitimate load loads.

@@ -25,7 +25,13 @@ export interface LegitResult {
  * @param perClientRps how many requests a second each caller sends at most (the next one leaves
  * 1/perClientRps after the previous one did, or when its answer comes if that is later).
  */
-export async function legitLoad(url: string, bodies: string[], clients: number, seconds: number, perClientRps: number): Promise<LegitResult> {
+export async function legitLoad(
+  url: string,
+  bodies: string[],
+  clients: number,
+  seconds: number,
+  perClientRps: number,
+): Promise<LegitResult> {
   const target = new URL(url);
   // Microseconds, up to a minute.
   const latencies = build({ lowestDiscernibleValue: 1, highestTrackableValue: 60_000_000, numberOfSignificantValueDigits: 3 });
@@ -49,7 +55,8 @@ export async function legitLoad(url: string, bodies: string[], clients: number, 
             const answer = await send(client, { method: "POST", path: target.pathname, body: bodies[turn % bodies.length]! });
             latencies.recordValue(Math.max(1, Math.round((performance.now() - begun) * 1000)));
             const body = parseGraphQL(answer.text);
-            if (answer.status < 200 || answer.status > 299 || !body || body.errors) fail(outcomeOf(answer), body?.errors?.[0]?.message ?? answer.text);
+            if (answer.status < 200 || answer.status > 299 || !body || body.errors)
+              fail(outcomeOf(answer), body?.errors?.[0]?.message ?? answer.text);
             const next = begun + 1000 / perClientRps - performance.now();
             if (next > 0) await sleep(next);
           } catch (error) {

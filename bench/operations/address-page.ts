@@ -71,7 +71,13 @@ function transfers(item: TransactionDetails) {
       logIndex,
       from: { address: from.address },
       to: { address: to.address },
-      erc721Token: { address: token.address, name: token.name, symbol: token.symbol, tokenId: token.tokenId, tokenUri: token.tokenUri },
+      erc721Token: {
+        address: token.address,
+        name: token.name,
+        symbol: token.symbol,
+        tokenId: token.tokenId,
+        tokenUri: token.tokenUri,
+      },
     })),
     erc1155Transfers: (item.erc1155Transfers ?? []).map(({ logIndex, from, to, value, erc1155Token: token }) => ({
       logIndex,
@@ -120,7 +126,9 @@ export const addressPage: ReferenceOperation = {
         const chain = chains.find((info) => info.chainId === CHAIN_ID);
         if (!chain) return { chain: null };
         const page = await upstream.get<AddressTransactionsPage>("data", pagePath);
-        const blocks = await Promise.all(distinctBlocks(page).map((blockHash) => upstream.get<EvmBlock>("data", blockPath(blockHash))));
+        const blocks = await Promise.all(
+          distinctBlocks(page).map((blockHash) => upstream.get<EvmBlock>("data", blockPath(blockHash))),
+        );
         const blockByHash = new Map(blocks.map((block) => [block.blockHash, block]));
         return {
           chain: {

@@ -10,7 +10,8 @@ const CHAIN_ID = "43114";
 /** `EvmBlock.transactions` without `first`: the gateway asks the route's largest page, which holds nearly every block whole. */
 const DEFAULT_PAGE = 100;
 const chainsPath = "/v1/chains";
-const transactionsPath = (blockHash: string) => `/v1/chains/${CHAIN_ID}/blocks/${blockHash}/transactions?pageSize=${DEFAULT_PAGE}`;
+const transactionsPath = (blockHash: string) =>
+  `/v1/chains/${CHAIN_ID}/blocks/${blockHash}/transactions?pageSize=${DEFAULT_PAGE}`;
 
 export const blockPage: ReferenceOperation = {
   name: "block-page",
@@ -37,7 +38,9 @@ export const blockPage: ReferenceOperation = {
         if (!chain) return { chain: null };
         const block = await upstream.get<EvmBlock>("data", blockPath);
         const page: BlockTransactionsPage =
-          block.txCount > 0 ? await upstream.get<BlockTransactionsPage>("data", transactionsPath(block.blockHash)) : { transactions: [] };
+          block.txCount > 0
+            ? await upstream.get<BlockTransactionsPage>("data", transactionsPath(block.blockHash))
+            : { transactions: [] };
         return {
           chain: {
             chainId: chain.chainId,

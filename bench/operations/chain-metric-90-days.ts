@@ -23,7 +23,10 @@ export const chainMetric90Days: ReferenceOperation = {
   // the metric's page alone: the gateway keeps the chain list loaded, so Query.chain waits for nothing
   dependentCalls: 1,
   async prepare(upstream) {
-    const newest = await upstream.get<MetricsApiResponse>("metrics", `/v2/chains/${CHAIN_ID}/metrics/txCount?timeInterval=day&pageSize=1`);
+    const newest = await upstream.get<MetricsApiResponse>(
+      "metrics",
+      `/v2/chains/${CHAIN_ID}/metrics/txCount?timeInterval=day&pageSize=1`,
+    );
     const to = newest.results[0]!.timestamp;
     const from = to - (DAYS - 1) * DAY;
     const path = metricPath(from, to);

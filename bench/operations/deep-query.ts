@@ -15,7 +15,8 @@ const BLOCKS = 5;
 const TRANSACTIONS = 5;
 const pagePath = `/v1/blocks?pageSize=${BLOCKS}`;
 const chainsPath = "/v1/chains";
-const transactionsPath = (block: EvmBlock) => `/v1/chains/${block.chainId}/blocks/${block.blockHash}/transactions?pageSize=${TRANSACTIONS}`;
+const transactionsPath = (block: EvmBlock) =>
+  `/v1/chains/${block.chainId}/blocks/${block.blockHash}/transactions?pageSize=${TRANSACTIONS}`;
 
 /** A block without transactions answers its list without an upstream call. */
 function withTransactions(blocks: EvmBlock[]): EvmBlock[] {

@@ -57,7 +57,9 @@ export const latestBlocks: ReferenceOperation = {
                   txCount: block.txCount,
                   gasUsed: block.gasUsed,
                   chain: chain ? { chainId: chain.chainId, chainName: chain.chainName } : null,
-                  parent: parent ? { blockHash: parent.blockHash, blockTimestamp: parent.blockTimestamp, txCount: parent.txCount } : null,
+                  parent: parent
+                    ? { blockHash: parent.blockHash, blockTimestamp: parent.blockTimestamp, txCount: parent.txCount }
+                    : null,
                 },
               };
             }),

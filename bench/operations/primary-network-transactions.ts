@@ -49,7 +49,8 @@ export const primaryNetworkTransactions: ReferenceOperation = {
     const address = await busiestAddress(upstream);
     const pagePath = `${transactionsPath}?addresses=${address}&pageSize=${FIRST}`;
     const reference = await upstream.get<PChainTransactionsPage>("data", pagePath);
-    if (!reference.nextPageToken) throw new Error(`primary-network-transactions: ${address} has no more than one page of transactions`);
+    if (!reference.nextPageToken)
+      throw new Error(`primary-network-transactions: ${address} has no more than one page of transactions`);
     return {
       variables: { network: "MAINNET", addresses: [address], first: FIRST },
       // Every field asked is in the page: no linked record is fetched.

@@ -62,10 +62,8 @@ export function validateKnobs(update: unknown, routeKeys: ReadonlySet<string>): 
     throw new RangeError("knobs must be a JSON object");
   }
   const checks: Record<keyof Knobs, Check> = {
-    latencyMs: (value) =>
-      Number.isInteger(value) && (value as number) >= 0 ? undefined : "must be a non-negative integer",
-    errorRate: (value) =>
-      typeof value === "number" && value >= 0 && value <= 1 ? undefined : "must be a number from 0 to 1",
+    latencyMs: (value) => (Number.isInteger(value) && (value as number) >= 0 ? undefined : "must be a non-negative integer"),
+    errorRate: (value) => (typeof value === "number" && value >= 0 && value <= 1 ? undefined : "must be a number from 0 to 1"),
     errorStatus: (value) =>
       Number.isInteger(value) && (value as number) >= 400 && (value as number) <= 599
         ? undefined
@@ -75,15 +73,12 @@ export function validateKnobs(update: unknown, routeKeys: ReadonlySet<string>): 
       const unknown = value.find((key) => !routeKeys.has(key));
       return unknown === undefined ? undefined : `has an unknown route key: ${unknown}`;
     },
-    faultKind: (value) =>
-      FAULT_KINDS.includes(value as FaultKind) ? undefined : `must be one of ${FAULT_KINDS.join(", ")}`,
-    slowBodyMs: (value) =>
-      Number.isInteger(value) && (value as number) >= 0 ? undefined : "must be a non-negative integer",
+    faultKind: (value) => (FAULT_KINDS.includes(value as FaultKind) ? undefined : `must be one of ${FAULT_KINDS.join(", ")}`),
+    slowBodyMs: (value) => (Number.isInteger(value) && (value as number) >= 0 ? undefined : "must be a non-negative integer"),
     retryAfterSeconds: (value) =>
       Number.isInteger(value) && (value as number) >= 0 ? undefined : "must be a non-negative integer",
     apiKeys: (value) => (value === null || isStringList(value) ? undefined : "must be null or an array of strings"),
-    exportJobMs: (value) =>
-      Number.isInteger(value) && (value as number) >= 0 ? undefined : "must be a non-negative integer",
+    exportJobMs: (value) => (Number.isInteger(value) && (value as number) >= 0 ? undefined : "must be a non-negative integer"),
     metricsTokenTtlMs: (value) =>
       Number.isInteger(value) && (value as number) >= 0 ? undefined : "must be a non-negative integer",
   };

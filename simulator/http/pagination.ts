@@ -52,7 +52,9 @@ export function paginate<T>(source: Sequence<T> & { growsAt?: "front" | "back" }
   return {
     items,
     nextPageToken:
-      end < source.length ? encodePageToken(growsAtFront ? { offset: end, scope, length: source.length } : { offset: end, scope }) : undefined,
+      end < source.length
+        ? encodePageToken(growsAtFront ? { offset: end, scope, length: source.length } : { offset: end, scope })
+        : undefined,
   };
 }
 

@@ -37,7 +37,9 @@ export class OperationParameters {
     for (const rule of this.rules) {
       const values =
         rule.location === "path"
-          ? pathParams[rule.name] === undefined ? [] : [pathParams[rule.name]!]
+          ? pathParams[rule.name] === undefined
+            ? []
+            : [pathParams[rule.name]!]
           : searchParams.getAll(rule.name);
       const result = rule.parse(values);
       if (result === undefined) continue;
@@ -115,9 +117,7 @@ function compileScalar(subject: string, schema: SchemaObject): (text: string) =>
       };
     case "boolean":
       return (text) =>
-        text === "true" || text === "false"
-          ? { value: text === "true" }
-          : { violation: `${subject} must be a boolean value` };
+        text === "true" || text === "false" ? { value: text === "true" } : { violation: `${subject} must be a boolean value` };
     default:
       return (text) => ({ value: text });
   }

@@ -35,7 +35,10 @@ export class RequestLog {
   requests(): RecordedRequest[] {
     const oldestFirst =
       this.entries.length < CAPACITY ? this.entries : [...this.entries.slice(this.next), ...this.entries.slice(0, this.next)];
-    return oldestFirst.map(({ rawQuery, ...request }) => ({ ...request, query: Object.fromEntries(new URLSearchParams(rawQuery)) }));
+    return oldestFirst.map(({ rawQuery, ...request }) => ({
+      ...request,
+      query: Object.fromEntries(new URLSearchParams(rawQuery)),
+    }));
   }
 
   reset(): void {

@@ -13,21 +13,24 @@ export function jsonText(body: unknown): string {
     return JSON.stringify(body);
   } catch (error) {
     if (!(error instanceof TypeError)) throw error;
-    return JSON.stringify(body, (_key, value: unknown) => (typeof value === "bigint" ? `${BIGINT_MARK}${value}` : value)).replace(MARKED_BIGINT, "$1");
+    return JSON.stringify(body, (_key, value: unknown) => (typeof value === "bigint" ? `${BIGINT_MARK}${value}` : value)).replace(
+      MARKED_BIGINT,
+      "$1",
+    );
   }
 }
 
-export function sendJson(
-  response: ServerResponse,
-  status: number,
-  body: unknown,
-  headers: Record<string, string> = {},
-): void {
+export function sendJson(response: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
   sendJsonText(response, status, jsonText(body), headers);
 }
 
 /** Sends JSON that is already serialized, or already encoded. */
-export function sendJsonText(response: ServerResponse, status: number, payload: string | Buffer, headers: Record<string, string> = {}): void {
+export function sendJsonText(
+  response: ServerResponse,
+  status: number,
+  payload: string | Buffer,
+  headers: Record<string, string> = {},
+): void {
   response.writeHead(status, {
     ...headers,
     "content-type": "application/json; charset=utf-8",

@@ -28,16 +28,19 @@ export interface RouteDefinition {
 }
 
 // Types of the contract's operations, from the generated `paths` of one service.
-type OperationAt<Paths, P extends keyof Paths, M extends HttpMethod> =
-  Paths[P] extends { [K in Lowercase<M>]: infer Operation } ? Operation : never;
+type OperationAt<Paths, P extends keyof Paths, M extends HttpMethod> = Paths[P] extends { [K in Lowercase<M>]: infer Operation }
+  ? Operation
+  : never;
 type Present<T> = [NonNullable<T>] extends [never] ? Record<string, never> : NonNullable<T>;
 type PathParamsOf<Operation> = Operation extends { parameters: { path?: infer P } } ? Present<P> : never;
 type QueryOf<Operation> = Operation extends { parameters: { query?: infer Q } } ? Present<Q> : never;
 type JsonBody<Response> = Response extends { content: { "application/json": infer Body } } ? Body : never;
 type SuccessBodyOf<Operation> = Operation extends { responses: infer Responses }
-  ? Responses extends { 200: infer Ok } ? JsonBody<Ok>
-  : Responses extends { 201: infer Created } ? JsonBody<Created>
-  : never
+  ? Responses extends { 200: infer Ok }
+    ? JsonBody<Ok>
+    : Responses extends { 201: infer Created }
+      ? JsonBody<Created>
+      : never
   : never;
 
 export type RouteHandler<Operation> = (
@@ -69,9 +72,7 @@ export interface Route extends RouteDefinition {
   parameters: OperationParameters;
 }
 
-export type RouteMatch =
-  | { route: Route; pathParams: Record<string, string> }
-  | { route: undefined; pathParams?: undefined };
+export type RouteMatch = { route: Route; pathParams: Record<string, string> } | { route: undefined; pathParams?: undefined };
 
 interface CompiledRoute {
   route: Route;
@@ -88,7 +89,10 @@ export class RouteTable {
   private readonly compiled: CompiledRoute[];
   private readonly matched = new LRUCache<string, RouteMatch>({ max: REMEMBERED_MATCHES });
 
-  constructor(readonly service: ServiceName, definitions: readonly RouteDefinition[]) {
+  constructor(
+    readonly service: ServiceName,
+    definitions: readonly RouteDefinition[],
+  ) {
     const document = loadContract(service);
     this.compiled = definitions
       .map((definition) => compileRoute(document, definition))

@@ -39,7 +39,13 @@ interface BlockColumns {
 
 type NumericColumn = Exclude<keyof BlockColumns, "hashes">;
 const NUMERIC_COLUMNS: readonly NumericColumn[] = [
-  "timestampMs", "txCount", "cumulativeTransactions", "gasUsed", "baseFee", "blockGasCost", "minDelayExcess",
+  "timestampMs",
+  "txCount",
+  "cumulativeTransactions",
+  "gasUsed",
+  "baseFee",
+  "blockGasCost",
+  "minDelayExcess",
 ];
 
 /** A newest-first or oldest-first view whose length grows as the chain does; see `paginate`. */
@@ -142,7 +148,13 @@ export class ChainBlocks {
     for (let n = 0; n < count; n++) timestampMs[n]! += shiftMs;
 
     const columns: BlockColumns = {
-      timestampMs, txCount, cumulativeTransactions, gasUsed, baseFee, blockGasCost, minDelayExcess,
+      timestampMs,
+      txCount,
+      cumulativeTransactions,
+      gasUsed,
+      baseFee,
+      blockGasCost,
+      minDelayExcess,
       hashes: Buffer.alloc(count * HASH_BYTES),
     };
     for (let n = 0; n < count; n++) hashBlock(chainId, columns, n);
@@ -311,7 +323,11 @@ function hashBlock(chainId: string, columns: BlockColumns, n: number): void {
   header.writeUInt32BE(columns.gasUsed[n]!, 18);
   header.writeDoubleBE(columns.baseFee[n]!, 22);
   if (n > 0) columns.hashes.copy(header, 30, (n - 1) * HASH_BYTES, n * HASH_BYTES);
-  createHash("sha256").update(chainId).update(header).digest().copy(columns.hashes, n * HASH_BYTES);
+  createHash("sha256")
+    .update(chainId)
+    .update(header)
+    .digest()
+    .copy(columns.hashes, n * HASH_BYTES);
 }
 
 function sortByHashPrefix(hashes: Buffer, count: number): Uint32Array {

@@ -56,8 +56,5 @@ function decodeBase58(text: string): Buffer | undefined {
     value = value * 58n + BigInt(digit);
   }
   const hex = value === 0n ? "" : value.toString(16);
-  return Buffer.concat([
-    Buffer.alloc(leadingZeros),
-    Buffer.from(hex.length % 2 === 0 ? hex : `0${hex}`, "hex"),
-  ]);
+  return Buffer.concat([Buffer.alloc(leadingZeros), Buffer.from(hex.length % 2 === 0 ? hex : `0${hex}`, "hex")]);
 }

@@ -112,7 +112,8 @@ export class SampleNetwork {
     let blocksAdded = 0;
     for (const chain of this.chains) blocksAdded += chain.blocks.extendTo(timeMs);
     let primaryChanged = false;
-    for (const primary of this.primaryNetworks.values()) primaryChanged = primary.extendTo(Math.floor(timeMs / 1000)) || primaryChanged;
+    for (const primary of this.primaryNetworks.values())
+      primaryChanged = primary.extendTo(Math.floor(timeMs / 1000)) || primaryChanged;
     if (blocksAdded === 0 && !primaryChanged) return false;
     if (blocksAdded > 0) this.latestBlocksByNetwork = this.blockFeeds();
     this.changes++;
@@ -174,8 +175,14 @@ export class SampleNetwork {
   transactions(chain: SimulatedChain): ChainTransactions {
     let found = this.transactionsByChain.get(chain);
     if (found === undefined) {
-      const peers = this.chainsOn(chain.network).filter((peer) => peer !== chain).map((peer) => peer.blockchainId);
-      found = new ChainTransactions(chain.info, chain.blocks, { seed: this.options.seed, headTime: this.options.headTime, peers });
+      const peers = this.chainsOn(chain.network)
+        .filter((peer) => peer !== chain)
+        .map((peer) => peer.blockchainId);
+      found = new ChainTransactions(chain.info, chain.blocks, {
+        seed: this.options.seed,
+        headTime: this.options.headTime,
+        peers,
+      });
       this.transactionsByChain.set(chain, found);
     }
     return found;

@@ -19,9 +19,13 @@ const BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$
 const TYPENAME = /^[A-Za-z_]\w{0,63}$/;
 
 function notAGlobalId(globalId: string, why: string): GatewayError {
-  return badUserInput("id", `id is not a global id of this gateway (${why}); pass an object's \`id\` unchanged, got ${quoted(globalId, 40)}`, {
-    maxLength: MAX_GLOBAL_ID_LENGTH,
-  });
+  return badUserInput(
+    "id",
+    `id is not a global id of this gateway (${why}); pass an object's \`id\` unchanged, got ${quoted(globalId, 40)}`,
+    {
+      maxLength: MAX_GLOBAL_ID_LENGTH,
+    },
+  );
 }
 
 /** Stands for the type of an id that was refused: no GraphQL name starts with "!". */
@@ -66,7 +70,11 @@ export function checkNodeId(decoded: { typename: string; id: unknown }, info: Gr
   const type = info.schema.getType(typename);
   const node = info.schema.getType("Node");
   const isNode = isObjectType(type) && type.getInterfaces().some((implemented) => implemented === node);
-  if (!isNode) throw badUserInput("id", `id names a type that cannot be refetched: ${quoted(typename, 64)} is not a Node type of this gateway`);
+  if (!isNode)
+    throw badUserInput(
+      "id",
+      `id names a type that cannot be refetched: ${quoted(typename, 64)} is not a Node type of this gateway`,
+    );
 }
 
 /** The error for a global id whose key does not have its type's shape. */

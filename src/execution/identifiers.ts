@@ -24,14 +24,20 @@ export function blockIdOf(value: string): string | undefined {
 /** An EVM chain id in decimal, or a blockchain id in cb58. */
 export function chainIdArgument(argument: string, value: string): string {
   if (isChainId(value)) return value;
-  throw badUserInput(argument, `${argument} must be an EVM chain id in decimal (such as 43114) or a blockchain id in cb58, got ${quoted(value)}`);
+  throw badUserInput(
+    argument,
+    `${argument} must be an EVM chain id in decimal (such as 43114) or a blockchain id in cb58, got ${quoted(value)}`,
+  );
 }
 
 /** A block number in decimal, or a block hash. */
 export function blockIdArgument(argument: string, value: string): string {
   const blockId = blockIdOf(value);
   if (blockId === undefined) {
-    throw badUserInput(argument, `${argument} must be a block number in decimal or a block hash (0x and 64 hex digits), got ${quoted(value)}`);
+    throw badUserInput(
+      argument,
+      `${argument} must be a block number in decimal or a block hash (0x and 64 hex digits), got ${quoted(value)}`,
+    );
   }
   return blockId;
 }
@@ -48,7 +54,11 @@ const OPERATION_ID = /^(?!\.{1,2}$)[A-Za-z0-9._:-]{1,128}$/;
 
 export function operationIdArgument(argument: string, value: string): string {
   if (OPERATION_ID.test(value)) return value;
-  throw badUserInput(argument, `${argument} must be an operation id as exportTransactions returned it (up to 128 letters, digits and ._:-), got ${quoted(value)}`, { maxLength: 128 });
+  throw badUserInput(
+    argument,
+    `${argument} must be an operation id as exportTransactions returned it (up to 128 letters, digits and ._:-), got ${quoted(value)}`,
+    { maxLength: 128 },
+  );
 }
 
 /** The most characters of an upstream page token the gateway passes on. */
@@ -59,9 +69,13 @@ const PAGE_TOKEN = new RegExp(`^[\\x21-\\x7e]{1,${MAX_PAGE_TOKEN_LENGTH}}$`);
 /** A page token from a cursor, checked before it goes into an upstream query. */
 export function pageTokenArgument(argument: string, value: string): string {
   if (PAGE_TOKEN.test(value)) return value;
-  throw badUserInput(argument, `${argument} is not a cursor of this gateway: its page token must be 1 to ${MAX_PAGE_TOKEN_LENGTH} printable characters`, {
-    maxLength: MAX_PAGE_TOKEN_LENGTH,
-  });
+  throw badUserInput(
+    argument,
+    `${argument} is not a cursor of this gateway: its page token must be 1 to ${MAX_PAGE_TOKEN_LENGTH} printable characters`,
+    {
+      maxLength: MAX_PAGE_TOKEN_LENGTH,
+    },
+  );
 }
 
 /** A client's value in a message: JSON-quoted, and cut so that no refusal echoes kilobytes. */

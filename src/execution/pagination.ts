@@ -94,7 +94,11 @@ const MAX_NODE_KEY_LENGTH = 512;
 const filterHashes = new LRUCache<string, string>({ max: 1_000 });
 
 function filterHash(filters: Record<string, unknown>): string {
-  const stable = JSON.stringify(Object.keys(filters).sort().map((key) => [key, filters[key] ?? null]));
+  const stable = JSON.stringify(
+    Object.keys(filters)
+      .sort()
+      .map((key) => [key, filters[key] ?? null]),
+  );
   let hash = filterHashes.get(stable);
   if (hash === undefined) {
     hash = digest("sha256", stable, "base64url").slice(0, 12);
@@ -104,16 +108,28 @@ function filterHash(filters: Record<string, unknown>): string {
 }
 
 function encodeCursor(cursor: Cursor): string {
-  const body = [CURSOR_VERSION, cursor.pageToken ?? null, cursor.pageSize, cursor.index, cursor.nodeKey ?? null, cursor.filterHash];
+  const body = [
+    CURSOR_VERSION,
+    cursor.pageToken ?? null,
+    cursor.pageSize,
+    cursor.index,
+    cursor.nodeKey ?? null,
+    cursor.filterHash,
+  ];
   return Buffer.from(JSON.stringify(body)).toString("base64url");
 }
 
 function decodeCursor(text: string): Cursor {
-  const malformed = () => badUserInput("after", "after is not a cursor of this gateway; pass an edge's cursor or pageInfo.endCursor unchanged");
+  const malformed = () =>
+    badUserInput("after", "after is not a cursor of this gateway; pass an edge's cursor or pageInfo.endCursor unchanged");
   if (text.length > MAX_CURSOR_LENGTH) {
-    throw badUserInput("after", `after is not a cursor of this gateway: cursors are at most ${MAX_CURSOR_LENGTH} characters; pass an edge's cursor or pageInfo.endCursor unchanged`, {
-      maxLength: MAX_CURSOR_LENGTH,
-    });
+    throw badUserInput(
+      "after",
+      `after is not a cursor of this gateway: cursors are at most ${MAX_CURSOR_LENGTH} characters; pass an edge's cursor or pageInfo.endCursor unchanged`,
+      {
+        maxLength: MAX_CURSOR_LENGTH,
+      },
+    );
   }
   let body: unknown;
   try {
@@ -161,7 +177,10 @@ export function validateConnectionArgs(args: ConnectionArgs, bounds: PageBounds,
   if (args.after !== null && args.after !== undefined) {
     cursor = decodeCursor(args.after);
     if (cursor.filterHash !== hash) {
-      throw badUserInput("after", "after belongs to another list: a cursor can only be used with the arguments of the query that returned it");
+      throw badUserInput(
+        "after",
+        "after belongs to another list: a cursor can only be used with the arguments of the query that returned it",
+      );
     }
     if (cursor.pageSize < bounds.min || cursor.pageSize > bounds.max || cursor.index < -1 || cursor.index >= cursor.pageSize) {
       throw badUserInput("after", "after is not a cursor of this gateway; pass an edge's cursor or pageInfo.endCursor unchanged");

@@ -56,7 +56,10 @@ export class RequestDeadlines {
           if (!isPromiseLike(running)) return running;
           const deadline = (args.contextValue as GatewayContext).call.deadline ?? Date.now() + timeoutMs;
           return new Promise((resolve, reject) => {
-            const timer = setTimeout(() => resolve(timedOut(timeoutMs)), Math.max(0, deadline - Date.now()) + COMPLETION_GRACE_MS);
+            const timer = setTimeout(
+              () => resolve(timedOut(timeoutMs)),
+              Math.max(0, deadline - Date.now()) + COMPLETION_GRACE_MS,
+            );
             running.then(
               (result) => {
                 clearTimeout(timer);

@@ -7,7 +7,15 @@
  * for the same query text, and the clients that matter for load send the same operations again.
  */
 import { complexityFromQuery } from "@pothos/plugin-complexity";
-import { Kind, getOperationAST, visit, type DocumentNode, type ExecutionArgs, type OperationDefinitionNode, type OperationTypeNode } from "graphql";
+import {
+  Kind,
+  getOperationAST,
+  visit,
+  type DocumentNode,
+  type ExecutionArgs,
+  type OperationDefinitionNode,
+  type OperationTypeNode,
+} from "graphql";
 import { getVariableValues } from "graphql/execution/values.js";
 import { LRUCache } from "lru-cache";
 import { estimateCost, type KnownFacts, type OperationCost } from "./upstream-calls.ts";
@@ -56,11 +64,29 @@ function analyze({ schema, document, operationName, variableValues }: ExecutionA
   const operation = getOperationAST(document, operationName);
   const operations = document.definitions.filter((definition) => definition.kind === Kind.OPERATION_DEFINITION).length;
   const soleOperation = operations === 1;
-  if (!operation) return { soleOperation, operations, kind: undefined, inputFieldWithoutValue: false, variablesValid: true, complexity: null, cost: costsNothing };
+  if (!operation)
+    return {
+      soleOperation,
+      operations,
+      kind: undefined,
+      inputFieldWithoutValue: false,
+      variablesValid: true,
+      complexity: null,
+      cost: costsNothing,
+    };
   const kind = operation.operation;
   const inputFieldWithoutValue = hasInputFieldWithoutValue(document, operation, variableValues ?? {});
   const coerced = getVariableValues(schema, operation.variableDefinitions ?? [], variableValues ?? {}, { maxErrors: 1 });
-  if (coerced.errors) return { soleOperation, operations, kind, inputFieldWithoutValue, variablesValid: false, complexity: null, cost: costsNothing };
+  if (coerced.errors)
+    return {
+      soleOperation,
+      operations,
+      kind,
+      inputFieldWithoutValue,
+      variablesValid: false,
+      complexity: null,
+      cost: costsNothing,
+    };
   // complexityFromQuery measures the first operation of a document: give it the one that runs.
   const fragments = document.definitions.filter((definition) => definition.kind === Kind.FRAGMENT_DEFINITION);
   const measured = complexityFromQuery(
@@ -90,7 +116,11 @@ function analyze({ schema, document, operationName, variableValues }: ExecutionA
 }
 
 /** Whether some object field of the operation or of a fragment is a variable with neither a value nor a default. */
-function hasInputFieldWithoutValue(document: DocumentNode, operation: OperationDefinitionNode, variableValues: Record<string, unknown>): boolean {
+function hasInputFieldWithoutValue(
+  document: DocumentNode,
+  operation: OperationDefinitionNode,
+  variableValues: Record<string, unknown>,
+): boolean {
   const withoutValue = new Set<string>();
   for (const definition of operation.variableDefinitions ?? []) {
     const name = definition.variable.name.value;

@@ -88,7 +88,12 @@ export class LocalBuckets {
  * from every bucket whatever it holds (work already done is paid for: a bucket may go into debt,
  * and holds nothing to spend until it has refilled past it).
  */
-export function takeFromAll(buckets: readonly { store: LocalBuckets; name: string }[], cost: number, now = performance.now(), force = false): MultiTake {
+export function takeFromAll(
+  buckets: readonly { store: LocalBuckets; name: string }[],
+  cost: number,
+  now = performance.now(),
+  force = false,
+): MultiTake {
   const held = buckets.map(({ store, name }) => store.refilled(name, now));
   const allowed = force || held.every((bucket) => bucket.tokens >= cost);
   if (allowed) for (const bucket of held) bucket.tokens -= cost;
@@ -150,7 +155,11 @@ export class RedisBuckets {
 
   async take(buckets: readonly BucketRef[], cost: number, force = false): Promise<MultiTake | undefined> {
     const keys = buckets.map(({ name }) => this.redis.key("rate-limit", name));
-    const args = buckets.flatMap(({ limits }) => [String(limits.ratePerSecond / 1_000), String(limits.burst), String(refillMs(limits))]);
+    const args = buckets.flatMap(({ limits }) => [
+      String(limits.ratePerSecond / 1_000),
+      String(limits.burst),
+      String(refillMs(limits)),
+    ]);
     const reply = await this.redis.attempt("rate-limit", (client) =>
       client.gatewayTakeTokens(keys.length, ...keys, String(cost), force ? "1" : "0", ...args),
     );

@@ -200,7 +200,11 @@ const ONE_BY_LOADER: UpstreamField = { calls: 1, loaderKeyed: true };
 const CHAIN_LOOKUP: UpstreamField = { calls: 1, oncePerOperation: "chain list" };
 const COMPLETE_VIEW: UpstreamField = { calls: 0, sharedPerObject: "complete transaction" };
 const POOLED_TRANSACTION: UpstreamField = { calls: 1, pool: "primary-network transaction" };
-const POOLED_BLOCK_OF_UTXO: UpstreamField = { calls: 1, pool: "primary-network block", freeWhenSelectingOnly: PRIMARY_NETWORK_BLOCK_FIELDS_KNOWN_FROM_UTXO };
+const POOLED_BLOCK_OF_UTXO: UpstreamField = {
+  calls: 1,
+  pool: "primary-network block",
+  freeWhenSelectingOnly: PRIMARY_NETWORK_BLOCK_FIELDS_KNOWN_FROM_UTXO,
+};
 const TYPE_SPECIFIC_LINK: UpstreamField = { calls: 1, presentOnShare: TYPE_SPECIFIC_LINK_SHARE };
 const ONE_LOOKUP_PER_ITEM: UpstreamField = { calls: 1, callsPerItem: true };
 
@@ -225,7 +229,10 @@ export const UPSTREAM_FIELDS: Readonly<Record<string, UpstreamField>> = {
   "EvmChain.transaction": { calls: 1, holds: "complete transaction", loaderKeyed: true },
   "EvmAccount.transactions": connection("data", "/v1/chains/{chainId}/addresses/{address}/transactions"),
   // The resolver's default is the route's largest page, which holds nearly every block whole.
-  "EvmBlock.transactions": { calls: 1, defaultFirst: queryBounds("data", "/v1/chains/{chainId}/blocks/{blockId}/transactions").max },
+  "EvmBlock.transactions": {
+    calls: 1,
+    defaultFirst: queryBounds("data", "/v1/chains/{chainId}/blocks/{blockId}/transactions").max,
+  },
   "EvmBlock.chain": CHAIN_LOOKUP,
   // A page of latest blocks holds consecutive blocks of each chain, which prime the block loader:
   // only the oldest block of each chain in the page has its parent outside it.
@@ -337,7 +344,8 @@ export const UPSTREAM_FIELDS: Readonly<Record<string, UpstreamField>> = {
   // P-Chain transaction the message came by, or the L1 validator or the chain its payload
   // names; a registration's payload names the subnet itself), up to three, settled after.
   "WarpMessage.verification": {
-    calls: (args, outer) => (args.signingSubnetId != null || (outer.input as { signingSubnetId?: unknown } | undefined)?.signingSubnetId != null ? 1 : 2),
+    calls: (args, outer) =>
+      args.signingSubnetId != null || (outer.input as { signingSubnetId?: unknown } | undefined)?.signingSubnetId != null ? 1 : 2,
     cpu: WARP_VERIFICATION_COST,
   },
 };
@@ -375,7 +383,10 @@ function present(items: number, share: number): number {
 function childItems(entry: UpstreamField | undefined, items: number): number {
   if (entry === undefined) return items;
   // The records a pooled link reaches are loaded once each: what is under them is asked once each.
-  if (entry.pool !== undefined || (entry.sharedPerObject !== undefined && POOL_OF_SHARED_RECORD[entry.sharedPerObject] !== undefined)) {
+  if (
+    entry.pool !== undefined ||
+    (entry.sharedPerObject !== undefined && POOL_OF_SHARED_RECORD[entry.sharedPerObject] !== undefined)
+  ) {
     return Math.min(items, distinctRecords(items, 1));
   }
   if (entry.presentOnShare !== undefined) return present(items, entry.presentOnShare);
@@ -400,7 +411,7 @@ function typesReachingUpstream(schema: GraphQLSchema): ReadonlySet<string> {
   if (known) return known;
   const reaching = new Set<string>();
   const composites = Object.values(schema.getTypeMap()).filter(isCompositeType);
-  for (let grew = true; grew; ) {
+  for (let grew = true; grew;) {
     grew = false;
     for (const type of composites) {
       if (reaching.has(type.name)) continue;
@@ -517,8 +528,7 @@ class Estimate {
       if (entry?.defaultFirst !== undefined) {
         length = typeof args.first === "number" ? args.first : entry.defaultFirst;
         if (entry.expectedItems !== undefined) length = Math.min(length, entry.expectedItems);
-      }
-      else if (entry?.listsChains) length = this.chainCount(args, callsBelow && this.callsUnderOne(named, nodes, origin));
+      } else if (entry?.listsChains) length = this.chainCount(args, callsBelow && this.callsUnderOne(named, nodes, origin));
       else if (isList && !(isConnection && (name === "edges" || name === "nodes"))) {
         length = LIST_LENGTHS[coordinate] ?? ASSUMED_LIST_LENGTH;
       }
@@ -527,15 +537,22 @@ class Estimate {
       const childOrigin: Origin = {
         listedBy: entry ? coordinate : passesThrough ? origin.listedBy : undefined,
         listedWith: entry ? { args, lists: items, length } : passesThrough ? origin.listedWith : undefined,
-        identity: !isList && entry?.defaultFirst === undefined && origin.identity !== undefined && items === 1
-          ? `${origin.identity}/${coordinate}${argumentsKey(args)}`
-          : undefined,
+        identity:
+          !isList && entry?.defaultFirst === undefined && origin.identity !== undefined && items === 1
+            ? `${origin.identity}/${coordinate}${argumentsKey(args)}`
+            : undefined,
         outerArgs: entry ? args : origin.outerArgs,
       };
       if (entry && items > 0) calls += this.own(entry, args, nodes, items, length, shared, pools, origin, childOrigin.identity);
       if (!callsBelow || !isCompositeType(named) || items * length === 0) continue;
       const childSets = nodes.flatMap((node) => (node.selectionSet ? [node.selectionSet] : []));
-      calls += this.selection(named, childSets, childItems(entry, items * length), entry?.holds ? new Set([entry.holds]) : NOTHING_HELD, childOrigin);
+      calls += this.selection(
+        named,
+        childSets,
+        childItems(entry, items * length),
+        entry?.holds ? new Set([entry.holds]) : NOTHING_HELD,
+        childOrigin,
+      );
     }
     return calls;
   }
@@ -547,7 +564,11 @@ class Estimate {
     const onceReached = [...this.onceReached];
     const childSets = nodes.flatMap((node) => (node.selectionSet ? [node.selectionSet] : []));
     this.lookups = new Set(lookups);
-    const calls = this.selection(type, childSets, 1, NOTHING_HELD, { listedBy: undefined, identity: undefined, outerArgs: origin.outerArgs });
+    const calls = this.selection(type, childSets, 1, NOTHING_HELD, {
+      listedBy: undefined,
+      identity: undefined,
+      outerArgs: origin.outerArgs,
+    });
     this.cpu = cpu;
     this.wantsChainList = wantsChainList;
     this.lookups = lookups;
@@ -594,7 +615,11 @@ class Estimate {
     if (perList !== undefined && origin.listedWith !== undefined) {
       const { args: listArgs, lists, length: listLength } = origin.listedWith;
       const most = perList === "chain" ? this.chainCount({ network: listArgs.network }, true) : perList;
-      return lists * Math.min(listLength, most) * (typeof entry.calls === "function" ? entry.calls(args, origin.outerArgs) : entry.calls);
+      return (
+        lists *
+        Math.min(listLength, most) *
+        (typeof entry.calls === "function" ? entry.calls(args, origin.outerArgs) : entry.calls)
+      );
     }
     if (entry.loaderKeyed && lookup !== undefined) {
       if (this.lookups.has(lookup)) return 0;
@@ -616,14 +641,20 @@ class Estimate {
   }
 
   /** Fields by response key, as execution collects them: fragments that apply to `type`, without the skipped. */
-  private collect(type: GraphQLObjectType, selectionSet: SelectionSetNode, into: Map<string, FieldNode[]>, visited: Set<string>): void {
+  private collect(
+    type: GraphQLObjectType,
+    selectionSet: SelectionSetNode,
+    into: Map<string, FieldNode[]>,
+    visited: Set<string>,
+  ): void {
     for (const selection of selectionSet.selections) {
       if (!this.included(selection)) continue;
       if (selection.kind === Kind.FIELD) {
         const key = selection.alias?.value ?? selection.name.value;
         into.set(key, [...(into.get(key) ?? []), selection]);
       } else if (selection.kind === Kind.INLINE_FRAGMENT) {
-        if (!selection.typeCondition || this.applies(selection.typeCondition.name.value, type)) this.collect(type, selection.selectionSet, into, visited);
+        if (!selection.typeCondition || this.applies(selection.typeCondition.name.value, type))
+          this.collect(type, selection.selectionSet, into, visited);
       } else {
         const name = selection.name.value;
         const fragment = this.fragments[name];
@@ -706,5 +737,9 @@ export function estimateCost(
   const calls = estimate.selection(root, [operation.selectionSet], 1, NOTHING_HELD, ROOT) + estimate.onceReached.size;
   // Expected list lengths may be fractional; the estimate is whole calls (the tolerance absorbs float error).
   const upstreamCalls = Math.ceil(calls - 1e-9);
-  return { upstreamCalls: Math.max(0, upstreamCalls), cpuCost: Math.max(0, Math.ceil(estimate.cpu - 1e-9)), wantsChainList: estimate.wantsChainList };
+  return {
+    upstreamCalls: Math.max(0, upstreamCalls),
+    cpuCost: Math.max(0, Math.ceil(estimate.cpu - 1e-9)),
+    wantsChainList: estimate.wantsChainList,
+  };
 }

@@ -20,14 +20,23 @@ import type { CallOptions } from "../upstream/http.ts";
 import type { EvmBlock, ListEvmBlocksResponse, UpstreamNetwork } from "../upstream/types.ts";
 
 /** One page of a chain's newest blocks, newest first. */
-export type ReadNewestBlocks = (chainId: string, pageSize: number, pageToken: string | undefined, call: CallOptions) => Promise<ListEvmBlocksResponse>;
+export type ReadNewestBlocks = (
+  chainId: string,
+  pageSize: number,
+  pageToken: string | undefined,
+  call: CallOptions,
+) => Promise<ListEvmBlocksResponse>;
 
 /** One page of the newest blocks of every chain of a network (`GET /v1/blocks`), newest first. */
-export type ReadNetworkBlocks = (network: UpstreamNetwork, pageSize: number, pageToken: string | undefined, call: CallOptions) => Promise<ListEvmBlocksResponse>;
+export type ReadNetworkBlocks = (
+  network: UpstreamNetwork,
+  pageSize: number,
+  pageToken: string | undefined,
+  call: CallOptions,
+) => Promise<ListEvmBlocksResponse>;
 
 /** What a poller reads: one page of its question's newest blocks. */
 type ReadPage = (pageSize: number, pageToken: string | undefined, call: CallOptions) => Promise<ListEvmBlocksResponse>;
-
 
 export type BlockEvent = EvmBlock | GatewayError;
 
@@ -61,14 +70,29 @@ export class BlockFeed {
   ) {}
 
   /** The chain's new blocks from now, or from just after block `after`. */
-  subscribe(chainId: string, after: bigint | undefined, call: CallOptions, chargeRead?: ChargeRead): AsyncIterableIterator<BlockEvent> {
-    const poller = this.poller(`chain:${chainId}`, `chain ${chainId}`, (pageSize, pageToken, options) => this.readChain(chainId, pageSize, pageToken, options), 1);
+  subscribe(
+    chainId: string,
+    after: bigint | undefined,
+    call: CallOptions,
+    chargeRead?: ChargeRead,
+  ): AsyncIterableIterator<BlockEvent> {
+    const poller = this.poller(
+      `chain:${chainId}`,
+      `chain ${chainId}`,
+      (pageSize, pageToken, options) => this.readChain(chainId, pageSize, pageToken, options),
+      1,
+    );
     return poller.subscribe(after, call, chargeRead);
   }
 
   /** The new blocks of every chain of a network from now, each chain's in order. */
   subscribeNetwork(network: UpstreamNetwork, chargeRead?: ChargeRead): AsyncIterableIterator<BlockEvent> {
-    const poller = this.poller(`network:${network}`, `the ${network} network`, (pageSize, pageToken, options) => this.readNetwork(network, pageSize, pageToken, options), PAGE_SIZE);
+    const poller = this.poller(
+      `network:${network}`,
+      `the ${network} network`,
+      (pageSize, pageToken, options) => this.readNetwork(network, pageSize, pageToken, options),
+      PAGE_SIZE,
+    );
     return poller.subscribe(undefined, {}, chargeRead);
   }
 
@@ -167,7 +191,11 @@ class BlockPoller {
           const refusal = await subscriber.payForRead();
           if (refusal) throw refusal;
         }
-        const response = await this.read(PAGE_SIZE, pageToken, { apiKey: call.apiKey, requestId: call.requestId, deadline: Date.now() + this.options.readTimeoutMs });
+        const response = await this.read(PAGE_SIZE, pageToken, {
+          apiKey: call.apiKey,
+          requestId: call.requestId,
+          deadline: Date.now() + this.options.readTimeoutMs,
+        });
         for (const block of response.blocks) {
           const number = BigInt(block.blockNumber);
           if (number <= after) complete = true;
@@ -238,7 +266,8 @@ class BlockPoller {
       this.since = Math.max(this.since ?? 0, block.blockTimestamp);
       this.pushAll(block);
     }
-    this.intervalMs = found.length > 0 ? this.options.intervalMs : Math.min(this.options.maxIntervalMs, Math.round(this.intervalMs * BACK_OFF));
+    this.intervalMs =
+      found.length > 0 ? this.options.intervalMs : Math.min(this.options.maxIntervalMs, Math.round(this.intervalMs * BACK_OFF));
   }
 
   private isNew(block: EvmBlock): boolean {
@@ -273,7 +302,12 @@ class BlockPoller {
 
 /** Oldest first by time; within a chain by number, so each chain's blocks come in order. */
 function inChainOrder(blocks: EvmBlock[]): EvmBlock[] {
-  return blocks.sort((a, b) => a.blockTimestamp - b.blockTimestamp || a.chainId.localeCompare(b.chainId) || (BigInt(a.blockNumber) < BigInt(b.blockNumber) ? -1 : 1));
+  return blocks.sort(
+    (a, b) =>
+      a.blockTimestamp - b.blockTimestamp ||
+      a.chainId.localeCompare(b.chainId) ||
+      (BigInt(a.blockNumber) < BigInt(b.blockNumber) ? -1 : 1),
+  );
 }
 
 function gapError(what: string, since: string, bound: number): GatewayError {
@@ -285,7 +319,10 @@ function gapError(what: string, since: string, bound: number): GatewayError {
 }
 
 function isTransient(error: unknown): boolean {
-  return error instanceof UpstreamError && (error.code === "UPSTREAM_UNAVAILABLE" || error.code === "RATE_LIMITED" || error.code === "UPSTREAM_ERROR");
+  return (
+    error instanceof UpstreamError &&
+    (error.code === "UPSTREAM_UNAVAILABLE" || error.code === "RATE_LIMITED" || error.code === "UPSTREAM_ERROR")
+  );
 }
 
 function asGatewayError(error: unknown): GatewayError {
@@ -339,7 +376,12 @@ class BlockSubscriber extends SubscriberStream<BlockEvent> {
     if (pending <= this.maxPending) return true;
     this.queue.length = 0;
     this.held = undefined;
-    this.queue.push(new GatewayError(`The stream fell more than ${this.maxPending} events behind and was ended: read faster, or resubscribe with \`after\``, "SLOW_SUBSCRIBER"));
+    this.queue.push(
+      new GatewayError(
+        `The stream fell more than ${this.maxPending} events behind and was ended: read faster, or resubscribe with \`after\``,
+        "SLOW_SUBSCRIBER",
+      ),
+    );
     this.end();
     this.onLeave();
     return false;

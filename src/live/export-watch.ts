@@ -25,7 +25,6 @@ export type ReadOperation = (operationId: string, options: CallOptions) => Promi
 /** What a subscriber receives: the operation, or the error that ends its stream. */
 export type ExportEvent = ExportOperation | GatewayError;
 
-
 /**
  * A poller's role for one interval: read the upstream and publish (`lead`), wait for what the
  * leader publishes (`follow`), or read the upstream for this gateway alone (`alone`: the relay
@@ -73,9 +72,16 @@ export class ExportWatch {
     const key = `${call.apiKey ? apiKeyHash(call.apiKey) : ""}:${operationId}`;
     let poller = this.pollers.get(key);
     if (poller === undefined) {
-      const created = new Poller(operationId, call, this.read, this.options, this.relay?.join(key, (event) => created.receive(event)), () => {
-        if (this.pollers.get(key) === created) this.pollers.delete(key);
-      });
+      const created = new Poller(
+        operationId,
+        call,
+        this.read,
+        this.options,
+        this.relay?.join(key, (event) => created.receive(event)),
+        () => {
+          if (this.pollers.get(key) === created) this.pollers.delete(key);
+        },
+      );
       this.pollers.set(key, created);
       poller = created;
     }
@@ -173,7 +179,10 @@ class Poller {
       if (this.stopped) return;
       this.failures += 1;
       if (!isTransient(error) || this.failures > MAX_TRANSIENT_FAILURES) {
-        return this.end(error instanceof GatewayError ? error : new GatewayError("The export operation could not be read", "UPSTREAM_ERROR"), turn);
+        return this.end(
+          error instanceof GatewayError ? error : new GatewayError("The export operation could not be read", "UPSTREAM_ERROR"),
+          turn,
+        );
       }
       return this.schedule();
     }

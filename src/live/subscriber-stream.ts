@@ -82,7 +82,10 @@ export class SubscriberStream<T> implements AsyncIterableIterator<T> {
  * Has every subscriber pay for the read about to be made; those who cannot get the refusal as
  * their last event and leave `subscribers`.
  */
-export async function chargeForRead<T>(subscribers: Set<SubscriberStream<T>>, asEvent: (refusal: GatewayError) => T): Promise<void> {
+export async function chargeForRead<T>(
+  subscribers: Set<SubscriberStream<T>>,
+  asEvent: (refusal: GatewayError) => T,
+): Promise<void> {
   const paying = [...subscribers];
   const refusals = await Promise.all(paying.map((subscriber) => subscriber.payForRead()));
   refusals.forEach((refusal, index) => {

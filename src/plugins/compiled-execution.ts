@@ -5,7 +5,18 @@
  * generated ones; each rule below is a divergence it found.
  */
 import { useGraphQlJit } from "@envelop/graphql-jit";
-import { BREAK, GraphQLError, Kind, visit, type DocumentNode, type ExecutionArgs, type FieldNode, type InlineFragmentNode, type SelectionNode, type SelectionSetNode } from "graphql";
+import {
+  BREAK,
+  GraphQLError,
+  Kind,
+  visit,
+  type DocumentNode,
+  type ExecutionArgs,
+  type FieldNode,
+  type InlineFragmentNode,
+  type SelectionNode,
+  type SelectionSetNode,
+} from "graphql";
 import type { Plugin } from "graphql-yoga";
 import { analyzeOperation } from "../limits/operation-analysis.ts";
 
@@ -27,7 +38,13 @@ import { analyzeOperation } from "../limits/operation-analysis.ts";
  */
 export function runsCompiled(args: ExecutionArgs): boolean {
   const analysis = analyzeOperation(args);
-  return analysis.soleOperation && analysis.variablesValid && analysis.kind !== "subscription" && !analysis.inputFieldWithoutValue && !deliversIncrementally(args.document);
+  return (
+    analysis.soleOperation &&
+    analysis.variablesValid &&
+    analysis.kind !== "subscription" &&
+    !analysis.inputFieldWithoutValue &&
+    !deliversIncrementally(args.document)
+  );
 }
 
 const incremental = new WeakMap<DocumentNode, boolean>();
@@ -117,7 +134,10 @@ function jitOrder(selections: readonly SelectionNode[]): readonly SelectionNode[
   let fields: FieldNode[] = [];
   const closeFields = () => {
     if (fields.length === 0) return;
-    groups.push({ kind: Kind.INLINE_FRAGMENT, selectionSet: { kind: Kind.SELECTION_SET, selections: fields } } satisfies InlineFragmentNode);
+    groups.push({
+      kind: Kind.INLINE_FRAGMENT,
+      selectionSet: { kind: Kind.SELECTION_SET, selections: fields },
+    } satisfies InlineFragmentNode);
     fields = [];
   };
   for (const selection of rest) {

@@ -38,7 +38,14 @@ import { documentShape, documentShapeOf, type DocumentShape } from "../limits/do
 import type { Logger } from "../telemetry/logger.ts";
 import type { GatewayMetrics } from "../telemetry/metrics.ts";
 import type { RedisLink } from "../shared-state/redis.ts";
-import { LocalBuckets, RedisBuckets, secondsUntil, takeFromAll, type BucketLimits, type BucketRef } from "../limits/token-buckets.ts";
+import {
+  LocalBuckets,
+  RedisBuckets,
+  secondsUntil,
+  takeFromAll,
+  type BucketLimits,
+  type BucketRef,
+} from "../limits/token-buckets.ts";
 import { API_KEY_HEADER, apiKeyHash } from "../upstream/http.ts";
 import { analyzeOperation, type OperationAnalysis } from "../limits/operation-analysis.ts";
 import { NO_FACTS, type OperationCost } from "../limits/upstream-calls.ts";
@@ -110,7 +117,13 @@ export class RateLimiter {
   async take(buckets: readonly BucketRef[], cost: number, force = false): Promise<RateLimitDecision> {
     const shared = await this.shared?.take(buckets, cost, force);
     const { allowed, tokens } =
-      shared ?? takeFromAll(buckets.map(({ name, limits }) => ({ store: this.store(limits), name })), cost, performance.now(), force);
+      shared ??
+      takeFromAll(
+        buckets.map(({ name, limits }) => ({ store: this.store(limits), name })),
+        cost,
+        performance.now(),
+        force,
+      );
     this.metrics.rateLimitDecision(allowed ? "allowed" : "limited", shared ? "redis" : "local");
     // The bucket that tells the caller most: the one that keeps it waiting longest, else the emptiest.
     let binding = 0;
@@ -159,7 +172,12 @@ interface CallerContext {
  * address (the socket's, or behind a trusted proxy the last X-Forwarded-For hop, the one the
  * proxy appended); `local` when it has neither (a request without a socket, in process).
  */
-function bucketNames(apiKey: string | undefined, forwardedFor: string | undefined, socketAddress: string | undefined, trustProxy: boolean): string[] {
+function bucketNames(
+  apiKey: string | undefined,
+  forwardedFor: string | undefined,
+  socketAddress: string | undefined,
+  trustProxy: boolean,
+): string[] {
   const names: string[] = [];
   const key = apiKey?.trim();
   if (key) names.push(`key:${apiKeyHash(key)}`);
@@ -175,7 +193,12 @@ function withLimits(names: string[], config: RateLimitConfig): BucketRef[] {
 
 function namesOf(context: CallerContext, trustProxy: boolean): string[] {
   const { headers } = context.request;
-  return bucketNames(headers.get(API_KEY_HEADER) ?? undefined, headers.get("x-forwarded-for") ?? undefined, context.req?.socket?.remoteAddress, trustProxy);
+  return bucketNames(
+    headers.get(API_KEY_HEADER) ?? undefined,
+    headers.get("x-forwarded-for") ?? undefined,
+    context.req?.socket?.remoteAddress,
+    trustProxy,
+  );
 }
 
 /** The buckets a request pays from, read from Node's request before its body is. */
@@ -196,7 +219,10 @@ export function bucketsOfIncoming(request: Pick<IncomingMessage, "headers" | "so
  * MAX_NESTING_DEPTH) 1 per `CHARACTERS_PER_TOKEN` characters, whatever its buckets hold: it is
  * refused, but reading and measuring it was work, like a document that is never parsed.
  */
-export function unusableBodyCharge(limiter: RateLimiter, config: RateLimitConfig): (request: IncomingMessage, characters: number) => void {
+export function unusableBodyCharge(
+  limiter: RateLimiter,
+  config: RateLimitConfig,
+): (request: IncomingMessage, characters: number) => void {
   return (request, characters) => {
     const cost = Math.floor(characters / CHARACTERS_PER_TOKEN);
     if (cost > 0) void limiter.take(bucketsOfIncoming(request, config), cost, true);
@@ -345,7 +371,11 @@ export interface RateLimitPlugins {
    * WebSocket message): its 1 and the reading of its document; the result that refuses it, or
    * undefined. Give each operation a Request of its own.
    */
-  payForReading(request: Request, req: CallerContext["req"], params: { query?: unknown; operationName?: unknown }): Promise<ExecutionResult | undefined>;
+  payForReading(
+    request: Request,
+    req: CallerContext["req"],
+    params: { query?: unknown; operationName?: unknown },
+  ): Promise<ExecutionResult | undefined>;
 }
 
 /**
@@ -353,11 +383,7 @@ export interface RateLimitPlugins {
  * that may refuse a request after reading it), `beforeExecution` charges an operation the rest of
  * its cost (place it after the operation limits, which refuse before anything is charged).
  */
-export function useRateLimit(
-  config: RateLimitConfig,
-  limiter: RateLimiter,
-  options: RateLimitPluginOptions,
-): RateLimitPlugins {
+export function useRateLimit(config: RateLimitConfig, limiter: RateLimiter, options: RateLimitPluginOptions): RateLimitPlugins {
   const paid = new WeakMap<Request, Paid>();
   const slots = new StreamSlots(config.subscriptionsPerCaller);
 
@@ -383,7 +409,9 @@ export function useRateLimit(
     const decision = await limiter.take(buckets, cost);
     if (before) before.decision = decision;
     else paid.set(context.request, { buckets, newDocument: false, decision });
-    const what = before ? `running this operation (its estimated upstream calls and CPU, less the 1 the request paid${otherOperations > 0 ? `, plus ${otherOperations} for the document's other operations` : ""})` : "this operation";
+    const what = before
+      ? `running this operation (its estimated upstream calls and CPU, less the 1 the request paid${otherOperations > 0 ? `, plus ${otherOperations} for the document's other operations` : ""})`
+      : "this operation";
     if (!decision.allowed) return void stop({ errors: [rateLimited(cost, what, decision)] });
     return admitted;
   }
@@ -425,7 +453,9 @@ export function useRateLimit(
     const newDocument = query !== "" && options.isParsed(query) === false;
     const shape = newDocument ? documentShapeOf(request, query) : undefined;
     const documentCost = shape ? costOfReading(shape, query.length) : 0;
-    const nameCost = Math.floor((typeof params.operationName === "string" ? params.operationName.length : 0) / CHARACTERS_PER_TOKEN);
+    const nameCost = Math.floor(
+      (typeof params.operationName === "string" ? params.operationName.length : 0) / CHARACTERS_PER_TOKEN,
+    );
     const sizeCost = documentCost + nameCost;
     const buckets = bucketsOf({ request, req }, config);
     const burst = Math.min(...buckets.map(({ limits }) => limits.burst));
@@ -453,7 +483,9 @@ export function useRateLimit(
     }
     if (decision.allowed) return undefined;
     const parts = [
-      ...(documentCost > 0 ? [`${documentCost} for its new document's ${shape!.tokens} tokens and ${shape!.definitions} definitions`] : []),
+      ...(documentCost > 0
+        ? [`${documentCost} for its new document's ${shape!.tokens} tokens and ${shape!.definitions} definitions`]
+        : []),
       ...(nameCost > 0 ? [`${nameCost} for its operation name`] : []),
     ];
     const what = parts.length > 0 ? `this request (1, and ${parts.join(" and ")})` : "this request";
@@ -546,7 +578,10 @@ export function refuseSpentCallers(limiter: RateLimiter, config: RateLimitConfig
     unlogged += 1;
     const now = Date.now();
     if (now - loggedAt >= UNREAD_REFUSALS_LOG_MS) {
-      logger.warn({ refused: unlogged, retryAfterSeconds: seconds }, "requests refused unread: their callers are over their rate limit");
+      logger.warn(
+        { refused: unlogged, retryAfterSeconds: seconds },
+        "requests refused unread: their callers are over their rate limit",
+      );
       unlogged = 0;
       loggedAt = now;
     }

@@ -25,7 +25,12 @@ export type RefusalCode =
   | "NOT_FOUND";
 
 /** A refusal as a GraphQL error: its code, and the HTTP status of the whole answer. */
-export function refusal(message: string, code: RefusalCode, status: number, extensions: Record<string, unknown> = {}): GraphQLError {
+export function refusal(
+  message: string,
+  code: RefusalCode,
+  status: number,
+  extensions: Record<string, unknown> = {},
+): GraphQLError {
   return new GraphQLError(message, { extensions: { ...extensions, code, http: { status } } });
 }
 
@@ -37,7 +42,10 @@ export function refusalResponse(
   code: string,
   headers: Record<string, string> = {},
 ): Response {
-  return new ResponseClass(refusalBody(message, code), { status, headers: { ...headers, "content-type": "application/json; charset=utf-8" } });
+  return new ResponseClass(refusalBody(message, code), {
+    status,
+    headers: { ...headers, "content-type": "application/json; charset=utf-8" },
+  });
 }
 
 /** The JSON body of a refusal: one error with its message and code. */
@@ -150,13 +158,29 @@ export function useRefusals(options: RefusalOptions): Plugin {
     onParams({ params, request, setResult }) {
       if (typeof params.query === "string" && documentShapeOf(request, params.query).depth > max) {
         setResult({
-          errors: [refusal(`The document nests brackets deeper than the limit of ${max}`, "GRAPHQL_PARSE_FAILED", 400, { limit: "nesting", max })],
+          errors: [
+            refusal(`The document nests brackets deeper than the limit of ${max}`, "GRAPHQL_PARSE_FAILED", 400, {
+              limit: "nesting",
+              max,
+            }),
+          ],
         });
         return;
       }
-      for (const [name, value] of [["variables", params.variables], ["extensions", params.extensions]] as const) {
+      for (const [name, value] of [
+        ["variables", params.variables],
+        ["extensions", params.extensions],
+      ] as const) {
         if (valueNestsDeeperThan(value, max)) {
-          setResult({ errors: [refusal(`The ${name} nest deeper than the limit of ${max}`, "BAD_REQUEST", 400, { argument: name, limit: "nesting", max })] });
+          setResult({
+            errors: [
+              refusal(`The ${name} nest deeper than the limit of ${max}`, "BAD_REQUEST", 400, {
+                argument: name,
+                limit: "nesting",
+                max,
+              }),
+            ],
+          });
           return;
         }
       }
@@ -172,7 +196,11 @@ export function useRefusals(options: RefusalOptions): Plugin {
       const { extensions } = errors[0]!;
       if (refusesRequest && extensions.code !== "INTERNAL_SERVER_ERROR") {
         const status = (extensions.http as { status?: number } | undefined)?.status ?? 400;
-        refused.set(request, { reason: reasonFor(extensions.code, status, extensions, message), code: String(extensions.code), message });
+        refused.set(request, {
+          reason: reasonFor(extensions.code, status, extensions, message),
+          code: String(extensions.code),
+          message,
+        });
       }
     },
 
@@ -186,7 +214,9 @@ export function useRefusals(options: RefusalOptions): Plugin {
           // Yoga answers an unknown path, media type or accept header with an empty body.
           const code = status === 404 ? "NOT_FOUND" : "BAD_REQUEST";
           const message = refusalMessage(status);
-          const headers = Object.fromEntries([...response.headers].filter(([name]) => name !== "content-length" && name !== "content-type"));
+          const headers = Object.fromEntries(
+            [...response.headers].filter(([name]) => name !== "content-length" && name !== "content-type"),
+          );
           await response.body?.cancel().catch(() => {});
           setResponse(refusalResponse(fetchAPI.Response, status, message, code, headers));
           entry = { reason: reasonFor(code, status, {}), code, message };
@@ -267,7 +297,8 @@ export function withLastResort<P extends object>(plugins: P[], logger: Logger): 
       };
     }
     if (onPluginInit) {
-      guarded.onPluginInit = (payload) => onPluginInit.call(plugin, { ...payload, addPlugin: (added) => payload.addPlugin(guard(added)) });
+      guarded.onPluginInit = (payload) =>
+        onPluginInit.call(plugin, { ...payload, addPlugin: (added) => payload.addPlugin(guard(added)) });
     }
     return guarded as unknown as T;
   };

@@ -117,7 +117,11 @@ export function useResponseCache(options: ResponseCacheOptions): Plugin<GatewayC
           lookup("shared");
           entry = shared.response;
           // Kept here only for what it has left there, so that no answer outlives its TTL.
-          local.set(key, entry, shared.ttlMs === undefined ? undefined : { ttl: Math.max(1, Math.min(shared.ttlMs, options.ttlMs)) });
+          local.set(
+            key,
+            entry,
+            shared.ttlMs === undefined ? undefined : { ttl: Math.max(1, Math.min(shared.ttlMs, options.ttlMs)) },
+          );
         }
       }
       if (entry) {

@@ -25,7 +25,14 @@ export function useBodyLimit(maxBodyBytes: number): Plugin {
       if (declared === null) {
         endResponse(refusalResponse(fetchAPI.Response, 411, "A POST must declare its content-length", "LENGTH_REQUIRED"));
       } else if (Number(declared) > maxBodyBytes) {
-        endResponse(refusalResponse(fetchAPI.Response, 413, `The request body is over the limit of ${maxBodyBytes} bytes`, "PAYLOAD_TOO_LARGE"));
+        endResponse(
+          refusalResponse(
+            fetchAPI.Response,
+            413,
+            `The request body is over the limit of ${maxBodyBytes} bytes`,
+            "PAYLOAD_TOO_LARGE",
+          ),
+        );
       }
     },
   };
@@ -61,7 +68,12 @@ function overLimit(complexity: OperationComplexity, limits: QueryLimits): Gatewa
   for (const limit of ["depth", "breadth", "cost"] as const) {
     const [max, actual] = [limits[limit], complexity[limit]];
     if (actual > max) {
-      return operationOverLimit(limit, max, actual, `The operation's ${limit} is ${actual}, over the limit of ${max}; ask for fewer items (smaller first) or fewer fields`);
+      return operationOverLimit(
+        limit,
+        max,
+        actual,
+        `The operation's ${limit} is ${actual}, over the limit of ${max}; ask for fewer items (smaller first) or fewer fields`,
+      );
     }
   }
   return null;
@@ -114,7 +126,11 @@ function persistedDocumentLookup(operations: Map<string, string>): (id: string) 
  * string of a GET (the GraphQL-over-HTTP convention, as Relay and gql.tada send it), else Apollo's
  * `extensions.persistedQuery.sha256Hash`.
  */
-function persistedDocumentId(params: GraphQLParams & { documentId?: unknown }, request: Request, context: Record<string, unknown>): string | null {
+function persistedDocumentId(
+  params: GraphQLParams & { documentId?: unknown },
+  request: Request,
+  context: Record<string, unknown>,
+): string | null {
   if (typeof params.documentId === "string") return params.documentId;
   if (request.method === "GET") {
     const inQuery = new URL(request.url, "http://gateway").searchParams.get("documentId");
@@ -125,7 +141,10 @@ function persistedDocumentId(params: GraphQLParams & { documentId?: unknown }, r
 
 /** Whether a request names its document by `documentId` (rather than by Apollo's hash extension). */
 function sendsDocumentId(params: GraphQLParams & { documentId?: unknown }, request: Request): boolean {
-  return typeof params.documentId === "string" || (request.method === "GET" && new URL(request.url, "http://gateway").searchParams.has("documentId"));
+  return (
+    typeof params.documentId === "string" ||
+    (request.method === "GET" && new URL(request.url, "http://gateway").searchParams.has("documentId"))
+  );
 }
 
 /** The names of the persisted operations: they keep their own label in the GraphQL metrics. */
@@ -152,7 +171,8 @@ export function securityPlugins(security: SecurityConfig, limits: QueryLimits): 
     blockFieldSuggestion: { enabled: false },
   });
   const plugins: Plugin[] = [armor as Plugin, useComplexityLimit(limits)];
-  if (security.csrfPrevention) plugins.push(useCSRFPrevention({ requestHeaders: ["x-graphql-yoga-csrf", "apollo-require-preflight"] }));
+  if (security.csrfPrevention)
+    plugins.push(useCSRFPrevention({ requestHeaders: ["x-graphql-yoga-csrf", "apollo-require-preflight"] }));
   if (!security.introspection) plugins.push(useDisableIntrospection() as Plugin);
   if (security.persistedOperationsFile) {
     const operations = loadPersistedOperations(security.persistedOperationsFile);
@@ -166,7 +186,9 @@ export function securityPlugins(security: SecurityConfig, limits: QueryLimits): 
           // hash form keeps the 400 of every other refusal (src/plugins/refusals.ts).
           notFound: ({ params, request }) =>
             sendsDocumentId(params, request)
-              ? new GraphQLError("No persisted document has this id", { extensions: { code: "PERSISTED_QUERY_NOT_FOUND", http: { status: 404 } } })
+              ? new GraphQLError("No persisted document has this id", {
+                  extensions: { code: "PERSISTED_QUERY_NOT_FOUND", http: { status: 404 } },
+                })
               : new GraphQLError("No persisted operation has this hash", { extensions: { code: "PERSISTED_QUERY_NOT_FOUND" } }),
           persistedQueryOnly: {
             message: "Only persisted operations run on this gateway",

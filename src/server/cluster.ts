@@ -75,7 +75,9 @@ export async function superviseWorkers(config: GatewayConfig): Promise<void> {
   async function stop(reason: string): Promise<void> {
     if (stopping) return;
     stopping = true;
-    const workers = Object.values(cluster.workers ?? {}).filter((worker): worker is Worker => worker !== undefined && !worker.isDead());
+    const workers = Object.values(cluster.workers ?? {}).filter(
+      (worker): worker is Worker => worker !== undefined && !worker.isDead(),
+    );
     logger.info({ reason, workers: workers.map(describe), graceMs: config.shutdownGraceMs }, "stopping the workers");
     const exited = Promise.all(workers.map((worker) => new Promise((resolve) => worker.once("exit", resolve))));
     for (const worker of workers) worker.process.kill("SIGTERM");

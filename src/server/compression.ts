@@ -45,7 +45,9 @@ export function negotiateEncoding(header: string | null | undefined): ContentEnc
   const weights = new Map<string, number>();
   for (const part of header.split(",")) {
     const [name = "", ...parameters] = part.split(";");
-    const q = parameters.map((parameter) => /^\s*q\s*=\s*([\d.]+)\s*$/i.exec(parameter)?.[1]).find((value) => value !== undefined);
+    const q = parameters
+      .map((parameter) => /^\s*q\s*=\s*([\d.]+)\s*$/i.exec(parameter)?.[1])
+      .find((value) => value !== undefined);
     const weight = q === undefined ? 1 : Number(q);
     weights.set(name.trim().toLowerCase(), Number.isFinite(weight) ? weight : 0);
   }

@@ -22,7 +22,9 @@ export async function runGatewayProcess(config: GatewayConfig): Promise<void> {
   const { urls, simulator } = await upstreamsOrSimulator(config, logger);
 
   // Loaded only when tracing is on, so that a gateway without it never loads the SDK.
-  const tracing = config.tracing ? await import("../telemetry/tracing.ts").then(async (t) => t.startTracing(await t.otlpExporter())) : undefined;
+  const tracing = config.tracing
+    ? await import("../telemetry/tracing.ts").then(async (t) => t.startTracing(await t.otlpExporter()))
+    : undefined;
   if (tracing) logger.info("OpenTelemetry tracing on, exporting over OTLP/HTTP");
 
   // Made before the gateway, so that the Redis link counts its fallbacks on the gateway's registry.
@@ -31,10 +33,15 @@ export async function runGatewayProcess(config: GatewayConfig): Promise<void> {
   // The chain list is loaded at start and written to Redis: give the link a moment to connect
   // first, never more (without Redis, the gateway serves alone).
   if (redis && config.redis && !(await redis.whenReady(2_000))) {
-    logger.warn({ redis: redactedUrl(config.redis.url) }, "redis is not reachable yet: serving from the local caches until it is");
+    logger.warn(
+      { redis: redactedUrl(config.redis.url) },
+      "redis is not reachable yet: serving from the local caches until it is",
+    );
   }
   const gateway = createGateway(config, urls, logger, { plugins: tracing ? [tracing.plugin] : [], redis, metrics });
-  const handler = worker ? withClusterMetrics(gateway.listener, gateway.metrics.registry, gateway.chargeScrape) : gateway.listener;
+  const handler = worker
+    ? withClusterMetrics(gateway.listener, gateway.metrics.registry, gateway.chargeScrape)
+    : gateway.listener;
 
   const webSockets = createWebSocketTransport(gateway, config, logger);
   const { server, drain } = createGatewayServer(handler, config.server, logger, gateway.metrics.registry, webSockets);

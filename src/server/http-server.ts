@@ -50,7 +50,8 @@ export function connectionAddress(address: string): string {
   const right = tail === undefined || tail === "" ? [] : tail.split(":");
   // An embedded IPv4 tail ("::1.2.3.4") stands for two groups.
   const rightGroups = right.length + (right.at(-1)?.includes(".") ? 1 : 0);
-  const groups = tail === undefined ? left : [...left, ...Array<string>(Math.max(0, 8 - left.length - rightGroups)).fill("0"), ...right];
+  const groups =
+    tail === undefined ? left : [...left, ...Array<string>(Math.max(0, 8 - left.length - rightGroups)).fill("0"), ...right];
   return `${groups
     .slice(0, 4)
     .map((group) => Number.parseInt(group, 16).toString(16))
@@ -58,7 +59,13 @@ export function connectionAddress(address: string): string {
 }
 
 /** The answer written straight to the socket to a request the server refuses before reading it. */
-function refusalAnswer(status: number, reason: string, code: string, message: string, extensions: Record<string, unknown> = {}): string {
+function refusalAnswer(
+  status: number,
+  reason: string,
+  code: string,
+  message: string,
+  extensions: Record<string, unknown> = {},
+): string {
   const body = JSON.stringify({ errors: [{ message, extensions: { code, ...extensions } }] });
   return (
     `HTTP/1.1 ${status} ${reason}\r\ncontent-type: application/json; charset=utf-8\r\n` +
@@ -134,7 +141,11 @@ export function createGatewayServer(
         // A stream begun now would only hold the shutdown up until the grace period.
         if (/text\/event-stream|multipart\/mixed/i.test(request.headers.accept ?? "")) {
           response.writeHead(503, { "content-type": "application/json; charset=utf-8", "retry-after": "1" });
-          response.end(JSON.stringify({ errors: [{ message: "The gateway is shutting down: subscribe again", extensions: { code: "SHUTTING_DOWN" } }] }));
+          response.end(
+            JSON.stringify({
+              errors: [{ message: "The gateway is shutting down: subscribe again", extensions: { code: "SHUTTING_DOWN" } }],
+            }),
+          );
           return;
         }
       }
@@ -170,7 +181,9 @@ export function createGatewayServer(
     socket.on("error", () => socket.destroy());
     const path = (request.url ?? "").split("?")[0];
     if (!upgrades || path !== upgrades.path) {
-      socket.end(refusalAnswer(404, "Not Found", "NOT_FOUND", `WebSocket connections are taken on ${upgrades?.path ?? "no path"} only`));
+      socket.end(
+        refusalAnswer(404, "Not Found", "NOT_FOUND", `WebSocket connections are taken on ${upgrades?.path ?? "no path"} only`),
+      );
       return;
     }
     if (stopping) {
@@ -218,7 +231,9 @@ export function createGatewayServer(
     for (const response of unanswered) if (!response.headersSent) response.setHeader("connection", "close");
     // Closes the idle connections too.
     const closed = new Promise<void>((resolve) => server.close(() => resolve()));
-    const closing = Promise.resolve(onClosing?.()).catch((error: unknown) => logger.warn({ err: error }, "could not end the open streams"));
+    const closing = Promise.resolve(onClosing?.()).catch((error: unknown) =>
+      logger.warn({ err: error }, "could not end the open streams"),
+    );
     // After the streams completed, so that their sockets carry the `complete` first.
     const socketsClosed = upgrades ? closing.then(() => upgrades.close(graceMs)) : Promise.resolve();
     let forced = false;

@@ -15,7 +15,14 @@
 import type { IncomingMessage } from "node:http";
 import type { Duplex } from "node:stream";
 import { GraphQLError, type ExecutionArgs, type ExecutionResult, type GraphQLFormattedError } from "graphql";
-import { CloseCode, handleProtocols, makeServer, type ConnectionInitMessage, type OperationResult, type SubscribePayload } from "graphql-ws";
+import {
+  CloseCode,
+  handleProtocols,
+  makeServer,
+  type ConnectionInitMessage,
+  type OperationResult,
+  type SubscribePayload,
+} from "graphql-ws";
 import { WebSocketServer, type WebSocket } from "ws";
 import type { GatewayConfig } from "../config.ts";
 import { documentShapeOf } from "../limits/document-shape.ts";
@@ -89,7 +96,12 @@ interface Enveloped {
   subscribe(args: ExecutionArgs): OperationResult;
 }
 
-export function createWebSocketTransport(gateway: Gateway, config: GatewayConfig, logger: Logger, path = "/graphql"): UpgradeHandler {
+export function createWebSocketTransport(
+  gateway: Gateway,
+  config: GatewayConfig,
+  logger: Logger,
+  path = "/graphql",
+): UpgradeHandler {
   const { webSocketMaxMessageBytes: maxPayload, webSocketMaxOperations: maxOperations } = config.server;
   const maxNesting = config.security.maxNestingDepth;
   const sockets = new WebSocketServer({ noServer: true, maxPayload, handleProtocols });
@@ -118,11 +130,25 @@ export function createWebSocketTransport(gateway: Gateway, config: GatewayConfig
       const request = operationRequest(ctx.extra.request, ctx.extra.apiKey, path);
       // As useRefusals refuses these over HTTP, before the parser (which recurses) sees them.
       if (documentShapeOf(request, payload.query).depth > maxNesting) {
-        return [refusal(`The document nests brackets deeper than the limit of ${maxNesting}`, "GRAPHQL_PARSE_FAILED", 400, { limit: "nesting", max: maxNesting })];
+        return [
+          refusal(`The document nests brackets deeper than the limit of ${maxNesting}`, "GRAPHQL_PARSE_FAILED", 400, {
+            limit: "nesting",
+            max: maxNesting,
+          }),
+        ];
       }
-      for (const [name, value] of [["variables", payload.variables], ["extensions", payload.extensions]] as const) {
+      for (const [name, value] of [
+        ["variables", payload.variables],
+        ["extensions", payload.extensions],
+      ] as const) {
         if (valueNestsDeeperThan(value, maxNesting)) {
-          return [refusal(`The ${name} nest deeper than the limit of ${maxNesting}`, "BAD_REQUEST", 400, { argument: name, limit: "nesting", max: maxNesting })];
+          return [
+            refusal(`The ${name} nest deeper than the limit of ${maxNesting}`, "BAD_REQUEST", 400, {
+              argument: name,
+              limit: "nesting",
+              max: maxNesting,
+            }),
+          ];
         }
       }
       const refused = await gateway.payForSocketOperation(request, ctx.extra.request, payload);
@@ -152,13 +178,16 @@ export function createWebSocketTransport(gateway: Gateway, config: GatewayConfig
       };
       return args;
     },
-    onNext: (_ctx, _id, _payload, _args, result: ExecutionResult) => (result.errors ? { ...result, errors: formatted(result.errors) } : undefined),
+    onNext: (_ctx, _id, _payload, _args, result: ExecutionResult) =>
+      result.errors ? { ...result, errors: formatted(result.errors) } : undefined,
     onError: (_ctx, _id, _payload, errors) => formatted(errors),
   });
 
   sockets.on("connection", (socket: WebSocket, request: IncomingMessage) => {
     // ws closes the socket itself on a protocol error (1002) or an oversized message (1009).
-    socket.on("error", (error: Error & { code?: string }) => logger.debug({ code: error.code, message: error.message }, "websocket closed on a client's error"));
+    socket.on("error", (error: Error & { code?: string }) =>
+      logger.debug({ code: error.code, message: error.message }, "websocket closed on a client's error"),
+    );
     let pongWait: NodeJS.Timeout | undefined;
     const pings = setInterval(() => {
       if (socket.readyState !== socket.OPEN) return;
@@ -214,7 +243,9 @@ export function createWebSocketTransport(gateway: Gateway, config: GatewayConfig
       }, CLOSE_ANSWER_MS);
       await new Promise<void>((resolve) => sockets.close(() => resolve()));
       // ws.close resolves at once in noServer mode: wait for the sockets themselves.
-      await Promise.all([...sockets.clients].map((client) => new Promise<void>((resolve) => client.once("close", () => resolve()))));
+      await Promise.all(
+        [...sockets.clients].map((client) => new Promise<void>((resolve) => client.once("close", () => resolve()))),
+      );
       clearTimeout(cut);
     },
   };

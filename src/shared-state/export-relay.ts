@@ -43,7 +43,9 @@ function decode(text: string): Message | undefined {
 }
 
 function eventOf(message: Message): ExportEvent {
-  return "operation" in message ? message.operation : new GatewayError(message.error.message, message.error.code, message.error.extensions);
+  return "operation" in message
+    ? message.operation
+    : new GatewayError(message.error.message, message.error.code, message.error.extensions);
 }
 
 export class RedisExportRelay implements ExportRelay {

@@ -45,7 +45,9 @@ export function redisRecordTier(link: RedisLink, metrics: GatewayMetrics): Share
     },
     set(key, value, ttlMs) {
       const json = JSON.stringify(value);
-      void link.attempt("record-cache-set", (client) => client.set(link.key("record", key), json, "PX", ttlMs ?? FINAL_RECORD_TTL_MS));
+      void link.attempt("record-cache-set", (client) =>
+        client.set(link.key("record", key), json, "PX", ttlMs ?? FINAL_RECORD_TTL_MS),
+      );
     },
   };
 }

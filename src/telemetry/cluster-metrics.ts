@@ -103,7 +103,11 @@ export function answerClusterMetrics(own: ClusterMetrics, logger: Logger): void 
     return new Promise((resolve, reject) => {
       const timer = setTimeout(() => {
         gatherings.delete(id);
-        reject(new Error(`${gathering.pending.size} of ${workers.length} workers did not give their metrics in ${GATHER_TIMEOUT_MS} ms`));
+        reject(
+          new Error(
+            `${gathering.pending.size} of ${workers.length} workers did not give their metrics in ${GATHER_TIMEOUT_MS} ms`,
+          ),
+        );
       }, GATHER_TIMEOUT_MS);
       const gathering: Gathering = {
         pending: new Set(workers.map((worker) => worker.id)),
@@ -138,7 +142,8 @@ export function answerClusterMetrics(own: ClusterMetrics, logger: Logger): void 
     if (isMessage<Part>(message, PART)) {
       const gathering = gatherings.get(message.gather);
       if (!gathering?.pending.has(worker.id)) return;
-      if (message.metrics === undefined) return gathering.fail(new Error(`worker ${worker.id}: ${message.error ?? "no metrics"}`));
+      if (message.metrics === undefined)
+        return gathering.fail(new Error(`worker ${worker.id}: ${message.error ?? "no metrics"}`));
       gathering.parts.push(message.metrics);
       settled(gathering, worker.id);
     } else if (isMessage<Ask>(message, ASK)) {
@@ -172,7 +177,8 @@ export function withClusterMetrics(
     if (isMessage<Answer>(message, ANSWER)) {
       waiting.get(message.id)?.(message);
     } else if (isMessage<Collect>(message, COLLECT)) {
-      const reply = (part: Omit<Part, "type" | "gather">) => process.send?.({ type: PART, gather: message.gather, ...part } satisfies Part, undefined, undefined, () => {});
+      const reply = (part: Omit<Part, "type" | "gather">) =>
+        process.send?.({ type: PART, gather: message.gather, ...part } satisfies Part, undefined, undefined, () => {});
       registry.getMetricsAsJSON().then(
         (metrics) => reply({ metrics }),
         (error: Error) => reply({ error: error.message }),
@@ -205,9 +211,17 @@ export function withClusterMetrics(
         .end(JSON.stringify({ errors: [{ message, extensions: { code } }] }));
     void chargeScrape(request)
       .then(async (wait) => {
-        if (wait > 0) return refuse(429, `Rate limit exceeded: a scrape of /metrics is paid for; retry after ${wait} s`, "RATE_LIMITED", { "retry-after": String(wait) });
+        if (wait > 0)
+          return refuse(429, `Rate limit exceeded: a scrape of /metrics is paid for; retry after ${wait} s`, "RATE_LIMITED", {
+            "retry-after": String(wait),
+          });
         const answer = await ask();
-        if (answer.text === undefined) return refuse(503, `The cluster's metrics could not be gathered: ${answer.error ?? "no metrics"}`, "METRICS_UNAVAILABLE");
+        if (answer.text === undefined)
+          return refuse(
+            503,
+            `The cluster's metrics could not be gathered: ${answer.error ?? "no metrics"}`,
+            "METRICS_UNAVAILABLE",
+          );
         response.writeHead(200, { "content-type": answer.contentType ?? "text/plain" }).end(answer.text);
       })
       .catch(() => refuse(500, "Unexpected error.", "INTERNAL_SERVER_ERROR"));

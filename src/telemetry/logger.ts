@@ -30,7 +30,9 @@ function bounded(value: unknown, depth: number): unknown {
     return items;
   }
   const entries = Object.entries(value as Record<string, unknown>);
-  const kept = Object.fromEntries(entries.slice(0, LOGGED_BOUNDS.objectKeys).map(([key, item]) => [truncated(key, 64), bounded(item, depth + 1)]));
+  const kept = Object.fromEntries(
+    entries.slice(0, LOGGED_BOUNDS.objectKeys).map(([key, item]) => [truncated(key, 64), bounded(item, depth + 1)]),
+  );
   if (entries.length > LOGGED_BOUNDS.objectKeys) kept["…"] = `+${entries.length - LOGGED_BOUNDS.objectKeys} keys`;
   return kept;
 }
@@ -61,7 +63,10 @@ export function createLogger(level: string, bindings: Record<string, unknown> = 
       logMethod(this: Logger, args: unknown[], method: (...args: unknown[]) => void) {
         const [first] = args;
         if (first instanceof Error && args.length === 1) return method.call(this, { err: first }, truncated(first.message));
-        return method.apply(this, args.map((arg) => (typeof arg === "string" ? truncated(arg) : arg)));
+        return method.apply(
+          this,
+          args.map((arg) => (typeof arg === "string" ? truncated(arg) : arg)),
+        );
       },
     },
   };

@@ -7,7 +7,12 @@
  * refusal reasons) or, for operation names, from a bounded one (OperationNameLabels): nothing a
  * client sends can add series without bound.
  */
-import { createCounter, createHistogram, type FillLabelsFnParams, type PrometheusTracingPluginConfig } from "@graphql-yoga/plugin-prometheus";
+import {
+  createCounter,
+  createHistogram,
+  type FillLabelsFnParams,
+  type PrometheusTracingPluginConfig,
+} from "@graphql-yoga/plugin-prometheus";
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from "prom-client";
 import type { RecordCache } from "../upstream/cache.ts";
 import type { BreakerState, UpstreamObserver } from "../upstream/http.ts";
@@ -194,7 +199,9 @@ export class GatewayMetrics implements UpstreamObserver {
         },
         fillLabelsFn: (params: FillLabelsFnParams) => ({
           ...operationLabels(params),
-          phase: ["parse", "validate", "context", "execute", "subscribe"].includes(params.errorPhase ?? "") ? params.errorPhase! : "execute",
+          phase: ["parse", "validate", "context", "execute", "subscribe"].includes(params.errorPhase ?? "")
+            ? params.errorPhase!
+            : "execute",
         }),
       }),
     };

@@ -166,7 +166,13 @@ export class RecordCache {
   }
 
   stats(): CacheStats {
-    return { hits: this.hits, misses: this.misses, staleServed: this.staleServed, entries: this.lru.size, bytes: this.lru.calculatedSize };
+    return {
+      hits: this.hits,
+      misses: this.misses,
+      staleServed: this.staleServed,
+      entries: this.lru.size,
+      bytes: this.lru.calculatedSize,
+    };
   }
 
   /** Empties this process's tier (the shared tier is left as it is). */

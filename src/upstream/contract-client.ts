@@ -42,11 +42,14 @@ export class ContractClient<Paths> {
     input: CallInput<Operation<Paths, P, "get">>,
     options?: CallOptions,
   ): Promise<SuccessBody<Operation<Paths, P, "get">>> {
-    return this.service.get({
-      route,
-      params: input.params as Record<string, string | number> | undefined,
-      query: input.query as Record<string, QueryValue> | undefined,
-    }, options);
+    return this.service.get(
+      {
+        route,
+        params: input.params as Record<string, string | number> | undefined,
+        query: input.query as Record<string, QueryValue> | undefined,
+      },
+      options,
+    );
   }
 
   post<P extends RoutesWith<Paths, "post">>(

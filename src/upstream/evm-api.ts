@@ -17,7 +17,6 @@ import type {
 } from "./types.ts";
 import { HEX_32 } from "../execution/identifiers.ts";
 
-
 /** The whole chain list; `chains(network:, feature:)` filters it in the gateway. */
 const CHAIN_LIST_KEY = "evm-chains:*:*";
 
@@ -51,7 +50,12 @@ export class EvmApi {
 
   /** `GET /v1/chains` without filters: every chain the Data API indexes, cached for the chain TTL. */
   listChains(options?: CallOptions): Promise<ChainInfo[]> {
-    return this.cache.getOrLoad(CHAIN_LIST_KEY, () => this.fetchChains(options), this.cacheConfig.chainTtlMs, this.readable(options));
+    return this.cache.getOrLoad(
+      CHAIN_LIST_KEY,
+      () => this.fetchChains(options),
+      this.cacheConfig.chainTtlMs,
+      this.readable(options),
+    );
   }
 
   /** The chain list this process holds now, if it does; never a call. */
@@ -64,7 +68,8 @@ export class EvmApi {
    * it: nearly every query resolves a chain. Returns the function that stops the refreshing.
    */
   keepChainsFresh(onError: (error: unknown) => void): () => void {
-    const refresh = () => this.cache.refresh(CHAIN_LIST_KEY, () => this.fetchChains(), this.cacheConfig.chainTtlMs).catch(onError);
+    const refresh = () =>
+      this.cache.refresh(CHAIN_LIST_KEY, () => this.fetchChains(), this.cacheConfig.chainTtlMs).catch(onError);
     void refresh();
     if (this.cacheConfig.chainTtlMs === 0) return () => {};
     const timer = setInterval(refresh, Math.max(1_000, Math.floor(this.cacheConfig.chainTtlMs * 0.8)));
@@ -158,12 +163,14 @@ export class EvmApi {
     options?: CallOptions,
   ): Promise<ListNativeTransactionsResponse> {
     const key = `evm-block-txs:${blockCacheKey(chainId, blockId)}:${page.pageSize}:${page.pageToken ?? ""}`;
-    return this.cache.getOrLoad(key, () =>
-      this.client.get(
-        "/v1/chains/{chainId}/blocks/{blockId}/transactions",
-        { params: { chainId, blockId }, query: { pageSize: page.pageSize, pageToken: page.pageToken } },
-        options,
-      ),
+    return this.cache.getOrLoad(
+      key,
+      () =>
+        this.client.get(
+          "/v1/chains/{chainId}/blocks/{blockId}/transactions",
+          { params: { chainId, blockId }, query: { pageSize: page.pageSize, pageToken: page.pageToken } },
+          options,
+        ),
       undefined,
       this.readable(options),
     );
@@ -174,7 +181,9 @@ export class EvmApi {
    * when unknown. Transactions in accepted blocks are final, so one found is kept.
    */
   async getTransaction(chainId: string, txHash: string, options?: CallOptions): Promise<CompleteTransaction | null> {
-    const cached = this.readable(options) ? await this.cache.find<CompleteTransaction>(transactionCacheKey(chainId, txHash)) : undefined;
+    const cached = this.readable(options)
+      ? await this.cache.find<CompleteTransaction>(transactionCacheKey(chainId, txHash))
+      : undefined;
     if (cached) return cached;
     const transaction = await nullIfNotFound(
       this.client.get("/v1/chains/{chainId}/transactions/{txHash}", { params: { chainId, txHash } }, options),

@@ -103,7 +103,9 @@ export function buildPath(route: string, params: Record<string, string | number>
     if (value === undefined) throw new Error(`missing path parameter ${name} for ${route}`);
     const text = String(value);
     if (text === "" || text === "." || text === ".." || text.length > MAX_PATH_VALUE_LENGTH) {
-      throw badUserInput(name, `${name} must be 1 to ${MAX_PATH_VALUE_LENGTH} characters and not . or ..`, { maxLength: MAX_PATH_VALUE_LENGTH });
+      throw badUserInput(name, `${name} must be 1 to ${MAX_PATH_VALUE_LENGTH} characters and not . or ..`, {
+        maxLength: MAX_PATH_VALUE_LENGTH,
+      });
     }
     return encodeURIComponent(text);
   });
@@ -124,9 +126,13 @@ export function buildQuery(query: Record<string, QueryValue> = {}): string {
 function requestTarget(basePath: string, call: UpstreamCall): string {
   const target = basePath + buildPath(call.route, call.params) + buildQuery(call.query);
   if (target.length > MAX_REQUEST_TARGET_LENGTH) {
-    throw new GatewayError(`The arguments make an upstream request longer than ${MAX_REQUEST_TARGET_LENGTH} characters; ask for fewer values at once`, "BAD_USER_INPUT", {
-      max: MAX_REQUEST_TARGET_LENGTH,
-    });
+    throw new GatewayError(
+      `The arguments make an upstream request longer than ${MAX_REQUEST_TARGET_LENGTH} characters; ask for fewer values at once`,
+      "BAD_USER_INPUT",
+      {
+        max: MAX_REQUEST_TARGET_LENGTH,
+      },
+    );
   }
   return target;
 }

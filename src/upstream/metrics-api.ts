@@ -53,7 +53,13 @@ const MAX_EXPONENT = 400;
 export function decimalText(json: string): string {
   const match = JSON_NUMBER.exec(json);
   if (match === null) throw new SyntaxError(`not a JSON number: ${json.slice(0, 40)}`);
-  const [, sign, whole, fraction = "", exponentText = "0"] = match as unknown as [string, string, string, string | undefined, string | undefined];
+  const [, sign, whole, fraction = "", exponentText = "0"] = match as unknown as [
+    string,
+    string,
+    string,
+    string | undefined,
+    string | undefined,
+  ];
   const exponent = Number(exponentText);
   if (Math.abs(exponent) > MAX_EXPONENT) throw new SyntaxError(`number out of range: ${json.slice(0, 40)}`);
   let digits = whole + fraction;
@@ -76,7 +82,12 @@ export function decimalText(json: string): string {
 export function parseMetricSeries(text: string): unknown {
   return parseLossless(text, (key, value) => {
     if (isLosslessNumber(value)) return key === "value" ? value : Number(value.value);
-    if (value !== null && typeof value === "object" && !Array.isArray(value) && isLosslessNumber((value as { value?: unknown }).value)) {
+    if (
+      value !== null &&
+      typeof value === "object" &&
+      !Array.isArray(value) &&
+      isLosslessNumber((value as { value?: unknown }).value)
+    ) {
       const exact = (value as { value: LosslessNumber }).value.value;
       return { ...value, value: Number(exact), valueExact: decimalText(exact) };
     }
@@ -154,15 +165,26 @@ export class MetricsApi {
   }
 
   /** `GET /v2/subnet/{subnetId}/metrics/{metric}`: the whole range in one answer (the route has no page parameters). */
-  subnetMetrics(subnetId: string, metric: SubnetMetricName, range: MetricsRange, options?: CallOptions): Promise<ExactMetricsResponse> {
+  subnetMetrics(
+    subnetId: string,
+    metric: SubnetMetricName,
+    range: MetricsRange,
+    options?: CallOptions,
+  ): Promise<ExactMetricsResponse> {
     return exactSeries(
-      this.client.get("/v2/subnet/{subnetId}/metrics/{metric}", { params: { subnetId, metric }, query: range }, seriesOptions(options)),
+      this.client.get(
+        "/v2/subnet/{subnetId}/metrics/{metric}",
+        { params: { subnetId, metric }, query: range },
+        seriesOptions(options),
+      ),
     );
   }
 
   /** `GET /v2/validators/metrics/{metric}`: the whole range in one answer (the route has no page parameters). */
   validatorFeeMetrics(metric: ValidatorFeeMetricName, range: MetricsRange, options?: CallOptions): Promise<ExactMetricsResponse> {
-    return exactSeries(this.client.get("/v2/validators/metrics/{metric}", { params: { metric }, query: range }, seriesOptions(options)));
+    return exactSeries(
+      this.client.get("/v2/validators/metrics/{metric}", { params: { metric }, query: range }, seriesOptions(options)),
+    );
   }
 
   /** `GET /v2/chains/{chainId}/contracts/{address}/balances`: holders of a token above a threshold. */
@@ -196,14 +218,18 @@ export class MetricsApi {
    */
   async legacyAvgTps(chainId: string, pageToken: string | undefined, options?: CallOptions): Promise<ExactLegacyMetricsResponse> {
     const response = await expiringToken({ pageToken }, () =>
-      exactSeries(this.client.get("/v1/avg_tps/{chainId}", { params: { chainId }, query: { pageToken } }, seriesOptions(options))),
+      exactSeries(
+        this.client.get("/v1/avg_tps/{chainId}", { params: { chainId }, query: { pageToken } }, seriesOptions(options)),
+      ),
     );
     return { ...response, nextPageToken: response.nextPageToken ?? response.nextPageStartKey };
   }
 }
 
 /** A series body as `parseMetricSeries` read it: the contract's shape, each point with its `valueExact`. */
-function exactSeries<Body extends { results: MetricValue[] }>(body: Promise<Body>): Promise<Omit<Body, "results"> & { results: ExactMetricValue[] }> {
+function exactSeries<Body extends { results: MetricValue[] }>(
+  body: Promise<Body>,
+): Promise<Omit<Body, "results"> & { results: ExactMetricValue[] }> {
   return body as unknown as Promise<Omit<Body, "results"> & { results: ExactMetricValue[] }>;
 }
 

@@ -158,7 +158,9 @@ export class PrimaryNetworkApi {
    * since an accepted block never changes.
    */
   async getBlock(origin: PrimaryNetworkOrigin, blockId: string, options?: CallOptions): Promise<PrimaryNetworkBlock | null> {
-    const cached = this.client.service.vouchesFor(options) ? await this.cache.find<PrimaryNetworkBlock>(blockCacheKey(origin, blockId)) : undefined;
+    const cached = this.client.service.vouchesFor(options)
+      ? await this.cache.find<PrimaryNetworkBlock>(blockCacheKey(origin, blockId))
+      : undefined;
     if (cached) return register(cached, origin);
     const block = await nullIfNotFound(
       this.client.get(
@@ -201,7 +203,11 @@ export class PrimaryNetworkApi {
    * across requests: the record shows whether its UTXOs are spent yet, and a staking
    * transaction gains its reward transaction later.
    */
-  async getTransaction(origin: PrimaryNetworkOrigin, txHash: string, options?: CallOptions): Promise<PrimaryNetworkTransaction | null> {
+  async getTransaction(
+    origin: PrimaryNetworkOrigin,
+    txHash: string,
+    options?: CallOptions,
+  ): Promise<PrimaryNetworkTransaction | null> {
     const tx = await nullIfNotFound(
       this.client.get(
         "/v1/networks/{network}/blockchains/{blockchainId}/transactions/{txHash}",

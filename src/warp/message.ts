@@ -34,7 +34,10 @@ export function decodeSignedWarpMessage(bytes: Uint8Array): SignedWarpMessage {
   const typeAt = reader.position;
   const type = reader.uint32();
   if (type !== BIT_SET_SIGNATURE_TYPE) {
-    throw new WarpDecodeError(`the signed Warp message has signature type ${type}; only ${BIT_SET_SIGNATURE_TYPE} (bit set) is known`, typeAt);
+    throw new WarpDecodeError(
+      `the signed Warp message has signature type ${type}; only ${BIT_SET_SIGNATURE_TYPE} (bit set) is known`,
+      typeAt,
+    );
   }
   const signerBits = reader.bytesWithLength();
   const signature = reader.fixed(SIGNATURE_BYTES);

@@ -60,7 +60,10 @@ export class CodecReader {
     const lengthAt = this.offset;
     const length = this.uint32();
     if (length > this.bytes.length - this.offset) {
-      throw new WarpDecodeError(`${this.what} declares ${length} bytes at offset ${lengthAt}, but only ${this.bytes.length - this.offset} follow`, lengthAt);
+      throw new WarpDecodeError(
+        `${this.what} declares ${length} bytes at offset ${lengthAt}, but only ${this.bytes.length - this.offset} follow`,
+        lengthAt,
+      );
     }
     return this.fixed(length);
   }
@@ -73,7 +76,10 @@ export class CodecReader {
 
   private view(length: number): Buffer {
     if (this.offset + length > this.bytes.length) {
-      throw new WarpDecodeError(`${this.what} ends at byte ${this.bytes.length}, before the ${length} bytes expected at offset ${this.offset}`, this.offset);
+      throw new WarpDecodeError(
+        `${this.what} ends at byte ${this.bytes.length}, before the ${length} bytes expected at offset ${this.offset}`,
+        this.offset,
+      );
     }
     const view = Buffer.from(this.bytes.buffer, this.bytes.byteOffset + this.offset, length);
     this.offset += length;

@@ -7,7 +7,14 @@
  */
 import { LRUCache } from "lru-cache";
 import type { SignedWarpMessage } from "./message.ts";
-import { canonicalValidatorSet, verifyWarpSignature, type CanonicalValidator, type CanonicalValidatorSet, type SigningValidator, type ValidatorEntry } from "./verify.ts";
+import {
+  canonicalValidatorSet,
+  verifyWarpSignature,
+  type CanonicalValidator,
+  type CanonicalValidatorSet,
+  type SigningValidator,
+  type ValidatorEntry,
+} from "./verify.ts";
 
 export interface SignatureCheckRequest {
   message: SignedWarpMessage;
@@ -43,7 +50,11 @@ export function checkSignature({ message, entries, networkId, setDigest }: Signa
     sets.set(setDigest, set);
   }
   const result = verifyWarpSignature(message, set, networkId);
-  const validators: CanonicalValidator[] = set.validators.map(({ publicKey, weight, nodeIds }) => ({ publicKey, weight, nodeIds }));
+  const validators: CanonicalValidator[] = set.validators.map(({ publicKey, weight, nodeIds }) => ({
+    publicKey,
+    weight,
+    nodeIds,
+  }));
   return {
     set: { validators, totalWeight: set.totalWeight },
     signers: result.signers.map((signer) => set.validators.indexOf(signer)),

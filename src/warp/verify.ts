@@ -107,7 +107,9 @@ export function verifyWarpSignature(
   }
   const beyond = message.signers.find((index) => index >= set.validators.length);
   if (beyond !== undefined) {
-    return result(`the bit set names validator ${beyond}, but the signing subnet has ${set.validators.length} validators with a BLS key`);
+    return result(
+      `the bit set names validator ${beyond}, but the signing subnet has ${set.validators.length} validators with a BLS key`,
+    );
   }
   if (signers.length === 0) return result("the bit set names no signer");
   let signature;
@@ -118,5 +120,9 @@ export function verifyWarpSignature(
   }
   const aggregateKey = signatures.aggregatePublicKeys(signers.map((signer) => signer.point));
   const hashed = signatures.hash(message.unsignedBytes, SIGNATURE_DST);
-  return result(signatures.verify(signature, hashed, aggregateKey) ? null : "the aggregate signature does not verify for these signers and this message");
+  return result(
+    signatures.verify(signature, hashed, aggregateKey)
+      ? null
+      : "the aggregate signature does not verify for these signers and this message",
+  );
 }

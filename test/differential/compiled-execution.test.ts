@@ -15,18 +15,40 @@ const sorted = (value: unknown): unknown =>
   Array.isArray(value)
     ? value.map(sorted)
     : value && typeof value === "object"
-      ? Object.fromEntries(Object.entries(value).sort(([a], [b]) => (a < b ? -1 : 1)).map(([key, item]) => [key, sorted(item)]))
+      ? Object.fromEntries(
+          Object.entries(value)
+            .sort(([a], [b]) => (a < b ? -1 : 1))
+            .map(([key, item]) => [key, sorted(item)]),
+        )
       : value;
 
 const schema = () =>
   createSchema({
     typeDefs: /* GraphQL */ `
-      input Window { days: Int = 7, label: String }
-      input Filter { window: Window, quorum: Int = 67 }
-      type Block { number: Int!, hash: String!, parent: Block }
-      type Query { echo(filter: Filter): String!, block: Block!, failing: String }
-      type Mutation { record(name: String!): String! }
-      type Subscription { job(id: ID!): String! }
+      input Window {
+        days: Int = 7
+        label: String
+      }
+      input Filter {
+        window: Window
+        quorum: Int = 67
+      }
+      type Block {
+        number: Int!
+        hash: String!
+        parent: Block
+      }
+      type Query {
+        echo(filter: Filter): String!
+        block: Block!
+        failing: String
+      }
+      type Mutation {
+        record(name: String!): String!
+      }
+      type Subscription {
+        job(id: ID!): String!
+      }
     `,
     resolvers: {
       Query: {
@@ -60,7 +82,12 @@ const interpreted = server([]);
 const pluginAsIs = server([useGraphQlJit() as Plugin]);
 const gateway = server(useCompiledExecution());
 
-async function ask(yoga: ReturnType<typeof server>, query: string, variables: Record<string, unknown> = {}, subscription = false): Promise<string> {
+async function ask(
+  yoga: ReturnType<typeof server>,
+  query: string,
+  variables: Record<string, unknown> = {},
+  subscription = false,
+): Promise<string> {
   calls.length = 0;
   const response = await yoga.fetch("http://test/graphql", {
     method: "POST",
@@ -77,15 +104,37 @@ function reorderTop(body: Record<string, unknown>): Record<string, unknown> {
 }
 
 describe.each([
-  ["an input object's field given a variable without a value takes the field's default", "query($label: String, $days: Int) { echo(filter: { window: { days: $days, label: $label } }) }", { label: "x" }, false],
+  [
+    "an input object's field given a variable without a value takes the field's default",
+    "query($label: String, $days: Int) { echo(filter: { window: { days: $days, label: $label } }) }",
+    { label: "x" },
+    false,
+  ],
   ["a subscription's argument written inline reaches its resolver", `subscription { job(id: "42") }`, {}, true],
-  ["a subscription's argument through a variable of another name reaches its resolver", `subscription($job: ID!) { job(id: $job) }`, { job: "42" }, true],
-  ["fields answer in document order around fragments", "query { block { ...Parent number ... on Block { hash } } } fragment Parent on Block { parent { number } }", {}, false],
-  ["a mutation's fields run in document order around fragments", `mutation { ...First b: record(name: "b") } fragment First on Mutation { a: record(name: "a") }`, {}, false],
+  [
+    "a subscription's argument through a variable of another name reaches its resolver",
+    `subscription($job: ID!) { job(id: $job) }`,
+    { job: "42" },
+    true,
+  ],
+  [
+    "fields answer in document order around fragments",
+    "query { block { ...Parent number ... on Block { hash } } } fragment Parent on Block { parent { number } }",
+    {},
+    false,
+  ],
+  [
+    "a mutation's fields run in document order around fragments",
+    `mutation { ...First b: record(name: "b") } fragment First on Mutation { a: record(name: "a") }`,
+    {},
+    false,
+  ],
   ["an error carries the location of its field", "query { block { number } failing }", {}, false],
 ])("%s", (_, query, variables, subscription) => {
   it("differs between graphql-jit as the plugin gives it and graphql-js", async () => {
-    expect(await ask(pluginAsIs, query, variables, subscription)).not.toEqual(await ask(interpreted, query, variables, subscription));
+    expect(await ask(pluginAsIs, query, variables, subscription)).not.toEqual(
+      await ask(interpreted, query, variables, subscription),
+    );
   });
 
   it("is answered by the gateway's compiled execution as graphql-js answers it", async () => {

@@ -44,10 +44,13 @@ function graphqlFiles(folder: string): { path: string; text: string }[] {
 }
 
 /** Each operation of the documents with the fragments it spreads, through fragments too. */
-export function splitOperations(documents: { path: string; document: DocumentNode }[]): { source: string; operation: OperationDefinitionNode; document: DocumentNode }[] {
+export function splitOperations(
+  documents: { path: string; document: DocumentNode }[],
+): { source: string; operation: OperationDefinitionNode; document: DocumentNode }[] {
   const fragments = new Map<string, FragmentDefinitionNode>();
   for (const { document } of documents)
-    for (const definition of document.definitions) if (definition.kind === Kind.FRAGMENT_DEFINITION) fragments.set(definition.name.value, definition);
+    for (const definition of document.definitions)
+      if (definition.kind === Kind.FRAGMENT_DEFINITION) fragments.set(definition.name.value, definition);
   const result: { source: string; operation: OperationDefinitionNode; document: DocumentNode }[] = [];
   for (const { path, document } of documents) {
     document.definitions.forEach((definition, index) => {
@@ -75,7 +78,12 @@ export function splitOperations(documents: { path: string; document: DocumentNod
 }
 
 /** Values for an operation's variables: each from the argument (or input field) it fills. */
-export function variablesFor(schema: GraphQLSchema, document: DocumentNode, pool: ValuePool, random: Random): Record<string, unknown> {
+export function variablesFor(
+  schema: GraphQLSchema,
+  document: DocumentNode,
+  pool: ValuePool,
+  random: Random,
+): Record<string, unknown> {
   const typeInfo = new TypeInfo(schema);
   const usage = new Map<string, { parent: string; field: string; name: string; type: GraphQLInputType }>();
   visit(
@@ -86,18 +94,22 @@ export function variablesFor(schema: GraphQLSchema, document: DocumentNode, pool
         const argument = typeInfo.getArgument();
         const parent = typeInfo.getParentType();
         const field = typeInfo.getFieldDef();
-        if (argument && parent && field) usage.set(node.value.name.value, { parent: parent.name, field: field.name, name: argument.name, type: argument.type });
+        if (argument && parent && field)
+          usage.set(node.value.name.value, { parent: parent.name, field: field.name, name: argument.name, type: argument.type });
       },
       ObjectField(node) {
         if (node.value.kind !== Kind.VARIABLE || usage.has(node.value.name.value)) return;
         const type = typeInfo.getInputType();
         const parent = typeInfo.getParentInputType();
-        if (type && parent) usage.set(node.value.name.value, { parent: getNamedType(parent).name, field: "", name: node.name.value, type });
+        if (type && parent)
+          usage.set(node.value.name.value, { parent: getNamedType(parent).name, field: "", name: node.name.value, type });
       },
     }),
   );
   const variables: Record<string, unknown> = {};
-  const operation = document.definitions.find((definition): definition is OperationDefinitionNode => definition.kind === Kind.OPERATION_DEFINITION)!;
+  const operation = document.definitions.find(
+    (definition): definition is OperationDefinitionNode => definition.kind === Kind.OPERATION_DEFINITION,
+  )!;
   for (const definition of operation.variableDefinitions ?? []) {
     const name = definition.variable.name.value;
     const used = usage.get(name);
@@ -106,7 +118,14 @@ export function variablesFor(schema: GraphQLSchema, document: DocumentNode, pool
     // Optional variables: page sizes always (small pages), others now and then.
     if (!required && used.name !== "first" && !random.chance(0.4)) continue;
     const given = INPUTS[getNamedType(used.type).name];
-    variables[name] = given ? given(pool) : argumentValue(pool, random, { parent: used.parent, field: used.field, argument: { name: used.name, type: used.type } }, false);
+    variables[name] = given
+      ? given(pool)
+      : argumentValue(
+          pool,
+          random,
+          { parent: used.parent, field: used.field, argument: { name: used.name, type: used.type } },
+          false,
+        );
     if (isNonNullType(used.type) && variables[name] === null) delete variables[name];
   }
   return variables;
@@ -118,21 +137,38 @@ const INPUTS: Record<string, (pool: ValuePool) => unknown> = {
   AggregateWarpSignaturesInput: (pool) => ({ network: "FUJI", justification: "0x00", signingSubnetId: pool.subnetIds[0] }),
 };
 
-export async function projectOperations(schema: GraphQLSchema, pool: ValuePool, simulator: { dataUrl: string; metricsUrl: string }, seed: number): Promise<NamedOperation[]> {
+export async function projectOperations(
+  schema: GraphQLSchema,
+  pool: ValuePool,
+  simulator: { dataUrl: string; metricsUrl: string },
+  seed: number,
+): Promise<NamedOperation[]> {
   const random = new Random(seed);
   const operations: NamedOperation[] = [];
   const fromFiles = (folder: string) => {
     const documents = graphqlFiles(folder).map(({ path, text }) => ({ path, document: parse(text) }));
     for (const { source, operation, document } of splitOperations(documents)) {
-      operations.push({ source, kind: operation.operation, query: print(document), variables: variablesFor(schema, document, pool, random) });
+      operations.push({
+        source,
+        kind: operation.operation,
+        query: print(document),
+        variables: variablesFor(schema, document, pool, random),
+      });
     }
   };
   fromFiles("test/operations/");
   fromFiles("examples/");
 
   GRAPHIQL_EXAMPLES.forEach((example, index) => {
-    for (const { source, operation, document } of splitOperations([{ path: `graphiql#${index}`, document: parse(example.query) }])) {
-      operations.push({ source, kind: operation.operation, query: print(document), variables: example.variables ?? variablesFor(schema, document, pool, random) });
+    for (const { source, operation, document } of splitOperations([
+      { path: `graphiql#${index}`, document: parse(example.query) },
+    ])) {
+      operations.push({
+        source,
+        kind: operation.operation,
+        query: print(document),
+        variables: example.variables ?? variablesFor(schema, document, pool, random),
+      });
     }
   });
 
@@ -140,7 +176,9 @@ export async function projectOperations(schema: GraphQLSchema, pool: ValuePool, 
   try {
     for (const reference of referenceOperations) {
       const prepared = await reference.prepare(upstream);
-      for (const { source, operation, document } of splitOperations([{ path: `bench/operations/${reference.name}.graphql`, document: parse(reference.document) }])) {
+      for (const { source, operation, document } of splitOperations([
+        { path: `bench/operations/${reference.name}.graphql`, document: parse(reference.document) },
+      ])) {
         operations.push({ source, kind: operation.operation, query: print(document), variables: prepared.variables });
       }
     }

@@ -46,7 +46,10 @@ interface Divergence {
 }
 
 async function bothWays(operation: Operation, subscription: boolean): Promise<{ compiled: Answer; interpreted: Answer }> {
-  const [first, second] = await Promise.all([send(compiled.gateway, operation, subscription), send(interpreted.gateway, operation, subscription)]);
+  const [first, second] = await Promise.all([
+    send(compiled.gateway, operation, subscription),
+    send(interpreted.gateway, operation, subscription),
+  ]);
   return { compiled: first, interpreted: second };
 }
 
@@ -67,31 +70,40 @@ function forms(operation: Operation): [string, Operation][] {
   });
 }
 
-async function divergences(cases: { source: string; form: string; operation: Operation; subscription: boolean }[]): Promise<Divergence[]> {
+async function divergences(
+  cases: { source: string; form: string; operation: Operation; subscription: boolean }[],
+): Promise<Divergence[]> {
   const found = await boundedMap(cases, CONCURRENCY, async (item) => {
     const answers = await bothWays(item.operation, item.subscription);
     return agree(answers.compiled, answers.interpreted) ? undefined : { ...item, ...answers };
   });
   const divergent = found.filter((item) => item !== undefined) as Divergence[];
   // DIFFERENTIAL_REPORT=<file> keeps every divergence whole, one JSON line each, for study.
-  if (process.env.DIFFERENTIAL_REPORT) for (const item of divergent) appendFileSync(process.env.DIFFERENTIAL_REPORT, `${JSON.stringify(item)}\n`);
+  if (process.env.DIFFERENTIAL_REPORT)
+    for (const item of divergent) appendFileSync(process.env.DIFFERENTIAL_REPORT, `${JSON.stringify(item)}\n`);
   return divergent;
 }
 
 function report(found: Divergence[], seed?: number): string {
-  const lines = found.slice(0, 5).map((item) =>
-    [
-      `--- ${item.source} (${item.form})`,
-      item.operation.query,
-      `variables: ${JSON.stringify(item.operation.variables)}`,
-      `compiled:    ${JSON.stringify(item.compiled).slice(0, 1_500)}`,
-      `interpreted: ${JSON.stringify(item.interpreted).slice(0, 1_500)}`,
-    ].join("\n"),
-  );
+  const lines = found
+    .slice(0, 5)
+    .map((item) =>
+      [
+        `--- ${item.source} (${item.form})`,
+        item.operation.query,
+        `variables: ${JSON.stringify(item.operation.variables)}`,
+        `compiled:    ${JSON.stringify(item.compiled).slice(0, 1_500)}`,
+        `interpreted: ${JSON.stringify(item.interpreted).slice(0, 1_500)}`,
+      ].join("\n"),
+    );
   return `${found.length} divergence(s)${seed === undefined ? "" : ` (seed ${seed})`}\n${lines.join("\n")}`;
 }
 
-async function graphql(instance: Instance, query: string, variables: Record<string, unknown> = {}): Promise<{ data?: Record<string, unknown> | null; errors?: unknown[] }> {
+async function graphql(
+  instance: Instance,
+  query: string,
+  variables: Record<string, unknown> = {},
+): Promise<{ data?: Record<string, unknown> | null; errors?: unknown[] }> {
   const response = await instance.gateway.yoga.fetch("http://gateway.test/graphql", {
     method: "POST",
     headers: { "content-type": "application/json", accept: "application/graphql-response+json" },
@@ -101,7 +113,16 @@ async function graphql(instance: Instance, query: string, variables: Record<stri
 }
 
 async function startExport(): Promise<string> {
-  const result = await graphql(interpreted, `mutation { exportTransactions(input: { primaryNetwork: { includeChains: ["p-chain"] } }) { operationId } }`);
+  const result = await graphql(
+    interpreted,
+    `
+      mutation {
+        exportTransactions(input: { primaryNetwork: { includeChains: ["p-chain"] } }) {
+          operationId
+        }
+      }
+    `,
+  );
   const id = (result.data?.exportTransactions as { operationId?: string } | undefined)?.operationId;
   if (!id) throw new Error(`could not start an export: ${JSON.stringify(result)}`);
   return id;
@@ -109,7 +130,21 @@ async function startExport(): Promise<string> {
 
 /** Every `id` the gateway answers for a few records, for `node(id:)` refetches. */
 async function harvestGlobalIds(): Promise<string[]> {
-  const result = await graphql(interpreted, `{ latestBlocks(first: 2) { nodes { id } } chain(id: "43114") { id } }`);
+  const result = await graphql(
+    interpreted,
+    `
+      {
+        latestBlocks(first: 2) {
+          nodes {
+            id
+          }
+        }
+        chain(id: "43114") {
+          id
+        }
+      }
+    `,
+  );
   const ids: string[] = [];
   const walk = (value: unknown) => {
     if (Array.isArray(value)) value.forEach(walk);
@@ -128,7 +163,7 @@ beforeAll(async () => {
   simulator = await startSimulator({ dataPort: 0, metricsPort: 0 });
   compiled = await startInstance(simulator, { ...GATEWAY_ENV, GRAPHQL_JIT: "true" });
   interpreted = await startInstance(simulator, { ...GATEWAY_ENV, GRAPHQL_JIT: "false" });
-  const get = async <T,>(path: string): Promise<T> => {
+  const get = async <T>(path: string): Promise<T> => {
     const response = await fetch(simulator.dataUrl + path);
     if (!response.ok) throw new Error(`simulator ${path}: HTTP ${response.status}`);
     return (await response.json()) as T;
@@ -150,7 +185,12 @@ describe("compiled execution and graphql-js", () => {
   it("answer every document of the project alike, with its arguments as variables and inline", async () => {
     expect(project.length).toBeGreaterThan(60);
     const cases = project.flatMap((operation) =>
-      forms(operation).map(([form, variant]) => ({ source: operation.source, form, operation: variant, subscription: operation.kind === "subscription" })),
+      forms(operation).map(([form, variant]) => ({
+        source: operation.source,
+        form,
+        operation: variant,
+        subscription: operation.kind === "subscription",
+      })),
     );
     const found = await divergences(cases);
     expect(found, report(found)).toEqual([]);
@@ -182,7 +222,9 @@ describe("compiled execution and graphql-js", () => {
     ];
     const answers = await Promise.all(shapes.map((shape) => bothWays(shape, true)));
     answers.forEach((answer, index) => expect(answer.compiled, shapes[index]!.query).toEqual(answer.interpreted));
-    const statuses = (answers[0]!.interpreted.body as { event: string; data: { data: { exportOperation: { operationStatus: string } } } }[])
+    const statuses = (
+      answers[0]!.interpreted.body as { event: string; data: { data: { exportOperation: { operationStatus: string } } } }[]
+    )
       .filter((event) => event.event === "next")
       .map((event) => event.data.data.exportOperation.operationStatus);
     // The stream follows the job to its end: it was read running, and then finished.

@@ -73,7 +73,12 @@ function freshName(builder: Builder, base: string): string {
   return `${base}${builder.names}`;
 }
 
-function fieldSelection(builder: Builder, parent: GraphQLObjectType | GraphQLInterfaceType, field: GraphQLField<unknown, unknown>, depth: number): string {
+function fieldSelection(
+  builder: Builder,
+  parent: GraphQLObjectType | GraphQLInterfaceType,
+  field: GraphQLField<unknown, unknown>,
+  depth: number,
+): string {
   const { random } = builder;
   const alias = random.chance(0.15) ? `${freshName(builder, "a")}: ` : "";
   const args = field.args
@@ -108,7 +113,13 @@ function argumentText(builder: Builder, parent: string, field: string, argument:
  * variable given a value, or a variable declared but left without one (its field's default, if
  * any, must then apply, as graphql-js applies it).
  */
-function inputObjectText(builder: Builder, type: ReturnType<typeof getNamedType> & { getFields(): Record<string, { name: string; type: GraphQLInputType; defaultValue?: unknown }> }, invalid: boolean): string {
+function inputObjectText(
+  builder: Builder,
+  type: ReturnType<typeof getNamedType> & {
+    getFields(): Record<string, { name: string; type: GraphQLInputType; defaultValue?: unknown }>;
+  },
+  invalid: boolean,
+): string {
   const { random, pool } = builder;
   const fields: string[] = [];
   for (const field of Object.values(type.getFields())) {
@@ -119,7 +130,12 @@ function inputObjectText(builder: Builder, type: ReturnType<typeof getNamedType>
       fields.push(`${field.name}: ${inputObjectText(builder, named, false)}`);
       continue;
     }
-    const value = argumentValue(pool, random, { parent: type.name, field: field.name, argument: field }, invalid && random.chance(0.5));
+    const value = argumentValue(
+      pool,
+      random,
+      { parent: type.name, field: field.name, argument: field },
+      invalid && random.chance(0.5),
+    );
     const form = random.int(3);
     if (form === 0 || required) fields.push(`${field.name}: ${print(literalOf(value, field.type))}`);
     else if (form === 1) fields.push(`${field.name}: ${variableText(builder, field.name, field.type, value)}`);
@@ -152,7 +168,8 @@ function subselection(builder: Builder, type: GraphQLNamedType, depth: number): 
     const possible = schema.getPossibleTypes(type as GraphQLInterfaceType | GraphQLUnionType);
     const parts = ["__typename"];
     if ("getFields" in type && random.chance(0.6)) parts.push(objectFields(builder, type as GraphQLInterfaceType, depth));
-    for (const member of possible) if (random.chance(0.4)) parts.push(`... on ${member.name} { ${objectFields(builder, member, depth)} }`);
+    for (const member of possible)
+      if (random.chance(0.4)) parts.push(`... on ${member.name} { ${objectFields(builder, member, depth)} }`);
     return parts.join(" ");
   }
   if (!isObjectType(type)) return "__typename";
@@ -167,7 +184,9 @@ function subselection(builder: Builder, type: GraphQLNamedType, depth: number): 
 function objectFields(builder: Builder, type: GraphQLObjectType | GraphQLInterfaceType, depth: number): string {
   const { random } = builder;
   const fields = Object.values(type.getFields());
-  const leaves = fields.filter((field) => isLeafType(getNamedType(field.type)) && field.args.every((argument) => !isNonNullType(argument.type)));
+  const leaves = fields.filter(
+    (field) => isLeafType(getNamedType(field.type)) && field.args.every((argument) => !isNonNullType(argument.type)),
+  );
   const candidates = depth >= MAX_DEPTH ? leaves : fields;
   const pool = candidates.length > 0 ? candidates : fields;
   const count = 1 + random.int(FIELDS_AT_MOST);

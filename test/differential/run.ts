@@ -21,7 +21,10 @@ const VOLATILE_EXTENSIONS = new Set(["retryAfter", "requestId"]);
 export async function send(gateway: Gateway, operation: Operation, subscription: boolean): Promise<Answer> {
   const response = await gateway.yoga.fetch("http://gateway.test/graphql", {
     method: "POST",
-    headers: { "content-type": "application/json", accept: subscription ? "text/event-stream" : "application/graphql-response+json" },
+    headers: {
+      "content-type": "application/json",
+      accept: subscription ? "text/event-stream" : "application/graphql-response+json",
+    },
     body: JSON.stringify({ query: operation.query, variables: operation.variables }),
   });
   if (!subscription || !response.headers.get("content-type")?.startsWith("text/event-stream")) {
@@ -40,8 +43,14 @@ export async function send(gateway: Gateway, operation: Operation, subscription:
     .map((block) => block.split("\n").filter((line) => line.startsWith("event:") || line.startsWith("data:")))
     .filter((lines) => lines.length > 0)
     .map((lines) => {
-      const event = lines.find((line) => line.startsWith("event:"))?.slice(6).trim();
-      const data = lines.filter((line) => line.startsWith("data:")).map((line) => line.slice(5).trim()).join("\n");
+      const event = lines
+        .find((line) => line.startsWith("event:"))
+        ?.slice(6)
+        .trim();
+      const data = lines
+        .filter((line) => line.startsWith("data:"))
+        .map((line) => line.slice(5).trim())
+        .join("\n");
       return { event, data: data ? normalised(JSON.parse(data)) : null };
     });
   return { status: response.status, body: events };
@@ -64,7 +73,10 @@ export function normalised(value: unknown, key?: string): unknown {
   if (value && typeof value === "object") {
     let entries = Object.entries(value as Record<string, unknown>)
       .filter(([name]) => !(key === "extensions" && VOLATILE_EXTENSIONS.has(name)))
-      .map(([name, item]) => [name, CLOCK_FIELDS.has(name) && typeof item === "number" ? "<clock>" : normalised(item, name)] as const);
+      .map(
+        ([name, item]) =>
+          [name, CLOCK_FIELDS.has(name) && typeof item === "number" ? "<clock>" : normalised(item, name)] as const,
+      );
     // The order of a response's entries and of an error's is not significant (the order of the
     // fields under `data` is, and stays as it was answered).
     if (key === undefined || key === "error" || key === "extensions") entries = entries.sort(([a], [b]) => a.localeCompare(b));
@@ -134,13 +146,18 @@ export function agree(compiled: Answer, interpreted: Answer): boolean {
   if (JSON.stringify(compiled) === JSON.stringify(interpreted)) return true;
   const a = compiled.body as { data?: unknown; errors?: unknown[] } | null;
   const b = interpreted.body as { data?: unknown; errors?: unknown[] } | null;
-  if (compiled.status !== interpreted.status || !a || !b || a.data !== null || b.data !== null || !a.errors || !b.errors) return false;
+  if (compiled.status !== interpreted.status || !a || !b || a.data !== null || b.data !== null || !a.errors || !b.errors)
+    return false;
   const compiledErrors = new Set(a.errors.map((error) => JSON.stringify(error)));
   return b.errors.length > 0 && b.errors.every((error) => compiledErrors.has(JSON.stringify(error)));
 }
 
 /** Runs `task` over `items` with at most `limit` at once, in order of the items. */
-export async function boundedMap<T, R>(items: readonly T[], limit: number, task: (item: T, index: number) => Promise<R>): Promise<R[]> {
+export async function boundedMap<T, R>(
+  items: readonly T[],
+  limit: number,
+  task: (item: T, index: number) => Promise<R>,
+): Promise<R[]> {
   const results = new Array<R>(items.length);
   let next = 0;
   const worker = async () => {

@@ -56,7 +56,12 @@ export function literalOf(value: unknown, type: GraphQLInputType): ValueNode {
       })),
     };
   }
-  if (isEnumType(nullable) && typeof value === "string" && /^[_A-Za-z][_0-9A-Za-z]*$/.test(value) && !["true", "false", "null"].includes(value)) {
+  if (
+    isEnumType(nullable) &&
+    typeof value === "string" &&
+    /^[_A-Za-z][_0-9A-Za-z]*$/.test(value) &&
+    !["true", "false", "null"].includes(value)
+  ) {
     return { kind: Kind.ENUM, value };
   }
   return untypedLiteral(value);
@@ -65,7 +70,8 @@ export function literalOf(value: unknown, type: GraphQLInputType): ValueNode {
 function untypedLiteral(value: unknown): ValueNode {
   if (value === null || value === undefined) return { kind: Kind.NULL };
   if (typeof value === "boolean") return { kind: Kind.BOOLEAN, value };
-  if (typeof value === "number") return Number.isInteger(value) ? { kind: Kind.INT, value: String(value) } : { kind: Kind.FLOAT, value: String(value) };
+  if (typeof value === "number")
+    return Number.isInteger(value) ? { kind: Kind.INT, value: String(value) } : { kind: Kind.FLOAT, value: String(value) };
   if (typeof value === "string") return { kind: Kind.STRING, value };
   if (Array.isArray(value)) return { kind: Kind.LIST, values: value.map(untypedLiteral) };
   return {
@@ -79,7 +85,9 @@ function untypedLiteral(value: unknown): ValueNode {
 }
 
 function soleOperation(document: DocumentNode): OperationDefinitionNode {
-  const operations = document.definitions.filter((definition): definition is OperationDefinitionNode => definition.kind === Kind.OPERATION_DEFINITION);
+  const operations = document.definitions.filter(
+    (definition): definition is OperationDefinitionNode => definition.kind === Kind.OPERATION_DEFINITION,
+  );
   if (operations.length !== 1) throw new Error(`expected one operation, found ${operations.length}`);
   return operations[0]!;
 }
@@ -92,7 +100,8 @@ function soleOperation(document: DocumentNode): OperationDefinitionNode {
 export function inlineVariables(schema: GraphQLSchema, operation: Operation): Operation {
   const document = parse(operation.query);
   const definitions = new Map<string, VariableDefinitionNode>();
-  for (const definition of soleOperation(document).variableDefinitions ?? []) definitions.set(definition.variable.name.value, definition);
+  for (const definition of soleOperation(document).variableDefinitions ?? [])
+    definitions.set(definition.variable.name.value, definition);
   const valueOf = (name: string): { value: ValueNode } | undefined => {
     const definition = definitions.get(name);
     if (!definition) return undefined;
@@ -118,7 +127,9 @@ export function inlineVariables(schema: GraphQLSchema, operation: Operation): Op
     ListValue(node) {
       return {
         ...node,
-        values: node.values.map((item) => (item.kind === Kind.VARIABLE ? (valueOf(item.name.value)?.value ?? { kind: Kind.NULL }) : item)),
+        values: node.values.map((item) =>
+          item.kind === Kind.VARIABLE ? (valueOf(item.name.value)?.value ?? { kind: Kind.NULL }) : item,
+        ),
       };
     },
   });
@@ -176,7 +187,8 @@ export function liftLiterals(schema: GraphQLSchema, operation: Operation, mode: 
         return { ...node, value: variableFor(`${fieldNames.at(-1) ?? "op"}_${node.name.value}`, type, node.value) };
       },
       ObjectField(node) {
-        if (mode !== "leaves" || holdsVariable(node.value) || node.value.kind === Kind.OBJECT || node.value.kind === Kind.LIST) return undefined;
+        if (mode !== "leaves" || holdsVariable(node.value) || node.value.kind === Kind.OBJECT || node.value.kind === Kind.LIST)
+          return undefined;
         const type = typeInfo.getInputType();
         if (!type) return undefined;
         return { ...node, value: variableFor(`${fieldNames.at(-1) ?? "op"}_${node.name.value}`, type, node.value) };

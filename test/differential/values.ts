@@ -100,14 +100,26 @@ export async function readPool(upstream: Upstream): Promise<Omit<ValuePool, "com
   const transactions = (
     await Promise.all(
       withTransactions.map((block) =>
-        upstream.get<{ transactions: { nativeTransaction?: Transaction }[] | Transaction[] }>(`/v1/chains/${MAIN_CHAIN}/blocks/${block.blockNumber}/transactions?pageSize=3`),
+        upstream.get<{ transactions: { nativeTransaction?: Transaction }[] | Transaction[] }>(
+          `/v1/chains/${MAIN_CHAIN}/blocks/${block.blockNumber}/transactions?pageSize=3`,
+        ),
       ),
     )
-  ).flatMap((page) => page.transactions.map((item) => ("nativeTransaction" in item && item.nativeTransaction ? item.nativeTransaction : (item as Transaction))));
+  ).flatMap((page) =>
+    page.transactions.map((item) =>
+      "nativeTransaction" in item && item.nativeTransaction ? item.nativeTransaction : (item as Transaction),
+    ),
+  );
   const primary = async (chain: string) =>
-    (await upstream.get<{ transactions: PrimaryTransaction[] }>(`/v1/networks/${FUJI}/blockchains/${chain}/transactions?pageSize=5`)).transactions;
+    (
+      await upstream.get<{ transactions: PrimaryTransaction[] }>(
+        `/v1/networks/${FUJI}/blockchains/${chain}/transactions?pageSize=5`,
+      )
+    ).transactions;
   const [pChain, xChain, cChain] = await Promise.all([primary("p-chain"), primary("x-chain"), primary("c-chain")]);
-  const validators = await upstream.get<{ validators: { validationId: string; nodeId: string; subnetId: string }[] }>(`/v1/networks/${FUJI}/l1Validators?pageSize=5`);
+  const validators = await upstream.get<{ validators: { validationId: string; nodeId: string; subnetId: string }[] }>(
+    `/v1/networks/${FUJI}/l1Validators?pageSize=5`,
+  );
   const utxos = [...pChain, ...xChain].flatMap((tx) => [...(tx.consumedUtxos ?? []), ...(tx.emittedUtxos ?? [])]);
   return {
     evmChainIds: unique(chains.chains.map((chain) => chain.chainId)),
@@ -118,7 +130,13 @@ export async function readPool(upstream: Upstream): Promise<Omit<ValuePool, "com
     pChainTransactionHashes: pChain.map((tx) => tx.txHash),
     pChainBlockIds: unique(pChain.flatMap((tx) => [tx.blockNumber, tx.blockHash].filter((id): id is string => Boolean(id)))),
     xChainTransactionHashes: xChain.map((tx) => tx.txHash),
-    cChainAtomicBlockIds: unique(cChain.flatMap((tx) => [tx.blockHeight === undefined ? undefined : String(tx.blockHeight), tx.blockHash].filter((id): id is string => Boolean(id)))),
+    cChainAtomicBlockIds: unique(
+      cChain.flatMap((tx) =>
+        [tx.blockHeight === undefined ? undefined : String(tx.blockHeight), tx.blockHash].filter((id): id is string =>
+          Boolean(id),
+        ),
+      ),
+    ),
     bech32Addresses: unique(utxos.flatMap((utxo) => utxo.addresses)).slice(0, 6),
     assetIds: unique(utxos.map((utxo) => utxo.asset.assetId)),
     blockchainIds: ["p-chain", "x-chain", "c-chain"],
@@ -133,7 +151,12 @@ export async function readPool(upstream: Upstream): Promise<Omit<ValuePool, "com
  * A value for one argument (or one variable bound to it), from what the field is and the pool.
  * `invalid` asks for a value the gateway must refuse or not find (errors must match too).
  */
-export function argumentValue(pool: ValuePool, random: Random, where: { parent: string; field: string; argument: GraphQLArgument | { name: string; type: GraphQLInputType } }, invalid: boolean): unknown {
+export function argumentValue(
+  pool: ValuePool,
+  random: Random,
+  where: { parent: string; field: string; argument: GraphQLArgument | { name: string; type: GraphQLInputType } },
+  invalid: boolean,
+): unknown {
   const { parent, field, argument } = where;
   const name = argument.name;
   const at = `${parent}.${field}.${name}`;
@@ -172,7 +195,8 @@ export function argumentValue(pool: ValuePool, random: Random, where: { parent: 
   if (at === "Query.node.id") return pool.globalIds.length > 0 && random.chance(0.9) ? random.pick(pool.globalIds) : "garbage";
   if (name === "id" && parent === "EvmChain") return random.pick(pool.evmBlockIds);
   if (name === "id" && parent === "PChain") return random.pick(pool.pChainBlockIds);
-  if (name === "id" && parent === "CChain") return random.pick(pool.cChainAtomicBlockIds.length ? pool.cChainAtomicBlockIds : ["1"]);
+  if (name === "id" && parent === "CChain")
+    return random.pick(pool.cChainAtomicBlockIds.length ? pool.cChainAtomicBlockIds : ["1"]);
   if (name === "id" && parent === "PrimaryNetwork") return random.pick(pool.blockchainIds);
   if (name === "hash" && parent === "EvmChain") return random.pick(pool.evmTransactionHashes);
   if (name === "hash" || name === "txHash") {
@@ -196,7 +220,8 @@ function valueOfType(pool: ValuePool, random: Random, type: GraphQLInputType): u
   if (isInputObjectType(nullable)) {
     const value: Record<string, unknown> = {};
     for (const field of Object.values(nullable.getFields())) {
-      if (isNonNullType(field.type) || random.chance(0.3)) value[field.name] = argumentValue(pool, random, { parent: nullable.name, field: field.name, argument: field }, false);
+      if (isNonNullType(field.type) || random.chance(0.3))
+        value[field.name] = argumentValue(pool, random, { parent: nullable.name, field: field.name, argument: field }, false);
     }
     return value;
   }

@@ -22,13 +22,25 @@ let url: string;
 
 beforeAll(async () => {
   simulator = await startSimulator({ dataPort: 0, metricsPort: 0 });
-  gateway = createGateway(loadConfig({}), { dataApiUrl: simulator.dataUrl, metricsApiUrl: simulator.metricsUrl }, createLogger("silent"));
+  gateway = createGateway(
+    loadConfig({}),
+    { dataApiUrl: simulator.dataUrl, metricsApiUrl: simulator.metricsUrl },
+    createLogger("silent"),
+  );
   server = createServer(gateway.yoga);
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   url = `http://127.0.0.1:${(server.address() as { port: number }).port}/graphql`;
   browser = await chromium.launch({
     executablePath: CHROMIUM,
-    args: ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync"],
+    args: [
+      "--no-sandbox",
+      "--disable-gpu",
+      "--disable-quic",
+      "--no-first-run",
+      "--disable-background-networking",
+      "--disable-component-update",
+      "--disable-sync",
+    ],
   });
 });
 

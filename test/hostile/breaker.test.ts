@@ -7,13 +7,18 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { execute, metricsText, startHarness, upstreamCalls, type Harness } from "../helpers.ts";
 
 const BLOCK_ROUTE = "GET /v1/chains/{chainId}/blocks/{blockId}";
-const BLOCK_QUERY = "query Block($id: String!) { chain(id: \"43114\") { block(id: $id) { blockNumber } } }";
+const BLOCK_QUERY = 'query Block($id: String!) { chain(id: "43114") { block(id: $id) { blockNumber } } }';
 
 let harness: Harness;
 
 beforeAll(async () => {
   // A breaker that opens on little: 3 calls in 10 s of which half failed.
-  harness = await startHarness({ UPSTREAM_RETRIES: "0", BREAKER_VOLUME_THRESHOLD: "3", BREAKER_ERROR_PERCENTAGE: "50", BREAKER_RESET_MS: "60000" });
+  harness = await startHarness({
+    UPSTREAM_RETRIES: "0",
+    BREAKER_VOLUME_THRESHOLD: "3",
+    BREAKER_ERROR_PERCENTAGE: "50",
+    BREAKER_RESET_MS: "60000",
+  });
   // The chain list, once: the requests below then make one call each, to the block route.
   await execute(harness, '{ chain(id: "43114") { chainId } }');
 });
@@ -48,7 +53,14 @@ async function expectServiceStillServes() {
 describe("row 2: the breaker counts only the service's failures", () => {
   it("row 2: 35 answers of 400, 413, 414, 422, 429, 431 and 404 leave the breaker closed for everyone", async () => {
     const statuses = [400, 413, 414, 422, 429, 431];
-    const codes: Record<number, string> = { 400: "BAD_USER_INPUT", 413: "BAD_USER_INPUT", 414: "BAD_USER_INPUT", 422: "BAD_USER_INPUT", 429: "RATE_LIMITED", 431: "BAD_USER_INPUT" };
+    const codes: Record<number, string> = {
+      400: "BAD_USER_INPUT",
+      413: "BAD_USER_INPUT",
+      414: "BAD_USER_INPUT",
+      422: "BAD_USER_INPUT",
+      429: "RATE_LIMITED",
+      431: "BAD_USER_INPUT",
+    };
     for (const status of statuses) {
       harness.simulator.setKnobs({ errorRate: 1, errorStatus: status, errorRoutes: [BLOCK_ROUTE] });
       for (let attempt = 0; attempt < 5; attempt += 1) {
@@ -73,7 +85,9 @@ describe("row 2: the breaker counts only the service's failures", () => {
     for (let attempt = 0; attempt < 25; attempt += 1) {
       const node = await execute(harness, "query N($id: ID!) { node(id: $id) { id } }", { id: hugeId });
       expect(node.body.errors![0]!.extensions).toMatchObject({ code: "BAD_USER_INPUT", argument: "id" });
-      const page = await execute(harness, "query P($after: String) { latestBlocks(after: $after) { pageInfo { endCursor } } }", { after: hugeCursor });
+      const page = await execute(harness, "query P($after: String) { latestBlocks(after: $after) { pageInfo { endCursor } } }", {
+        after: hugeCursor,
+      });
       expect(page.body.errors![0]!.extensions).toMatchObject({ code: "BAD_USER_INPUT", argument: "after" });
     }
     expect(upstreamCalls(harness)).toEqual({});
@@ -81,7 +95,12 @@ describe("row 2: the breaker counts only the service's failures", () => {
   });
 
   it("row 2: the service's own failures (5xx) still open it", async () => {
-    const fragile = await startHarness({ UPSTREAM_RETRIES: "0", BREAKER_VOLUME_THRESHOLD: "3", BREAKER_ERROR_PERCENTAGE: "50", BREAKER_RESET_MS: "60000" });
+    const fragile = await startHarness({
+      UPSTREAM_RETRIES: "0",
+      BREAKER_VOLUME_THRESHOLD: "3",
+      BREAKER_ERROR_PERCENTAGE: "50",
+      BREAKER_RESET_MS: "60000",
+    });
     try {
       await execute(fragile, '{ chain(id: "43114") { chainId } }');
       fragile.simulator.setKnobs({ errorRate: 1, errorStatus: 500, errorRoutes: [BLOCK_ROUTE] });

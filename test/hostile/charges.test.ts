@@ -5,7 +5,12 @@
  */
 import { afterEach, describe, expect, it } from "vitest";
 import { documentShape } from "../../src/limits/document-shape.ts";
-import { CHARACTERS_PER_TOKEN, DOCUMENT_TOKENS_PER_CHARGE, FREE_DOCUMENT_TOKENS, newDocumentCost } from "../../src/plugins/rate-limit.ts";
+import {
+  CHARACTERS_PER_TOKEN,
+  DOCUMENT_TOKENS_PER_CHARGE,
+  FREE_DOCUMENT_TOKENS,
+  newDocumentCost,
+} from "../../src/plugins/rate-limit.ts";
 import { execute, startHarness, upstreamCalls, type Harness } from "../helpers.ts";
 
 let harness: Harness | undefined;
@@ -37,14 +42,28 @@ async function servesOthers(gateway: Harness): Promise<void> {
 
 describe("row 8: charges before parsing", () => {
   it("counts a document's tokens and definitions from its text as a GraphQL lexer would", () => {
-    expect(documentShape("query Wide0 { __typename __typename }", Infinity)).toEqual({ tooDeep: false, depth: 1, definitions: 1, tokens: 6 });
+    expect(documentShape("query Wide0 { __typename __typename }", Infinity)).toEqual({
+      tooDeep: false,
+      depth: 1,
+      definitions: 1,
+      tokens: 6,
+    });
     // Strings, comments and commas are no tokens of their own; fragments are definitions too.
-    expect(documentShape('# a comment { { {\n{ a(b: "}}}", c: 1) ...F } fragment F on Query { d }', Infinity)).toEqual({ tooDeep: false, depth: 2, definitions: 2, tokens: 20 });
+    expect(documentShape('# a comment { { {\n{ a(b: "}}}", c: 1) ...F } fragment F on Query { d }', Infinity)).toEqual({
+      tooDeep: false,
+      depth: 2,
+      definitions: 2,
+      tokens: 20,
+    });
     expect(documentShape("{ a { b { c } } }", 2).tooDeep).toBe(true);
     // 4,989 tokens: the first 200 are free, then 1 per 20; and 1 per 1,000 characters.
     const perCharacters = (text: string) => Math.floor(text.length / CHARACTERS_PER_TOKEN);
-    expect(newDocumentCost(wide(0))).toBe(Math.floor((4_989 - FREE_DOCUMENT_TOKENS) / DOCUMENT_TOKENS_PER_CHARGE) + perCharacters(wide(0)));
-    expect(newDocumentCost(many(1_000))).toBe(Math.floor((5_000 - FREE_DOCUMENT_TOKENS) / DOCUMENT_TOKENS_PER_CHARGE) + perCharacters(many(1_000)) + 999);
+    expect(newDocumentCost(wide(0))).toBe(
+      Math.floor((4_989 - FREE_DOCUMENT_TOKENS) / DOCUMENT_TOKENS_PER_CHARGE) + perCharacters(wide(0)),
+    );
+    expect(newDocumentCost(many(1_000))).toBe(
+      Math.floor((5_000 - FREE_DOCUMENT_TOKENS) / DOCUMENT_TOKENS_PER_CHARGE) + perCharacters(many(1_000)) + 999,
+    );
     expect(newDocumentCost("{ __typename }")).toBe(0);
     // A long name is one token, and still read.
     expect(newDocumentCost(`query Q${"x".repeat(95_000)} { __typename }`)).toBe(95);
@@ -92,7 +111,9 @@ describe("row 8: charges before parsing", () => {
     const response = await execute(gateway, broken, {}, from("192.0.2.9"));
     expect(response.status).toBe(400);
     expect(response.body.errors![0]!.message).toMatch(/Syntax Error/);
-    expect(newDocumentCost(broken)).toBe(Math.floor((1_501 - FREE_DOCUMENT_TOKENS) / DOCUMENT_TOKENS_PER_CHARGE) + Math.floor(broken.length / CHARACTERS_PER_TOKEN));
+    expect(newDocumentCost(broken)).toBe(
+      Math.floor((1_501 - FREE_DOCUMENT_TOKENS) / DOCUMENT_TOKENS_PER_CHARGE) + Math.floor(broken.length / CHARACTERS_PER_TOKEN),
+    );
     expect(remaining(response)).toBe(500 - 1 - newDocumentCost(broken));
     await servesOthers(gateway);
   });
@@ -121,7 +142,12 @@ describe("row 8: charges before parsing", () => {
     const response = await execute(gateway, query, {}, from("192.0.2.11"), "O0");
     expect(response.status).toBe(400);
     const cost = 1 + newDocumentCost(query);
-    expect(response.body.errors![0]!.extensions).toEqual({ code: "BAD_USER_INPUT", limit: "documentSize", max: 500, actual: cost });
+    expect(response.body.errors![0]!.extensions).toEqual({
+      code: "BAD_USER_INPUT",
+      limit: "documentSize",
+      max: 500,
+      actual: cost,
+    });
     expect(response.body.errors![0]!.message).toBe(
       `Reading this request (5000 tokens and 1000 definitions) costs ${cost}, more than the 500 that RATE_LIMIT_BURST allows at once, so it can never run; send a smaller document, one operation at a time`,
     );
@@ -140,7 +166,8 @@ describe("row 8: charges before parsing", () => {
     for (let index = 0; index < 6; index++) {
       const response = await execute(gateway, "{ __typename }", {}, attacker, name);
       statuses.push(response.status);
-      if (response.status === 429) expect(response.body.errors![0]!.extensions).toMatchObject({ code: "RATE_LIMITED", cost: costs });
+      if (response.status === 429)
+        expect(response.body.errors![0]!.extensions).toMatchObject({ code: "RATE_LIMITED", cost: costs });
       else expect(remaining(response)).toBe(500 - (index + 1) * costs);
     }
     // 500 pays for five of 96, not a sixth.

@@ -6,7 +6,16 @@ import { afterEach, describe, expect, it } from "vitest";
 import { connectionAddress } from "../../src/server/http-server.ts";
 import { ExportTransactionsDocument } from "../generated/graphql.ts";
 import { execute, metricsText, until, upstreamCalls } from "../helpers.ts";
-import { exchange, graphqlRequest, openConnection, parseAnswer, serveGateway, stopServed, type RawConnection, type Served } from "./raw-http.ts";
+import {
+  exchange,
+  graphqlRequest,
+  openConnection,
+  parseAnswer,
+  serveGateway,
+  stopServed,
+  type RawConnection,
+  type Served,
+} from "./raw-http.ts";
 
 const running: Served[] = [];
 const connections: RawConnection[] = [];
@@ -24,7 +33,9 @@ async function open(port: number, localAddress?: string): Promise<RawConnection>
 }
 
 function openOnServer(served: Served): Promise<number> {
-  return new Promise((resolve, reject) => served.server.server.getConnections((error, count) => (error ? reject(error) : resolve(count))));
+  return new Promise((resolve, reject) =>
+    served.server.server.getConnections((error, count) => (error ? reject(error) : resolve(count))),
+  );
 }
 
 function refused(metrics: string, reason: string): number {
@@ -72,7 +83,9 @@ describe("row 9: slow senders", () => {
     const served = await serve({ SERVER_HEADERS_TIMEOUT_MS: "300", SERVER_REQUEST_TIMEOUT_MS: "5000" });
     const slow = await Promise.all(Array.from({ length: 20 }, () => open(served.port)));
     slow.forEach((connection, index) =>
-      connection.socket.write(`${index % 2 ? "GET /graphql?query=%7B__typename%7D" : "POST /graphql"} HTTP/1.1\r\nhost: gateway.test\r\nx-slow: `),
+      connection.socket.write(
+        `${index % 2 ? "GET /graphql?query=%7B__typename%7D" : "POST /graphql"} HTTP/1.1\r\nhost: gateway.test\r\nx-slow: `,
+      ),
     );
     // A connection that sends nothing at all is dropped too.
     slow.push(await open(served.port));
@@ -84,14 +97,21 @@ describe("row 9: slow senders", () => {
   });
 
   it("row 9: an answer that streams longer than the request timeout (a subscription) is not cut", async () => {
-    const served = await serve({ SERVER_HEADERS_TIMEOUT_MS: "200", SERVER_REQUEST_TIMEOUT_MS: "200", EXPORT_POLL_INTERVAL_MS: "50" });
+    const served = await serve({
+      SERVER_HEADERS_TIMEOUT_MS: "200",
+      SERVER_REQUEST_TIMEOUT_MS: "200",
+      EXPORT_POLL_INTERVAL_MS: "50",
+    });
     served.harness.simulator.setKnobs({ exportJobMs: 1_500 });
     const started = await execute(served.harness, ExportTransactionsDocument, {
       input: { evm: { addresses: [`0x${"1".repeat(40)}`], includeChains: ["43114"] } },
     });
     expect(started.body.errors).toBeUndefined();
     const id = started.body.data!.exportTransactions.operationId;
-    const body = JSON.stringify({ query: `subscription($id: ID!) { exportOperation(id: $id) { operationStatus } }`, variables: { id } });
+    const body = JSON.stringify({
+      query: `subscription($id: ID!) { exportOperation(id: $id) { operationStatus } }`,
+      variables: { id },
+    });
     const stream = await open(served.port);
     stream.socket.write(
       `POST /graphql HTTP/1.1\r\nhost: gateway.test\r\naccept: text/event-stream\r\ncontent-type: application/json\r\n` +
@@ -132,7 +152,12 @@ describe("row 9: connection caps", () => {
   });
 
   it("row 9: beyond MAX_CONNECTIONS in all, connections are closed at once", async () => {
-    const served = await serve({ MAX_CONNECTIONS: "8", MAX_CONNECTIONS_PER_ADDRESS: "0", SERVER_HEADERS_TIMEOUT_MS: "60000", SERVER_REQUEST_TIMEOUT_MS: "60000" });
+    const served = await serve({
+      MAX_CONNECTIONS: "8",
+      MAX_CONNECTIONS_PER_ADDRESS: "0",
+      SERVER_HEADERS_TIMEOUT_MS: "60000",
+      SERVER_REQUEST_TIMEOUT_MS: "60000",
+    });
     const allowed = await Promise.all(Array.from({ length: 8 }, (_, index) => open(served.port, `127.0.0.${index + 1}`)));
     await until(async () => (await openOnServer(served)) === 8, "8 connections open on the server");
     const over = await open(served.port, "127.0.0.9");
@@ -162,7 +187,9 @@ describe("row 15: what Node refuses before the gateway reads a request is JSON t
     const served = await serve({});
     const garbage = parseAnswer(await sendRaw(served.port, "NOT HTTP AT ALL\r\n\r\n"));
     expect(garbage.status).toBe(400);
-    expect(JSON.parse(garbage.body)).toEqual({ errors: [{ message: "The request is not valid HTTP/1.1", extensions: { code: "BAD_REQUEST" } }] });
+    expect(JSON.parse(garbage.body)).toEqual({
+      errors: [{ message: "The request is not valid HTTP/1.1", extensions: { code: "BAD_REQUEST" } }],
+    });
 
     const hugeHeaders = `GET /graphql?query=%7B__typename%7D HTTP/1.1\r\nhost: gateway.test\r\nx-padding: ${"a".repeat(20_000)}\r\n\r\n`;
     const tooLarge = parseAnswer(await sendRaw(served.port, hugeHeaders));

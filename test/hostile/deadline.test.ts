@@ -17,7 +17,12 @@ let harness: Harness;
 
 beforeAll(async () => {
   // One connection to the Data API, so that concurrent calls wait in the pool's queue.
-  harness = await startHarness({ REQUEST_TIMEOUT_MS: "300", UPSTREAM_CONNECTIONS: "1", UPSTREAM_RETRIES: "0", BREAKER_VOLUME_THRESHOLD: "1000" });
+  harness = await startHarness({
+    REQUEST_TIMEOUT_MS: "300",
+    UPSTREAM_CONNECTIONS: "1",
+    UPSTREAM_RETRIES: "0",
+    BREAKER_VOLUME_THRESHOLD: "1000",
+  });
   await execute(harness, '{ chain(id: "43114") { chainId } }');
 });
 
@@ -26,7 +31,14 @@ afterAll(async () => {
 });
 
 function deadlineOutcomes(metrics: string, route: string): number {
-  const line = metrics.split("\n").find((text) => text.startsWith("gateway_upstream_requests_total{") && text.includes(`route="${route}"`) && text.includes('outcome="deadline"'));
+  const line = metrics
+    .split("\n")
+    .find(
+      (text) =>
+        text.startsWith("gateway_upstream_requests_total{") &&
+        text.includes(`route="${route}"`) &&
+        text.includes('outcome="deadline"'),
+    );
   return line ? Number(line.split(" ").at(-1)) : 0;
 }
 
@@ -35,7 +47,9 @@ describe("row 14: answers never come later than the request's deadline", () => {
     harness.simulator.setKnobs({ latencyMs: 2_000 });
     harness.simulator.resetCounters();
     try {
-      const answers = await Promise.all(Array.from({ length: 6 }, (_, index) => execute(harness, BLOCK_QUERY, { id: String(700 + index) })));
+      const answers = await Promise.all(
+        Array.from({ length: 6 }, (_, index) => execute(harness, BLOCK_QUERY, { id: String(700 + index) })),
+      );
       for (const answer of answers) {
         expect(answer.status).toBe(200);
         // What was known (the chain, from the cache) is kept; the block that never came is null.
@@ -88,14 +102,20 @@ describe("row 14: answers never come later than the request's deadline", () => {
           headers: { "content-type": "application/json" },
           body: JSON.stringify({ query }),
         });
-        return { status: response.status, body: (await response.json()) as { data: unknown; errors?: { message: string; extensions: Record<string, unknown> }[] } };
+        return {
+          status: response.status,
+          body: (await response.json()) as { data: unknown; errors?: { message: string; extensions: Record<string, unknown> }[] },
+        };
       };
       const answers = await Promise.all([ask("{ fast slow }"), ask("{ slow }")]);
       for (const answer of answers) {
         expect(answer.status).toBe(504);
         expect(answer.body.data).toBeNull();
         expect(answer.body.errors).toEqual([
-          { message: "The request took longer than REQUEST_TIMEOUT_MS (200 ms) and was cut short", extensions: { code: "TIMEOUT", timeoutMs: 200 } },
+          {
+            message: "The request took longer than REQUEST_TIMEOUT_MS (200 ms) and was cut short",
+            extensions: { code: "TIMEOUT", timeoutMs: 200 },
+          },
         ]);
       }
       // A fast operation is untouched.

@@ -30,7 +30,11 @@ async function serve(): Promise<Served> {
   async function send(method: "POST" | "GET", headers: Record<string, string> = {}, query = COSTS_1): Promise<number> {
     const response =
       method === "POST"
-        ? await fetch(base, { method, headers: { "content-type": "application/json", ...headers }, body: JSON.stringify({ query }) })
+        ? await fetch(base, {
+            method,
+            headers: { "content-type": "application/json", ...headers },
+            body: JSON.stringify({ query }),
+          })
         : await fetch(`${base}?query=${encodeURIComponent(query)}`, { headers: { "x-graphql-yoga-csrf": "1", ...headers } });
     const body = (await response.json()) as { errors?: { extensions: { code: string } }[] };
     if (response.status === 429) expect(body.errors?.[0]?.extensions.code).toBe("RATE_LIMITED");

@@ -91,7 +91,12 @@ export interface Served {
 /** Serves a gateway built with `env` on a free loopback port; `stopServed` stops it. */
 export async function serveGateway(env: Record<string, string>): Promise<Served> {
   const harness = await startHarness(env);
-  const server = createGatewayServer(harness.gateway.listener, harness.config.server, createLogger("silent"), harness.gateway.metrics.registry);
+  const server = createGatewayServer(
+    harness.gateway.listener,
+    harness.config.server,
+    createLogger("silent"),
+    harness.gateway.metrics.registry,
+  );
   await new Promise<void>((resolve) => server.server.listen(0, "127.0.0.1", resolve));
   harness.simulator.resetCounters();
   return { harness, server, port: (server.server.address() as AddressInfo).port };

@@ -31,7 +31,9 @@ describe("row 6: /ready", () => {
     // An interval longer than the test: every ask below falls within the first one.
     const harness = await harnessWith({ READY_CACHE_MS: "600000" });
     const concurrent = await Promise.all(
-      Array.from({ length: 500 }, (_, index) => ready(harness, index % 2 ? "/ready" : `/ready?probe=${index}`, { "x-glacier-api-key": `k${index}` })),
+      Array.from({ length: 500 }, (_, index) =>
+        ready(harness, index % 2 ? "/ready" : `/ready?probe=${index}`, { "x-glacier-api-key": `k${index}` }),
+      ),
     );
     expect(concurrent.every((status) => status === 200)).toBe(true);
     expect(upstreamCalls(harness)).toEqual({ "GET /v1/health-check": 1, "GET /v2/health-check": 1 });
@@ -41,7 +43,12 @@ describe("row 6: /ready", () => {
   });
 
   it("row 6: with a breaker open, /ready answers 503 at once, without asking the upstream", async () => {
-    const harness = await harnessWith({ READY_CACHE_MS: "600000", BREAKER_VOLUME_THRESHOLD: "2", BREAKER_RESET_MS: "600000", UPSTREAM_RETRIES: "0" });
+    const harness = await harnessWith({
+      READY_CACHE_MS: "600000",
+      BREAKER_VOLUME_THRESHOLD: "2",
+      BREAKER_RESET_MS: "600000",
+      UPSTREAM_RETRIES: "0",
+    });
     expect(await ready(harness)).toBe(200);
     harness.simulator.setKnobs({ errorRate: 1, errorStatus: 500, errorRoutes: ["GET /v1/chains"] });
     for (let call = 0; call < 3; call += 1) await execute(harness, `{ chains { chainId } }`);
@@ -62,7 +69,8 @@ describe("row 6: /ready", () => {
     const statuses = await Promise.all(Array.from({ length: 300 }, () => ready(harness)));
     expect(statuses.every((status) => status === 503)).toBe(true);
     // The burst may straddle the end of an interval: then it shares one new check.
-    for (const route of HEALTH_ROUTES) expect((harness.simulator.counters()[route] ?? 0) - (before[route] ?? 0)).toBeLessThanOrEqual(1);
+    for (const route of HEALTH_ROUTES)
+      expect((harness.simulator.counters()[route] ?? 0) - (before[route] ?? 0)).toBeLessThanOrEqual(1);
     harness.simulator.setKnobs({ errorRate: 0, errorRoutes: [] });
     await until(async () => (await ready(harness)) === 200, "/ready to turn 200 again", 5_000);
     await stillServes(harness);
@@ -85,7 +93,9 @@ describe("row 6: the readiness check", () => {
         breakerState: "closed" as const,
         get: <T>() => {
           route.calls += 1;
-          return new Promise<T>((resolve, reject) => pending.push(() => (route.up ? resolve(undefined as T) : reject(new Error("down")))));
+          return new Promise<T>((resolve, reject) =>
+            pending.push(() => (route.up ? resolve(undefined as T) : reject(new Error("down")))),
+          );
         },
       },
     };

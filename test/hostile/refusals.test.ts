@@ -40,13 +40,20 @@ interface Answer {
 
 async function answer(response: Response): Promise<Answer> {
   const text = await response.text();
-  return { status: response.status, contentType: response.headers.get("content-type") ?? "", text, body: JSON.parse(text) as Answer["body"] };
+  return {
+    status: response.status,
+    contentType: response.headers.get("content-type") ?? "",
+    text,
+    body: JSON.parse(text) as Answer["body"],
+  };
 }
 
 /** A POST through the real HTTP listener (which parses JSON bodies ahead), or through yoga.fetch. */
 async function post(body: string, accept: string, { overHttp = true, contentType = "application/json" } = {}): Promise<Answer> {
   const init = { method: "POST", headers: { "content-type": contentType, accept }, body };
-  return answer(overHttp ? await fetch(`${base}/graphql`, init) : await harness.gateway.yoga.fetch("http://gateway.test/graphql", init));
+  return answer(
+    overHttp ? await fetch(`${base}/graphql`, init) : await harness.gateway.yoga.fetch("http://gateway.test/graphql", init),
+  );
 }
 
 async function get(params: Record<string, string>, accept: string, headers: Record<string, string> = CSRF): Promise<Answer> {
@@ -107,7 +114,10 @@ describe("row 7: JSON nested deeper than MAX_NESTING_DEPTH", () => {
 
   it("row 7: a document nesting brackets 10,000 deep is a 400 GRAPHQL_PARSE_FAILED, POST and GET", async () => {
     for (const accept of ACCEPTS) {
-      for (const document of [`{ __typename(x: ${nestedArray(10_000)}) }`, `{ ${"a { ".repeat(2_400)} b ${"}".repeat(2_400)} }`]) {
+      for (const document of [
+        `{ __typename(x: ${nestedArray(10_000)}) }`,
+        `{ ${"a { ".repeat(2_400)} b ${"}".repeat(2_400)} }`,
+      ]) {
         const viaPost = expectRefusal(await post(JSON.stringify({ query: document }), accept), 400, "GRAPHQL_PARSE_FAILED");
         expect(viaPost.extensions).toMatchObject({ limit: "nesting", max: 64 });
         expectRefusal(await get({ query: document }, accept), 400, "GRAPHQL_PARSE_FAILED");
@@ -128,7 +138,11 @@ describe("row 11: INTROSPECTION=false hides every suggestion", () => {
   };
 
   it("row 11: enum values, inline and through variables", async () => {
-    await refusedWithoutSuggestion(`{ networkMetrics(scope: MAINNET, metric: TX_CONT) { __typename } }`, undefined, "GRAPHQL_VALIDATION_FAILED");
+    await refusedWithoutSuggestion(
+      `{ networkMetrics(scope: MAINNET, metric: TX_CONT) { __typename } }`,
+      undefined,
+      "GRAPHQL_VALIDATION_FAILED",
+    );
     await refusedWithoutSuggestion(
       `query($metric: ChainMetric!) { networkMetrics(scope: MAINNET, metric: $metric) { __typename } }`,
       { metric: "TX_CONT" },
@@ -137,7 +151,11 @@ describe("row 11: INTROSPECTION=false hides every suggestion", () => {
   });
 
   it("row 11: input object fields, inline and through variables", async () => {
-    await refusedWithoutSuggestion(`mutation { exportTransactions(input: { evmm: { addresses: [], includeChains: [] } }) { id } }`, undefined, "GRAPHQL_VALIDATION_FAILED");
+    await refusedWithoutSuggestion(
+      `mutation { exportTransactions(input: { evmm: { addresses: [], includeChains: [] } }) { id } }`,
+      undefined,
+      "GRAPHQL_VALIDATION_FAILED",
+    );
     await refusedWithoutSuggestion(
       `mutation($input: ExportTransactionsInput!) { exportTransactions(input: $input) { id } }`,
       { input: { evmm: { addresses: [], includeChains: [] } } },
@@ -148,7 +166,11 @@ describe("row 11: INTROSPECTION=false hides every suggestion", () => {
   it("row 11: field names, argument names and type names", async () => {
     await refusedWithoutSuggestion(`{ latestBlock { nodes { blockHash } } }`, undefined, "GRAPHQL_VALIDATION_FAILED");
     await refusedWithoutSuggestion(`{ latestBlocks(frist: 1) { nodes { blockHash } } }`, undefined, "GRAPHQL_VALIDATION_FAILED");
-    await refusedWithoutSuggestion(`query($n: Itn) { latestBlocks(first: $n) { nodes { blockHash } } }`, undefined, "GRAPHQL_VALIDATION_FAILED");
+    await refusedWithoutSuggestion(
+      `query($n: Itn) { latestBlocks(first: $n) { nodes { blockHash } } }`,
+      undefined,
+      "GRAPHQL_VALIDATION_FAILED",
+    );
     await expectServing();
   });
 
@@ -170,10 +192,21 @@ describe("row 15: every refusal is JSON with a code and its status, POST and GET
     ["a document that does not validate", "{ nope }", undefined, "GRAPHQL_VALIDATION_FAILED"],
     ['"Validation aborted." (too many errors)', `{ ${"nope ".repeat(1_990)}}`, undefined, "GRAPHQL_VALIDATION_FAILED"],
     ["51 aliases", aliases, undefined, "BAD_USER_INPUT", "aliases"],
-    ["51 aliases of __typename", `{ ${Array.from({ length: 51 }, (_, index) => `t${index}: __typename`).join(" ")} }`, undefined, "BAD_USER_INPUT", "aliases"],
+    [
+      "51 aliases of __typename",
+      `{ ${Array.from({ length: 51 }, (_, index) => `t${index}: __typename`).join(" ")} }`,
+      undefined,
+      "BAD_USER_INPUT",
+      "aliases",
+    ],
     ["51 directives", `{ __typename ${"@skip(if: false) ".repeat(51)}}`, undefined, "BAD_USER_INPUT", "directives"],
     ["2,001 tokens", `{ ${"__typename ".repeat(2_001)}}`, undefined, "BAD_USER_INPUT", "tokens"],
-    ["a variable that does not coerce", "query($n: Int!) { latestBlocks(first: $n) { nodes { blockHash } } }", { n: "ten" }, "BAD_USER_INPUT"],
+    [
+      "a variable that does not coerce",
+      "query($n: Int!) { latestBlocks(first: $n) { nodes { blockHash } } }",
+      { n: "ten" },
+      "BAD_USER_INPUT",
+    ],
     ["a missing variable", "query($n: Int!) { latestBlocks(first: $n) { nodes { blockHash } } }", {}, "BAD_USER_INPUT"],
   ];
 
@@ -195,7 +228,11 @@ describe("row 15: every refusal is JSON with a code and its status, POST and GET
     for (const accept of ACCEPTS) {
       const viaGet = expectRefusal(await get({ query: "{ __typename }" }, accept, {}), 400, "BAD_REQUEST");
       expect(viaGet.message).toMatch(/CSRF/);
-      expectRefusal(await post(JSON.stringify({ query: "{ __typename }" }), accept, { contentType: "text/plain" }), 400, "BAD_REQUEST");
+      expectRefusal(
+        await post(JSON.stringify({ query: "{ __typename }" }), accept, { contentType: "text/plain" }),
+        400,
+        "BAD_REQUEST",
+      );
     }
     await expectServing();
   });
@@ -215,7 +252,10 @@ describe("row 15: every refusal is JSON with a code and its status, POST and GET
   });
 
   it("row 15: bodies over the limit are 413 PAYLOAD_TOO_LARGE, bodies without a length 411 LENGTH_REQUIRED", async () => {
-    const over = await post(JSON.stringify({ query: "{ __typename }", variables: { padding: "x".repeat(120_000) } }), "application/json");
+    const over = await post(
+      JSON.stringify({ query: "{ __typename }", variables: { padding: "x".repeat(120_000) } }),
+      "application/json",
+    );
     expect(expectRefusal(over, 413, "PAYLOAD_TOO_LARGE").message).toMatch(/over the limit of 100000 bytes/);
     const chunk = JSON.stringify({ query: "{ __typename }" });
     const chunked = await new Promise<string>((resolve, reject) => {
@@ -238,9 +278,13 @@ describe("row 15: every refusal is JSON with a code and its status, POST and GET
   });
 
   it("row 15: an unsupported method, media type or path is JSON with its HTTP status", async () => {
-    const put = await answer(await fetch(`${base}/graphql`, { method: "PUT", headers: { "content-type": "application/json" }, body: "{}" }));
+    const put = await answer(
+      await fetch(`${base}/graphql`, { method: "PUT", headers: { "content-type": "application/json" }, body: "{}" }),
+    );
     expectRefusal(put, 405, "BAD_REQUEST");
-    const xml = await answer(await fetch(`${base}/graphql`, { method: "POST", headers: { "content-type": "application/xml" }, body: "<query/>" }));
+    const xml = await answer(
+      await fetch(`${base}/graphql`, { method: "POST", headers: { "content-type": "application/xml" }, body: "<query/>" }),
+    );
     expectRefusal(xml, 415, "BAD_REQUEST");
     const elsewhere = await answer(await fetch(`${base}/nowhere`));
     expectRefusal(elsewhere, 404, "NOT_FOUND");
@@ -253,7 +297,8 @@ describe("row 15: every refusal is JSON with a code and its status, POST and GET
     await post(JSON.stringify({ query: "{ nope }" }), "application/json");
     await get({ query: "{ __typename }" }, "application/json", {});
     const after = await metricsText(harness);
-    for (const reason of ["over_limit", "validation_failed", "csrf"]) expect(refusalCount(after, reason)).toBe(refusalCount(before, reason) + 1);
+    for (const reason of ["over_limit", "validation_failed", "csrf"])
+      expect(refusalCount(after, reason)).toBe(refusalCount(before, reason) + 1);
   });
 });
 
@@ -274,11 +319,17 @@ describe("no stack trace ever reaches a client", () => {
     try {
       const port = (faultyServer.address() as AddressInfo).port;
       for (const path of ["/throw-on-request", "/reject-on-request", "/throw-on-response"]) {
-        for (const response of [await fetch(`http://127.0.0.1:${port}${path}`), await faulty.gateway.yoga.fetch(`http://gateway.test${path}`)]) {
+        for (const response of [
+          await fetch(`http://127.0.0.1:${port}${path}`),
+          await faulty.gateway.yoga.fetch(`http://gateway.test${path}`),
+        ]) {
           const result = await answer(response);
           expect(result.status).toBe(500);
           expect(result.contentType).toMatch(/^application\/json/);
-          expect(result.body.errors?.[0]).toEqual({ message: "Unexpected error.", extensions: { code: "INTERNAL_SERVER_ERROR" } });
+          expect(result.body.errors?.[0]).toEqual({
+            message: "Unexpected error.",
+            extensions: { code: "INTERNAL_SERVER_ERROR" },
+          });
           expect(result.text).not.toContain("/work/");
         }
       }

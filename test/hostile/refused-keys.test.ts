@@ -108,7 +108,8 @@ describe("row 16: a refused key is not served from caches", () => {
     for (const key of ["rot-1", "rot-2", "rot-3", "rot-4"]) await execute(harness, BLOCK_QUERY, undefined, asKey(key));
     harness.simulator.resetCounters();
     // The three latest are remembered; the first was dropped, and is asked about again.
-    for (const key of ["rot-2", "rot-3", "rot-4"]) expect((await execute(harness, BLOCK_QUERY, undefined, asKey(key))).status).toBe(403);
+    for (const key of ["rot-2", "rot-3", "rot-4"])
+      expect((await execute(harness, BLOCK_QUERY, undefined, asKey(key))).status).toBe(403);
     expect(upstreamCalls(harness)).toEqual({});
     expect((await execute(harness, BLOCK_QUERY, undefined, asKey("rot-1"))).status).toBe(200);
     expect(upstreamCalls(harness)).toEqual({ "GET /v1/chains": 1 });

@@ -15,10 +15,12 @@ afterAll(() => {
 });
 
 async function startGateway() {
-  const gateway = await startServerProcess(
-    { SHUTDOWN_GRACE_MS: String(GRACE_MS), EXPORT_POLL_INTERVAL_MS: "100" },
-    ["DATA_API_URL", "METRICS_API_URL", "WORKERS", "REDIS_URL"],
-  );
+  const gateway = await startServerProcess({ SHUTDOWN_GRACE_MS: String(GRACE_MS), EXPORT_POLL_INTERVAL_MS: "100" }, [
+    "DATA_API_URL",
+    "METRICS_API_URL",
+    "WORKERS",
+    "REDIS_URL",
+  ]);
   started.add(gateway.child);
   return gateway;
 }
@@ -44,31 +46,70 @@ describe("row 12: shutdown", () => {
     const listening = await gateway.line((line) => line.msg === "gateway listening");
     const simulatorUrl = String(listening.dataApiUrl);
     const control = (path: string, body: unknown) =>
-      fetch(`${simulatorUrl}/_simulator/${path}`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
+      fetch(`${simulatorUrl}/_simulator/${path}`, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify(body),
+      });
     // Jobs that outlive the test: only the shutdown can end their streams.
     expect((await control("knobs", { exportJobMs: 600_000 })).status).toBeLessThan(300);
 
     const graphql = (query: string, variables: Record<string, unknown> = {}, accept = "application/graphql-response+json") =>
-      fetch(`${gateway.url}/graphql`, { method: "POST", headers: { "content-type": "application/json", accept }, body: JSON.stringify({ query, variables }) });
+      fetch(`${gateway.url}/graphql`, {
+        method: "POST",
+        headers: { "content-type": "application/json", accept },
+        body: JSON.stringify({ query, variables }),
+      });
     const streams = [];
     for (const address of ["1", "2"]) {
-      const exported = await graphql(`mutation($input: ExportTransactionsInput!) { exportTransactions(input: $input) { operationId } }`, {
-        input: { evm: { addresses: [`0x${address.repeat(40)}`], includeChains: ["43114"] } },
-      });
-      const operationId = ((await exported.json()) as { data: { exportTransactions: { operationId: string } } }).data.exportTransactions.operationId;
-      const response = await graphql(`subscription($id: ID!) { exportOperation(id: $id) { operationStatus } }`, { id: operationId }, "text/event-stream");
+      const exported = await graphql(
+        `
+          mutation ($input: ExportTransactionsInput!) {
+            exportTransactions(input: $input) {
+              operationId
+            }
+          }
+        `,
+        {
+          input: { evm: { addresses: [`0x${address.repeat(40)}`], includeChains: ["43114"] } },
+        },
+      );
+      const operationId = ((await exported.json()) as { data: { exportTransactions: { operationId: string } } }).data
+        .exportTransactions.operationId;
+      const response = await graphql(
+        `
+          subscription ($id: ID!) {
+            exportOperation(id: $id) {
+              operationStatus
+            }
+          }
+        `,
+        { id: operationId },
+        "text/event-stream",
+      );
       expect(response.status).toBe(200);
       streams.push(readStream(response.body!));
     }
     for (const [index, stream] of streams.entries()) {
-      await expect.poll(() => stream.text(), { timeout: 10_000, message: `stream ${index}'s first event` }).toContain('"operationStatus":"RUNNING"');
+      await expect
+        .poll(() => stream.text(), { timeout: 10_000, message: `stream ${index}'s first event` })
+        .toContain('"operationStatus":"RUNNING"');
     }
 
     // A slow request in flight when the signal comes.
     expect((await control("knobs", { latencyMs: 1_000 })).status).toBeLessThan(300);
     expect((await control("reset", {})).status).toBeLessThan(300);
-    const slow = graphql(`{ latestBlocks(first: 2) { nodes { blockNumber } } }`);
-    const counters = async () => ((await (await fetch(`${simulatorUrl}/_simulator/counters`)).json()) as { counts: Record<string, number> }).counts;
+    const slow = graphql(`
+      {
+        latestBlocks(first: 2) {
+          nodes {
+            blockNumber
+          }
+        }
+      }
+    `);
+    const counters = async () =>
+      ((await (await fetch(`${simulatorUrl}/_simulator/counters`)).json()) as { counts: Record<string, number> }).counts;
     await expect.poll(async () => (await counters())["GET /v1/blocks"] ?? 0, { timeout: 10_000, interval: 50 }).toBe(1);
 
     gateway.child.kill("SIGTERM");
@@ -84,7 +125,9 @@ describe("row 12: shutdown", () => {
     expect(((await answer.json()) as { data: { latestBlocks: { nodes: unknown[] } } }).data.latestBlocks.nodes).toHaveLength(2);
 
     expect(await gateway.exit).toEqual({ code: 0, signal: null });
-    expect(gateway.lines.some((line) => line.msg === "requests still in flight after the grace period: closing their connections")).toBe(false);
+    expect(
+      gateway.lines.some((line) => line.msg === "requests still in flight after the grace period: closing their connections"),
+    ).toBe(false);
     expect(gateway.lines.map((line) => line.msg)).toContain("stopped");
   }, 60_000);
 });

@@ -44,7 +44,9 @@ describe("a caller over its budget", () => {
 
     // Headers that promise 50 kB, and no body: only a refusal that does not wait for it answers.
     const connection = await openConnection(served.port);
-    connection.socket.write("POST /graphql HTTP/1.1\r\nhost: gateway.test\r\ncontent-type: application/json\r\ncontent-length: 50000\r\n\r\n");
+    connection.socket.write(
+      "POST /graphql HTTP/1.1\r\nhost: gateway.test\r\ncontent-type: application/json\r\ncontent-length: 50000\r\n\r\n",
+    );
     await connection.whenClosed;
     const refused = parseAnswer(connection.received());
     expect(refused.status).toBe(429);
@@ -53,7 +55,10 @@ describe("a caller over its budget", () => {
     expect(JSON.parse(refused.body).errors[0].extensions.retryAfter).toBeGreaterThan(0);
 
     // Another address has a budget of its own.
-    expect(await send(served.port, typename, "127.0.0.2")).toEqual({ status: 200, body: JSON.stringify({ data: { __typename: "Query" } }) });
+    expect(await send(served.port, typename, "127.0.0.2")).toEqual({
+      status: 200,
+      body: JSON.stringify({ data: { __typename: "Query" } }),
+    });
     expect(upstreamCalls(served.harness)).toEqual({});
     // Read from the registry: a scrape would have to be paid for from a spent bucket.
     expect(refusedRateLimited(await served.harness.gateway.metrics.registry.metrics())).toBe(2);

@@ -34,7 +34,12 @@ beforeEach(() => {
 
 /** A long export job, started by a caller of its own. */
 async function startJob(): Promise<string> {
-  const result = await execute(harness, ExportTransactionsDocument, { input: { primaryNetwork: { includeChains: ["p-chain"] } } }, { "x-forwarded-for": "203.0.113.250" });
+  const result = await execute(
+    harness,
+    ExportTransactionsDocument,
+    { input: { primaryNetwork: { includeChains: ["p-chain"] } } },
+    { "x-forwarded-for": "203.0.113.250" },
+  );
   expect(result.body.errors).toBeUndefined();
   return result.body.data!.exportTransactions.operationId;
 }
@@ -47,11 +52,17 @@ async function refusal(address: string, id: string, extra: Record<string, string
   const response = await harness.gateway.yoga.fetch("http://gateway.test/graphql", {
     method: "POST",
     headers: { "content-type": "application/json", accept: "text/event-stream", ...from(address, extra) },
-    body: JSON.stringify({ query: "subscription ($id: ID!) { exportOperation(id: $id) { operationStatus } }", variables: { id } }),
+    body: JSON.stringify({
+      query: "subscription ($id: ID!) { exportOperation(id: $id) { operationStatus } }",
+      variables: { id },
+    }),
   });
   const text = await response.text();
   const data = text.split("\n").find((line) => line.startsWith("data:"));
-  return { status: response.status, body: JSON.parse(data ? data.slice(5) : text) as { errors?: { message: string; extensions: Record<string, unknown> }[] } };
+  return {
+    status: response.status,
+    body: JSON.parse(data ? data.slice(5) : text) as { errors?: { message: string; extensions: Record<string, unknown> }[] },
+  };
 }
 
 async function typename(address: string): Promise<number> {
@@ -79,7 +90,11 @@ describe("row 10: export subscriptions", () => {
     const address = "198.51.100.10";
     const open: ExportSubscription[] = [];
     for (let index = 0; index < 10; index++) {
-      const subscription = await subscribeExport(harness, id, from(address, { "x-glacier-api-key": `rotating-${index}-${Math.random()}` }));
+      const subscription = await subscribeExport(
+        harness,
+        id,
+        from(address, { "x-glacier-api-key": `rotating-${index}-${Math.random()}` }),
+      );
       expect(await subscription.next()).toMatchObject({ event: "next" });
       open.push(subscription);
     }
@@ -126,7 +141,9 @@ describe("row 10: export subscriptions", () => {
     expect(events.map((event) => event.event)).toEqual(["next", "next", "complete"]);
     const ended = JSON.parse(events[1]!.data) as { errors: { message: string; extensions: Record<string, unknown> }[] };
     expect(ended.errors[0]!.extensions).toMatchObject({ code: "RATE_LIMITED", cost: 1 });
-    expect(ended.errors[0]!.message).toMatch(/each read of its poller for your subscription \(the stream ends\) costs 1 and 0 of your 30 remain/);
+    expect(ended.errors[0]!.message).toMatch(
+      /each read of its poller for your subscription \(the stream ends\) costs 1 and 0 of your 30 remain/,
+    );
 
     // The caller is spent; another is served.
     harness.simulator.resetCounters();

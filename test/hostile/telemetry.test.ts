@@ -31,8 +31,17 @@ let harness: Harness;
 
 beforeAll(async () => {
   const simulator = await startSimulator({ dataPort: 0, metricsPort: 0 });
-  const config = loadConfig({ RESPONSE_CACHE_TTL_MS: "0", CHAIN_LIST_PRELOAD: "false", RATE_LIMIT: "false", METRICS_OPERATION_NAMES: "100" });
-  const gateway = createGateway(config, { dataApiUrl: simulator.dataUrl, metricsApiUrl: simulator.metricsUrl }, createLogger("info", {}, log));
+  const config = loadConfig({
+    RESPONSE_CACHE_TTL_MS: "0",
+    CHAIN_LIST_PRELOAD: "false",
+    RATE_LIMIT: "false",
+    METRICS_OPERATION_NAMES: "100",
+  });
+  const gateway = createGateway(
+    config,
+    { dataApiUrl: simulator.dataUrl, metricsApiUrl: simulator.metricsUrl },
+    createLogger("info", {}, log),
+  );
   harness = {
     simulator,
     gateway,
@@ -78,7 +87,10 @@ describe("row 1: bounded telemetry", () => {
       const longName = `Q${letters(index)}${"x".repeat(1_000)}`;
       const shortName = `Short${letters(index)}`;
       // Every fourth request goes by GET; the others by POST.
-      const send = index % 4 === 0 ? (query: string, operationName?: string) => get({ query, ...(operationName ? { operationName } : {}) }) : (query: string, operationName?: string) => post({ query, operationName });
+      const send =
+        index % 4 === 0
+          ? (query: string, operationName?: string) => get({ query, ...(operationName ? { operationName } : {}) })
+          : (query: string, operationName?: string) => post({ query, operationName });
       expect((await send(`query ${longName} { __typename }`)).status).toBe(200);
       expect((await send(`query ${shortName} { __typename }`)).status).toBe(200);
       // An operationName that names no operation of the document: refused, and counted as an error by that name.
@@ -118,11 +130,25 @@ describe("row 1: bounded telemetry", () => {
     const document = "query PersistedProbe { __typename }";
     const file = join(mkdtempSync(join(tmpdir(), "persisted-")), "operations.json");
     writeFileSync(file, JSON.stringify({ [createHash("sha256").update(document).digest("hex")]: document }));
-    const config = loadConfig({ RESPONSE_CACHE_TTL_MS: "0", CHAIN_LIST_PRELOAD: "false", RATE_LIMIT: "false", METRICS_OPERATION_NAMES: "2", PERSISTED_OPERATIONS_FILE: file });
-    const gateway = createGateway(config, { dataApiUrl: harness.simulator.dataUrl, metricsApiUrl: harness.simulator.metricsUrl }, createLogger("silent"));
+    const config = loadConfig({
+      RESPONSE_CACHE_TTL_MS: "0",
+      CHAIN_LIST_PRELOAD: "false",
+      RATE_LIMIT: "false",
+      METRICS_OPERATION_NAMES: "2",
+      PERSISTED_OPERATIONS_FILE: file,
+    });
+    const gateway = createGateway(
+      config,
+      { dataApiUrl: harness.simulator.dataUrl, metricsApiUrl: harness.simulator.metricsUrl },
+      createLogger("silent"),
+    );
     try {
       const send = (query: string) =>
-        gateway.yoga.fetch("http://gateway.test/graphql", { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ query }) });
+        gateway.yoga.fetch("http://gateway.test/graphql", {
+          method: "POST",
+          headers: { "content-type": "application/json" },
+          body: JSON.stringify({ query }),
+        });
       for (const name of ["First", "Second", "Third"]) await send(`query ${name} { __typename }`);
       await send(document);
       const names = operationNameLabels(await (await gateway.yoga.fetch("http://gateway.test/metrics")).text());
@@ -138,7 +164,10 @@ describe("row 13: bounded logs", () => {
     const before = await metricsText(harness);
     const refused = (text: string) => Number(/gateway_refusals_total\{reason="malformed_request"\} (\d+)/.exec(text)?.[1] ?? 0);
     for (let index = 0; index < 20; index++) {
-      const response = await post({ query: "query Known { __typename }", operationName: `U${letters(index)}${"n".repeat(95_000)}` });
+      const response = await post({
+        query: "query Known { __typename }",
+        operationName: `U${letters(index)}${"n".repeat(95_000)}`,
+      });
       expect(response.status).toBe(400);
       const body = (await response.json()) as { errors: { extensions: { code: string } }[] };
       expect(body.errors[0]!.extensions.code).toBeDefined();
@@ -154,7 +183,10 @@ describe("row 13: bounded logs", () => {
   });
 
   it("row 13: a variable that echoes 90 kB of client input, and an unexpected error with a long message, are logged truncated", async () => {
-    const response = await post({ query: "query($n: Int!) { latestBlocks(first: $n) { nodes { blockHash } } }", variables: { n: "z".repeat(90_000) } });
+    const response = await post({
+      query: "query($n: Int!) { latestBlocks(first: $n) { nodes { blockHash } } }",
+      variables: { n: "z".repeat(90_000) },
+    });
     expect(response.status).toBe(400);
     const line = log.lines.find((entry) => entry.includes('"msg":"request refused"'));
     expect(line).toContain('"reason":"invalid_variables"');
@@ -163,7 +195,14 @@ describe("row 13: bounded logs", () => {
     log.clear();
     const logger = createLogger("info", {}, log);
     logger.error(new Error(`unexpected ${"q".repeat(50_000)}`));
-    logger.info({ deep: { a: { b: { c: { d: { e: 1 } } } } }, list: Array.from({ length: 1_000 }, (_, index) => index), name: "n".repeat(50_000) }, "m".repeat(50_000));
+    logger.info(
+      {
+        deep: { a: { b: { c: { d: { e: 1 } } } } },
+        list: Array.from({ length: 1_000 }, (_, index) => index),
+        name: "n".repeat(50_000),
+      },
+      "m".repeat(50_000),
+    );
     await new Promise((resolve) => setImmediate(resolve));
     expect(log.lines).toHaveLength(2);
     for (const entry of log.lines) expect(Buffer.byteLength(entry)).toBeLessThan(4 * LOGGED_BOUNDS.stringChars);

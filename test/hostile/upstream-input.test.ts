@@ -63,22 +63,35 @@ async function expectStillServing() {
 }
 
 describe("row 5: values that reach an upstream path are validated like direct arguments", () => {
-  it.each(Object.entries(NODE_KEYS))("row 5: node(id:) of type %s with dot segments, 17 kB or the wrong shape: 0 calls", async (typename, keys) => {
-    await expectRefusedNode(globalId(`${typename}:${keys.dots}`));
-    await expectRefusedNode(globalId(`${typename}:${LONG}`));
-    await expectRefusedNode(globalId(`${typename}:${keys.wrongShape}`));
-    await expectStillServing();
-  });
+  it.each(Object.entries(NODE_KEYS))(
+    "row 5: node(id:) of type %s with dot segments, 17 kB or the wrong shape: 0 calls",
+    async (typename, keys) => {
+      await expectRefusedNode(globalId(`${typename}:${keys.dots}`));
+      await expectRefusedNode(globalId(`${typename}:${LONG}`));
+      await expectRefusedNode(globalId(`${typename}:${keys.wrongShape}`));
+      await expectStillServing();
+    },
+  );
 
   it("row 5: node(id:) that is not base64, has no key, or names an unknown or non-Node type: 0 calls", async () => {
-    for (const id of ["!!!", "", globalId("EvmChain"), globalId("EvmChain:"), globalId("Nope:43114"), globalId("PageInfo:x"), globalId("Query:x")]) {
+    for (const id of [
+      "!!!",
+      "",
+      globalId("EvmChain"),
+      globalId("EvmChain:"),
+      globalId("Nope:43114"),
+      globalId("PageInfo:x"),
+      globalId("Query:x"),
+    ]) {
       await expectRefusedNode(id);
     }
     await expectStillServing();
   });
 
   it("row 5: a well-formed global id still loads its record", async () => {
-    const result = await execute<{ node: { id: string } | null }, { id: string }>(harness, NODE_QUERY, { id: globalId("EvmChain:43114") });
+    const result = await execute<{ node: { id: string } | null }, { id: string }>(harness, NODE_QUERY, {
+      id: globalId("EvmChain:43114"),
+    });
     expect(result.body.errors).toBeUndefined();
     expect(result.body.data!.node).toEqual({ id: globalId("EvmChain:43114") });
     // Chains load through the chain list.
@@ -89,7 +102,10 @@ describe("row 5: values that reach an upstream path are validated like direct ar
     for (const id of ["..", ".", LONG, "a/b"]) {
       const result = await execute(harness, "query Op($id: ID!) { exportOperation(id: $id) { operationId } __typename }", { id });
       expect(result.body.data).toEqual({ exportOperation: null, __typename: "Query" });
-      expect(result.body.errors![0]).toMatchObject({ path: ["exportOperation"], extensions: { code: "BAD_USER_INPUT", argument: "id", maxLength: 128 } });
+      expect(result.body.errors![0]).toMatchObject({
+        path: ["exportOperation"],
+        extensions: { code: "BAD_USER_INPUT", argument: "id", maxLength: 128 },
+      });
       expect(result.body.errors![0]!.message.length).toBeLessThan(400);
     }
     expect(upstreamCalls(harness)).toEqual({});
@@ -119,10 +135,17 @@ describe("row 5: values that reach an upstream path are validated like direct ar
       "%%%",
     ];
     for (const after of forged) {
-      const result = await execute(harness, "query Page($after: String) { latestBlocks(first: 2, after: $after) { edges { cursor } } __typename }", { after });
+      const result = await execute(
+        harness,
+        "query Page($after: String) { latestBlocks(first: 2, after: $after) { edges { cursor } } __typename }",
+        { after },
+      );
       // The error stays on latestBlocks: its sibling keeps its data.
       expect(result.body.data).toEqual({ latestBlocks: null, __typename: "Query" });
-      expect(result.body.errors![0]).toMatchObject({ path: ["latestBlocks"], extensions: { code: "BAD_USER_INPUT", argument: "after" } });
+      expect(result.body.errors![0]).toMatchObject({
+        path: ["latestBlocks"],
+        extensions: { code: "BAD_USER_INPUT", argument: "after" },
+      });
       expect(result.body.errors![0]!.message.length).toBeLessThan(400);
     }
     expect(upstreamCalls(harness)).toEqual({});
@@ -134,16 +157,22 @@ describe("row 5: values that reach an upstream path are validated like direct ar
       harness,
       "{ latestBlocks(first: 2) { pageInfo { endCursor } } }",
     );
-    const next = await execute(harness, "query Page($after: String) { latestBlocks(first: 2, after: $after) { edges { cursor } } }", {
-      after: first.body.data!.latestBlocks.pageInfo.endCursor,
-    });
+    const next = await execute(
+      harness,
+      "query Page($after: String) { latestBlocks(first: 2, after: $after) { edges { cursor } } }",
+      {
+        after: first.body.data!.latestBlocks.pageInfo.endCursor,
+      },
+    );
     expect(next.body.errors).toBeUndefined();
     expect(upstreamCalls(harness)).toEqual({ "GET /v1/blocks": 2 });
   });
 
   it("row 5: the path builder refuses dot segments, empty and over-long values; the query builder over-long or odd page tokens", () => {
     for (const value of [".", "..", "", "x".repeat(257)]) {
-      expect(() => buildPath("/v1/chains/{chainId}", { chainId: value })).toThrow(expect.objectContaining({ code: "BAD_USER_INPUT" }));
+      expect(() => buildPath("/v1/chains/{chainId}", { chainId: value })).toThrow(
+        expect.objectContaining({ code: "BAD_USER_INPUT" }),
+      );
     }
     expect(buildPath("/v1/chains/{chainId}", { chainId: "..." })).toBe("/v1/chains/...");
     for (const pageToken of ["x".repeat(1025), "a b", "line\nbreak"]) {

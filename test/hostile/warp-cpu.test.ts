@@ -29,16 +29,17 @@ beforeEach(() => {
   harness.simulator.resetCounters();
 });
 
-
 function aliased(txHash: string): string {
-  const alias = (index: number) => `a${index}: warpSignature(network: FUJI, txHash: "${txHash}") { decoded { verification { valid } } }`;
+  const alias = (index: number) =>
+    `a${index}: warpSignature(network: FUJI, txHash: "${txHash}") { decoded { verification { valid } } }`;
   return `{ ${Array.from({ length: ALIASES }, (_, index) => alias(index)).join(" ")} }`;
 }
 
 async function verifications(): Promise<Record<string, number>> {
   const text = await metricsText(harness);
   const counts: Record<string, number> = {};
-  for (const [, outcome, value] of text.matchAll(/^gateway_warp_verifications_total\{outcome="(\w+)"\} (\d+)$/gm)) counts[outcome!] = Number(value);
+  for (const [, outcome, value] of text.matchAll(/^gateway_warp_verifications_total\{outcome="(\w+)"\} (\d+)$/gm))
+    counts[outcome!] = Number(value);
   return counts;
 }
 
@@ -53,7 +54,9 @@ describe("row 3: Warp verification CPU", () => {
     const order: string[] = [];
     const [result, other] = await Promise.all([
       attack.then((response) => (order.push("attack"), response)),
-      execute(harness, "{ __typename }", {}, { "x-glacier-api-key": `other-${Math.random()}` }).then((response) => (order.push("other"), response)),
+      execute(harness, "{ __typename }", {}, { "x-glacier-api-key": `other-${Math.random()}` }).then(
+        (response) => (order.push("other"), response),
+      ),
     ]);
     expect(other.status).toBe(200);
     expect(other.body).toEqual({ data: { __typename: "Query" } });
@@ -82,13 +85,18 @@ describe("row 3: Warp verification CPU", () => {
     const again = await execute(harness, query, {}, caller);
     expect(again.status).toBe(200);
     expect((await verifications()).checked).toBe(after.checked);
-    expect(Number(again.headers.get("ratelimit-remaining"))).toBe(BURST - charged - ALIASES * (CALLS_PER_ALIAS + WARP_VERIFICATION_COST));
+    expect(Number(again.headers.get("ratelimit-remaining"))).toBe(
+      BURST - charged - ALIASES * (CALLS_PER_ALIAS + WARP_VERIFICATION_COST),
+    );
 
     // The third time the bucket cannot pay: refused before any upstream call, the gateway still serves.
     harness.simulator.resetCounters();
     const refused = await execute(harness, query, {}, caller);
     expect(refused.status).toBe(429);
-    expect(refused.body.errors![0]!.extensions).toMatchObject({ code: "RATE_LIMITED", cost: ALIASES * (CALLS_PER_ALIAS + WARP_VERIFICATION_COST) - 1 });
+    expect(refused.body.errors![0]!.extensions).toMatchObject({
+      code: "RATE_LIMITED",
+      cost: ALIASES * (CALLS_PER_ALIAS + WARP_VERIFICATION_COST) - 1,
+    });
     expect(upstreamCalls(harness)).toEqual({});
     expect((await execute(harness, "{ __typename }")).body).toEqual({ data: { __typename: "Query" } });
   });
@@ -100,9 +108,16 @@ describe("row 3: Warp verification CPU", () => {
       const refused = await execute(strict, query);
       expect(refused.status).toBe(400);
       const total = ALIASES * (CALLS_PER_ALIAS + WARP_VERIFICATION_COST);
-      expect(refused.body.errors![0]!.extensions).toEqual({ code: "BAD_USER_INPUT", limit: "upstreamCalls", max: 500, actual: total });
+      expect(refused.body.errors![0]!.extensions).toEqual({
+        code: "BAD_USER_INPUT",
+        limit: "upstreamCalls",
+        max: 500,
+        actual: total,
+      });
       expect(refused.body.errors![0]!.message).toMatch(
-        new RegExp(`estimated ${ALIASES * CALLS_PER_ALIAS} upstream calls and CPU \\(Warp verifications\\) worth ${ALIASES * WARP_VERIFICATION_COST} calls, ${total} in all, more than the 500`),
+        new RegExp(
+          `estimated ${ALIASES * CALLS_PER_ALIAS} upstream calls and CPU \\(Warp verifications\\) worth ${ALIASES * WARP_VERIFICATION_COST} calls, ${total} in all, more than the 500`,
+        ),
       );
       expect(upstreamCalls(strict)).toEqual({});
       expect((await execute(strict, "{ __typename }")).body).toEqual({ data: { __typename: "Query" } });

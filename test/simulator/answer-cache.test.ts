@@ -59,11 +59,17 @@ describe("answers the simulator keeps", () => {
       await fetch(`${simulator.dataUrl}/v1/operations/transactions:export`, {
         method: "POST",
         headers: { "content-type": "application/json" },
-        body: JSON.stringify({ type: "TRANSACTION_EXPORT_EVM", firstDate: "2026-10-01", lastDate: "2026-10-02", options: { addresses: ["0xcd12af610f1850d9f9b80048b8257587e61b6011"], includeChains: ["43114"] } }),
+        body: JSON.stringify({
+          type: "TRANSACTION_EXPORT_EVM",
+          firstDate: "2026-10-01",
+          lastDate: "2026-10-02",
+          options: { addresses: ["0xcd12af610f1850d9f9b80048b8257587e61b6011"], includeChains: ["43114"] },
+        }),
       })
     ).json()) as { operationId: string; operationStatus: string };
     const read = async () =>
-      ((await (await fetch(`${simulator.dataUrl}/v1/operations/${created.operationId}`)).json()) as { operationStatus: string }).operationStatus;
+      ((await (await fetch(`${simulator.dataUrl}/v1/operations/${created.operationId}`)).json()) as { operationStatus: string })
+        .operationStatus;
     expect(await read()).toBe("RUNNING");
     await new Promise((resolve) => setTimeout(resolve, 200));
     expect(await read()).not.toBe("RUNNING");

@@ -9,7 +9,10 @@ const addFormats = addFormatsModule.default;
 type Service = "data" | "metrics";
 
 interface Document {
-  paths: Record<string, Record<string, { responses: Record<string, { content?: Record<string, { schema?: { $ref?: string } }> }> }>>;
+  paths: Record<
+    string,
+    Record<string, { responses: Record<string, { content?: Record<string, { schema?: { $ref?: string } }> }> }>
+  >;
   components: { schemas: Record<string, unknown> };
 }
 

@@ -67,9 +67,7 @@ describe("Data API: chains", () => {
   it("rejects values outside the contract's enums", async () => {
     const badNetwork = await getJson(`${data}/v1/chains?network=devnet`);
     expectContract(badNetwork, "data", "GET /v1/chains", 400);
-    expect((badNetwork.body as ErrorBody).message).toBe(
-      "network must be one of the following values: mainnet, fuji, testnet",
-    );
+    expect((badNetwork.body as ErrorBody).message).toBe("network must be one of the following values: mainnet, fuji, testnet");
     const badFeature = await getJson(`${data}/v1/chains?feature=search`);
     expectContract(badFeature, "data", "GET /v1/chains", 400);
     expect((badFeature.body as ErrorBody).message).toBe(
@@ -88,9 +86,7 @@ describe("Data API: blocks of a chain", () => {
     expect(nextPageToken).toBeTypeOf("string");
     blocks.slice(1).forEach((block, index) => {
       expect(block.blockHash).toBe(blocks[index]!.parentHash);
-      expect(Number(block.cumulativeTransactions)).toBe(
-        Number(blocks[index]!.cumulativeTransactions) - blocks[index]!.txCount,
-      );
+      expect(Number(block.cumulativeTransactions)).toBe(Number(blocks[index]!.cumulativeTransactions) - blocks[index]!.txCount);
     });
   });
 

@@ -30,7 +30,12 @@ function allTransactions(network: SampleNetwork, chainId: string): CompleteTrans
 function touchedBy(transaction: CompleteTransaction): Set<string> {
   const { nativeTransaction: tx } = transaction;
   const parties = [tx.from, tx.to];
-  for (const list of [transaction.erc20Transfers, transaction.erc721Transfers, transaction.erc1155Transfers, transaction.internalTransactions]) {
+  for (const list of [
+    transaction.erc20Transfers,
+    transaction.erc721Transfers,
+    transaction.erc1155Transfers,
+    transaction.internalTransactions,
+  ]) {
     for (const item of list ?? []) parties.push(item.from, item.to);
   }
   return new Set(parties.map((party) => party.address).filter((address) => address !== ZERO_ADDRESS));
@@ -56,8 +61,14 @@ describe("sample network: transactions", () => {
           const tx = list.at(index)!;
           const where = `${chain.evmChainId}/${number}/${index}`;
           gas += BigInt(tx.gasUsed);
-          check(tx.blockIndex === index && tx.blockHash === block.blockHash && tx.blockNumber === block.blockNumber, `${where}: place`);
-          check(tx.blockTimestamp === block.blockTimestamp && tx.blockTimestampMilliseconds === block.blockTimestampMilliseconds, `${where}: time`);
+          check(
+            tx.blockIndex === index && tx.blockHash === block.blockHash && tx.blockNumber === block.blockNumber,
+            `${where}: place`,
+          );
+          check(
+            tx.blockTimestamp === block.blockTimestamp && tx.blockTimestampMilliseconds === block.blockTimestampMilliseconds,
+            `${where}: time`,
+          );
           check(BigInt(tx.gasUsed) >= 21_000n && BigInt(tx.gasLimit) >= BigInt(tx.gasUsed), `${where}: gas`);
           check(BigInt(tx.gasPrice) >= BigInt(block.baseFee), `${where}: gas price below the base fee`);
           check(/^0x[0-9a-f]{64}$/.test(tx.txHash) && !hashes.has(tx.txHash), `${where}: hash`);
@@ -66,16 +77,28 @@ describe("sample network: transactions", () => {
           const { input, baseFeePerGas, maxFeePerGas, maxPriorityFeePerGas, ...native } = complete!.nativeTransaction;
           check(JSON.stringify(native) === JSON.stringify(tx), `${where}: complete view`);
           check(baseFeePerGas === block.baseFee && input.startsWith("0x"), `${where}: fee details`);
-          check((tx.txType === 0) === (maxFeePerGas === undefined && maxPriorityFeePerGas === undefined), `${where}: type ${tx.txType}`);
-          if (tx.method?.callType === "NATIVE_TRANSFER") check(tx.gasUsed === "21000" && input === "0x", `${where}: native transfer`);
+          check(
+            (tx.txType === 0) === (maxFeePerGas === undefined && maxPriorityFeePerGas === undefined),
+            `${where}: type ${tx.txType}`,
+          );
+          if (tx.method?.callType === "NATIVE_TRANSFER")
+            check(tx.gasUsed === "21000" && input === "0x", `${where}: native transfer`);
         }
         check(gas === BigInt(block.gasUsed), `${chain.evmChainId}/${number}: gas ${gas} != ${block.gasUsed}`);
       }
       // A hash of another chain, or with one digit changed, finds nothing.
-      const sample = transactions.blockTransactions(chain.blocks.count - 1)!.at(0) ?? transactions.blockTransactions(chain.blocks.count - 2)!.at(0)!;
-      check(transactions.transaction(`${sample.txHash.slice(0, -1)}${sample.txHash.endsWith("0") ? "1" : "0"}`) === undefined, "changed hash");
+      const sample =
+        transactions.blockTransactions(chain.blocks.count - 1)!.at(0) ??
+        transactions.blockTransactions(chain.blocks.count - 2)!.at(0)!;
+      check(
+        transactions.transaction(`${sample.txHash.slice(0, -1)}${sample.txHash.endsWith("0") ? "1" : "0"}`) === undefined,
+        "changed hash",
+      );
       for (const other of small.chains.filter((peer) => peer !== chain)) {
-        check(small.transactions(other).transaction(sample.txHash) === undefined, `${chain.evmChainId} hash on ${other.evmChainId}`);
+        check(
+          small.transactions(other).transaction(sample.txHash) === undefined,
+          `${chain.evmChainId} hash on ${other.evmChainId}`,
+        );
       }
     }
     expect(problems).toEqual([]);
@@ -138,14 +161,17 @@ describe("sample network: transactions", () => {
         }
         for (const transfer of view.erc20Transfers ?? []) see("erc20 price", transfer.erc20Token.price !== undefined);
         for (const transfer of view.erc721Transfers ?? []) see("erc721 indexStatus", transfer.erc721Token.metadata.indexStatus);
-        for (const transfer of view.erc1155Transfers ?? []) see("erc1155 indexStatus", transfer.erc1155Token.metadata.indexStatus);
+        for (const transfer of view.erc1155Transfers ?? [])
+          see("erc1155 indexStatus", transfer.erc1155Token.metadata.indexStatus);
         see(`${chainId} teleporter`, view.teleporterMessageInfo?.direction ?? "none");
       }
     }
     expect(seen.get("callType")).toEqual(new Set(["NATIVE_TRANSFER", "CONTRACT_CALL", "CONTRACT_CREATION"]));
     expect(seen.get("txStatus")).toEqual(new Set(["0", "1"]));
     expect(seen.get("txType")).toEqual(new Set(["0", "2"]));
-    expect(seen.get("internalTxType")).toEqual(new Set(["CALL", "CREATE", "CREATE2", "CREATE3", "CALLCODE", "DELEGATECALL", "STATICCALL"]));
+    expect(seen.get("internalTxType")).toEqual(
+      new Set(["CALL", "CREATE", "CREATE2", "CREATE3", "CALLCODE", "DELEGATECALL", "STATICCALL"]),
+    );
     expect(seen.get("isReverted")).toEqual(new Set(["true", "false"]));
     expect(seen.get("erc20 price")).toEqual(new Set(["true", "false"]));
     expect(seen.get("erc721 indexStatus")!.size).toBeGreaterThanOrEqual(8);
@@ -200,34 +226,54 @@ describe("Data API: EVM transaction routes", () => {
     expectContract(first, "data", ADDRESS_ROUTE, 200);
     const page = first.body as ListTransactionDetailsResponse;
     expect(page.transactions).toHaveLength(10);
-    const all = (await getJson(`${data}/v1/chains/43114/addresses/${busy}/transactions?pageSize=100`)).body as ListTransactionDetailsResponse;
-    const next = await getJson(`${data}/v1/chains/43114/addresses/${busy}/transactions?pageSize=90&pageToken=${page.nextPageToken}`);
+    const all = (await getJson(`${data}/v1/chains/43114/addresses/${busy}/transactions?pageSize=100`))
+      .body as ListTransactionDetailsResponse;
+    const next = await getJson(
+      `${data}/v1/chains/43114/addresses/${busy}/transactions?pageSize=90&pageToken=${page.nextPageToken}`,
+    );
     expectContract(next, "data", ADDRESS_ROUTE, 200);
-    const hashes = [...page.transactions, ...(next.body as ListTransactionDetailsResponse).transactions].map((item) => item.nativeTransaction.txHash);
+    const hashes = [...page.transactions, ...(next.body as ListTransactionDetailsResponse).transactions].map(
+      (item) => item.nativeTransaction.txHash,
+    );
     expect(hashes).toEqual(all.transactions.map((item) => item.nativeTransaction.txHash));
-    const keys = all.transactions.map((item) => Number(item.nativeTransaction.blockNumber) * 1000 + item.nativeTransaction.blockIndex);
+    const keys = all.transactions.map(
+      (item) => Number(item.nativeTransaction.blockNumber) * 1000 + item.nativeTransaction.blockIndex,
+    );
     expect(keys).toEqual([...keys].sort((a, b) => b - a));
     expect(new Set(all.transactions.map((item) => item.nativeTransaction.blockNumber)).size).toBeGreaterThan(50);
   });
 
   it("filters by block range, startBlock inclusive and endBlock exclusive, in either order", async () => {
-    const ascending = await getJson(`${data}/v1/chains/43114/addresses/${busy}/transactions?pageSize=100&startBlock=2000&endBlock=2100&sortOrder=asc`);
+    const ascending = await getJson(
+      `${data}/v1/chains/43114/addresses/${busy}/transactions?pageSize=100&startBlock=2000&endBlock=2100&sortOrder=asc`,
+    );
     expectContract(ascending, "data", ADDRESS_ROUTE, 200);
     const up = (ascending.body as ListTransactionDetailsResponse).transactions.map((item) => item.nativeTransaction);
     expect(up.length).toBeGreaterThan(5);
     expect(up.every((tx) => Number(tx.blockNumber) >= 2000 && Number(tx.blockNumber) < 2100)).toBe(true);
-    const down = (await getJson(`${data}/v1/chains/43114/addresses/${busy}/transactions?pageSize=100&startBlock=2000&endBlock=2100&sortOrder=desc`)).body as ListTransactionDetailsResponse;
+    const down = (
+      await getJson(
+        `${data}/v1/chains/43114/addresses/${busy}/transactions?pageSize=100&startBlock=2000&endBlock=2100&sortOrder=desc`,
+      )
+    ).body as ListTransactionDetailsResponse;
     expect(down.nextPageToken).toBeUndefined();
     expect(down.transactions.map((item) => item.nativeTransaction.txHash)).toEqual(up.map((tx) => tx.txHash).reverse());
 
     const [firstBlock] = up;
-    const only = (await getJson(`${data}/v1/chains/43114/addresses/${busy}/transactions?startBlock=${firstBlock!.blockNumber}&endBlock=${Number(firstBlock!.blockNumber) + 1}`)).body as ListTransactionDetailsResponse;
+    const only = (
+      await getJson(
+        `${data}/v1/chains/43114/addresses/${busy}/transactions?startBlock=${firstBlock!.blockNumber}&endBlock=${Number(firstBlock!.blockNumber) + 1}`,
+      )
+    ).body as ListTransactionDetailsResponse;
     expect(only.transactions.every((item) => item.nativeTransaction.blockNumber === firstBlock!.blockNumber)).toBe(true);
     expect(only.transactions.length).toBeGreaterThan(0);
 
-    const fromStart = (await getJson(`${data}/v1/chains/43114/addresses/${busy}/transactions?endBlock=300&sortOrder=asc&pageSize=100`)).body as ListTransactionDetailsResponse;
+    const fromStart = (
+      await getJson(`${data}/v1/chains/43114/addresses/${busy}/transactions?endBlock=300&sortOrder=asc&pageSize=100`)
+    ).body as ListTransactionDetailsResponse;
     expect(Number(fromStart.transactions.at(-1)!.nativeTransaction.blockNumber)).toBeLessThan(300);
-    const toHead = (await getJson(`${data}/v1/chains/43114/addresses/${busy}/transactions?startBlock=4900`)).body as ListTransactionDetailsResponse;
+    const toHead = (await getJson(`${data}/v1/chains/43114/addresses/${busy}/transactions?startBlock=4900`))
+      .body as ListTransactionDetailsResponse;
     expect(toHead.transactions.every((item) => Number(item.nativeTransaction.blockNumber) >= 4900)).toBe(true);
   });
 
@@ -235,19 +281,33 @@ describe("Data API: EVM transaction routes", () => {
     const empty = await getJson(`${data}/v1/chains/43114/addresses/0x${"ab".repeat(20)}/transactions`);
     expectContract(empty, "data", ADDRESS_ROUTE, 200);
     expect(empty.body).toEqual({ transactions: [] });
-    const upper = (await getJson(`${data}/v1/chains/43114/addresses/0x${busy.slice(2).toUpperCase()}/transactions`)).body as ListTransactionDetailsResponse;
-    const lower = (await getJson(`${data}/v1/chains/43114/addresses/${busy}/transactions`)).body as ListTransactionDetailsResponse;
+    const upper = (await getJson(`${data}/v1/chains/43114/addresses/0x${busy.slice(2).toUpperCase()}/transactions`))
+      .body as ListTransactionDetailsResponse;
+    const lower = (await getJson(`${data}/v1/chains/43114/addresses/${busy}/transactions`))
+      .body as ListTransactionDetailsResponse;
     expect(upper.transactions).toEqual(lower.transactions);
   });
 
   it.each([
     ["address=0x12", "/v1/chains/43114/addresses/0x12/transactions", /^address must be an EVM address/],
-    ["startBlock=-1", `/v1/chains/43114/addresses/{busy}/transactions?startBlock=-1`, /^startBlock must be a non-negative integer$/],
+    [
+      "startBlock=-1",
+      `/v1/chains/43114/addresses/{busy}/transactions?startBlock=-1`,
+      /^startBlock must be a non-negative integer$/,
+    ],
     ["endBlock=2.5", `/v1/chains/43114/addresses/{busy}/transactions?endBlock=2.5`, /^endBlock must be a non-negative integer$/],
-    ["startBlock=7&endBlock=7", `/v1/chains/43114/addresses/{busy}/transactions?startBlock=7&endBlock=7`, /^startBlock must be less than endBlock$/],
+    [
+      "startBlock=7&endBlock=7",
+      `/v1/chains/43114/addresses/{busy}/transactions?startBlock=7&endBlock=7`,
+      /^startBlock must be less than endBlock$/,
+    ],
     ["startBlock=ten", `/v1/chains/43114/addresses/{busy}/transactions?startBlock=ten`, /^startBlock must be a number/],
     ["pageSize=0", `/v1/chains/43114/addresses/{busy}/transactions?pageSize=0`, /^pageSize must not be less than 1$/],
-    ["sortOrder=up", `/v1/chains/43114/addresses/{busy}/transactions?sortOrder=up`, /^sortOrder must be one of the following values: asc, desc$/],
+    [
+      "sortOrder=up",
+      `/v1/chains/43114/addresses/{busy}/transactions?sortOrder=up`,
+      /^sortOrder must be one of the following values: asc, desc$/,
+    ],
   ])("refuses %s on the address route", async (_, path, message) => {
     const response = await getJson(`${data}${path.replace("{busy}", busy)}`);
     expectContract(response, "data", ADDRESS_ROUTE, 400);
@@ -255,8 +315,11 @@ describe("Data API: EVM transaction routes", () => {
   });
 
   it("ties page tokens to the address, the range and the order", async () => {
-    const { nextPageToken } = (await getJson(`${data}/v1/chains/43114/addresses/${busy}/transactions?startBlock=100`)).body as ListTransactionDetailsResponse;
-    expect((await getJson(`${data}/v1/chains/43114/addresses/${busy}/transactions?startBlock=100&pageToken=${nextPageToken}`)).status).toBe(200);
+    const { nextPageToken } = (await getJson(`${data}/v1/chains/43114/addresses/${busy}/transactions?startBlock=100`))
+      .body as ListTransactionDetailsResponse;
+    expect(
+      (await getJson(`${data}/v1/chains/43114/addresses/${busy}/transactions?startBlock=100&pageToken=${nextPageToken}`)).status,
+    ).toBe(200);
     const other = simulator.network.transactions(simulator.network.chain("43114")!).catalog.accounts[2]!;
     for (const path of [
       `/v1/chains/43114/addresses/${busy}/transactions?startBlock=101&pageToken=${nextPageToken}`,
@@ -280,14 +343,20 @@ describe("Data API: EVM transaction routes", () => {
     const byDefault = await getJson(`${data}/v1/chains/73310/blocks/3000/transactions`);
     expectContract(byDefault, "data", BLOCK_ROUTE, 200);
     expect((byDefault.body as ListNativeTransactionsResponse).transactions).toEqual([]);
-    expect(typeof (byDefault.body as ListNativeTransactionsResponse).nextPageToken).toBe(block.txCount > 0 ? "string" : "undefined");
+    expect(typeof (byDefault.body as ListNativeTransactionsResponse).nextPageToken).toBe(
+      block.txCount > 0 ? "string" : "undefined",
+    );
 
     const byNumber = await getJson(`${data}/v1/chains/73310/blocks/3000/transactions?pageSize=100`);
     expectContract(byNumber, "data", BLOCK_ROUTE, 200);
     const body = byNumber.body as ListNativeTransactionsResponse;
     expect(body.transactions.map((tx) => tx.blockIndex)).toEqual([...Array(block.txCount).keys()]);
     expect(body).not.toHaveProperty("nextPageToken");
-    const byHash = (await getJson(`${data}/v1/chains/73310/blocks/${block.blockHash.toUpperCase().replace("0X", "0x")}/transactions?pageSize=100`)).body;
+    const byHash = (
+      await getJson(
+        `${data}/v1/chains/73310/blocks/${block.blockHash.toUpperCase().replace("0X", "0x")}/transactions?pageSize=100`,
+      )
+    ).body;
     expect(byHash).toEqual(body);
   });
 

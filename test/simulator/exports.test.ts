@@ -33,7 +33,12 @@ async function finished(operationId: string): Promise<JsonResponse> {
 
 describe("transaction export jobs", () => {
   it("creates a RUNNING job (201), keeps it running for exportJobMs, then completes it with a CSV to download", async () => {
-    const created = await create({ type: "TRANSACTION_EXPORT_PRIMARY_NETWORK", firstDate: "2026-10-01", lastDate: "2026-10-10", options: { includeChains: ["p-chain"] } });
+    const created = await create({
+      type: "TRANSACTION_EXPORT_PRIMARY_NETWORK",
+      firstDate: "2026-10-01",
+      lastDate: "2026-10-10",
+      options: { includeChains: ["p-chain"] },
+    });
     expectContract(created, "data", CREATE, 201);
     const job = created.body as Operation;
     expect(job).toMatchObject({ operationType: "TRANSACTION_EXPORT_PRIMARY_NETWORK", operationStatus: "RUNNING" });
@@ -64,16 +69,33 @@ describe("transaction export jobs", () => {
   });
 
   it("cuts a range of more than 31 days, with WarnTruncatedExport and the day to continue from", async () => {
-    const created = await create({ type: "TRANSACTION_EXPORT_PRIMARY_NETWORK_SIMPLE", startDate: "2026-09-01", endDate: "2026-10-31", options: { includeChains: [PRIMARY_CHAIN_IDS.fuji.X] } });
+    const created = await create({
+      type: "TRANSACTION_EXPORT_PRIMARY_NETWORK_SIMPLE",
+      startDate: "2026-09-01",
+      endDate: "2026-10-31",
+      options: { includeChains: [PRIMARY_CHAIN_IDS.fuji.X] },
+    });
     const done = (await finished((created.body as Operation).operationId)).body as Operation;
-    expect(done).toMatchObject({ operationStatus: "COMPLETED_WITH_WARNING", metadata: { code: "WarnTruncatedExport", nextDate: "2026-10-02" } });
+    expect(done).toMatchObject({
+      operationStatus: "COMPLETED_WITH_WARNING",
+      metadata: { code: "WarnTruncatedExport", nextDate: "2026-10-02" },
+    });
     const rows = (await (await fetch(done.metadata!.downloadUrl!)).text()).trimEnd().split("\n").slice(1);
     expect(rows.every((row) => row.split(",")[0]! <= "2026-10-01")).toBe(true);
   });
 
   it.each([
-    ["an EVM chain the network does not have", { type: "TRANSACTION_EXPORT_EVM", options: { addresses: [`0x${"1".repeat(40)}`], includeChains: ["1"] } }],
-    ["chains of both networks", { type: "TRANSACTION_EXPORT_PRIMARY_NETWORK", options: { includeChains: [PRIMARY_CHAIN_IDS.mainnet.X, PRIMARY_CHAIN_IDS.fuji.C] } }],
+    [
+      "an EVM chain the network does not have",
+      { type: "TRANSACTION_EXPORT_EVM", options: { addresses: [`0x${"1".repeat(40)}`], includeChains: ["1"] } },
+    ],
+    [
+      "chains of both networks",
+      {
+        type: "TRANSACTION_EXPORT_PRIMARY_NETWORK",
+        options: { includeChains: [PRIMARY_CHAIN_IDS.mainnet.X, PRIMARY_CHAIN_IDS.fuji.C] },
+      },
+    ],
   ])("fails a job with ErrInvalidRequest for %s", async (_, body) => {
     const created = await create(body);
     expectContract(created, "data", CREATE, 201);
@@ -89,9 +111,23 @@ describe("transaction export jobs", () => {
     ["an unknown type", { type: "TRANSACTION_EXPORT_ALL", options: { includeChains: ["p-chain"] } }],
     ["no options", { type: "TRANSACTION_EXPORT_EVM" }],
     ["EVM options without addresses", { type: "TRANSACTION_EXPORT_EVM", options: { includeChains: ["43114"] } }],
-    ["a primary-network chain outside the contract's list", { type: "TRANSACTION_EXPORT_PRIMARY_NETWORK", options: { includeChains: ["d-chain"] } }],
-    ["a date that is not YYYY-MM-DD", { type: "TRANSACTION_EXPORT_PRIMARY_NETWORK", firstDate: "2026-02-30", options: { includeChains: ["p-chain"] } }],
-    ["firstDate after lastDate", { type: "TRANSACTION_EXPORT_PRIMARY_NETWORK", firstDate: "2026-05-02", lastDate: "2026-05-01", options: { includeChains: ["p-chain"] } }],
+    [
+      "a primary-network chain outside the contract's list",
+      { type: "TRANSACTION_EXPORT_PRIMARY_NETWORK", options: { includeChains: ["d-chain"] } },
+    ],
+    [
+      "a date that is not YYYY-MM-DD",
+      { type: "TRANSACTION_EXPORT_PRIMARY_NETWORK", firstDate: "2026-02-30", options: { includeChains: ["p-chain"] } },
+    ],
+    [
+      "firstDate after lastDate",
+      {
+        type: "TRANSACTION_EXPORT_PRIMARY_NETWORK",
+        firstDate: "2026-05-02",
+        lastDate: "2026-05-01",
+        options: { includeChains: ["p-chain"] },
+      },
+    ],
   ])("answers 400 for %s", async (_, body) => {
     const response = await create(body);
     expectContract(response, "data", CREATE, 400);

@@ -24,12 +24,7 @@ export async function postJson(url: string, body: unknown): Promise<JsonResponse
 const schemas = new ContractSchemas();
 
 /** Asserts the status and that the body matches the contract's schema for that route and status. */
-export function expectContract(
-  response: JsonResponse,
-  service: "data" | "metrics",
-  route: string,
-  status: number,
-): void {
+export function expectContract(response: JsonResponse, service: "data" | "metrics", route: string, status: number): void {
   expect(response.status, JSON.stringify(response.body)).toBe(status);
   const [method, template] = route.split(" ") as [string, string];
   expect(schemas.responseErrors(service, method, template, status, response.body)).toEqual([]);

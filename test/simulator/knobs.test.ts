@@ -60,10 +60,7 @@ describe("latency", () => {
   it("delays every answer by latencyMs", async () => {
     simulator.setKnobs({ latencyMs: 150 });
     const started = performance.now();
-    const [chains, unknownRoute] = await Promise.all([
-      getJson(`${data}/v1/chains`),
-      getJson(`${metrics}/v2/nowhere`),
-    ]);
+    const [chains, unknownRoute] = await Promise.all([getJson(`${data}/v1/chains`), getJson(`${metrics}/v2/nowhere`)]);
     expect(performance.now() - started).toBeGreaterThanOrEqual(145);
     expect(chains.status).toBe(200);
     expect(unknownRoute.status).toBe(404);
@@ -138,9 +135,7 @@ describe("counters and the request log", () => {
 
   it("keeps only the latest 200 requests", async () => {
     for (let batch = 0; batch < 5; batch++) {
-      await Promise.all(
-        Array.from({ length: 50 }, (_, i) => getJson(`${data}/v1/chains/43114/blocks/${batch * 50 + i}`)),
-      );
+      await Promise.all(Array.from({ length: 50 }, (_, i) => getJson(`${data}/v1/chains/43114/blocks/${batch * 50 + i}`)));
     }
     const log = simulator.requests();
     expect(log).toHaveLength(200);

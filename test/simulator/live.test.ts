@@ -48,10 +48,22 @@ describe("the simulator's clock", () => {
   });
 
   it("refuses a body that is not {advanceSeconds: n} with a JSON 400, and moves nothing", async () => {
-    for (const body of [{}, { advanceSeconds: "30" }, { advanceSeconds: 0 }, { advanceSeconds: -5 }, { advanceSeconds: 86_401 }, { advanceSeconds: 1, extra: true }, [30]]) {
+    for (const body of [
+      {},
+      { advanceSeconds: "30" },
+      { advanceSeconds: 0 },
+      { advanceSeconds: -5 },
+      { advanceSeconds: 86_401 },
+      { advanceSeconds: 1, extra: true },
+      [30],
+    ]) {
       const response = await postJson(`${simulator.dataUrl}/_simulator/clock`, body);
       expect(response.status).toBe(400);
-      expect(response.body).toMatchObject({ statusCode: 400, error: "Bad Request", message: expect.stringMatching(/advanceSeconds|field|object/) });
+      expect(response.body).toMatchObject({
+        statusCode: 400,
+        error: "Bad Request",
+        message: expect.stringMatching(/advanceSeconds|field|object/),
+      });
     }
     const response = await fetch(`${simulator.metricsUrl}/_simulator/clock`, { method: "POST", body: "{not json" });
     expect(response.status).toBe(400);
@@ -99,9 +111,14 @@ describe("the simulator's clock", () => {
   });
 
   it("keeps a page token on the same blocks while new ones arrive in front", async () => {
-    const firstPage = (await getJson(`${simulator.dataUrl}/v1/chains/43114/blocks?pageSize=5`)).body as { blocks: Block[]; nextPageToken: string };
+    const firstPage = (await getJson(`${simulator.dataUrl}/v1/chains/43114/blocks?pageSize=5`)).body as {
+      blocks: Block[];
+      nextPageToken: string;
+    };
     await advance(simulator, 30);
-    const secondPage = await blocks(`${simulator.dataUrl}/v1/chains/43114/blocks?pageSize=5&pageToken=${firstPage.nextPageToken}`);
+    const secondPage = await blocks(
+      `${simulator.dataUrl}/v1/chains/43114/blocks?pageSize=5&pageToken=${firstPage.nextPageToken}`,
+    );
     expect(Number(secondPage[0]!.blockNumber)).toBe(Number(firstPage.blocks.at(-1)!.blockNumber) - 1);
   });
 
@@ -112,13 +129,15 @@ describe("the simulator's clock", () => {
     const to = heads.find((head) => head.chainId === "43114")!.blockNumber;
     let found: { hash: string; from: string; block: number } | undefined;
     for (let number = to; number > from && found === undefined; number--) {
-      const { transactions } = (await getJson(`${simulator.dataUrl}/v1/chains/43114/blocks/${number}/transactions?pageSize=1`)).body as {
+      const { transactions } = (await getJson(`${simulator.dataUrl}/v1/chains/43114/blocks/${number}/transactions?pageSize=1`))
+        .body as {
         transactions: { txHash: string; from: { address: string } }[];
       };
       if (transactions.length > 0) found = { hash: transactions[0]!.txHash, from: transactions[0]!.from.address, block: number };
     }
     expect(found).toBeDefined();
-    const page = (await getJson(`${simulator.dataUrl}/v1/chains/43114/addresses/${found!.from}/transactions?pageSize=100`)).body as {
+    const page = (await getJson(`${simulator.dataUrl}/v1/chains/43114/addresses/${found!.from}/transactions?pageSize=100`))
+      .body as {
       transactions: { nativeTransaction: { txHash: string; blockNumber: string } }[];
     };
     const hashes = page.transactions.map((tx) => tx.nativeTransaction.txHash);
@@ -163,7 +182,9 @@ describe("live determinism", () => {
         "/v1/networks/fuji/blockchains/x-chain/transactions?pageSize=10",
       ];
       for (const path of paths) {
-        const [a, b] = await Promise.all([inSteps, atOnce].map(async (target) => (await fetch(`${target.dataUrl}${path}`)).text()));
+        const [a, b] = await Promise.all(
+          [inSteps, atOnce].map(async (target) => (await fetch(`${target.dataUrl}${path}`)).text()),
+        );
         expect(a, path).toBe(b);
       }
       expect((await clock(inSteps)).heads).toEqual((await clock(atOnce)).heads);

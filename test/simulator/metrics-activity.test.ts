@@ -33,9 +33,26 @@ function* records(chain: SimulatedChain): Generator<{ timestamp: number; view: C
 }
 
 const tokenTransfersOf = (view: CompleteTransaction) => [
-  ...(view.erc20Transfers ?? []).map((item) => ({ standard: "ERC-20", token: item.erc20Token.address, from: item.from.address, to: item.to.address, value: item.value })),
-  ...(view.erc721Transfers ?? []).map((item) => ({ standard: "ERC-721", token: item.erc721Token.address, from: item.from.address, to: item.to.address })),
-  ...(view.erc1155Transfers ?? []).map((item) => ({ standard: "ERC-1155", token: item.erc1155Token.address, from: item.from.address, to: item.to.address, value: item.value })),
+  ...(view.erc20Transfers ?? []).map((item) => ({
+    standard: "ERC-20",
+    token: item.erc20Token.address,
+    from: item.from.address,
+    to: item.to.address,
+    value: item.value,
+  })),
+  ...(view.erc721Transfers ?? []).map((item) => ({
+    standard: "ERC-721",
+    token: item.erc721Token.address,
+    from: item.from.address,
+    to: item.to.address,
+  })),
+  ...(view.erc1155Transfers ?? []).map((item) => ({
+    standard: "ERC-1155",
+    token: item.erc1155Token.address,
+    from: item.from.address,
+    to: item.to.address,
+    value: item.value,
+  })),
 ];
 
 interface RecordedInterval {
@@ -82,7 +99,11 @@ function recordedActivity(chains: readonly SimulatedChain[], interval: TimeInter
 }
 
 /** A metric's values, oldest first, over the given interval starts. */
-function recordedValues(metric: ChainMetric, starts: readonly number[], intervals: ReadonlyMap<number, RecordedInterval>): (number | bigint)[] {
+function recordedValues(
+  metric: ChainMetric,
+  starts: readonly number[],
+  intervals: ReadonlyMap<number, RecordedInterval>,
+): (number | bigint)[] {
   const at = starts.map((start) => intervals.get(start));
   const union = (pick: (found: RecordedInterval) => Set<string>) => {
     const seen = new Set<string>();
@@ -112,7 +133,9 @@ function recordedValues(metric: ChainMetric, starts: readonly number[], interval
     case "cumulativeDeployers":
       return union((found) => found.deployers);
     case "avgGasPrice":
-      return at.map((found) => (found?.gasPrices.length ? Number(found.gasPrices.reduce((a, b) => a + b, 0n)) / found.gasPrices.length : 0));
+      return at.map((found) =>
+        found?.gasPrices.length ? Number(found.gasPrices.reduce((a, b) => a + b, 0n)) / found.gasPrices.length : 0,
+      );
     // Wei amounts, exact: the routes send them with every digit.
     case "maxGasPrice":
       return at.map((found) => found?.gasPrices.reduce((a, b) => (b > a ? b : a), 0n) ?? 0n);
@@ -180,7 +203,10 @@ describe("activity metrics", () => {
       const series = [...(await metrics.chainMetric(scope, chains, metric, "day"))].reverse();
       expect(series.length).toBeGreaterThanOrEqual(5);
       const starts = series.map((point) => point.timestamp);
-      expect(series.map((point) => point.value), metric).toEqual(recordedValues(metric, starts, recorded));
+      expect(
+        series.map((point) => point.value),
+        metric,
+      ).toEqual(recordedValues(metric, starts, recorded));
     }
     expect(recordedValues("contracts", [...recorded.keys()], recorded).some((count) => count > 0)).toBe(true);
   });
@@ -190,7 +216,13 @@ describe("activity metrics", () => {
     const recorded = recordedActivity(network.chains, interval);
     for (const metric of ["activeAddresses", "activeSenders"] as const) {
       const series = [...(await metrics.chainMetric("total", network.chains, metric, interval))].reverse();
-      expect(series.map((point) => point.value)).toEqual(recordedValues(metric, series.map((point) => point.timestamp), recorded));
+      expect(series.map((point) => point.value)).toEqual(
+        recordedValues(
+          metric,
+          series.map((point) => point.timestamp),
+          recorded,
+        ),
+      );
     }
   });
 
@@ -203,7 +235,14 @@ describe("activity metrics", () => {
       for (const transfer of view.erc20Transfers ?? []) {
         const token = transfer.erc20Token.address.toLowerCase();
         if (!moves.has(token)) moves.set(token, []);
-        moves.get(token)!.push({ timestamp, from: book.id(transfer.from.address), to: book.id(transfer.to.address), value: BigInt(transfer.value) });
+        moves
+          .get(token)!
+          .push({
+            timestamp,
+            from: book.id(transfer.from.address),
+            to: book.id(transfer.to.address),
+            value: BigInt(transfer.value),
+          });
       }
     }
     const middle = chain.blocks.blockTimestamp(chain.blocks.count >> 1);
@@ -215,9 +254,12 @@ describe("activity metrics", () => {
       const tokenMoves = moves.get(token.address) ?? [];
       expect(tokenMoves.length, token.symbol).toBeGreaterThan(0);
       for (const query of queries) {
-        expect(await metrics.tokenHolders(chain, token.address, query)).toEqual(holders(tokenMoves, openingBalances(tokenMoves), query, book));
+        expect(await metrics.tokenHolders(chain, token.address, query)).toEqual(
+          holders(tokenMoves, openingBalances(tokenMoves), query, book),
+        );
       }
-      if (token.symbol === "BTC.b") expect(await metrics.bridgedBtcb(chain, 0n)).toEqual(bridged(openingBalances(tokenMoves), 0n, book));
+      if (token.symbol === "BTC.b")
+        expect(await metrics.bridgedBtcb(chain, 0n)).toEqual(bridged(openingBalances(tokenMoves), 0n, book));
     }
   });
 });

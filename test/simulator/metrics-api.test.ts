@@ -57,9 +57,7 @@ describe("Metrics API: chains", () => {
   it("rejects an unknown network", async () => {
     const response = await getJson(`${metrics}/v2/chains?network=local`);
     expectContract(response, "metrics", "GET /v2/chains", 400);
-    expect((response.body as ErrorBody).message).toBe(
-      "network must be one of the following values: mainnet, fuji, testnet",
-    );
+    expect((response.body as ErrorBody).message).toBe("network must be one of the following values: mainnet, fuji, testnet");
   });
 
   it("pages when the service page size is smaller than the list", async () => {
@@ -75,9 +73,7 @@ describe("Metrics API: chains", () => {
       expect(secondPage.nextPageToken).toBeUndefined();
       expect([...firstPage.chains, ...secondPage.chains]).toHaveLength(paged.network.chains.length);
 
-      const otherFilter = await getJson(
-        `${paged.metricsUrl}/v2/chains?network=mainnet&pageToken=${firstPage.nextPageToken}`,
-      );
+      const otherFilter = await getJson(`${paged.metricsUrl}/v2/chains?network=mainnet&pageToken=${firstPage.nextPageToken}`);
       expectContract(otherFilter, "metrics", "GET /v2/chains", 400);
       const malformed = await getJson(`${paged.metricsUrl}/v2/chains?pageToken=%%%`);
       expectContract(malformed, "metrics", "GET /v2/chains", 400);

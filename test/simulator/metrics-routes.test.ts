@@ -109,12 +109,19 @@ describe("chain metrics", () => {
     const oldest = points[points.length - 1]!;
     expect(oldest.timestamp).toBeLessThanOrEqual(blocks[0]!.blockTimestamp);
     expect(points[0]!.timestamp).toBeLessThanOrEqual(blocks[blocks.length - 1]!.blockTimestamp);
-    expect(points.reduce((total, point) => total + point.value, 0)).toBe(blocks.reduce((total, block) => total + block.txCount, 0));
-    for (let index = 1; index < points.length; index++) expect(points[index]!.timestamp).toBeLessThan(points[index - 1]!.timestamp);
+    expect(points.reduce((total, point) => total + point.value, 0)).toBe(
+      blocks.reduce((total, block) => total + block.txCount, 0),
+    );
+    for (let index = 1; index < points.length; index++)
+      expect(points[index]!.timestamp).toBeLessThan(points[index - 1]!.timestamp);
   });
 
   it("counts a day's transactions, gas and cumulative transactions as its blocks do", async () => {
-    const { txCount, gasUsed, cumulativeTxCount: cumulative } = await seriesOf("43114", ["txCount", "gasUsed", "cumulativeTxCount"]);
+    const {
+      txCount,
+      gasUsed,
+      cumulativeTxCount: cumulative,
+    } = await seriesOf("43114", ["txCount", "gasUsed", "cumulativeTxCount"]);
     const byDay = new Map<number, { txCount: number; gasUsed: number; cumulative: number }>();
     for (const block of blocksOf("43114")) {
       const day = block.blockTimestamp - (block.blockTimestamp % DAY);
@@ -137,22 +144,26 @@ describe("chain metrics", () => {
     const { avgTps, maxTps } = await seriesOf("43114", ["avgTps", "maxTps"]);
     const blocks = blocksOf("43114");
     const point = avgTps[5]!;
-    const inDay = blocks.filter((block) => block.blockTimestamp >= point.timestamp && block.blockTimestamp < point.timestamp + DAY);
+    const inDay = blocks.filter(
+      (block) => block.blockTimestamp >= point.timestamp && block.blockTimestamp < point.timestamp + DAY,
+    );
     const before = blocks[Number(inDay[0]!.blockNumber) - 1]!;
     const seconds = inDay[inDay.length - 1]!.blockTimestamp - before.blockTimestamp;
     expect(point.value).toBeCloseTo(inDay.reduce((total, block) => total + block.txCount, 0) / seconds, 12);
-    const perBlock = inDay.map((block) => block.txCount / (block.blockTimestamp - blocks[Number(block.blockNumber) - 1]!.blockTimestamp));
+    const perBlock = inDay.map(
+      (block) => block.txCount / (block.blockTimestamp - blocks[Number(block.blockNumber) - 1]!.blockTimestamp),
+    );
     expect(maxTps[5]).toEqual({ timestamp: point.timestamp, value: Math.max(...perBlock) });
   });
 
   it("reads addresses, senders, gas prices and fees of a day from the day's transactions", async () => {
-    const { activeAddresses: active, activeSenders: senders, avgGasPrice, maxGasPrice, feesPaid } = await seriesOf(QUARRY, [
-      "activeAddresses",
-      "activeSenders",
-      "avgGasPrice",
-      "maxGasPrice",
-      "feesPaid",
-    ]);
+    const {
+      activeAddresses: active,
+      activeSenders: senders,
+      avgGasPrice,
+      maxGasPrice,
+      feesPaid,
+    } = await seriesOf(QUARRY, ["activeAddresses", "activeSenders", "avgGasPrice", "maxGasPrice", "feesPaid"]);
     const day = active[3]!.timestamp;
     const transactions = simulator.network.transactions(simulator.network.chain(QUARRY)!);
     const addresses = new Set<string>();
@@ -166,8 +177,14 @@ describe("chain metrics", () => {
         const tx = view.nativeTransaction;
         prices.push(BigInt(tx.gasPrice));
         fees += BigInt(tx.gasUsed) * BigInt(tx.gasPrice);
-        for (const item of [tx, ...(view.erc20Transfers ?? []), ...(view.erc721Transfers ?? []), ...(view.erc1155Transfers ?? [])]) {
-          for (const address of [item.from.address, item.to.address]) if (!/^0x0{40}$/.test(address)) addresses.add(address.toLowerCase());
+        for (const item of [
+          tx,
+          ...(view.erc20Transfers ?? []),
+          ...(view.erc721Transfers ?? []),
+          ...(view.erc1155Transfers ?? []),
+        ]) {
+          for (const address of [item.from.address, item.to.address])
+            if (!/^0x0{40}$/.test(address)) addresses.add(address.toLowerCase());
           if (!/^0x0{40}$/.test(item.from.address)) from.add(item.from.address.toLowerCase());
         }
       }
@@ -188,7 +205,14 @@ describe("chain metrics", () => {
   });
 
   it("keeps running totals consistent with the daily counts", async () => {
-    const { contracts, cumulativeContracts, deployers, cumulativeDeployers, activeAddresses: active, cumulativeAddresses } = await seriesOf(QUARRY, [
+    const {
+      contracts,
+      cumulativeContracts,
+      deployers,
+      cumulativeDeployers,
+      activeAddresses: active,
+      cumulativeAddresses,
+    } = await seriesOf(QUARRY, [
       "contracts",
       "cumulativeContracts",
       "deployers",
@@ -203,7 +227,10 @@ describe("chain metrics", () => {
       expect(value).toBe(daily.slice(0, index).reduce((total, count) => total + count, 0));
     });
     expect(daily.reduce((total, count) => total + count, 0)).toBeGreaterThan(0);
-    for (const [cumulative, perDay] of [[cumulativeDeployers, deployers], [cumulativeAddresses, active]] as const) {
+    for (const [cumulative, perDay] of [
+      [cumulativeDeployers, deployers],
+      [cumulativeAddresses, active],
+    ] as const) {
       const totals = oldestFirst(cumulative);
       const days = oldestFirst(perDay);
       totals.forEach((value, index) => {
@@ -217,13 +244,20 @@ describe("chain metrics", () => {
   });
 
   it("adds up the chains of a network scope", async () => {
-    const chainsOf = { total: simulator.network.chains, mainnet: simulator.network.chainsOn("mainnet"), testnet: simulator.network.chainsOn("fuji") };
+    const chainsOf = {
+      total: simulator.network.chains,
+      mainnet: simulator.network.chainsOn("mainnet"),
+      testnet: simulator.network.chainsOn("fuji"),
+    };
     for (const [scope, chains] of Object.entries(chainsOf)) {
       const response = await getJson(`${metrics}/v2/chains/${scope}/metrics/txCount?pageSize=10`);
       expectContract(response, "metrics", CHAIN_ROUTE, 200);
       const perChain = await Promise.all(chains.map((chain) => series(`/v2/chains/${chain.evmChainId}/metrics/txCount`)));
       for (const point of (response.body as MetricsApiResponse).results) {
-        const sum = perChain.reduce((total, points) => total + (points.find((item) => item.timestamp === point.timestamp)?.value ?? 0), 0);
+        const sum = perChain.reduce(
+          (total, points) => total + (points.find((item) => item.timestamp === point.timestamp)?.value ?? 0),
+          0,
+        );
         expect(point.value).toBe(sum);
       }
     }
@@ -240,7 +274,11 @@ describe("chain metrics", () => {
   });
 
   it.each([
-    ["a daily-only metric at another interval", "/v2/chains/43114/metrics/avgTps?timeInterval=hour", "timeInterval must be day for metric avgTps"],
+    [
+      "a daily-only metric at another interval",
+      "/v2/chains/43114/metrics/avgTps?timeInterval=hour",
+      "timeInterval must be day for metric avgTps",
+    ],
     ["pageSize over 2160", "/v2/chains/43114/metrics/txCount?pageSize=2161", "pageSize must not be greater than 2160"],
     ["pageSize 0", "/v2/chains/43114/metrics/txCount?pageSize=0", "pageSize must not be less than 1"],
     ["a negative startTimestamp", "/v2/chains/43114/metrics/txCount?startTimestamp=-1", "startTimestamp must not be less than 0"],
@@ -252,9 +290,21 @@ describe("chain metrics", () => {
     if (message) expect((response.body as ErrorBody).message).toBe(message);
   });
 
-  it.each(
-    ["cumulativeTxCount", "cumulativeAddresses", "cumulativeContracts", "cumulativeDeployers", "contracts", "deployers", "avgGps", "maxGps", "avgTps", "maxTps", "avgGasPrice", "maxGasPrice", "feesPaid"],
-  )("serves %s only daily", async (metric) => {
+  it.each([
+    "cumulativeTxCount",
+    "cumulativeAddresses",
+    "cumulativeContracts",
+    "cumulativeDeployers",
+    "contracts",
+    "deployers",
+    "avgGps",
+    "maxGps",
+    "avgTps",
+    "maxTps",
+    "avgGasPrice",
+    "maxGasPrice",
+    "feesPaid",
+  ])("serves %s only daily", async (metric) => {
     for (const interval of ["hour", "week", "month"]) {
       const response = await getJson(`${metrics}/v2/chains/total/metrics/${metric}?timeInterval=${interval}`);
       expectContract(response, "metrics", CHAIN_ROUTE, 400);
@@ -264,7 +314,12 @@ describe("chain metrics", () => {
 
   it.each(["activeAddresses", "activeSenders", "gasUsed", "txCount"])("serves %s at every interval", async (metric) => {
     for (const interval of timeIntervalGranularityValues) {
-      expectContract(await getJson(`${metrics}/v2/chains/${QUARRY}/metrics/${metric}?timeInterval=${interval}&pageSize=3`), "metrics", CHAIN_ROUTE, 200);
+      expectContract(
+        await getJson(`${metrics}/v2/chains/${QUARRY}/metrics/${metric}?timeInterval=${interval}&pageSize=3`),
+        "metrics",
+        CHAIN_ROUTE,
+        200,
+      );
     }
   });
 
@@ -315,8 +370,13 @@ describe("staking, subnet and validator fee metrics", () => {
 
   it("answers for all subnets together when subnetId is left out, and for the primary network when it is named", async () => {
     const read = async (query: string) =>
-      ((await getJson(`${metrics}/v2/networks/mainnet/metrics/validatorCount?pageSize=30${query}`)).body as MetricsApiResponse).results;
-    const [all, primary, l1] = await Promise.all([read(""), read("&subnetId=11111111111111111111111111111111LpoYY"), read(`&subnetId=${l1Subnet()}`)]);
+      ((await getJson(`${metrics}/v2/networks/mainnet/metrics/validatorCount?pageSize=30${query}`)).body as MetricsApiResponse)
+        .results;
+    const [all, primary, l1] = await Promise.all([
+      read(""),
+      read("&subnetId=11111111111111111111111111111111LpoYY"),
+      read(`&subnetId=${l1Subnet()}`),
+    ]);
     all.forEach((point, index) => expect(point.value).toBeGreaterThanOrEqual(primary[index]!.value + l1[index]!.value));
     expect(all.some((point, index) => point.value > primary[index]!.value)).toBe(true);
   });
@@ -353,7 +413,8 @@ describe("staking, subnet and validator fee metrics", () => {
 
 describe("address lists", () => {
   const usdc = (chainId: string) =>
-    simulator.network.transactions(simulator.network.chain(chainId)!).catalog.erc20.find((token) => token.symbol === "USDC")!.address;
+    simulator.network.transactions(simulator.network.chain(chainId)!).catalog.erc20.find((token) => token.symbol === "USDC")!
+      .address;
 
   it("lists a token's holders above a threshold, largest latest balance first", async () => {
     const response = await getJson(`${metrics}/v2/chains/${QUARRY}/contracts/${usdc(QUARRY)}/balances?threshold=0&pageSize=5000`);
@@ -363,8 +424,9 @@ describe("address lists", () => {
     const amounts = addresses.map((entry) => BigInt(entry.sortKey));
     amounts.forEach((amount, index) => index > 0 && expect(amount <= amounts[index - 1]!).toBe(true));
     const threshold = amounts[Math.floor(amounts.length / 2)]!;
-    const above = (await getJson(`${metrics}/v2/chains/${QUARRY}/contracts/${usdc(QUARRY)}/balances?threshold=${threshold}&pageSize=5000`))
-      .body as LookingGlassResponse;
+    const above = (
+      await getJson(`${metrics}/v2/chains/${QUARRY}/contracts/${usdc(QUARRY)}/balances?threshold=${threshold}&pageSize=5000`)
+    ).body as LookingGlassResponse;
     // An address held more than the threshold at some time; its latest balance may be lower.
     expect(above.addresses.length).toBeGreaterThan(0);
     expect(above.addresses.length).toBeLessThan(addresses.length);
@@ -379,7 +441,8 @@ describe("address lists", () => {
     expect([...first.addresses, ...(second.body as LookingGlassResponse).addresses]).toEqual(all.addresses);
     const head = simulator.network.chain(QUARRY)!.blocks;
     const lastDay = head.blockTimestamp(head.headNumber) - DAY;
-    const recent = (await getJson(`${metrics}${path}&pageSize=5000&startTimestamp=${lastDay}&endTimestamp=${lastDay + 3600}`)).body as LookingGlassResponse;
+    const recent = (await getJson(`${metrics}${path}&pageSize=5000&startTimestamp=${lastDay}&endTimestamp=${lastDay + 3600}`))
+      .body as LookingGlassResponse;
     expect(recent.addresses.length).toBeGreaterThan(0);
   });
 
@@ -391,9 +454,17 @@ describe("address lists", () => {
 
   it.each([
     ["no threshold", `/v2/chains/${QUARRY}/contracts/0x${"12".repeat(20)}/balances`, "threshold should not be empty"],
-    ["a threshold that is not a whole number", `/v2/chains/${QUARRY}/contracts/0x${"12".repeat(20)}/balances?threshold=1.5`, "threshold must be a non-negative integer string"],
+    [
+      "a threshold that is not a whole number",
+      `/v2/chains/${QUARRY}/contracts/0x${"12".repeat(20)}/balances?threshold=1.5`,
+      "threshold must be a non-negative integer string",
+    ],
     ["a malformed address", `/v2/chains/${QUARRY}/contracts/0x12/balances?threshold=0`, "address must be an EVM address"],
-    ["pageSize over 5000", `/v2/chains/${QUARRY}/contracts/0x${"12".repeat(20)}/balances?threshold=0&pageSize=5001`, "pageSize must not be greater than 5000"],
+    [
+      "pageSize over 5000",
+      `/v2/chains/${QUARRY}/contracts/0x${"12".repeat(20)}/balances?threshold=0&pageSize=5001`,
+      "pageSize must not be greater than 5000",
+    ],
   ])("answers 400 for %s", async (_, path, message) => {
     const response = await getJson(`${metrics}${path}`);
     expectContract(response, "metrics", HOLDERS_ROUTE, 400);
@@ -406,7 +477,8 @@ describe("address lists", () => {
     const { addresses } = all.body as LookingGlassResponse;
     expect(addresses.length).toBeGreaterThan(5);
     const threshold = BigInt(addresses[3]!.sortKey);
-    const above = (await getJson(`${metrics}/v2/chains/43114/btcb/bridged:getAddresses?threshold=${threshold}`)).body as LookingGlassResponse;
+    const above = (await getJson(`${metrics}/v2/chains/43114/btcb/bridged:getAddresses?threshold=${threshold}`))
+      .body as LookingGlassResponse;
     expect(above.addresses).toEqual(addresses.filter((entry) => BigInt(entry.sortKey) > threshold));
     const missing = await getJson(`${metrics}/v2/chains/43114/btcb/bridged:getAddresses`);
     expectContract(missing, "metrics", BTCB_ROUTE, 400);

@@ -20,7 +20,11 @@ type Transaction =
   | Schemas["CChainExportTransaction"]
   | Schemas["CChainImportTransaction"];
 type TransactionList = { transactions: Transaction[]; nextPageToken?: string; chainInfo: Schemas["PrimaryNetworkChainInfo"] };
-type UtxoList = { utxos: (Schemas["PChainUtxo"] | Schemas["Utxo"])[]; nextPageToken?: string; chainInfo: Schemas["PrimaryNetworkChainInfo"] };
+type UtxoList = {
+  utxos: (Schemas["PChainUtxo"] | Schemas["Utxo"])[];
+  nextPageToken?: string;
+  chainInfo: Schemas["PrimaryNetworkChainInfo"];
+};
 type Block = Schemas["GetPrimaryNetworkBlockResponse"];
 type ErrorBody = Schemas["BadRequest"];
 
@@ -51,7 +55,9 @@ async function allTransactions(network: string, chain: string): Promise<Transact
   const found: Transaction[] = [];
   let token: string | undefined;
   do {
-    const response = await getJson(`${data}/v1/networks/${network}/blockchains/${chain}/transactions?pageSize=100${token ? `&pageToken=${token}` : ""}`);
+    const response = await getJson(
+      `${data}/v1/networks/${network}/blockchains/${chain}/transactions?pageSize=100${token ? `&pageToken=${token}` : ""}`,
+    );
     expectContract(response, "data", TRANSACTIONS, 200);
     const body = response.body as TransactionList;
     found.push(...body.transactions);
@@ -96,7 +102,9 @@ describe("primary network: the sample history", () => {
       const types = async (chain: string) =>
         new Set((network === "mainnet" ? history.get(chain)! : await allTransactions(network, chain)).map((tx) => tx.txType));
       expect([...(await types("p-chain"))].sort()).toEqual([...pChainTransactionTypeValues].sort());
-      expect([...(await types("x-chain"))].sort()).toEqual(xChainTransactionTypeValues.filter((type) => type !== "UNKNOWN").sort());
+      expect([...(await types("x-chain"))].sort()).toEqual(
+        xChainTransactionTypeValues.filter((type) => type !== "UNKNOWN").sort(),
+      );
       expect([...(await types("c-chain"))].sort()).toEqual(["ExportTx", "ImportTx"]);
     }
   });
@@ -105,7 +113,8 @@ describe("primary network: the sample history", () => {
     const ids = PRIMARY_CHAIN_IDS.mainnet;
     const chainOfId = new Map(CHAINS.map((chain, index) => [[ids.P, ids.X, ids.C][index]!, chain]));
     const byHash = new Map<string, { chain: string; tx: Transaction }>();
-    for (const [chain, transactions] of history) for (const tx of transactions) byHash.set(`${chain}:${tx.txHash}`, { chain, tx });
+    for (const [chain, transactions] of history)
+      for (const tx of transactions) byHash.set(`${chain}:${tx.txHash}`, { chain, tx });
     const problems: string[] = [];
     const check = (ok: boolean, what: string) => {
       if (!ok && problems.length < 10) problems.push(what);
@@ -192,8 +201,8 @@ describe("primary network: the sample history", () => {
     const { headTime } = simulator.network.options;
     for (const name of ["mainnet", "fuji"] as const) {
       const primary = simulator.network.primaryNetwork(name);
-      const staking = (primary.transactions("P", EVERY_TRANSACTION) as PTransaction[]).filter(
-        (tx) => /^Add(Permissionless)?(Validator|Delegator)Tx$/.test(tx.txType),
+      const staking = (primary.transactions("P", EVERY_TRANSACTION) as PTransaction[]).filter((tx) =>
+        /^Add(Permissionless)?(Validator|Delegator)Tx$/.test(tx.txType),
       );
       let rewarded = 0;
       for (const tx of staking) {
@@ -220,9 +229,12 @@ describe("primary network: the sample history", () => {
       const weight = (list: typeof members) => list.reduce((total, validator) => total + validator.weight, 0);
       return weight(members.filter((validator) => validator.remainingBalance > 0)) / weight(members);
     };
-    const subnets = (name: "mainnet" | "fuji") => new Set(simulator.network.primaryNetwork(name).l1Validators.map((validator) => validator.subnetId));
+    const subnets = (name: "mainnet" | "fuji") =>
+      new Set(simulator.network.primaryNetwork(name).l1Validators.map((validator) => validator.subnetId));
     for (const subnetId of subnets("fuji")) expect(activeShare("fuji", subnetId)).toBeGreaterThanOrEqual(0.85);
-    const [first] = simulator.network.primaryNetwork("mainnet").transactions("P", { ...EVERY_TRANSACTION, txTypes: new Set(["ConvertSubnetToL1Tx"]) });
+    const [first] = simulator.network
+      .primaryNetwork("mainnet")
+      .transactions("P", { ...EVERY_TRANSACTION, txTypes: new Set(["ConvertSubnetToL1Tx"]) });
     expect(activeShare("mainnet", (first as PTransaction).fields.subnetId!)).toBeLessThan(0.6);
   });
 
@@ -249,9 +261,14 @@ describe("primary network: latest transactions", () => {
     expect(utxos).toBeLessThanOrEqual(PAGE_UTXO_THRESHOLD);
     expect(utxos + utxosOf(history.get("p-chain")![body.transactions.length]!).length).toBeGreaterThan(PAGE_UTXO_THRESHOLD);
     expect(body.chainInfo).toEqual({ chainName: "p-chain", network: "mainnet" });
-    const next = (await getJson(`${data}/v1/networks/mainnet/blockchains/p-chain/transactions?pageSize=5&pageToken=${body.nextPageToken}`)).body as TransactionList;
+    const next = (
+      await getJson(`${data}/v1/networks/mainnet/blockchains/p-chain/transactions?pageSize=5&pageToken=${body.nextPageToken}`)
+    ).body as TransactionList;
     expect(next.transactions.map((tx) => tx.txHash)).toEqual(
-      history.get("p-chain")!.slice(body.transactions.length, body.transactions.length + 5).map((tx) => tx.txHash),
+      history
+        .get("p-chain")!
+        .slice(body.transactions.length, body.transactions.length + 5)
+        .map((tx) => tx.txHash),
     );
   });
 
@@ -268,11 +285,17 @@ describe("primary network: latest transactions", () => {
       expect(touched, tx.txHash).toBeTruthy();
     }
     const some = bare.transactions[5]!;
-    const timed = (await getJson(`${base}&addresses=${wallet}&txTypes=BaseTx,ImportTx&endTimestamp=${(some as Schemas["PChainTransaction"]).blockTimestamp}`)).body as TransactionList;
+    const timed = (
+      await getJson(
+        `${base}&addresses=${wallet}&txTypes=BaseTx,ImportTx&endTimestamp=${(some as Schemas["PChainTransaction"]).blockTimestamp}`,
+      )
+    ).body as TransactionList;
     expect(timed.transactions.length).toBeGreaterThan(0);
     for (const tx of timed.transactions) {
       expect(["BaseTx", "ImportTx"]).toContain(tx.txType);
-      expect((tx as Schemas["PChainTransaction"]).blockTimestamp).toBeLessThanOrEqual((some as Schemas["PChainTransaction"]).blockTimestamp);
+      expect((tx as Schemas["PChainTransaction"]).blockTimestamp).toBeLessThanOrEqual(
+        (some as Schemas["PChainTransaction"]).blockTimestamp,
+      );
     }
     const ascending = (await getJson(`${base}&addresses=${wallet}&sortOrder=asc`)).body as TransactionList;
     expect(ascending.transactions[0]!.txType).toBe("BaseTx");
@@ -286,9 +309,12 @@ describe("primary network: latest transactions", () => {
     expectContract(response, "data", TRANSACTIONS, 200);
     const found = (response.body as TransactionList).transactions as Schemas["PChainTransaction"][];
     expect(found.length).toBeGreaterThan(0);
-    for (const tx of found) expect(tx.l1ValidatorDetails?.map((details) => details.validationId)).toContain(validator.validationId);
+    for (const tx of found)
+      expect(tx.l1ValidatorDetails?.map((details) => details.validationId)).toContain(validator.validationId);
     expect(found.at(-1)!.txType).toBe("ConvertSubnetToL1Tx");
-    const byHex = (await getJson(`${data}/v1/networks/mainnet/blockchains/p-chain/transactions?l1ValidationId=${validator.validationIdHex}`)).body;
+    const byHex = (
+      await getJson(`${data}/v1/networks/mainnet/blockchains/p-chain/transactions?l1ValidationId=${validator.validationIdHex}`)
+    ).body;
     expect(byHex).toEqual(response.body);
     const typed = await getJson(`${base}&txTypes=ConvertSubnetToL1Tx`);
     expect((typed.body as TransactionList).transactions.map((tx) => tx.txType)).toEqual(["ConvertSubnetToL1Tx"]);
@@ -298,10 +324,22 @@ describe("primary network: latest transactions", () => {
     ["p-chain", "txTypes=BaseTx", "txTypes can only be used together with addresses"],
     ["x-chain", "startTimestamp=1", "startTimestamp can only be used together with addresses"],
     ["c-chain", "endTimestamp=1", "endTimestamp can only be used together with addresses"],
-    ["x-chain", "l1ValidationId=2V9BUiTySpKzTj1t55kZzSFgQMZyu5LvErxgcZuCAzSkxy2K1X", "l1ValidationId is only supported on the P-Chain"],
-    ["p-chain", "addresses=fuji1qqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqq", 'each value in addresses must be a avax address, got "fuji1qqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqq"'],
+    [
+      "x-chain",
+      "l1ValidationId=2V9BUiTySpKzTj1t55kZzSFgQMZyu5LvErxgcZuCAzSkxy2K1X",
+      "l1ValidationId is only supported on the P-Chain",
+    ],
+    [
+      "p-chain",
+      "addresses=fuji1qqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqq",
+      'each value in addresses must be a avax address, got "fuji1qqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqq"',
+    ],
     ["p-chain", "pageSize=101", "pageSize must not be greater than 100"],
-    ["p-chain", "startTimestamp=-1&addresses=avax1qqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqq", "startTimestamp must not be less than 0"],
+    [
+      "p-chain",
+      "startTimestamp=-1&addresses=avax1qqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqq",
+      "startTimestamp must not be less than 0",
+    ],
     ["p-chain", "txTypes=MintTx&addresses=x", "each value in txTypes must be one of the following values"],
   ])("refuses on the %s: %s", async (chain, query, message) => {
     const response = await getJson(`${data}/v1/networks/mainnet/blockchains/${chain}/transactions?${query}`);
@@ -311,7 +349,9 @@ describe("primary network: latest transactions", () => {
 
   it("accepts 0x accounts on the C-Chain", async () => {
     const evm = simulator.network.primaryNetwork("mainnet").wallets.map((wallet) => wallet.evmAddress);
-    const response = await getJson(`${data}/v1/networks/mainnet/blockchains/c-chain/transactions?addresses=${evm.join(",")}&pageSize=100`);
+    const response = await getJson(
+      `${data}/v1/networks/mainnet/blockchains/c-chain/transactions?addresses=${evm.join(",")}&pageSize=100`,
+    );
     expectContract(response, "data", TRANSACTIONS, 200);
     expect((response.body as TransactionList).transactions.length).toBe(history.get("c-chain")!.length);
   });
@@ -322,7 +362,9 @@ describe("primary network: latest transactions", () => {
       const response = await getJson(`${data}/v1/networks/mainnet/blockchains/${chain}/transactions/${tx.txHash}`);
       expectContract(response, "data", TRANSACTION, 200);
       expect(response.body).toEqual(tx);
-      const elsewhere = await getJson(`${data}/v1/networks/mainnet/blockchains/${chain === "p-chain" ? "x-chain" : "p-chain"}/transactions/${tx.txHash}`);
+      const elsewhere = await getJson(
+        `${data}/v1/networks/mainnet/blockchains/${chain === "p-chain" ? "x-chain" : "p-chain"}/transactions/${tx.txHash}`,
+      );
       expectContract(elsewhere, "data", TRANSACTION, 404);
     }
     const malformed = await getJson(`${data}/v1/networks/mainnet/blockchains/p-chain/transactions/0xzz`);
@@ -374,7 +416,11 @@ describe("primary network: UTXOs", () => {
 
   it("lists an address's UTXOs on each chain, with or without the chain letter, unspent unless asked", async () => {
     const wallet = simulator.network.primaryNetwork("mainnet").wallets[0]!.address;
-    for (const [chain, letter] of [["p-chain", "P"], ["x-chain", "X"], ["c-chain", "C"]] as const) {
+    for (const [chain, letter] of [
+      ["p-chain", "P"],
+      ["x-chain", "X"],
+      ["c-chain", "C"],
+    ] as const) {
       const all = await post(chain, "?pageSize=1024&includeSpent=true", { addresses: wallet });
       expectContract(all, "data", UTXOS, 200);
       const body = all.body as UtxoList;
@@ -391,26 +437,38 @@ describe("primary network: UTXOs", () => {
   });
 
   it("sorts by amount and filters X-Chain UTXOs by asset", async () => {
-    const wallets = simulator.network.primaryNetwork("mainnet").wallets.map((wallet) => wallet.address).join(",");
-    const sorted = (await post("x-chain", "?pageSize=200&includeSpent=true&sortBy=amount&sortOrder=asc", { addresses: wallets })).body as UtxoList;
+    const wallets = simulator.network
+      .primaryNetwork("mainnet")
+      .wallets.map((wallet) => wallet.address)
+      .join(",");
+    const sorted = (await post("x-chain", "?pageSize=200&includeSpent=true&sortBy=amount&sortOrder=asc", { addresses: wallets }))
+      .body as UtxoList;
     const amounts = sorted.utxos.map((utxo) => BigInt(utxo.asset.amount));
     expect(amounts).toEqual([...amounts].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0)));
     const token = sorted.utxos.find((utxo) => utxo.asset.symbol.startsWith("SIM"))!;
-    const ofAsset = await post("x-chain", `?pageSize=1024&includeSpent=true&assetId=${token.asset.assetId}`, { addresses: wallets });
+    const ofAsset = await post("x-chain", `?pageSize=1024&includeSpent=true&assetId=${token.asset.assetId}`, {
+      addresses: wallets,
+    });
     expectContract(ofAsset, "data", UTXOS, 200);
     const found = (ofAsset.body as UtxoList).utxos;
     expect(found.length).toBeGreaterThan(0);
     expect(found.every((utxo) => utxo.asset.assetId === token.asset.assetId)).toBe(true);
-    expect((await post("x-chain", "?pageSize=1024&includeSpent=true&assetId=nothing", { addresses: wallets })).body).toMatchObject({ utxos: [] });
+    expect(
+      (await post("x-chain", "?pageSize=1024&includeSpent=true&assetId=nothing", { addresses: wallets })).body,
+    ).toMatchObject({ utxos: [] });
   });
 
   it("ties page tokens to the addresses of the body", async () => {
     const [first, second] = simulator.network.primaryNetwork("mainnet").wallets;
     const page = (await post("p-chain", "?pageSize=2&includeSpent=true", { addresses: first!.address })).body as UtxoList;
     expect(page.nextPageToken).toBeTypeOf("string");
-    const same = await post("p-chain", `?pageSize=2&includeSpent=true&pageToken=${page.nextPageToken}`, { addresses: first!.address });
+    const same = await post("p-chain", `?pageSize=2&includeSpent=true&pageToken=${page.nextPageToken}`, {
+      addresses: first!.address,
+    });
     expect(same.status).toBe(200);
-    const other = await post("p-chain", `?pageSize=2&includeSpent=true&pageToken=${page.nextPageToken}`, { addresses: second!.address });
+    const other = await post("p-chain", `?pageSize=2&includeSpent=true&pageToken=${page.nextPageToken}`, {
+      addresses: second!.address,
+    });
     expectContract(other, "data", UTXOS, 400);
     expect((other.body as ErrorBody).message).toMatch(/^pageToken /);
   });
@@ -420,7 +478,12 @@ describe("primary network: UTXOs", () => {
     ["a malformed address", "", { addresses: "avax1nope" }, "each value in addresses must be a avax address"],
     ["a page size over 1024", "?pageSize=1025", { addresses: "avax1nope" }, "pageSize must not be greater than 1024"],
     ["a zero page size", "?pageSize=0", { addresses: "avax1nope" }, "pageSize must not be less than 1"],
-    ["an unknown sort", "?sortBy=size", { addresses: "avax1nope" }, "sortBy must be one of the following values: timestamp, amount"],
+    [
+      "an unknown sort",
+      "?sortBy=size",
+      { addresses: "avax1nope" },
+      "sortBy must be one of the following values: timestamp, amount",
+    ],
   ])("refuses %s", async (_, query, body, message) => {
     const response = await post("p-chain", query, body);
     expectContract(response, "data", UTXOS, 400);
@@ -431,15 +494,21 @@ describe("primary network: UTXOs", () => {
 describe("primary network: X-Chain vertices", () => {
   it("lists the vertices at a height, whose parents are the vertices one level down", async () => {
     for (const height of [1, 2, 3, 4]) {
-      const response = await getJson(`${data}/v1/networks/mainnet/blockchains/x-chain/vertices:listByHeight?vertexHeight=${height}`);
+      const response = await getJson(
+        `${data}/v1/networks/mainnet/blockchains/x-chain/vertices:listByHeight?vertexHeight=${height}`,
+      );
       expectContract(response, "data", VERTICES, 200);
       const { vertices, chainInfo } = response.body as Schemas["ListXChainVerticesResponse"];
       expect(chainInfo).toEqual({ chainName: "x-chain", network: "mainnet" });
-      const below = (await getJson(`${data}/v1/networks/mainnet/blockchains/x-chain/vertices:listByHeight?vertexHeight=${height - 1}`)).body as Schemas["ListXChainVerticesResponse"];
+      const below = (
+        await getJson(`${data}/v1/networks/mainnet/blockchains/x-chain/vertices:listByHeight?vertexHeight=${height - 1}`)
+      ).body as Schemas["ListXChainVerticesResponse"];
       for (const vertex of vertices) {
         expect(vertex.vertexHeight).toBe(height);
         expect([...vertex.parentHashes].sort()).toEqual(below.vertices.map((parent) => parent.vertexHash).sort());
-        const one = await getJson(`${data}/v1/networks/mainnet/blockchains/${PRIMARY_CHAIN_IDS.mainnet.X}/vertices/${vertex.vertexHash}`);
+        const one = await getJson(
+          `${data}/v1/networks/mainnet/blockchains/${PRIMARY_CHAIN_IDS.mainnet.X}/vertices/${vertex.vertexHash}`,
+        );
         expectContract(one, "data", VERTEX, 200);
         expect(one.body).toEqual(vertex);
       }
@@ -452,7 +521,9 @@ describe("primary network: X-Chain vertices", () => {
     expect((onP.body as ErrorBody).message).toMatch(/^blockchainId must be one of/);
     const negative = await getJson(`${data}/v1/networks/mainnet/blockchains/x-chain/vertices:listByHeight?vertexHeight=-1`);
     expectContract(negative, "data", VERTICES, 400);
-    const missing = await getJson(`${data}/v1/networks/mainnet/blockchains/x-chain/vertices/2wx1bZz5oNAzRprQi3bxMVv2PaajoqTWE4s3uibNb9yFH5xW4v`);
+    const missing = await getJson(
+      `${data}/v1/networks/mainnet/blockchains/x-chain/vertices/2wx1bZz5oNAzRprQi3bxMVv2PaajoqTWE4s3uibNb9yFH5xW4v`,
+    );
     expectContract(missing, "data", VERTEX, 404);
   });
 });
@@ -470,7 +541,11 @@ describe("primary network: L1 validators", () => {
     expect(activeList.every((validator) => validator.remainingBalance > 0)).toBe(true);
     expect((active.body as Schemas["ListL1ValidatorsResponse"]).blockHeight).toBe(String(primary.pChainHeight));
     const one = allList.find((validator) => validator.remainingBalance === 0)!;
-    const filtered = (await getJson(`${data}/v1/networks/mainnet/l1Validators?includeInactiveL1Validators=true&nodeId=${one.nodeId}&subnetId=${one.subnetId}`)).body as Schemas["ListL1ValidatorsResponse"];
+    const filtered = (
+      await getJson(
+        `${data}/v1/networks/mainnet/l1Validators?includeInactiveL1Validators=true&nodeId=${one.nodeId}&subnetId=${one.subnetId}`,
+      )
+    ).body as Schemas["ListL1ValidatorsResponse"];
     expect(filtered.validators).toEqual([one]);
     const bad = await getJson(`${data}/v1/networks/mainnet/l1Validators?nodeId=${one.nodeId.replace("NodeID-", "Node-")}`);
     expectContract(bad, "data", L1_VALIDATORS, 400);
@@ -488,11 +563,15 @@ describe("primary network: L1 validators", () => {
       )!.blsCredentials as unknown as { publicKey: string; proofOfPossession: string };
       expect(publicKey).toMatch(/^0x[0-9a-f]{96}$/);
       expect(proofOfPossession).toMatch(/^0x[0-9a-f]{192}$/);
-      expect(Buffer.from(signatures.getPublicKey(validator.bls.secretKey).toBytes(true)).toString("hex")).toBe(publicKey.slice(2));
+      expect(Buffer.from(signatures.getPublicKey(validator.bls.secretKey).toBytes(true)).toString("hex")).toBe(
+        publicKey.slice(2),
+      );
       expect(text).not.toContain(Buffer.from(validator.bls.secretKey).toString("hex"));
       if (index < 2) {
         const message = signatures.hash(Buffer.from(publicKey.slice(2), "hex"), "BLS_POP_BLS12381G2_XMD:SHA-256_SSWU_RO_POP_");
-        expect(signatures.verify(Buffer.from(proofOfPossession.slice(2), "hex"), message, Buffer.from(publicKey.slice(2), "hex"))).toBe(true);
+        expect(
+          signatures.verify(Buffer.from(proofOfPossession.slice(2), "hex"), message, Buffer.from(publicKey.slice(2), "hex")),
+        ).toBe(true);
       }
     }
   });

@@ -30,8 +30,14 @@ const u32 = (value: number) => {
   return bytes;
 };
 
-function message(networkId: number, sourceChainId: string, payload = Buffer.concat([Buffer.alloc(2), u32(0), Buffer.alloc(32, 9)])): string {
-  return Buffer.concat([Buffer.alloc(2), u32(networkId), decodeCb58(sourceChainId)!, u32(payload.length), payload]).toString("hex");
+function message(
+  networkId: number,
+  sourceChainId: string,
+  payload = Buffer.concat([Buffer.alloc(2), u32(0), Buffer.alloc(32, 9)]),
+): string {
+  return Buffer.concat([Buffer.alloc(2), u32(networkId), decodeCb58(sourceChainId)!, u32(payload.length), payload]).toString(
+    "hex",
+  );
 }
 
 function l1Transactions(network: "mainnet" | "fuji", txType: string): PTransaction[] {
@@ -49,7 +55,9 @@ function l1Transactions(network: "mainnet" | "fuji", txType: string): PTransacti
 function l1(network: "mainnet" | "fuji") {
   const conversion = l1Transactions(network, "ConvertSubnetToL1Tx")[0]!;
   const subnetId = conversion.fields.subnetId!;
-  const members = simulator.network.primaryNetwork(network).l1Validators.filter((validator) => validator.subnetId === subnetId && validator.weight > 0);
+  const members = simulator.network
+    .primaryNetwork(network)
+    .l1Validators.filter((validator) => validator.subnetId === subnetId && validator.weight > 0);
   const canonical = members
     .filter((validator) => validator.remainingBalance > 0)
     .map((validator) => ({ validator, key: Buffer.from(bls12_381.G1.Point.fromBytes(validator.bls.publicKey).toBytes(false)) }))
@@ -63,14 +71,23 @@ function l1(network: "mainnet" | "fuji") {
 function verifies(signedHex: string, canonical: ReturnType<typeof l1>["canonical"]) {
   const decoded = decodeSignedWarpMessage(Buffer.from(signedHex, "hex"));
   const key = signatures.aggregatePublicKeys(decoded.signers.map((index) => canonical[index]!.bls.publicKey));
-  const valid = signatures.verify(signatures.Signature.fromBytes(decoded.signature), signatures.hash(decoded.unsignedBytes, DST), key);
+  const valid = signatures.verify(
+    signatures.Signature.fromBytes(decoded.signature),
+    signatures.hash(decoded.unsignedBytes, DST),
+    key,
+  );
   return { decoded, valid, signedWeight: decoded.signers.reduce((sum, index) => sum + canonical[index]!.weight, 0) };
 }
 
 describe("POST aggregateSignatures", () => {
   it("signs with the heaviest validators until quorum plus buffer, in canonical bit order, and the signature verifies", async () => {
     const { subnetId, chainId, canonical, totalWeight } = l1("fuji");
-    const body = { message: `0x${message(5, chainId)}`, signingSubnetId: subnetId, quorumPercentage: 50, quorumPercentageBuffer: 20 };
+    const body = {
+      message: `0x${message(5, chainId)}`,
+      signingSubnetId: subnetId,
+      quorumPercentage: 50,
+      quorumPercentageBuffer: 20,
+    };
     const response = await postJson(`${data}/v1/signatureAggregator/fuji/aggregateSignatures`, body);
     expectContract(response, "data", AGGREGATE, 201);
     const { signedMessage } = response.body as Signed;
@@ -89,7 +106,10 @@ describe("POST aggregateSignatures", () => {
 
   it("signs for the source chain's subnet by default, with 67 % when the quorum is 0 or absent", async () => {
     const { subnetId, chainId, canonical, totalWeight } = l1("fuji");
-    const byDefault = await postJson(`${data}/v1/signatureAggregator/fuji/aggregateSignatures`, { message: message(5, chainId), quorumPercentage: 0 });
+    const byDefault = await postJson(`${data}/v1/signatureAggregator/fuji/aggregateSignatures`, {
+      message: message(5, chainId),
+      quorumPercentage: 0,
+    });
     expectContract(byDefault, "data", AGGREGATE, 201);
     const named = await postJson(`${data}/v1/signatureAggregator/fuji/aggregateSignatures`, {
       message: message(5, chainId),
@@ -108,9 +128,17 @@ describe("POST aggregateSignatures", () => {
     ["a justification alone", { justification: "0x0001abcdabcfff" }, "Error unpacking warp message"],
     ["a message that is not an unsigned Warp message", { message: "00010203" }, "Error unpacking warp message"],
     ["a quorum over 100", { message: "ff", quorumPercentage: 101 }, "quorumPercentage must be an integer from 0 to 100"],
-    ["quorum plus buffer over 100", { message: "ff", quorumPercentage: 80, quorumPercentageBuffer: 30 }, "quorumPercentage plus quorumPercentageBuffer must not be greater than 100"],
+    [
+      "quorum plus buffer over 100",
+      { message: "ff", quorumPercentage: 80, quorumPercentageBuffer: 30 },
+      "quorumPercentage plus quorumPercentageBuffer must not be greater than 100",
+    ],
     ["a malformed signing subnet", { message: "ff", signingSubnetId: "subnet" }, "Error parsing signing subnet ID"],
-    ["a negative P-Chain height", { message: "ff", pChainHeight: -1 }, "pChainHeight must be an integer from 0 to 9007199254740991"],
+    [
+      "a negative P-Chain height",
+      { message: "ff", pChainHeight: -1 },
+      "pChainHeight must be an integer from 0 to 9007199254740991",
+    ],
   ])("answers 400 for %s", async (_, body, text) => {
     const response = await postJson(`${data}/v1/signatureAggregator/fuji/aggregateSignatures`, body);
     expectContract(response, "data", AGGREGATE, 400);
@@ -125,7 +153,11 @@ describe("POST aggregateSignatures", () => {
       ["fuji", { message: message(5, fuji.chainId), quorumPercentage: 100 }, "failed to connect to a threshold of stake"],
       ["fuji", { message: message(1, fuji.chainId) }, "failed to collect a threshold of signatures"],
       ["fuji", { message: message(5, encodeCb58(Buffer.alloc(32, 3))) }, "failed to aggregate signatures"],
-      ["fuji", { message: message(5, fuji.chainId), signingSubnetId: encodeCb58(Buffer.alloc(32, 4)) }, "failed to connect to a threshold of stake"],
+      [
+        "fuji",
+        { message: message(5, fuji.chainId), signingSubnetId: encodeCb58(Buffer.alloc(32, 4)) },
+        "failed to connect to a threshold of stake",
+      ],
     ];
     for (const [network, body, text] of cases) {
       const response = await postJson(`${data}/v1/signatureAggregator/${network}/aggregateSignatures`, body);
@@ -160,7 +192,10 @@ describe("GET aggregateSignatures/{txHash}", () => {
     expect(platformMessage(signed).fields).toHaveLength(32);
 
     const registration = l1Transactions("fuji", "RegisterL1ValidatorTx")[0]!;
-    const registered = platformMessage(((await getJson(`${data}/v1/signatureAggregator/fuji/aggregateSignatures/${registration.txHash}`)).body as Signed).signedMessage);
+    const registered = platformMessage(
+      ((await getJson(`${data}/v1/signatureAggregator/fuji/aggregateSignatures/${registration.txHash}`)).body as Signed)
+        .signedMessage,
+    );
     expect(registered.type).toBe(2);
     expect(registered.fields.toString("hex")).toBe(`${registration.l1Changes[0]!.validator.validationIdHex.slice(2)}01`);
 
@@ -169,7 +204,9 @@ describe("GET aggregateSignatures/{txHash}", () => {
     const validator = changes[0]!.l1Changes[0]!.validator;
     const ofValidator = changes.filter((tx) => tx.l1Changes[0]!.validator === validator);
     for (const [index, tx] of ofValidator.entries()) {
-      const weight = platformMessage(((await getJson(`${data}/v1/signatureAggregator/fuji/aggregateSignatures/${tx.txHash}`)).body as Signed).signedMessage);
+      const weight = platformMessage(
+        ((await getJson(`${data}/v1/signatureAggregator/fuji/aggregateSignatures/${tx.txHash}`)).body as Signed).signedMessage,
+      );
       expect(weight.type).toBe(3);
       expect(weight.fields.subarray(0, 32).toString("hex")).toBe(validator.validationIdHex.slice(2));
       expect(weight.fields.readBigUInt64BE(32)).toBe(BigInt(index + 1));

@@ -65,7 +65,14 @@ export function chainCatalog(seed: string, info: ChainInfo): ChainCatalog {
   const logo = (symbol: string) => `${ASSETS_BASE_URL}/tokens/${symbol.toLowerCase()}.svg`;
   const symbol = info.networkToken.symbol;
   const nativePriceUsd = info.isTestnet ? undefined : NATIVE_PRICES_USD[symbol];
-  const token = (name: string, tokenSymbol: string, decimals: number, priceUsd: number | undefined, weight: number, withLogo = true): Erc20Contract => ({
+  const token = (
+    name: string,
+    tokenSymbol: string,
+    decimals: number,
+    priceUsd: number | undefined,
+    weight: number,
+    withLogo = true,
+  ): Erc20Contract => ({
     address: contract(`erc20:${tokenSymbol}`),
     name,
     symbol: tokenSymbol,
@@ -90,16 +97,33 @@ export function chainCatalog(seed: string, info: ChainInfo): ChainCatalog {
     slug: collectionSymbol.toLowerCase(),
     supply,
   });
-  const erc721 = [collection("Summit Explorers", "SUMMIT", 5000), collection("Glacier Pixels", "GPIX", 10000), collection("Relic Keys", "RELIC", 800)];
+  const erc721 = [
+    collection("Summit Explorers", "SUMMIT", 5000),
+    collection("Glacier Pixels", "GPIX", 10000),
+    collection("Relic Keys", "RELIC", 800),
+  ];
   const erc1155 = [collection("Forge Items", "FORGE", 60), collection("Event Badges", "BADGE", 12)];
-  const accounts = Array.from({ length: ACCOUNTS_PER_CHAIN }, (_, index) => derivedAddress(`account:${seed}:${chainId}:${index}`));
+  const accounts = Array.from({ length: ACCOUNTS_PER_CHAIN }, (_, index) =>
+    derivedAddress(`account:${seed}:${chainId}:${index}`),
+  );
 
   const described = new Map<string, RichAddress>();
   for (const item of erc20) {
-    described.set(item.address, { name: item.name, symbol: item.symbol, decimals: item.decimals, ...(item.logoUri ? { logoUri: item.logoUri } : {}), address: item.address });
+    described.set(item.address, {
+      name: item.name,
+      symbol: item.symbol,
+      decimals: item.decimals,
+      ...(item.logoUri ? { logoUri: item.logoUri } : {}),
+      address: item.address,
+    });
   }
   for (const item of [...erc721, ...erc1155]) {
-    described.set(item.address, { name: item.name, symbol: item.symbol, logoUri: `${NFT_BASE_URL}/${item.slug}/logo.png`, address: item.address });
+    described.set(item.address, {
+      name: item.name,
+      symbol: item.symbol,
+      logoUri: `${NFT_BASE_URL}/${item.slug}/logo.png`,
+      address: item.address,
+    });
   }
   const router = contract("router");
   const pairs = [contract("pair:0"), contract("pair:1"), contract("pair:2")];

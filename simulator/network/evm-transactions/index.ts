@@ -60,8 +60,7 @@ export interface TransactionSummary {
 }
 
 export type TokenTransferSummary = { token: string; from: string; to: string } & (
-  | { standard: "ERC-20" | "ERC-1155"; /** Base units. */ value: string }
-  | { standard: "ERC-721" }
+  { standard: "ERC-20" | "ERC-1155"; /** Base units. */ value: string } | { standard: "ERC-721" }
 );
 
 export interface ContractCreationSummary {
@@ -183,7 +182,8 @@ export class ChainTransactions {
     const { blocks } = this;
     if (!Number.isInteger(number) || number < 0 || number >= blocks.count) return undefined;
     // Not kept in the plan cache: a scan of the whole chain would only push out the blocks being served.
-    const { plans, gas } = this.planCache.get(number) ?? this.planBlock(number, blocks.blockTxCount(number), blocks.blockGasUsed(number));
+    const { plans, gas } =
+      this.planCache.get(number) ?? this.planBlock(number, blocks.blockTxCount(number), blocks.blockGasUsed(number));
     const baseFee = BigInt(blocks.blockBaseFee(number));
     return plans.map((plan, index) => ({
       from: plan.from,
@@ -269,7 +269,14 @@ export class ChainTransactions {
     const nonce = new OrdinalList(addressIndex.sent, addressIndex.ids.get(plan.from)!).lowerBound(ordinal);
     return {
       plan,
-      place: { block, index, hash: this.txHash(number, index), nonce, gasUsed: plans.gas[index]!, logStart: plans.logStart[index]! },
+      place: {
+        block,
+        index,
+        hash: this.txHash(number, index),
+        nonce,
+        gasUsed: plans.gas[index]!,
+        logStart: plans.logStart[index]!,
+      },
     };
   }
 
@@ -334,7 +341,13 @@ export class ChainTransactions {
     const sent = new PairList();
     for (let number = 0; number < count; number++) {
       txStart[number + 1] = txStart[number]! + this.blocks.blockTxCount(number);
-      this.indexBlock(number, txStart[number]!, ids, (id, ordinal) => touched.push(id, ordinal), (id, ordinal) => sent.push(id, ordinal));
+      this.indexBlock(
+        number,
+        txStart[number]!,
+        ids,
+        (id, ordinal) => touched.push(id, ordinal),
+        (id, ordinal) => sent.push(id, ordinal),
+      );
     }
     if (txStart[count]! > 0xffff_ffff) throw new RangeError(`chain ${this.context.info.chainId}: too many transactions to index`);
     return { txStart, indexedBlocks: count, ids, touched: touched.group(ids.size), sent: sent.group(ids.size) };
@@ -393,7 +406,8 @@ function tokenTransfers(plan: TxPlan): readonly TokenTransferSummary[] {
   const found: TokenTransferSummary[] = [];
   for (const { token, from, to, value } of plan.erc20) found.push({ standard: "ERC-20", token: token.address, from, to, value });
   for (const { collection, from, to } of plan.erc721) found.push({ standard: "ERC-721", token: collection.address, from, to });
-  for (const { collection, from, to, value } of plan.erc1155) found.push({ standard: "ERC-1155", token: collection.address, from, to, value });
+  for (const { collection, from, to, value } of plan.erc1155)
+    found.push({ standard: "ERC-1155", token: collection.address, from, to, value });
   return found;
 }
 

@@ -174,7 +174,15 @@ function kindOf(draw: number): TxKind {
 }
 
 const GAS_WEIGHTS: Record<TxKind, number> = {
-  native: 0, erc20: 1, swap: 3, erc721: 2, erc1155: 2, batch: 3, wrap: 0.6, create: 5, icm: 4,
+  native: 0,
+  erc20: 1,
+  swap: 3,
+  erc721: 2,
+  erc1155: 2,
+  batch: 3,
+  wrap: 0.6,
+  create: 5,
+  icm: 4,
 };
 
 export interface PlannerOptions {
@@ -285,7 +293,10 @@ export class Planner {
           plan.value = amount(random, 18);
           plan.erc20.push({ token: wrapped, from: router, to: pair, value: plan.value });
           plan.erc20.push({ token: tokenOut, from: pair, to: from, value: amount(random, tokenOut.decimals) });
-          plan.internal.push(internal(random, "CALL", router, wrapped.address, plan.value), internal(random, "CALL", router, pair, "0"));
+          plan.internal.push(
+            internal(random, "CALL", router, wrapped.address, plan.value),
+            internal(random, "CALL", router, pair, "0"),
+          );
         } else {
           const tokenIn = this.otherToken(random, wrapped);
           const out = amount(random, 18);
@@ -321,7 +332,13 @@ export class Planner {
         const items = random.chance(0.7) ? 1 : random.int(2, 3);
         plan.method = items === 1 ? METHODS.safeTransfer1155 : METHODS.safeBatchTransfer1155;
         for (let item = 0; item < items; item++) {
-          plan.erc1155.push({ collection, from, to: recipient, tokenId: random.int(1, collection.supply), value: String(random.int(1, 20)) });
+          plan.erc1155.push({
+            collection,
+            from,
+            to: recipient,
+            tokenId: random.int(1, collection.supply),
+            value: String(random.int(1, 20)),
+          });
         }
         return;
       }

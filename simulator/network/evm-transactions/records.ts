@@ -190,7 +190,9 @@ export function completeTransaction(plan: TxPlan, place: TxPlace, context: Recor
       networkToken: info.networkToken,
       ...(price === undefined ? {} : { currentPrice: usd(price) }),
       // A price at the time of the transaction is only known for transactions over a day old.
-      ...(price !== undefined && age > DAY_SECONDS ? { historicalPrice: usd(historicalPrice(price, place.block.blockTimestamp)) } : {}),
+      ...(price !== undefined && age > DAY_SECONDS
+        ? { historicalPrice: usd(historicalPrice(price, place.block.blockTimestamp)) }
+        : {}),
     },
     nativeTransaction: fullNativeTransaction(plan, place, context),
   };
@@ -260,7 +262,12 @@ function lastUpdated(collection: NftCollection, tokenId: number, headTime: numbe
 
 const RARITIES = ["Common", "Uncommon", "Rare", "Epic", "Legendary"];
 
-function erc721Metadata(collection: NftCollection, tokenId: number, status: NftTokenMetadataStatus, headTime: number): Erc721TokenMetadata {
+function erc721Metadata(
+  collection: NftCollection,
+  tokenId: number,
+  status: NftTokenMetadataStatus,
+  headTime: number,
+): Erc721TokenMetadata {
   if (status === "UNINDEXED") return { indexStatus: status };
   const metadataLastUpdatedTimestamp = lastUpdated(collection, tokenId, headTime);
   if (status !== "INDEXED") return { indexStatus: status, metadataLastUpdatedTimestamp };
@@ -282,7 +289,12 @@ function erc721Metadata(collection: NftCollection, tokenId: number, status: NftT
   };
 }
 
-function erc1155Metadata(collection: NftCollection, tokenId: number, status: NftTokenMetadataStatus, headTime: number): Erc1155TokenMetadata {
+function erc1155Metadata(
+  collection: NftCollection,
+  tokenId: number,
+  status: NftTokenMetadataStatus,
+  headTime: number,
+): Erc1155TokenMetadata {
   if (status === "UNINDEXED") return { indexStatus: status };
   const metadataLastUpdatedTimestamp = lastUpdated(collection, tokenId, headTime);
   if (status !== "INDEXED") return { indexStatus: status, metadataLastUpdatedTimestamp };

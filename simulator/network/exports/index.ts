@@ -125,7 +125,8 @@ export class ExportJobs {
     const truncated = days > MAX_EXPORT_DAYS;
     const lastDay = truncated ? request.firstDay + (MAX_EXPORT_DAYS - 1) * DAY : request.lastDay;
     const range = { start: request.firstDay, end: lastDay + DAY - 1 };
-    const result = request.type === "TRANSACTION_EXPORT_EVM" ? this.evmRows(request, range) : this.primaryNetworkRows(request, range);
+    const result =
+      request.type === "TRANSACTION_EXPORT_EVM" ? this.evmRows(request, range) : this.primaryNetworkRows(request, range);
     if ("problem" in result) {
       return { status: "FAILED", message: result.problem, metadata: { code: "ErrInvalidRequest" } };
     }
@@ -144,7 +145,19 @@ export class ExportJobs {
   }
 
   private evmRows(request: ExportRequest, range: { start: number; end: number }): Rows {
-    const header = ["date", "chainId", "blockNumber", "blockTimestamp", "txHash", "from", "to", "value", "gasUsed", "gasPrice", "txStatus"];
+    const header = [
+      "date",
+      "chainId",
+      "blockNumber",
+      "blockTimestamp",
+      "txHash",
+      "from",
+      "to",
+      "value",
+      "gasUsed",
+      "gasPrice",
+      "txStatus",
+    ];
     const rows: string[][] = [];
     for (const chainId of new Set(request.includeChains)) {
       const chain = this.network.chain(chainId);
@@ -209,7 +222,10 @@ export class ExportJobs {
     const header = simple
       ? ["date", "chain", "txHash", "txType"]
       : ["date", "chain", "blockchainId", "blockNumber", "timestamp", "txHash", "txType", "nodeId", "addresses"];
-    const wanted = [...request.addresses.map(normalizeAddress), ...request.cChainEvmAddresses.map((address) => address.toLowerCase())];
+    const wanted = [
+      ...request.addresses.map(normalizeAddress),
+      ...request.cChainEvmAddresses.map((address) => address.toLowerCase()),
+    ];
     const rows: string[][] = [];
     for (const chain of (["P", "X", "C"] as const).filter((key) => chains.has(key))) {
       const transactions = primary.transactions(chain, {
@@ -226,7 +242,17 @@ export class ExportJobs {
         rows.push(
           simple
             ? [date, chainName, tx.txHash, tx.txType]
-            : [date, chainName, primary.chainIds[chain], blockNumberOf(tx), String(tx.timestamp), tx.txHash, tx.txType, nodeIdOf(tx), [...tx.addresses].join(" ")],
+            : [
+                date,
+                chainName,
+                primary.chainIds[chain],
+                blockNumberOf(tx),
+                String(tx.timestamp),
+                tx.txHash,
+                tx.txType,
+                nodeIdOf(tx),
+                [...tx.addresses].join(" "),
+              ],
         );
       }
     }
@@ -240,7 +266,9 @@ export class ExportJobs {
     const type = request.type;
     const evm = type === "TRANSACTION_EXPORT_EVM";
     if (!evm && !PRIMARY_NETWORK_TYPES.has(String(type))) {
-      throw badRequest("type must be one of the following values: TRANSACTION_EXPORT_EVM, " + [...PRIMARY_NETWORK_TYPES].join(", "));
+      throw badRequest(
+        "type must be one of the following values: TRANSACTION_EXPORT_EVM, " + [...PRIMARY_NETWORK_TYPES].join(", "),
+      );
     }
     const options = request.options;
     if (typeof options !== "object" || options === null) throw badRequest("options should not be empty");
@@ -252,7 +280,11 @@ export class ExportJobs {
       }
       return value as string[];
     };
-    const primaryChains: ReadonlySet<string> = new Set([...Object.values(PRIMARY_CHAIN_IDS.mainnet), ...Object.values(PRIMARY_CHAIN_IDS.fuji), ...Object.keys(CHAIN_ALIASES)]);
+    const primaryChains: ReadonlySet<string> = new Set([
+      ...Object.values(PRIMARY_CHAIN_IDS.mainnet),
+      ...Object.values(PRIMARY_CHAIN_IDS.fuji),
+      ...Object.keys(CHAIN_ALIASES),
+    ]);
     const includeChains = list("includeChains", true, (value) => (evm ? /^\d+$/.test(value) : primaryChains.has(value)));
     const addresses = list("addresses", evm, (value) => (evm ? EVM_ADDRESS.test(value) : value.length > 0));
     const cChainEvmAddresses = evm ? [] : list("cChainEvmAddresses", false, (value) => EVM_ADDRESS.test(value));
@@ -261,7 +293,8 @@ export class ExportJobs {
       const value = request[name];
       if (value === undefined) return undefined;
       const time = typeof value === "string" && DATE.test(value) ? Date.parse(`${value}T00:00:00Z`) : Number.NaN;
-      if (Number.isNaN(time) || isoDate(time / 1000) !== value) throw badRequest(`${name} must be a date in the format YYYY-MM-DD`);
+      if (Number.isNaN(time) || isoDate(time / 1000) !== value)
+        throw badRequest(`${name} must be a date in the format YYYY-MM-DD`);
       return time / 1000;
     };
     const headDay = Math.floor(this.network.options.headTime / DAY) * DAY;

@@ -33,7 +33,12 @@ export interface HolderQuery {
  * Addresses whose balance was above the threshold at some time within [start, end] (a balance
  * held when the window opens counts), with their balance at the end of the window, largest first.
  */
-export function holders(moves: readonly Erc20Move[], opening: ReadonlyMap<number, bigint>, query: HolderQuery, book: AddressBook): AddressDetails[] {
+export function holders(
+  moves: readonly Erc20Move[],
+  opening: ReadonlyMap<number, bigint>,
+  query: HolderQuery,
+  book: AddressBook,
+): AddressDetails[] {
   const { threshold, start, end } = query;
   if (start !== undefined && end !== undefined && start > end) return [];
   const balance = new Map(opening);

@@ -15,11 +15,21 @@ export type ChainMetric = components["schemas"]["ChainMetric"];
 
 /** Metrics that only `timeInterval=day` serves. */
 export const DAY_ONLY_METRICS: ReadonlySet<ChainMetric> = new Set(
-  chainMetricValues.filter((metric) => /^(cumulative|max|avg)/.test(metric) || ["contracts", "deployers", "feesPaid"].includes(metric)),
+  chainMetricValues.filter(
+    (metric) => /^(cumulative|max|avg)/.test(metric) || ["contracts", "deployers", "feesPaid"].includes(metric),
+  ),
 );
 
 /** Metrics read from the blocks alone; every other one needs the transaction activity. */
-const BLOCK_METRICS: ReadonlySet<ChainMetric> = new Set(["txCount", "gasUsed", "cumulativeTxCount", "avgTps", "avgGps", "maxTps", "maxGps"]);
+const BLOCK_METRICS: ReadonlySet<ChainMetric> = new Set([
+  "txCount",
+  "gasUsed",
+  "cumulativeTxCount",
+  "avgTps",
+  "avgGps",
+  "maxTps",
+  "maxGps",
+]);
 
 export function needsActivity(metric: ChainMetric): boolean {
   return !BLOCK_METRICS.has(metric);
@@ -105,7 +115,11 @@ function blockBuckets(blocks: ChainBlocks, interval: TimeInterval): Map<number, 
   return buckets;
 }
 
-function activityBuckets(blocks: ChainBlocks, activity: TransactionActivity, interval: TimeInterval): Map<number, ActivityBucket> {
+function activityBuckets(
+  blocks: ChainBlocks,
+  activity: TransactionActivity,
+  interval: TimeInterval,
+): Map<number, ActivityBucket> {
   const buckets = new Map<number, ActivityBucket>();
   for (let number = 0; number < blocks.count; number++) {
     const start = intervalStart(blocks.blockTimestamp(number), interval);

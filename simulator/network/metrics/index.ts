@@ -43,17 +43,27 @@ export class NetworkMetrics {
    * A chain metric over some chains, newest first. `scope` names them (an EVM chain id, or
    * `total`, `mainnet`, `testnet`) and keys the cache.
    */
-  chainMetric(scope: string, chains: readonly SimulatedChain[], metric: ChainMetric, interval: TimeInterval): Promise<MetricPoint[]> {
+  chainMetric(
+    scope: string,
+    chains: readonly SimulatedChain[],
+    metric: ChainMetric,
+    interval: TimeInterval,
+  ): Promise<MetricPoint[]> {
     this.refresh();
     const key = `${scope}:${metric}:${interval}`;
     let found = this.series.get(key);
     if (found === undefined) {
       const version = this.network.version;
       found = Promise.all(
-        chains.map(async (chain) => ({ blocks: chain.blocks, activity: needsActivity(metric) ? await this.activity(chain) : undefined })),
+        chains.map(async (chain) => ({
+          blocks: chain.blocks,
+          activity: needsActivity(metric) ? await this.activity(chain) : undefined,
+        })),
       ).then((measured) =>
         // Chains that grew while their transactions were read would not match their activity: start again.
-        this.network.version === version ? chainMetricSeries(measured, metric, interval) : this.chainMetric(scope, chains, metric, interval),
+        this.network.version === version
+          ? chainMetricSeries(measured, metric, interval)
+          : this.chainMetric(scope, chains, metric, interval),
       );
       this.series.set(key, found);
     }

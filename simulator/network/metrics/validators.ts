@@ -54,7 +54,10 @@ export class ValidatorHistory {
     }) as PTransaction[];
     // Fees are counted up to the latest block, as far as the P-Chain has accrued them.
     this.paying = payingSpans(transactions, latest.blockTimestamp);
-    this.stakes = [...stakingSpans(transactions), ...this.paying.map((span) => ({ ...span, key: span.validationId, delegation: false }))];
+    this.stakes = [
+      ...stakingSpans(transactions),
+      ...this.paying.map((span) => ({ ...span, key: span.validationId, delegation: false })),
+    ];
     this.feePerSecond = feePerValidatorSecond(primary);
   }
 
@@ -65,7 +68,9 @@ export class ValidatorHistory {
    */
   staking(metric: StakingMetric, subnetId: string | undefined): MetricPoint[] {
     const delegation = metric === "delegatorCount" || metric === "delegatorWeight";
-    const stakes = this.stakes.filter((stake) => (subnetId === undefined || stake.subnetId === subnetId) && stake.delegation === delegation);
+    const stakes = this.stakes.filter(
+      (stake) => (subnetId === undefined || stake.subnetId === subnetId) && stake.delegation === delegation,
+    );
     const weighed = metric === "delegatorWeight" || metric === "validatorWeight";
     return this.daily((day) => {
       // The latest span of each validator within the day.
@@ -82,7 +87,8 @@ export class ValidatorHistory {
     const spans = this.paying.filter((span) => subnetId === undefined || span.subnetId === subnetId);
     if (spans.length === 0) return [];
     const paidOn = (day: number) =>
-      spans.reduce((total, span) => total + Math.max(0, Math.min(span.end, day + DAY) - Math.max(span.start, day)), 0) * this.feePerSecond;
+      spans.reduce((total, span) => total + Math.max(0, Math.min(span.end, day + DAY) - Math.max(span.start, day)), 0) *
+      this.feePerSecond;
     switch (metric) {
       case "perSubnetDailyFeesPaid":
       case "totalValidatorFeesDaily":
@@ -94,7 +100,10 @@ export class ValidatorHistory {
       }
       case "perSubnetPayingValidators":
       case "totalPayingValidatorsDaily":
-        return this.daily((day) => new Set(spans.filter((span) => span.start < day + DAY && span.end > day).map((span) => span.validationId)).size);
+        return this.daily(
+          (day) =>
+            new Set(spans.filter((span) => span.start < day + DAY && span.end > day).map((span) => span.validationId)).size,
+        );
     }
   }
 
@@ -125,7 +134,14 @@ function stakingSpans(transactions: readonly PTransaction[]): Stake[] {
         break;
       case "AddSubnetValidatorTx": {
         // A permissioned subnet validator has no stake of its own in the sample.
-        const stake = { key: `${nodeId}:${subnetId}`, subnetId: subnetId!, delegation: false, start: startTimestamp!, end: endTimestamp!, weight: 0 };
+        const stake = {
+          key: `${nodeId}:${subnetId}`,
+          subnetId: subnetId!,
+          delegation: false,
+          start: startTimestamp!,
+          end: endTimestamp!,
+          weight: 0,
+        };
         subnetValidators.set(stake.key, stake);
         stakes.push(stake);
         break;

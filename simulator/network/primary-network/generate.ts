@@ -97,7 +97,14 @@ const P_CHAIN_FIRST: readonly PChainTransactionType[] = [
   "ImportTx",
   "BaseTx",
 ];
-const X_CHAIN_FIRST: readonly XChainTransactionType[] = ["CreateAssetTx", "CreateAssetTx", "OperationTx", "BaseTx", "ExportTx", "ImportTx"];
+const X_CHAIN_FIRST: readonly XChainTransactionType[] = [
+  "CreateAssetTx",
+  "CreateAssetTx",
+  "OperationTx",
+  "BaseTx",
+  "ExportTx",
+  "ImportTx",
+];
 const C_CHAIN_FIRST: readonly CTransaction["txType"][] = ["ExportTx", "ImportTx"];
 
 const P_CHAIN_WEIGHTS: Partial<Record<PChainTransactionType, number>> = {
@@ -280,7 +287,8 @@ class HistoryBuilder {
   private extendTo(time: number): boolean {
     let added = false;
     for (;;) {
-      this.nextLiveStep ??= Math.max(this.now, this.input.headTime) + this.random.int(LIVE_STEP_SECONDS.min, LIVE_STEP_SECONDS.max);
+      this.nextLiveStep ??=
+        Math.max(this.now, this.input.headTime) + this.random.int(LIVE_STEP_SECONDS.min, LIVE_STEP_SECONDS.max);
       const at = this.nextLiveStep;
       if (at > time) return added;
       this.nextLiveStep = undefined;
@@ -325,7 +333,11 @@ class HistoryBuilder {
     this.finishP(tx);
     if (proposal) this.newPBlock("BanffCommitBlock", true);
     // A mainnet L1 that starts losing validators goes on losing them until it is short of its share.
-    if (kind === "DisableL1ValidatorTx" && this.input.network === "mainnet" && this.activeShare(tx.fields.subnetId!) >= L1_ACTIVE_SHARE.mainnet) {
+    if (
+      kind === "DisableL1ValidatorTx" &&
+      this.input.network === "mainnet" &&
+      this.activeShare(tx.fields.subnetId!) >= L1_ACTIVE_SHARE.mainnet
+    ) {
       queue.unshift(kind);
     }
     return true;
@@ -451,7 +463,16 @@ class HistoryBuilder {
       if (kind === "AddPermissionlessValidatorTx") {
         tx.bls = new BlsKey(this.input.seed, `${this.input.network}:staker:${nodeId}`);
       }
-      this.stakers.push({ tx, nodeId, owner, start, end, stake: tx.emitted.filter((utxo) => utxo.stake), amount, rewarded: false });
+      this.stakers.push({
+        tx,
+        nodeId,
+        owner,
+        start,
+        end,
+        stake: tx.emitted.filter((utxo) => utxo.stake),
+        amount,
+        rewarded: false,
+      });
       return tx;
     };
   }
@@ -518,8 +539,9 @@ class HistoryBuilder {
   }
 
   private planCreateChain(): Plan<SimBlock> | undefined {
-    const subnet = this.pick(this.subnets.filter((candidate) => candidate.chains.length === 0 && !candidate.converted))
-      ?? this.pick(this.subnets.filter((candidate) => !candidate.converted));
+    const subnet =
+      this.pick(this.subnets.filter((candidate) => candidate.chains.length === 0 && !candidate.converted)) ??
+      this.pick(this.subnets.filter((candidate) => !candidate.converted));
     if (!subnet || this.spendable(subnet.owner, "P") < TX_FEE * 10n) return undefined;
     return (block) => {
       const tx = this.newPTx("CreateChainTx", block);
@@ -531,7 +553,11 @@ class HistoryBuilder {
         subnetId: subnet.subnetId,
         blockchainInfo: evm
           ? { chainName, vmId: SUBNET_EVM_VM_ID, genesisData: this.evmGenesis(subnet) }
-          : { chainName, vmId: this.id(`vm:${chainName}`), genesisData: `0x${this.digest(`genesis:${chainName}`).toString("hex")}` },
+          : {
+              chainName,
+              vmId: this.id(`vm:${chainName}`),
+              genesisData: `0x${this.digest(`genesis:${chainName}`).toString("hex")}`,
+            },
       };
       subnet.chains.push(tx.txHash);
       return tx;
@@ -555,7 +581,9 @@ class HistoryBuilder {
   }
 
   private planRemoveSubnetValidator(): Plan<SimBlock> | undefined {
-    const subnet = this.pick(this.subnets.filter((candidate) => candidate.validators.some((v) => !v.removed && v.end > this.now)));
+    const subnet = this.pick(
+      this.subnets.filter((candidate) => candidate.validators.some((v) => !v.removed && v.end > this.now)),
+    );
     if (!subnet || this.spendable(subnet.owner, "P") < TX_FEE * 10n) return undefined;
     const validator = subnet.validators.find((candidate) => !candidate.removed && candidate.end > this.now)!;
     return (block) => {
@@ -600,7 +628,9 @@ class HistoryBuilder {
   }
 
   private planConvert(): Plan<SimBlock> | undefined {
-    const subnet = this.pick(this.subnets.filter((candidate) => !candidate.converted && !candidate.transformed && candidate.chains.length > 0));
+    const subnet = this.pick(
+      this.subnets.filter((candidate) => !candidate.converted && !candidate.transformed && candidate.chains.length > 0),
+    );
     if (!subnet) return undefined;
     const balances = [this.random.int(2, 6), this.random.int(2, 6)].map((avax) => avax * 1_000_000_000);
     const burned = BigInt(balances.reduce((sum, balance) => sum + balance, 0));
@@ -641,7 +671,13 @@ class HistoryBuilder {
       tx.l1BalanceBurned = BigInt(balance);
       this.supply -= BigInt(balance);
       const validator = this.newL1Validator(subnet, `register:${tx.txHash}`, balance, weight);
-      tx.l1Changes.push({ validator, weight: validator.weight, remainingBalance: balance, balanceChange: balance, showCredentials: true });
+      tx.l1Changes.push({
+        validator,
+        weight: validator.weight,
+        remainingBalance: balance,
+        balanceChange: balance,
+        showCredentials: true,
+      });
       tx.fields = { subnetId: subnet.subnetId };
       return tx;
     };
@@ -658,7 +694,12 @@ class HistoryBuilder {
       this.fund(tx, payer, TX_FEE);
       tx.burned = TX_FEE;
       validator.weight = weight;
-      tx.l1Changes.push({ validator, weight: validator.weight, remainingBalance: validator.remainingBalance, showCredentials: false });
+      tx.l1Changes.push({
+        validator,
+        weight: validator.weight,
+        remainingBalance: validator.remainingBalance,
+        showCredentials: false,
+      });
       tx.fields = { subnetId: validator.subnetId };
       return tx;
     };
@@ -700,9 +741,13 @@ class HistoryBuilder {
         this.keepsActiveShare(candidate.subnetId, { disabled: candidate }),
     );
     const declining =
-      this.input.network === "mainnet" ? allowed.filter((candidate) => this.activeShare(candidate.subnetId) >= L1_ACTIVE_SHARE.mainnet) : [];
+      this.input.network === "mainnet"
+        ? allowed.filter((candidate) => this.activeShare(candidate.subnetId) >= L1_ACTIVE_SHARE.mainnet)
+        : [];
     const validator =
-      declining.length > 0 ? declining.reduce((heaviest, candidate) => (candidate.weight > heaviest.weight ? candidate : heaviest)) : this.pick(allowed);
+      declining.length > 0
+        ? declining.reduce((heaviest, candidate) => (candidate.weight > heaviest.weight ? candidate : heaviest))
+        : this.pick(allowed);
     const payer = this.payer("P", TX_FEE * 10n);
     if (!validator || !payer) return undefined;
     return (block) => {
@@ -714,7 +759,13 @@ class HistoryBuilder {
       this.emit(tx, owner, BigInt(refund));
       this.supply += BigInt(refund);
       validator.remainingBalance = 0;
-      tx.l1Changes.push({ validator, weight: validator.weight, remainingBalance: 0, balanceChange: -refund, showCredentials: false });
+      tx.l1Changes.push({
+        validator,
+        weight: validator.weight,
+        remainingBalance: 0,
+        balanceChange: -refund,
+        showCredentials: false,
+      });
       tx.fields = { subnetId: validator.subnetId };
       return tx;
     };
@@ -758,7 +809,10 @@ class HistoryBuilder {
       creationTimestamp: this.now,
       bls: new BlsKey(this.input.seed, `${this.input.network}:l1:${label}`),
       remainingBalanceOwner: { addresses: [owner.address], threshold: 1 },
-      deactivationOwner: { addresses: [deactivator.address, subnet.owner.address].filter((a, i, all) => all.indexOf(a) === i), threshold: 1 },
+      deactivationOwner: {
+        addresses: [deactivator.address, subnet.owner.address].filter((a, i, all) => all.indexOf(a) === i),
+        threshold: 1,
+      },
     };
     this.l1Validators.push(validator);
     return validator;
@@ -878,12 +932,17 @@ class HistoryBuilder {
         const tx = this.newCTx("ExportTx", blockNumber, destination);
         const amount = BigInt(this.random.int(1, 200)) * NANO_AVAX;
         this.emit(tx, recipient, amount, { consumedOn: destination });
-        tx.evmInputs.push({ fromAddress: sender.evmAddress, amount: amount + ATOMIC_FEE, credentials: [this.credential(sender, tx.txHash)] });
+        tx.evmInputs.push({
+          fromAddress: sender.evmAddress,
+          amount: amount + ATOMIC_FEE,
+          credentials: [this.credential(sender, tx.txHash)],
+        });
         tx.addresses.add(sender.evmAddress);
         this.supply -= ATOMIC_FEE;
         return tx;
       }
-      const tx = chain === "P" ? this.newPTx("ExportTx", place as SimBlock) : this.newXTx("ExportTx", place as { block?: SimBlock });
+      const tx =
+        chain === "P" ? this.newPTx("ExportTx", place as SimBlock) : this.newXTx("ExportTx", place as { block?: SimBlock });
       const amount = this.spendable(sender, chain) / BigInt(this.random.int(5, 30));
       this.emit(tx, recipient, amount, { consumedOn: destination });
       this.fund(tx, sender, amount + TX_FEE);
@@ -917,7 +976,8 @@ class HistoryBuilder {
         this.supply -= ATOMIC_FEE;
         return tx;
       }
-      const tx = chain === "P" ? this.newPTx("ImportTx", place as SimBlock) : this.newXTx("ImportTx", place as { block?: SimBlock });
+      const tx =
+        chain === "P" ? this.newPTx("ImportTx", place as SimBlock) : this.newXTx("ImportTx", place as { block?: SimBlock });
       for (const utxo of taken) this.spend(tx, utxo);
       this.emit(tx, wallet, total - TX_FEE);
       if (tx.chain === "P") {
@@ -1054,7 +1114,10 @@ class HistoryBuilder {
   }
 
   private proposer(previous: SimBlock | undefined, height: number) {
-    const validators = [...this.genesisNodeIds, ...this.stakers.filter((s) => !s.validator && s.end > this.now).map((s) => s.nodeId)];
+    const validators = [
+      ...this.genesisNodeIds,
+      ...this.stakers.filter((s) => !s.validator && s.end > this.now).map((s) => s.nodeId),
+    ];
     return {
       proposerId: this.id(`proposer:${this.sequence}:${height}`),
       proposerParentId: previous?.record.proposerDetails?.proposerId ?? previous?.record.blockHash ?? ZERO_ID,
@@ -1231,7 +1294,16 @@ class HistoryBuilder {
         istanbulBlock: 0,
         muirGlacierBlock: 0,
         subnetEVMTimestamp: 0,
-        feeConfig: { gasLimit: 15_000_000, targetBlockRate: 2, minBaseFee: 25_000_000_000, targetGas: 20_000_000, baseFeeChangeDenominator: 36, minBlockGasCost: 0, maxBlockGasCost: 1_000_000, blockGasCostStep: 200_000 },
+        feeConfig: {
+          gasLimit: 15_000_000,
+          targetBlockRate: 2,
+          minBaseFee: 25_000_000_000,
+          targetGas: 20_000_000,
+          baseFeeChangeDenominator: 36,
+          minBlockGasCost: 0,
+          maxBlockGasCost: 1_000_000,
+          blockGasCostStep: 200_000,
+        },
         warpConfig: { blockTimestamp: this.now, quorumNumerator: 67 },
       },
       alloc: { [subnet.owner.evmAddress.slice(2)]: { balance: "0x52B7D2DCC80CD2E4000000" } },
@@ -1249,7 +1321,10 @@ class HistoryBuilder {
   }
 
   private credential(wallet: Wallet, label: string) {
-    return { signature: `0x${this.digest(`signature:${label}`).toString("hex")}${this.digest(`signature2:${label}`).toString("hex")}00`, publicKey: wallet.publicKey };
+    return {
+      signature: `0x${this.digest(`signature:${label}`).toString("hex")}${this.digest(`signature2:${label}`).toString("hex")}00`,
+      publicKey: wallet.publicKey,
+    };
   }
 
   private nodeId(label: string): string {

@@ -164,7 +164,11 @@ export class PrimaryNetwork {
       if (filter.l1ValidationId !== undefined) {
         if (tx.chain !== "P") return false;
         const wanted = filter.l1ValidationId;
-        if (!tx.l1Changes.some(({ validator }) => validator.validationId === wanted || validator.validationIdHex === wanted.toLowerCase())) {
+        if (
+          !tx.l1Changes.some(
+            ({ validator }) => validator.validationId === wanted || validator.validationIdHex === wanted.toLowerCase(),
+          )
+        ) {
           return false;
         }
       }

@@ -63,7 +63,9 @@ export class WarpAggregator {
     // The heaviest answer first, ties in canonical order, until the target weight is in.
     const order = validators
       .map((validator, index) => ({ validator, index }))
-      .sort((a, b) => (a.validator.weight === b.validator.weight ? a.index - b.index : a.validator.weight > b.validator.weight ? -1 : 1));
+      .sort((a, b) =>
+        a.validator.weight === b.validator.weight ? a.index - b.index : a.validator.weight > b.validator.weight ? -1 : 1,
+      );
     const signers: number[] = [];
     let signed = 0n;
     for (const { validator, index } of order) {
@@ -112,7 +114,9 @@ export class WarpAggregator {
   /** The subnet a blockchain belongs to: a chain created on the P-Chain, or a P-, X- or C-Chain. */
   private subnetOfChain(chainId: Buffer): string | undefined {
     if (this.subnetsByChain === undefined) {
-      this.subnetsByChain = new Map(Object.values(this.primary.chainIds).map((id) => [decodeCb58(id)!.toString("hex"), PRIMARY_NETWORK_SUBNET_ID]));
+      this.subnetsByChain = new Map(
+        Object.values(this.primary.chainIds).map((id) => [decodeCb58(id)!.toString("hex"), PRIMARY_NETWORK_SUBNET_ID]),
+      );
       const created = this.primary.transactions("P", {
         addresses: undefined,
         txTypes: new Set(["CreateChainTx"]),
@@ -122,7 +126,8 @@ export class WarpAggregator {
         sortOrder: "asc",
       });
       for (const tx of created) {
-        if (tx.chain === "P" && tx.fields.subnetId) this.subnetsByChain.set(decodeCb58(tx.txHash)!.toString("hex"), tx.fields.subnetId);
+        if (tx.chain === "P" && tx.fields.subnetId)
+          this.subnetsByChain.set(decodeCb58(tx.txHash)!.toString("hex"), tx.fields.subnetId);
       }
     }
     return this.subnetsByChain.get(chainId.toString("hex"));
@@ -139,7 +144,12 @@ export class WarpAggregator {
       case "RegisterL1ValidatorTx":
         return Writer.document().uint32(2).raw(validationId).boolean(true).done();
       case "SetL1ValidatorWeightTx":
-        return Writer.document().uint32(3).raw(validationId).uint64(BigInt(this.weightNonce(tx))).uint64(BigInt(change.weight)).done();
+        return Writer.document()
+          .uint32(3)
+          .raw(validationId)
+          .uint64(BigInt(this.weightNonce(tx)))
+          .uint64(BigInt(change.weight))
+          .done();
       default:
         return undefined;
     }
@@ -154,7 +164,10 @@ export class WarpAggregator {
       .bytes(Buffer.from(manager.contractAddress.slice(2), "hex"))
       .uint32(tx.l1Changes.length);
     for (const change of tx.l1Changes) {
-      data.bytes(decodeCb58(change.validator.nodeId.replace(/^NodeID-/, ""))!).raw(change.validator.bls.publicKey).uint64(BigInt(change.weight));
+      data
+        .bytes(decodeCb58(change.validator.nodeId.replace(/^NodeID-/, ""))!)
+        .raw(change.validator.bls.publicKey)
+        .uint64(BigInt(change.weight));
     }
     return sha256(data.done());
   }

@@ -9,7 +9,9 @@ const dataRoute = routeDefiner<paths>();
 
 export function exportRoutes(jobs: ExportJobs): RouteDefinition[] {
   return [
-    dataRoute("POST", "/v1/operations/transactions:export", ({ body, headers }) => jobs.create(body, `http://${headers.host ?? "localhost"}`)),
+    dataRoute("POST", "/v1/operations/transactions:export", ({ body, headers }) =>
+      jobs.create(body, `http://${headers.host ?? "localhost"}`),
+    ),
 
     dataRoute("GET", "/v1/operations/{operationId}", ({ path }) => {
       const operation = jobs.get(path.operationId);
@@ -20,7 +22,12 @@ export function exportRoutes(jobs: ExportJobs): RouteDefinition[] {
 }
 
 /** Serves the files of completed exports, as a storage host would: not a route of the contract, never counted. */
-export function serveExportDownload(jobs: ExportJobs, request: IncomingMessage, response: ServerResponse, pathname: string): void {
+export function serveExportDownload(
+  jobs: ExportJobs,
+  request: IncomingMessage,
+  response: ServerResponse,
+  pathname: string,
+): void {
   const operationId = /^([A-Za-z0-9-]+)\.csv$/.exec(pathname.slice(EXPORT_DOWNLOAD_PATH.length))?.[1];
   const file = request.method === "GET" && operationId !== undefined ? jobs.file(operationId) : undefined;
   if (file === undefined) return sendJson(response, 404, errorBody(404, `Cannot ${request.method} ${pathname}`));

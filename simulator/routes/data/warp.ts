@@ -78,14 +78,16 @@ function aggregationRequest(body: unknown): { message: Buffer; signingSubnetId: 
   };
   const quorumPercentage = integer("quorumPercentage", 100) || DEFAULT_QUORUM;
   const buffer = integer("quorumPercentageBuffer", 100);
-  if (quorumPercentage + buffer > 100) throw badRequest("quorumPercentage plus quorumPercentageBuffer must not be greater than 100");
+  if (quorumPercentage + buffer > 100)
+    throw badRequest("quorumPercentage plus quorumPercentageBuffer must not be greater than 100");
   integer("pChainHeight", Number.MAX_SAFE_INTEGER);
 
   const subnet = text("signingSubnetId");
   let signingSubnetId: string | undefined;
   if (subnet !== undefined && subnet !== "") {
     const hex = HEX_ID.exec(subnet)?.[1];
-    signingSubnetId = hex !== undefined ? encodeCb58(Buffer.from(hex, "hex")) : decodeCb58(subnet)?.length === 32 ? subnet : undefined;
+    signingSubnetId =
+      hex !== undefined ? encodeCb58(Buffer.from(hex, "hex")) : decodeCb58(subnet)?.length === 32 ? subnet : undefined;
     if (signingSubnetId === undefined) throw badRequest("Error parsing signing subnet ID");
   }
   return { message: Buffer.from(message, "hex"), signingSubnetId, quorum: { percentage: quorumPercentage, buffer } };

@@ -27,7 +27,11 @@ export function metricsChain(network: SampleNetwork, chainId: string): Simulated
   return chain;
 }
 
-export function chainMetricRoutes(network: SampleNetwork, metrics: NetworkMetrics, options: ChainMetricsRouteOptions): RouteDefinition[] {
+export function chainMetricRoutes(
+  network: SampleNetwork,
+  metrics: NetworkMetrics,
+  options: ChainMetricsRouteOptions,
+): RouteDefinition[] {
   return [
     metricsRoute("GET", "/v2/chains/{chainId}/metrics/{metric}", async ({ path, query, pageScope }) => {
       const interval = query.timeInterval ?? "day";
@@ -50,13 +54,21 @@ export function chainMetricRoutes(network: SampleNetwork, metrics: NetworkMetric
     metricsRoute("GET", "/v1/avg_tps/{chainId}", async ({ path, query, pageScope }) => {
       const chain = metricsChain(network, path.chainId);
       const series = await metrics.chainMetric(chain.evmChainId, [chain], "avgTps", "day");
-      const page = metricsPage(series, { pageToken: query.pageToken, pageSize: LEGACY_PAGE_SIZE, scope: pageScope }, options.tokenTtlMs());
+      const page = metricsPage(
+        series,
+        { pageToken: query.pageToken, pageSize: LEGACY_PAGE_SIZE, scope: pageScope },
+        options.tokenTtlMs(),
+      );
       const next = page.nextPageToken;
       return {
         results: contractPoints(page.items),
         status: 200,
         lastRun: chain.blocks.blockTimestamp(chain.blocks.headNumber),
-        ...(next === undefined ? {} : options.legacyAvgTpsCursor === "nextPageStartKey" ? { nextPageStartKey: next } : { nextPageToken: next }),
+        ...(next === undefined
+          ? {}
+          : options.legacyAvgTpsCursor === "nextPageStartKey"
+            ? { nextPageStartKey: next }
+            : { nextPageToken: next }),
       };
     }),
   ];

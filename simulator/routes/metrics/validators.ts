@@ -24,7 +24,9 @@ export function validatorMetricRoutes(metrics: NetworkMetrics, tokenTtlMs: () =>
 
     // These two routes have no page parameters: one answer holds the whole range.
     metricsRoute("GET", "/v2/subnet/{subnetId}/metrics/{metric}", ({ path, query }) => ({
-      results: contractPoints(withinRange(metrics.subnetFees(path.subnetId, path.metric), query.startTimestamp, query.endTimestamp)),
+      results: contractPoints(
+        withinRange(metrics.subnetFees(path.subnetId, path.metric), query.startTimestamp, query.endTimestamp),
+      ),
     })),
 
     metricsRoute("GET", "/v2/validators/metrics/{metric}", ({ path, query }) => ({

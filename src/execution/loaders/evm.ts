@@ -45,25 +45,27 @@ export function createEvmLoaders({ evm, metrics }: Upstreams, call: CallOptions,
   let heldChainList: Promise<ChainInfo[]> | undefined;
   const chainList = () => (heldChainList ??= evm.listChains(call));
 
-  const chain = new DataLoader<string, ChainInfo | null>(observed("chain", observe, async (ids) => {
-    // One `GET /v1/chains` answers every supported chain, by either of its ids; an id not in
-    // the list may still be a chain the list leaves out, so it gets its own look-up.
-    const all = await chainList();
-    const byId = new Map<string, ChainInfo>();
-    for (const info of all) {
-      byId.set(info.chainId, info);
-      if (info.platformChainId) byId.set(info.platformChainId, info);
-    }
-    return Promise.all(ids.map((id) => byId.get(id) ?? settle(evm.getChain(id, call))));
-  }));
+  const chain = new DataLoader<string, ChainInfo | null>(
+    observed("chain", observe, async (ids) => {
+      // One `GET /v1/chains` answers every supported chain, by either of its ids; an id not in
+      // the list may still be a chain the list leaves out, so it gets its own look-up.
+      const all = await chainList();
+      const byId = new Map<string, ChainInfo>();
+      for (const info of all) {
+        byId.set(info.chainId, info);
+        if (info.platformChainId) byId.set(info.platformChainId, info);
+      }
+      return Promise.all(ids.map((id) => byId.get(id) ?? settle(evm.getChain(id, call))));
+    }),
+  );
 
   const block = new DataLoader<BlockKey, EvmBlock | null, string>(
     observed("block", observe, (keys) => Promise.all(keys.map((key) => settle(evm.getBlock(key.chainId, key.blockId, call))))),
     { cacheKeyFn: blockKey },
   );
 
-  const metricsChain = new DataLoader<string, MetricsChain | null>(observed("metricsChain", observe, (ids) =>
-    Promise.all(ids.map((id) => settle(metrics.getChain(id, call))))),
+  const metricsChain = new DataLoader<string, MetricsChain | null>(
+    observed("metricsChain", observe, (ids) => Promise.all(ids.map((id) => settle(metrics.getChain(id, call))))),
   );
 
   const completeTransaction = new DataLoader<TransactionKey, CompleteTransaction | null, string>(
@@ -80,7 +82,8 @@ export function createEvmLoaders({ evm, metrics }: Upstreams, call: CallOptions,
   // Keys that no list page primed are answered by the complete view, which holds the native record.
   const transaction = new DataLoader<TransactionKey, EvmTransactionRecord | null, string>(
     observed("transaction", observe, (keys) =>
-      Promise.all(keys.map((key) => settle(completeTransaction.load(key).then((found) => found?.nativeTransaction ?? null))))),
+      Promise.all(keys.map((key) => settle(completeTransaction.load(key).then((found) => found?.nativeTransaction ?? null)))),
+    ),
     { cacheKeyFn: transactionKey },
   );
 

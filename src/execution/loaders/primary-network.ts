@@ -58,7 +58,11 @@ function networkRecordKey({ network, id }: NetworkRecordKey): string {
   return `${network}:${id}`;
 }
 
-export function createPrimaryNetworkLoaders({ primaryNetwork }: Upstreams, call: CallOptions, observe: BatchObserver): PrimaryNetworkLoaders {
+export function createPrimaryNetworkLoaders(
+  { primaryNetwork }: Upstreams,
+  call: CallOptions,
+  observe: BatchObserver,
+): PrimaryNetworkLoaders {
   const primaryNetworkBlock: PrimaryNetworkLoaders["primaryNetworkBlock"] = new DataLoader(
     observed("primaryNetworkBlock", observe, (keys) =>
       Promise.all(
@@ -68,17 +72,22 @@ export function createPrimaryNetworkLoaders({ primaryNetwork }: Upstreams, call:
           if (block && !(block instanceof Error)) primeBlocks({ primaryNetworkBlock }, key.origin, [block]);
           return block;
         }),
-      )),
+      ),
+    ),
     { cacheKeyFn: chainRecordKey },
   );
 
   const primaryNetworkTransaction: PrimaryNetworkLoaders["primaryNetworkTransaction"] = new DataLoader(
-    observed("primaryNetworkTransaction", observe, (keys) => Promise.all(keys.map((key) => settle(primaryNetwork.getTransaction(key.origin, key.id, call))))),
+    observed("primaryNetworkTransaction", observe, (keys) =>
+      Promise.all(keys.map((key) => settle(primaryNetwork.getTransaction(key.origin, key.id, call)))),
+    ),
     { cacheKeyFn: chainRecordKey },
   );
 
   const xChainVertex: PrimaryNetworkLoaders["xChainVertex"] = new DataLoader(
-    observed("xChainVertex", observe, (keys) => Promise.all(keys.map((key) => settle(primaryNetwork.getVertex(key.network, key.id, call))))),
+    observed("xChainVertex", observe, (keys) =>
+      Promise.all(keys.map((key) => settle(primaryNetwork.getVertex(key.network, key.id, call)))),
+    ),
     { cacheKeyFn: networkRecordKey },
   );
 
@@ -88,11 +97,17 @@ export function createPrimaryNetworkLoaders({ primaryNetwork }: Upstreams, call:
       Promise.all(
         keys.map(async (key) => {
           const page = await settle(
-            primaryNetwork.listL1Validators(key.network, { l1ValidationId: key.id, includeInactiveL1Validators: true }, { pageSize: 1, pageToken: undefined }, call),
+            primaryNetwork.listL1Validators(
+              key.network,
+              { l1ValidationId: key.id, includeInactiveL1Validators: true },
+              { pageSize: 1, pageToken: undefined },
+              call,
+            ),
           );
           return page instanceof Error ? page : (page.items[0] ?? null);
         }),
-      )),
+      ),
+    ),
     { cacheKeyFn: networkRecordKey },
   );
 
@@ -120,10 +135,18 @@ export function primeTransactions(
   for (const tx of transactions) loaders.primaryNetworkTransaction.prime({ origin, id: tx.txHash }, tx);
 }
 
-export function primeVertices(loaders: PrimaryNetworkLoaders, network: PrimaryNetworkName, vertices: readonly XChainVertex[]): void {
+export function primeVertices(
+  loaders: PrimaryNetworkLoaders,
+  network: PrimaryNetworkName,
+  vertices: readonly XChainVertex[],
+): void {
   for (const vertex of vertices) loaders.xChainVertex.prime({ network, id: vertex.vertexHash }, vertex);
 }
 
-export function primeL1Validators(loaders: Pick<PrimaryNetworkLoaders, "l1Validator">, network: PrimaryNetworkName, validators: readonly L1Validator[]): void {
+export function primeL1Validators(
+  loaders: Pick<PrimaryNetworkLoaders, "l1Validator">,
+  network: PrimaryNetworkName,
+  validators: readonly L1Validator[],
+): void {
   for (const validator of validators) loaders.l1Validator.prime({ network, id: validator.validationId }, validator);
 }
