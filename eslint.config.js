@@ -5,7 +5,16 @@ import importX from "eslint-plugin-import-x";
 import tseslint from "typescript-eslint";
 
 export default tseslint.config(
-  { ignores: ["dist/**", "node_modules/**", "src/upstream/contract/**", "test/generated/**", "examples/generated/**", "bench/profiles/**"] },
+  {
+    ignores: [
+      "dist/**",
+      "node_modules/**",
+      "src/upstream/contract/**",
+      "test/generated/**",
+      "examples/generated/**",
+      "bench/profiles/**",
+    ],
+  },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   importX.flatConfigs.typescript,
