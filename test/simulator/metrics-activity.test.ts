@@ -235,14 +235,12 @@ describe("activity metrics", () => {
       for (const transfer of view.erc20Transfers ?? []) {
         const token = transfer.erc20Token.address.toLowerCase();
         if (!moves.has(token)) moves.set(token, []);
-        moves
-          .get(token)!
-          .push({
-            timestamp,
-            from: book.id(transfer.from.address),
-            to: book.id(transfer.to.address),
-            value: BigInt(transfer.value),
-          });
+        moves.get(token)!.push({
+          timestamp,
+          from: book.id(transfer.from.address),
+          to: book.id(transfer.to.address),
+          value: BigInt(transfer.value),
+        });
       }
     }
     const middle = chain.blocks.blockTimestamp(chain.blocks.count >> 1);
