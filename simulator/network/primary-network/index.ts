@@ -4,7 +4,7 @@
  */
 import type { ChainBlocks } from "../blocks.ts";
 import type { NetworkName } from "../chains.ts";
-import { ADDRESS_HRP, generatePrimaryNetwork, type PrimaryNetworkHistory } from "./generate.ts";
+import { ADDRESS_HRP, generatePrimaryNetwork, type PrimaryNetworkHistory } from "./history/generate.ts";
 import {
   CHAIN_NAMES,
   RecordRenderer,
