@@ -10,7 +10,6 @@ import {
   AddressBalanceConnectionRef,
   ChainMetricConnectionRef,
   ChainMetricRef,
-  DAY_ONLY_CHAIN_METRICS,
   LegacyAvgTpsConnectionRef,
   MetricConnectionRef,
   MetricIntervalRef,
@@ -26,6 +25,7 @@ import type { GatewayContext } from "../src/execution/context.ts";
 import { badUserInput, nullIfNotFound } from "../src/execution/errors.ts";
 import { toPageTokenConnection, type ConnectionArgs, type PageBounds, type UpstreamPage } from "../src/execution/pagination.ts";
 import { queryBounds, queryMinimum } from "../src/upstream/bounds.ts";
+import { servesChainMetricAt } from "../src/upstream/metric-rules.ts";
 import type { ExactMetricValue, MetricsRange } from "../src/upstream/metrics-api.ts";
 import type { AddressBalance, ChainInfo, ChainMetricName, MetricsTimeInterval } from "../src/upstream/types.ts";
 import { CB58_ID } from "../src/execution/identifiers.ts";
@@ -87,7 +87,7 @@ function timeRange(args: { from?: number | null; to?: number | null }, route: st
 }
 
 function checkInterval(metric: ChainMetricName, interval: MetricsTimeInterval): void {
-  if (interval !== "day" && DAY_ONLY_CHAIN_METRICS.has(metric)) {
+  if (!servesChainMetricAt(metric, interval)) {
     throw badUserInput(
       "interval",
       `interval must be DAY for ${graphqlEnumName(metric)}: cumulative, average and maximum metrics, CONTRACTS, DEPLOYERS and FEES_PAID are daily only`,

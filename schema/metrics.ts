@@ -11,7 +11,7 @@ import {
   timeIntervalGranularityValues,
 } from "../src/upstream/contract/metrics-api.ts";
 import { decimalText, type ExactMetricValue } from "../src/upstream/metrics-api.ts";
-import type { AddressBalance, ChainInfo, ChainMetricName, LegacyMetricsResponse } from "../src/upstream/types.ts";
+import type { AddressBalance, ChainInfo, LegacyMetricsResponse } from "../src/upstream/types.ts";
 import { builder } from "./builder.ts";
 import { EvmChainRef } from "./chains.ts";
 import { graphqlEnumName } from "./enums.ts";
@@ -79,13 +79,6 @@ export const ChainMetricRef = contractEnum(
     maxGasPrice: `The highest gas price of the day's transactions, in wei. ${DAY_ONLY}`,
     feesPaid: `Fees paid in the day, in wei: gas used times gas price, summed over its transactions. ${DAY_ONLY}`,
   },
-);
-
-/** The chain metrics that the Metrics API serves only with `timeInterval=day`. */
-export const DAY_ONLY_CHAIN_METRICS: ReadonlySet<ChainMetricName> = new Set(
-  chainMetricValues.filter(
-    (metric) => /^(cumulative|max|avg)/.test(metric) || ["contracts", "deployers", "feesPaid"].includes(metric),
-  ),
 );
 
 export const MetricIntervalRef = contractEnum(

@@ -11,6 +11,7 @@ import {
   type components,
 } from "../src/upstream/contract/metrics-api.ts";
 import { createGateway } from "../src/gateway.ts";
+import { DAY_ONLY_CHAIN_METRICS } from "../src/upstream/metric-rules.ts";
 import { startSimulator } from "../simulator/server.ts";
 import {
   BtcbBridgedAddressesDocument,
@@ -39,21 +40,7 @@ const C_CHAIN = "43114";
 const QUARRY = "51288";
 const DAY = 86_400;
 const PRIMARY_NETWORK_SUBNET_ID = "11111111111111111111111111111111LpoYY";
-const DAY_ONLY = [
-  "cumulativeTxCount",
-  "cumulativeAddresses",
-  "cumulativeContracts",
-  "cumulativeDeployers",
-  "contracts",
-  "deployers",
-  "avgGps",
-  "maxGps",
-  "avgTps",
-  "maxTps",
-  "avgGasPrice",
-  "maxGasPrice",
-  "feesPaid",
-];
+const DAY_ONLY = [...DAY_ONLY_CHAIN_METRICS];
 
 let harness: Harness;
 

@@ -7,6 +7,7 @@ import {
   timeIntervalGranularityValues,
   type components,
 } from "../../src/upstream/contract/metrics-api.ts";
+import { DAY_ONLY_CHAIN_METRICS } from "../../src/upstream/metric-rules.ts";
 import { startSimulator, type RunningSimulator } from "../../simulator/server.ts";
 import { expectContract, getJson, type JsonResponse } from "./http.ts";
 
@@ -290,21 +291,7 @@ describe("chain metrics", () => {
     if (message) expect((response.body as ErrorBody).message).toBe(message);
   });
 
-  it.each([
-    "cumulativeTxCount",
-    "cumulativeAddresses",
-    "cumulativeContracts",
-    "cumulativeDeployers",
-    "contracts",
-    "deployers",
-    "avgGps",
-    "maxGps",
-    "avgTps",
-    "maxTps",
-    "avgGasPrice",
-    "maxGasPrice",
-    "feesPaid",
-  ])("serves %s only daily", async (metric) => {
+  it.each([...DAY_ONLY_CHAIN_METRICS])("serves %s only daily", async (metric) => {
     for (const interval of ["hour", "week", "month"]) {
       const response = await getJson(`${metrics}/v2/chains/total/metrics/${metric}?timeInterval=${interval}`);
       expectContract(response, "metrics", CHAIN_ROUTE, 400);
@@ -312,16 +299,19 @@ describe("chain metrics", () => {
     }
   });
 
-  it.each(["activeAddresses", "activeSenders", "gasUsed", "txCount"])("serves %s at every interval", async (metric) => {
-    for (const interval of timeIntervalGranularityValues) {
-      expectContract(
-        await getJson(`${metrics}/v2/chains/${QUARRY}/metrics/${metric}?timeInterval=${interval}&pageSize=3`),
-        "metrics",
-        CHAIN_ROUTE,
-        200,
-      );
-    }
-  });
+  it.each(chainMetricValues.filter((metric) => !DAY_ONLY_CHAIN_METRICS.has(metric)))(
+    "serves %s at every interval",
+    async (metric) => {
+      for (const interval of timeIntervalGranularityValues) {
+        expectContract(
+          await getJson(`${metrics}/v2/chains/${QUARRY}/metrics/${metric}?timeInterval=${interval}&pageSize=3`),
+          "metrics",
+          CHAIN_ROUTE,
+          200,
+        );
+      }
+    },
+  );
 
   it.each(["999999", "2q9e4r6Mu3U68nU1fYjgbR6JvwrRx36CohpAX5UQxse55x1Q5"])("answers 404 for chain %s", async (chainId) => {
     const response = await getJson(`${metrics}/v2/chains/${chainId}/metrics/txCount`);

@@ -6,19 +6,12 @@
  * (throughput of the whole network), maxima take the largest, and the average gas price is the
  * mean over every transaction of the network.
  */
-import { chainMetricValues, type components } from "../../../src/upstream/contract/metrics-api.ts";
+import type { components } from "../../../src/upstream/contract/metrics-api.ts";
 import type { ChainBlocks } from "../blocks.ts";
 import { blockIds, type TransactionActivity } from "./chain-activity.ts";
 import { intervalStart, intervalStarts, type MetricPoint, type TimeInterval } from "./time.ts";
 
 export type ChainMetric = components["schemas"]["ChainMetric"];
-
-/** Metrics that only `timeInterval=day` serves. */
-export const DAY_ONLY_METRICS: ReadonlySet<ChainMetric> = new Set(
-  chainMetricValues.filter(
-    (metric) => /^(cumulative|max|avg)/.test(metric) || ["contracts", "deployers", "feesPaid"].includes(metric),
-  ),
-);
 
 /** Metrics read from the blocks alone; every other one needs the transaction activity. */
 const BLOCK_METRICS: ReadonlySet<ChainMetric> = new Set([

@@ -12,7 +12,6 @@ import { chainMetricSeries, needsActivity, type ChainMetric } from "./chain-metr
 import type { MetricPoint, TimeInterval } from "./time.ts";
 import { ValidatorHistory, type StakingMetric, type SubnetFeeMetric, type ValidatorFeeMetric } from "./validators.ts";
 
-export { DAY_ONLY_METRICS } from "./chain-metrics.ts";
 export { withinRange } from "./time.ts";
 
 const BTCB_SYMBOL = "BTC.b";

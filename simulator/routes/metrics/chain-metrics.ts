@@ -1,8 +1,9 @@
 import type { paths } from "../../../src/upstream/contract/metrics-api.ts";
+import { servesChainMetricAt } from "../../../src/upstream/metric-rules.ts";
 import { badRequest, notFound } from "../../http/errors.ts";
 import { routeDefiner, type RouteDefinition } from "../../http/router.ts";
 import type { NetworkName, SampleNetwork, SimulatedChain } from "../../network/index.ts";
-import { DAY_ONLY_METRICS, withinRange, type NetworkMetrics } from "../../network/metrics/index.ts";
+import { withinRange, type NetworkMetrics } from "../../network/metrics/index.ts";
 import { contractPoints, metricsPage } from "./paging.ts";
 
 const metricsRoute = routeDefiner<paths>();
@@ -35,7 +36,7 @@ export function chainMetricRoutes(
   return [
     metricsRoute("GET", "/v2/chains/{chainId}/metrics/{metric}", async ({ path, query, pageScope }) => {
       const interval = query.timeInterval ?? "day";
-      if (interval !== "day" && DAY_ONLY_METRICS.has(path.metric)) {
+      if (!servesChainMetricAt(path.metric, interval)) {
         throw badRequest(`timeInterval must be day for metric ${path.metric}`);
       }
       const chains = Object.hasOwn(NETWORK_SCOPES, path.chainId)
