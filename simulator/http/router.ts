@@ -2,6 +2,7 @@ import type { IncomingHttpHeaders } from "node:http";
 import { LRUCache } from "lru-cache";
 import { loadContract, type OpenApiDocument, type ServiceName } from "./contract.ts";
 import { OperationParameters } from "./parameters.ts";
+import type { SuccessBody } from "../../src/upstream/contract-client.ts";
 
 export type HttpMethod = "GET" | "POST";
 
@@ -34,18 +35,10 @@ type OperationAt<Paths, P extends keyof Paths, M extends HttpMethod> = Paths[P] 
 type Present<T> = [NonNullable<T>] extends [never] ? Record<string, never> : NonNullable<T>;
 type PathParamsOf<Operation> = Operation extends { parameters: { path?: infer P } } ? Present<P> : never;
 type QueryOf<Operation> = Operation extends { parameters: { query?: infer Q } } ? Present<Q> : never;
-type JsonBody<Response> = Response extends { content: { "application/json": infer Body } } ? Body : never;
-type SuccessBodyOf<Operation> = Operation extends { responses: infer Responses }
-  ? Responses extends { 200: infer Ok }
-    ? JsonBody<Ok>
-    : Responses extends { 201: infer Created }
-      ? JsonBody<Created>
-      : never
-  : never;
 
 export type RouteHandler<Operation> = (
   request: RouteRequest<PathParamsOf<Operation>, QueryOf<Operation>>,
-) => SuccessBodyOf<Operation> | Promise<SuccessBodyOf<Operation>>;
+) => SuccessBody<Operation> | Promise<SuccessBody<Operation>>;
 
 /**
  * Defines routes of one service, typed by its generated contract: the

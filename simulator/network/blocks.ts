@@ -1,9 +1,7 @@
 import { createHash } from "node:crypto";
-import type { components } from "../../src/upstream/contract/data-api.ts";
 import type { BlockProfile } from "./chains.ts";
 import { createRandom, type Random } from "./random.ts";
-
-export type EvmBlock = components["schemas"]["EvmBlock"];
+import type { EvmBlock } from "../../src/upstream/types.ts";
 
 /** Random access to an ordered list; arrays satisfy it, and so do the lazily materialized block views. */
 export interface Sequence<T> {

@@ -1,9 +1,10 @@
-import { ChainBlocks, type EvmBlock, type GrowingSequence } from "./blocks.ts";
+import { ChainBlocks, type GrowingSequence } from "./blocks.ts";
+import type { EvmBlock } from "../../src/upstream/types.ts";
 import { CHAIN_DEFINITIONS, type ChainInfo, type MetricsChain, type NetworkName } from "./chains.ts";
 import { PRIMARY_CHAIN_IDS, PrimaryNetwork } from "./primary-network/index.ts";
 import { ChainTransactions } from "./evm-transactions/index.ts";
 
-export type { EvmBlock, GrowingSequence, Sequence } from "./blocks.ts";
+export type { GrowingSequence, Sequence } from "./blocks.ts";
 export type { ChainInfo, MetricsChain, NetworkName } from "./chains.ts";
 export type { ChainTransactions } from "./evm-transactions/index.ts";
 

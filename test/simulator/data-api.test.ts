@@ -2,8 +2,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { components } from "../../src/upstream/contract/data-api.ts";
 import { startSimulator, type RunningSimulator } from "../../simulator/server.ts";
 import { expectContract, getJson } from "./http.ts";
+import type { ListEvmBlocksResponse } from "../../src/upstream/types.ts";
 
-type ListEvmBlocksResponse = components["schemas"]["ListEvmBlocksResponse"];
 type ListChainsResponse = components["schemas"]["ListChainsResponse"];
 type ErrorBody = components["schemas"]["BadRequest"];
 

@@ -3,9 +3,9 @@ import type { components } from "../../src/upstream/contract/data-api.ts";
 import { generateNetwork, type SampleNetwork } from "../../simulator/network/index.ts";
 import { startSimulator, type RunningSimulator } from "../../simulator/server.ts";
 import { expectContract, getJson } from "./http.ts";
+import type { CompleteTransaction } from "../../src/upstream/types.ts";
 
 type Schemas = components["schemas"];
-type CompleteTransaction = Schemas["GetTransactionResponse"];
 type ListTransactionDetailsResponse = Schemas["ListTransactionDetailsResponse"];
 type ListNativeTransactionsResponse = Schemas["ListNativeTransactionsResponse"];
 type ErrorBody = Schemas["BadRequest"];

@@ -4,15 +4,12 @@
  * what the records (the complete view of each transaction) give.
  */
 import { describe, expect, it } from "vitest";
-import type { components } from "../../src/upstream/contract/data-api.ts";
 import { generateNetwork, type SimulatedChain } from "../../simulator/network/index.ts";
 import { bridged, holders, openingBalances } from "../../simulator/network/metrics/balances.ts";
 import { AddressBook, type Erc20Move } from "../../simulator/network/metrics/chain-activity.ts";
-import type { ChainMetric } from "../../simulator/network/metrics/chain-metrics.ts";
 import { NetworkMetrics } from "../../simulator/network/metrics/index.ts";
-import { intervalStart, type TimeInterval } from "../../simulator/network/metrics/time.ts";
-
-type CompleteTransaction = components["schemas"]["GetTransactionResponse"];
+import { intervalStart } from "../../simulator/network/metrics/time.ts";
+import type { ChainMetricName, CompleteTransaction, MetricsTimeInterval } from "../../src/upstream/types.ts";
 
 const C_CHAIN = "43114";
 const ZERO_ADDRESS = `0x${"0".repeat(40)}`;
@@ -70,7 +67,7 @@ function add(set: Set<string>, address: string): void {
 }
 
 /** The activity of some chains per interval, read from the records of their transactions. */
-function recordedActivity(chains: readonly SimulatedChain[], interval: TimeInterval): Map<number, RecordedInterval> {
+function recordedActivity(chains: readonly SimulatedChain[], interval: MetricsTimeInterval): Map<number, RecordedInterval> {
   const intervals = new Map<number, RecordedInterval>();
   for (const chain of chains) {
     for (const { timestamp, view } of records(chain)) {
@@ -100,7 +97,7 @@ function recordedActivity(chains: readonly SimulatedChain[], interval: TimeInter
 
 /** A metric's values, oldest first, over the given interval starts. */
 function recordedValues(
-  metric: ChainMetric,
+  metric: ChainMetricName,
   starts: readonly number[],
   intervals: ReadonlyMap<number, RecordedInterval>,
 ): (number | bigint)[] {
@@ -178,7 +175,7 @@ describe("transaction summaries", () => {
 });
 
 describe("activity metrics", () => {
-  const daily: ChainMetric[] = [
+  const daily: ChainMetricName[] = [
     "activeAddresses",
     "activeSenders",
     "cumulativeAddresses",

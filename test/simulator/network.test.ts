@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { generateNetwork, type EvmBlock } from "../../simulator/network/index.ts";
+import { generateNetwork } from "../../simulator/network/index.ts";
+import type { EvmBlock } from "../../src/upstream/types.ts";
 import { decodeCb58 } from "../../simulator/network/ids.ts";
 import { schemaProperties } from "./http.ts";
 

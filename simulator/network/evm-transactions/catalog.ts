@@ -1,10 +1,6 @@
-import type { components } from "../../../src/upstream/contract/data-api.ts";
 import type { ChainInfo } from "../chains.ts";
 import { derivedAddress } from "../ids.ts";
-
-type Schemas = components["schemas"];
-export type RichAddress = Schemas["RichAddress"];
-export type Money = Schemas["Money"];
+import type { Money, RichAddress } from "../../../src/upstream/types.ts";
 
 export const ZERO_ADDRESS = `0x${"0".repeat(40)}`;
 /** The messenger contract of Avalanche interchain messaging has the same address on every chain. */

@@ -15,14 +15,10 @@ import {
   gasPrice,
   logCount,
   nativeTransaction,
-  type GetTransactionResponse,
-  type NativeTransaction,
   type RecordContext,
-  type TransactionDetails,
   type TxPlace,
 } from "./records.ts";
-
-export type { GetTransactionResponse, NativeTransaction, TransactionDetails } from "./records.ts";
+import type { AddressTransaction, CompleteTransaction, NativeTransaction } from "../../../src/upstream/types.ts";
 
 export const TX_HASH_PATTERN = /^0x[0-9a-fA-F]{64}$/;
 export const ADDRESS_PATTERN = /^0x[0-9a-fA-F]{40}$/;
@@ -196,7 +192,7 @@ export class ChainTransactions {
   }
 
   /** The complete view of a transaction by hash (any letter case); undefined when the chain has none. */
-  transaction(hash: string): GetTransactionResponse | undefined {
+  transaction(hash: string): CompleteTransaction | undefined {
     const found = this.locate(hash);
     if (found === undefined) return undefined;
     const { plan, place } = this.placed(found.block, found.index);
@@ -207,7 +203,7 @@ export class ChainTransactions {
    * The transactions that touch an address within a block range, oldest first for `asc` and
    * newest first for `desc`, each with only the transfers and calls the address sends or receives.
    */
-  addressTransactions(address: string, range: BlockRange): Sequence<TransactionDetails> & { growsAt: "front" | "back" } {
+  addressTransactions(address: string, range: BlockRange): Sequence<AddressTransaction> & { growsAt: "front" | "back" } {
     const wanted = address.toLowerCase();
     const index = this.addressIndex();
     const ascending = range.sortOrder === "asc";

@@ -1,21 +1,23 @@
 /** Turns a transaction's plan and its place in the chain into the contract's records. */
 import { nftTokenMetadataStatusValues, type components } from "../../../src/upstream/contract/data-api.ts";
-import type { EvmBlock } from "../blocks.ts";
 import type { ChainInfo } from "../chains.ts";
 import { nftImage, tokenUri, usd, type ChainCatalog, type NftCollection } from "./catalog.ts";
 import { NATIVE_TRANSFER_GAS, TxRandom, mix32, touches, type TxPlan } from "./plans.ts";
+import type {
+  AddressTransaction,
+  EvmBlock,
+  CompleteTransaction,
+  Erc1155TokenMetadata,
+  Erc1155Transfer,
+  Erc20Transfer,
+  Erc721TokenMetadata,
+  Erc721Transfer,
+  FullNativeTransaction,
+  InternalTransaction,
+  NativeTransaction,
+} from "../../../src/upstream/types.ts";
 
 type Schemas = components["schemas"];
-export type NativeTransaction = Schemas["NativeTransaction"];
-export type FullNativeTransactionDetails = Schemas["FullNativeTransactionDetails"];
-export type TransactionDetails = Schemas["TransactionDetails"];
-export type GetTransactionResponse = Schemas["GetTransactionResponse"];
-type Erc20TransferDetails = Schemas["Erc20TransferDetails"];
-type Erc721TransferDetails = Schemas["Erc721TransferDetails"];
-type Erc1155TransferDetails = Schemas["Erc1155TransferDetails"];
-type InternalTransactionDetails = Schemas["InternalTransactionDetails"];
-type Erc721TokenMetadata = Schemas["Erc721TokenMetadata"];
-type Erc1155TokenMetadata = Schemas["Erc1155TokenMetadata"];
 type NftTokenMetadataStatus = Schemas["NftTokenMetadataStatus"];
 
 const GWEI = 1_000_000_000n;
@@ -43,10 +45,10 @@ export interface RecordContext {
 }
 
 export interface Transfers {
-  erc20Transfers: Erc20TransferDetails[];
-  erc721Transfers: Erc721TransferDetails[];
-  erc1155Transfers: Erc1155TransferDetails[];
-  internalTransactions: InternalTransactionDetails[];
+  erc20Transfers: Erc20Transfer[];
+  erc721Transfers: Erc721Transfer[];
+  erc1155Transfers: Erc1155Transfer[];
+  internalTransactions: InternalTransaction[];
 }
 
 export function nativeTransaction(plan: TxPlan, place: TxPlace, context: RecordContext): NativeTransaction {
@@ -79,7 +81,7 @@ export function gasPrice(baseFee: bigint, plan: TxPlan): bigint {
   return baseFee + BigInt(plan.tipGwei) * GWEI;
 }
 
-export function fullNativeTransaction(plan: TxPlan, place: TxPlace, context: RecordContext): FullNativeTransactionDetails {
+export function fullNativeTransaction(plan: TxPlan, place: TxPlace, context: RecordContext): FullNativeTransaction {
   const baseFee = BigInt(place.block.baseFee);
   const tip = BigInt(plan.tipGwei) * GWEI;
   return {
@@ -95,7 +97,7 @@ export function transfers(plan: TxPlan, place: TxPlace, context: RecordContext, 
   const { catalog } = context;
   const keep = (item: { from: string; to: string }) => address === undefined || touches(item, address);
   let logIndex = place.logStart;
-  const erc20Transfers: Erc20TransferDetails[] = [];
+  const erc20Transfers: Erc20Transfer[] = [];
   for (const move of plan.erc20) {
     const here = logIndex++;
     if (!keep(move)) continue;
@@ -116,7 +118,7 @@ export function transfers(plan: TxPlan, place: TxPlace, context: RecordContext, 
       },
     });
   }
-  const erc721Transfers: Erc721TransferDetails[] = [];
+  const erc721Transfers: Erc721Transfer[] = [];
   for (const move of plan.erc721) {
     const here = logIndex++;
     if (!keep(move)) continue;
@@ -138,7 +140,7 @@ export function transfers(plan: TxPlan, place: TxPlace, context: RecordContext, 
       },
     });
   }
-  const erc1155Transfers: Erc1155TransferDetails[] = [];
+  const erc1155Transfers: Erc1155Transfer[] = [];
   for (const move of plan.erc1155) {
     const here = logIndex++;
     if (!keep(move)) continue;
@@ -158,7 +160,7 @@ export function transfers(plan: TxPlan, place: TxPlace, context: RecordContext, 
       },
     });
   }
-  const internalTransactions: InternalTransactionDetails[] = [];
+  const internalTransactions: InternalTransaction[] = [];
   for (const item of plan.internal) {
     if (!keep(item)) continue;
     const used = Math.floor(place.gasUsed * item.gasShare);
@@ -180,11 +182,11 @@ export function logCount(plan: TxPlan): number {
   return plan.erc20.length + plan.erc721.length + plan.erc1155.length;
 }
 
-export function completeTransaction(plan: TxPlan, place: TxPlace, context: RecordContext): GetTransactionResponse {
+export function completeTransaction(plan: TxPlan, place: TxPlace, context: RecordContext): CompleteTransaction {
   const { info, catalog, headTime } = context;
   const price = catalog.nativePriceUsd;
   const age = headTime - place.block.blockTimestamp;
-  const response: GetTransactionResponse = {
+  const response: CompleteTransaction = {
     ...transfers(plan, place, context),
     networkTokenDetails: {
       networkToken: info.networkToken,
@@ -207,7 +209,7 @@ export function completeTransaction(plan: TxPlan, place: TxPlace, context: Recor
   return response;
 }
 
-export function addressTransaction(plan: TxPlan, place: TxPlace, context: RecordContext, address: string): TransactionDetails {
+export function addressTransaction(plan: TxPlan, place: TxPlace, context: RecordContext, address: string): AddressTransaction {
   const scoped = transfers(plan, place, context, address);
   return {
     nativeTransaction: nativeTransaction(plan, place, context),

@@ -6,17 +6,13 @@
  * names chains the network does not have, or chains of both networks. The end is worked out the
  * first time the job is read after its time is up.
  */
-import type { components } from "../../../src/upstream/contract/data-api.ts";
 import { badRequest } from "../../http/errors.ts";
 import type { NetworkName } from "../chains.ts";
 import { sha256 } from "../ids.ts";
 import type { SampleNetwork } from "../index.ts";
 import { PRIMARY_CHAIN_IDS, normalizeAddress } from "../primary-network/index.ts";
 import type { ChainKey, SimTransaction } from "../primary-network/model.ts";
-
-type Schemas = components["schemas"];
-export type ExportOperation = Schemas["OperationStatusResponse"];
-type ExportType = Schemas["OperationType"];
+import type { ExportOperation, ExportOperationType, TransactionExportMetadata } from "../../../src/upstream/types.ts";
 
 /** The longest range one file covers; longer ones are cut and continue from `nextDate`. */
 export const MAX_EXPORT_DAYS = 31;
@@ -38,7 +34,7 @@ const PRIMARY_NETWORK_TYPES: ReadonlySet<string> = new Set([
 ]);
 
 interface ExportRequest {
-  type: ExportType;
+  type: ExportOperationType;
   /** Unix seconds of the first and last day's start. */
   firstDay: number;
   lastDay: number;
@@ -53,7 +49,7 @@ type Rows = { header: string[]; rows: string[][] } | { problem: string };
 interface Outcome {
   status: "COMPLETED" | "COMPLETED_WITH_WARNING" | "FAILED";
   message: string;
-  metadata: Schemas["TransactionExportMetadata"];
+  metadata: TransactionExportMetadata;
   csv?: string;
 }
 
@@ -301,7 +297,7 @@ export class ExportJobs {
     const lastDay = day("lastDate") ?? day("endDate") ?? headDay;
     const firstDay = day("firstDate") ?? day("startDate") ?? lastDay - (MAX_EXPORT_DAYS - 1) * DAY;
     if (firstDay > lastDay) throw badRequest("firstDate must not be after lastDate");
-    return { type: type as ExportType, firstDay, lastDay, addresses, cChainEvmAddresses, includeChains };
+    return { type: type as ExportOperationType, firstDay, lastDay, addresses, cChainEvmAddresses, includeChains };
   }
 
   /** A UUID-shaped id, from a counter: the same sequence on every start. */

@@ -4,10 +4,8 @@
  * from ever going below zero; for BTC.b, which enters the sample only through the bridge, that
  * opening balance is the address's net bridged amount.
  */
-import type { components } from "../../../src/upstream/contract/metrics-api.ts";
 import type { AddressBook, Erc20Move } from "./chain-activity.ts";
-
-export type AddressDetails = components["schemas"]["AddressDetails"];
+import type { AddressBalance } from "../../../src/upstream/types.ts";
 
 /** The least opening balance of each address of a token's transfers that keeps every balance at zero or more. */
 export function openingBalances(moves: readonly Erc20Move[]): Map<number, bigint> {
@@ -38,7 +36,7 @@ export function holders(
   opening: ReadonlyMap<number, bigint>,
   query: HolderQuery,
   book: AddressBook,
-): AddressDetails[] {
+): AddressBalance[] {
   const { threshold, start, end } = query;
   if (start !== undefined && end !== undefined && start > end) return [];
   const balance = new Map(opening);
@@ -66,12 +64,12 @@ export function holders(
 }
 
 /** Addresses whose net bridged amount is above the threshold, largest first. */
-export function bridged(opening: ReadonlyMap<number, bigint>, threshold: bigint, book: AddressBook): AddressDetails[] {
+export function bridged(opening: ReadonlyMap<number, bigint>, threshold: bigint, book: AddressBook): AddressBalance[] {
   const found = [...opening].filter(([, amount]) => amount > threshold);
   return ranked(found.map(([id, amount]) => ({ address: book.address(id), amount })));
 }
 
-function ranked(entries: { address: string; amount: bigint }[]): AddressDetails[] {
+function ranked(entries: { address: string; amount: bigint }[]): AddressBalance[] {
   return entries
     .sort((a, b) => (a.amount === b.amount ? (a.address < b.address ? -1 : 1) : a.amount > b.amount ? -1 : 1))
     .map(({ address, amount }) => ({ address, sortKey: amount.toString() }));

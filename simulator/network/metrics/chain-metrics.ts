@@ -6,15 +6,13 @@
  * (throughput of the whole network), maxima take the largest, and the average gas price is the
  * mean over every transaction of the network.
  */
-import type { components } from "../../../src/upstream/contract/metrics-api.ts";
 import type { ChainBlocks } from "../blocks.ts";
 import { blockIds, type TransactionActivity } from "./chain-activity.ts";
-import { intervalStart, intervalStarts, type MetricPoint, type TimeInterval } from "./time.ts";
-
-export type ChainMetric = components["schemas"]["ChainMetric"];
+import { intervalStart, intervalStarts, type MetricPoint } from "./time.ts";
+import type { ChainMetricName, MetricsTimeInterval } from "../../../src/upstream/types.ts";
 
 /** Metrics read from the blocks alone; every other one needs the transaction activity. */
-const BLOCK_METRICS: ReadonlySet<ChainMetric> = new Set([
+const BLOCK_METRICS: ReadonlySet<ChainMetricName> = new Set([
   "txCount",
   "gasUsed",
   "cumulativeTxCount",
@@ -24,7 +22,7 @@ const BLOCK_METRICS: ReadonlySet<ChainMetric> = new Set([
   "maxGps",
 ]);
 
-export function needsActivity(metric: ChainMetric): boolean {
+export function needsActivity(metric: ChainMetricName): boolean {
   return !BLOCK_METRICS.has(metric);
 }
 
@@ -72,7 +70,7 @@ const emptyActivityBucket = (): ActivityBucket => ({
  * block) to its last block; a maximum is the largest block total divided by the time since the
  * block before it.
  */
-function blockBuckets(blocks: ChainBlocks, interval: TimeInterval): Map<number, BlockBucket> {
+function blockBuckets(blocks: ChainBlocks, interval: MetricsTimeInterval): Map<number, BlockBucket> {
   const buckets = new Map<number, BlockBucket>();
   let start = Number.NaN;
   let bucket = emptyBlockBucket();
@@ -111,7 +109,7 @@ function blockBuckets(blocks: ChainBlocks, interval: TimeInterval): Map<number, 
 function activityBuckets(
   blocks: ChainBlocks,
   activity: TransactionActivity,
-  interval: TimeInterval,
+  interval: MetricsTimeInterval,
 ): Map<number, ActivityBucket> {
   const buckets = new Map<number, ActivityBucket>();
   for (let number = 0; number < blocks.count; number++) {
@@ -155,7 +153,11 @@ function mergeActivityBuckets(into: ActivityBucket, from: ActivityBucket): void 
  * The series of a metric over one chain or several, newest first: one point per interval from the
  * interval of the oldest block to the interval of the newest, with zero for intervals without blocks.
  */
-export function chainMetricSeries(chains: readonly MeasuredChain[], metric: ChainMetric, interval: TimeInterval): MetricPoint[] {
+export function chainMetricSeries(
+  chains: readonly MeasuredChain[],
+  metric: ChainMetricName,
+  interval: MetricsTimeInterval,
+): MetricPoint[] {
   const first = Math.min(...chains.map((chain) => chain.blocks.blockTimestamp(0)));
   const last = Math.max(...chains.map((chain) => chain.blocks.blockTimestamp(chain.blocks.headNumber)));
   const starts = intervalStarts(first, last, interval);
@@ -165,7 +167,7 @@ export function chainMetricSeries(chains: readonly MeasuredChain[], metric: Chai
   return starts.map((timestamp, index) => ({ timestamp, value: value[index]! })).reverse();
 }
 
-function mergedBlocks(chains: readonly MeasuredChain[], interval: TimeInterval, starts: number[]): BlockBucket[] {
+function mergedBlocks(chains: readonly MeasuredChain[], interval: MetricsTimeInterval, starts: number[]): BlockBucket[] {
   const perChain = chains.map((chain) => blockBuckets(chain.blocks, interval));
   return starts.map((start) => {
     const merged = emptyBlockBucket();
@@ -177,7 +179,7 @@ function mergedBlocks(chains: readonly MeasuredChain[], interval: TimeInterval, 
   });
 }
 
-function mergedActivity(chains: readonly MeasuredChain[], interval: TimeInterval, starts: number[]): ActivityBucket[] {
+function mergedActivity(chains: readonly MeasuredChain[], interval: MetricsTimeInterval, starts: number[]): ActivityBucket[] {
   const perChain = chains.map((chain) => activityBuckets(chain.blocks, chain.activity!, interval));
   return starts.map((start) => {
     const merged = emptyActivityBucket();
@@ -189,7 +191,7 @@ function mergedActivity(chains: readonly MeasuredChain[], interval: TimeInterval
   });
 }
 
-function blockValues(metric: ChainMetric, buckets: BlockBucket[]): number[] {
+function blockValues(metric: ChainMetricName, buckets: BlockBucket[]): number[] {
   switch (metric) {
     case "cumulativeTxCount": {
       // From genesis to the end of the point's day.
@@ -209,7 +211,7 @@ function blockValues(metric: ChainMetric, buckets: BlockBucket[]): number[] {
 }
 
 /** Counts as numbers; the wei amounts FEES_PAID and MAX_GAS_PRICE as exact bigints. */
-function activityValues(metric: ChainMetric, buckets: ActivityBucket[]): (number | bigint)[] {
+function activityValues(metric: ChainMetricName, buckets: ActivityBucket[]): (number | bigint)[] {
   const runningUnion = (pick: (bucket: ActivityBucket) => Set<number>) => {
     const seen = new Set<number>();
     return buckets.map((bucket) => {

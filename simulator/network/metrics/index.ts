@@ -6,11 +6,19 @@
  * its data on, what was worked out before is dropped and worked out again on the next read.
  */
 import type { NetworkName, SampleNetwork, SimulatedChain } from "../index.ts";
-import { bridged, holders, openingBalances, type AddressDetails, type HolderQuery } from "./balances.ts";
+import { bridged, holders, openingBalances, type HolderQuery } from "./balances.ts";
 import { AddressBook, scanTransactions, type TransactionActivity } from "./chain-activity.ts";
-import { chainMetricSeries, needsActivity, type ChainMetric } from "./chain-metrics.ts";
-import type { MetricPoint, TimeInterval } from "./time.ts";
-import { ValidatorHistory, type StakingMetric, type SubnetFeeMetric, type ValidatorFeeMetric } from "./validators.ts";
+import { chainMetricSeries, needsActivity } from "./chain-metrics.ts";
+import type { MetricPoint } from "./time.ts";
+import { ValidatorHistory } from "./validators.ts";
+import type {
+  AddressBalance,
+  ChainMetricName,
+  MetricsTimeInterval,
+  StakingMetricName,
+  SubnetMetricName,
+  ValidatorFeeMetricName,
+} from "../../../src/upstream/types.ts";
 
 export { withinRange } from "./time.ts";
 
@@ -45,8 +53,8 @@ export class NetworkMetrics {
   chainMetric(
     scope: string,
     chains: readonly SimulatedChain[],
-    metric: ChainMetric,
-    interval: TimeInterval,
+    metric: ChainMetricName,
+    interval: MetricsTimeInterval,
   ): Promise<MetricPoint[]> {
     this.refresh();
     const key = `${scope}:${metric}:${interval}`;
@@ -70,13 +78,13 @@ export class NetworkMetrics {
   }
 
   /** Daily staking metrics of a subnet of a network, or of all its subnets together (`subnetId` undefined), newest first. */
-  staking(network: NetworkName, metric: StakingMetric, subnetId: string | undefined): MetricPoint[] {
+  staking(network: NetworkName, metric: StakingMetricName, subnetId: string | undefined): MetricPoint[] {
     this.refresh();
     return this.validators(network).staking(metric, subnetId);
   }
 
   /** Daily L1 validator fee metrics of a subnet, on whichever network has it; empty for a subnet without L1 validators. */
-  subnetFees(subnetId: string, metric: SubnetFeeMetric): MetricPoint[] {
+  subnetFees(subnetId: string, metric: SubnetMetricName): MetricPoint[] {
     this.refresh();
     for (const network of ["mainnet", "fuji"] as const) {
       const points = this.validators(network).fees(metric, subnetId);
@@ -86,13 +94,13 @@ export class NetworkMetrics {
   }
 
   /** Daily fee metrics of every L1 validator of the mainnet. */
-  validatorFees(metric: ValidatorFeeMetric): MetricPoint[] {
+  validatorFees(metric: ValidatorFeeMetricName): MetricPoint[] {
     this.refresh();
     return this.validators("mainnet").fees(metric, undefined);
   }
 
   /** Holders of an ERC-20 token of a chain above a threshold within a time window; empty for a contract without transfers. */
-  async tokenHolders(chain: SimulatedChain, contract: string, query: HolderQuery): Promise<AddressDetails[]> {
+  async tokenHolders(chain: SimulatedChain, contract: string, query: HolderQuery): Promise<AddressBalance[]> {
     this.refresh();
     const token = contract.toLowerCase();
     const moves = (await this.activity(chain)).erc20.get(token) ?? [];
@@ -100,7 +108,7 @@ export class NetworkMetrics {
   }
 
   /** Addresses that bridged more BTC.b to a chain than the threshold. */
-  async bridgedBtcb(chain: SimulatedChain, threshold: bigint): Promise<AddressDetails[]> {
+  async bridgedBtcb(chain: SimulatedChain, threshold: bigint): Promise<AddressBalance[]> {
     this.refresh();
     const token = this.network.transactions(chain).catalog.erc20.find((candidate) => candidate.symbol === BTCB_SYMBOL)!;
     return bridged(await this.opening(chain, token.address.toLowerCase()), threshold, this.book);

@@ -1,7 +1,5 @@
 /** The time grid of the Metrics API: points start on the hour, at 00:00 UTC, on Mondays or on the first of the month. */
-import type { components } from "../../../src/upstream/contract/metrics-api.ts";
-
-export type TimeInterval = components["schemas"]["TimeIntervalGranularity"];
+import type { MetricsTimeInterval } from "../../../src/upstream/types.ts";
 
 const HOUR = 3600;
 export const DAY = 86_400;
@@ -20,7 +18,7 @@ function floorTo(timestamp: number, unit: number): number {
 }
 
 /** The start of the interval that holds `timestamp` (Unix seconds). */
-export function intervalStart(timestamp: number, interval: TimeInterval): number {
+export function intervalStart(timestamp: number, interval: MetricsTimeInterval): number {
   switch (interval) {
     case "hour":
       return floorTo(timestamp, HOUR);
@@ -40,7 +38,7 @@ export function intervalStart(timestamp: number, interval: TimeInterval): number
 }
 
 /** The start of the interval after the one that starts at `start`. */
-export function nextIntervalStart(start: number, interval: TimeInterval): number {
+export function nextIntervalStart(start: number, interval: MetricsTimeInterval): number {
   switch (interval) {
     case "hour":
       return start + HOUR;
@@ -56,7 +54,7 @@ export function nextIntervalStart(start: number, interval: TimeInterval): number
 }
 
 /** Every interval start from the interval of `first` to the interval of `last`, oldest first. */
-export function intervalStarts(first: number, last: number, interval: TimeInterval): number[] {
+export function intervalStarts(first: number, last: number, interval: MetricsTimeInterval): number[] {
   const starts: number[] = [];
   for (let start = intervalStart(first, interval); start <= last; start = nextIntervalStart(start, interval)) starts.push(start);
   return starts;

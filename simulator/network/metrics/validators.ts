@@ -3,14 +3,10 @@
  * transactions (validators and delegators of the primary network, permissioned subnet
  * validators) and the L1 validator changes that P-Chain transactions record.
  */
-import type { components, paths } from "../../../src/upstream/contract/metrics-api.ts";
 import type { PrimaryNetwork } from "../primary-network/index.ts";
 import type { PTransaction } from "../primary-network/model.ts";
 import { DAY, intervalStarts, type MetricPoint } from "./time.ts";
-
-export type StakingMetric = components["schemas"]["NetworkMetric"];
-export type SubnetFeeMetric = paths["/v2/subnet/{subnetId}/metrics/{metric}"]["get"]["parameters"]["path"]["metric"];
-export type ValidatorFeeMetric = paths["/v2/validators/metrics/{metric}"]["get"]["parameters"]["path"]["metric"];
+import type { StakingMetricName, SubnetMetricName, ValidatorFeeMetricName } from "../../../src/upstream/types.ts";
 
 /** A time span during which a validator or delegator counts, with its weight (nAVAX staked, or the L1 weight). */
 interface Stake {
@@ -66,7 +62,7 @@ export class ValidatorHistory {
    * count at any time of each day, and their weight. Over every subnet, a node counts once per
    * subnet it validates (its stakes there have keys of their own), and the weights add up as they are.
    */
-  staking(metric: StakingMetric, subnetId: string | undefined): MetricPoint[] {
+  staking(metric: StakingMetricName, subnetId: string | undefined): MetricPoint[] {
     const delegation = metric === "delegatorCount" || metric === "delegatorWeight";
     const stakes = this.stakes.filter(
       (stake) => (subnetId === undefined || stake.subnetId === subnetId) && stake.delegation === delegation,
@@ -83,7 +79,7 @@ export class ValidatorHistory {
   }
 
   /** The L1 validator fees of one subnet, or of every subnet when `subnetId` is undefined. */
-  fees(metric: SubnetFeeMetric | ValidatorFeeMetric, subnetId: string | undefined): MetricPoint[] {
+  fees(metric: SubnetMetricName | ValidatorFeeMetricName, subnetId: string | undefined): MetricPoint[] {
     const spans = this.paying.filter((span) => subnetId === undefined || span.subnetId === subnetId);
     if (spans.length === 0) return [];
     const paidOn = (day: number) =>

@@ -8,20 +8,22 @@ import { ADDRESS_HRP, generatePrimaryNetwork, type PrimaryNetworkHistory } from 
 import {
   CHAIN_NAMES,
   RecordRenderer,
-  type BlockRecord,
   type ChainKey,
   type CTransaction,
-  type L1ValidatorRecord,
-  type PChainUtxoRecord,
-  type PrimaryNetworkTransactionRecord,
   type SimBlock,
   type SimL1Validator,
   type SimTransaction,
   type SimUtxo,
-  type UtxoRecord,
-  type VertexRecord,
   type Wallet,
 } from "./model.ts";
+import type {
+  L1Validator,
+  PChainUtxo,
+  PrimaryNetworkBlock,
+  PrimaryNetworkTransaction,
+  Utxo,
+  XChainVertex,
+} from "../../../src/upstream/types.ts";
 
 export { decodeBech32 } from "./bech32.ts";
 
@@ -78,8 +80,8 @@ export class PrimaryNetwork {
   private readonly transactionsByHash: Record<ChainKey, Map<string, SimTransaction>>;
   private readonly blocksByHash: Record<"P" | "X", Map<string, SimBlock>>;
   private readonly atomicTransactionsByBlock = new Map<number, CTransaction[]>();
-  private readonly verticesByHash = new Map<string, VertexRecord>();
-  private readonly verticesByHeight = new Map<number, VertexRecord[]>();
+  private readonly verticesByHash = new Map<string, XChainVertex>();
+  private readonly verticesByHeight = new Map<number, XChainVertex[]>();
   /** How many of the history's transactions, blocks and vertices the maps above hold. */
   private readonly indexed = { P: 0, X: 0, C: 0, blocksP: 0, blocksX: 0, vertices: 0 };
 
@@ -182,12 +184,12 @@ export class PrimaryNetwork {
     return this.transactionsByHash[chain].get(txHash);
   }
 
-  renderTransaction(tx: SimTransaction): PrimaryNetworkTransactionRecord {
+  renderTransaction(tx: SimTransaction): PrimaryNetworkTransaction {
     return this.render.transaction(tx);
   }
 
   /** A block by height (decimal) or hash; C-Chain blocks are those of the simulated C-Chain. */
-  block(chain: ChainKey, blockId: string): BlockRecord | undefined {
+  block(chain: ChainKey, blockId: string): PrimaryNetworkBlock | undefined {
     if (chain === "C") {
       const number = /^\d+$/.test(blockId) ? Number(blockId) : this.cBlocks.numberOfHash(blockId);
       return number === undefined ? undefined : this.cChainBlock(number);
@@ -214,21 +216,21 @@ export class PrimaryNetwork {
     });
   }
 
-  renderUtxo(chain: ChainKey, utxo: SimUtxo): PChainUtxoRecord | UtxoRecord {
+  renderUtxo(chain: ChainKey, utxo: SimUtxo): PChainUtxo | Utxo {
     return chain === "P" ? this.render.pChainUtxo(utxo) : this.render.utxo(utxo);
   }
 
-  vertex(hash: string): VertexRecord | undefined {
+  vertex(hash: string): XChainVertex | undefined {
     return this.verticesByHash.get(hash);
   }
 
-  verticesAtHeight(height: number, sortOrder: "asc" | "desc"): VertexRecord[] {
+  verticesAtHeight(height: number, sortOrder: "asc" | "desc"): XChainVertex[] {
     const found = this.verticesByHeight.get(height) ?? [];
     return sortOrder === "asc" ? [...found] : [...found].reverse();
   }
 
   /** The network's L1 validators, newest first; only those with a balance unless inactive ones are asked for. */
-  l1ValidatorList(filter: L1ValidatorFilter): L1ValidatorRecord[] {
+  l1ValidatorList(filter: L1ValidatorFilter): L1Validator[] {
     return this.l1Validators
       .filter(
         (validator) =>
@@ -243,7 +245,7 @@ export class PrimaryNetwork {
       .map((validator) => this.render.l1Validator(validator));
   }
 
-  private cChainBlock(number: number): BlockRecord | undefined {
+  private cChainBlock(number: number): PrimaryNetworkBlock | undefined {
     const block = this.cBlocks.block(number);
     if (block === undefined) return undefined;
     const atomic = this.atomicTransactionsByBlock.get(number) ?? [];

@@ -4,28 +4,30 @@
  * in the record shape of the chain that shows them, with their current spent state.
  */
 import type { components } from "../../../src/upstream/contract/data-api.ts";
+import type {
+  AssetAmount,
+  CChainAtomicTransaction,
+  L1Validator,
+  PChainTransaction,
+  PChainTransactionType,
+  PChainUtxo,
+  PrimaryNetworkBlock,
+  PrimaryNetworkChainName,
+  PrimaryNetworkTransaction,
+  Utxo,
+  UtxoCredential,
+  XChainAssetDetails,
+  XChainTransaction,
+  XChainTransactionType,
+  XChainVertex,
+} from "../../../src/upstream/types.ts";
 import type { BlsKey } from "./bls.ts";
 
-type Schemas = components["schemas"];
-export type PChainTransactionRecord = Schemas["PChainTransaction"];
-export type XChainTransactionRecord = Schemas["XChainNonLinearTransaction"] | Schemas["XChainLinearTransaction"];
-export type CChainTransactionRecord = Schemas["CChainExportTransaction"] | Schemas["CChainImportTransaction"];
-export type PrimaryNetworkTransactionRecord = PChainTransactionRecord | XChainTransactionRecord | CChainTransactionRecord;
-export type PChainUtxoRecord = Schemas["PChainUtxo"];
-export type UtxoRecord = Schemas["Utxo"];
-export type AssetAmountRecord = Schemas["AssetAmount"];
-export type BlockRecord = Schemas["GetPrimaryNetworkBlockResponse"];
-export type VertexRecord = Schemas["XChainVertex"];
-export type L1ValidatorRecord = Schemas["L1ValidatorDetailsFull"];
-export type PChainTransactionType = Schemas["PChainTransactionType"];
-export type XChainTransactionType = Schemas["XChainTransactionType"];
-export type RewardType = Schemas["RewardType"];
-export type ChainName = Schemas["PrimaryNetworkChainName"];
-type UtxoCredential = Schemas["UtxoCredential"];
-type XChainAssetDetails = Schemas["XChainAssetDetails"];
+export type { PChainTransactionType, XChainTransactionType } from "../../../src/upstream/types.ts";
+export type RewardType = components["schemas"]["RewardType"];
 
 export type ChainKey = "P" | "X" | "C";
-export const CHAIN_NAMES: Record<ChainKey, ChainName> = { P: "p-chain", X: "x-chain", C: "c-chain" };
+export const CHAIN_NAMES: Record<ChainKey, PrimaryNetworkChainName> = { P: "p-chain", X: "x-chain", C: "c-chain" };
 
 export interface Wallet {
   /** Bech32 without the chain letter, the form the records show (`avax1...`, `fuji1...`). */
@@ -41,7 +43,7 @@ export interface Asset {
   name: string;
   symbol: string;
   denomination: number;
-  type: AssetAmountRecord["type"];
+  type: AssetAmount["type"];
 }
 
 interface Spend {
@@ -77,11 +79,11 @@ export interface SimUtxo {
 
 export interface SimBlock {
   chain: ChainKey;
-  record: BlockRecord;
+  record: PrimaryNetworkBlock;
 }
 
 export interface SimVertex {
-  record: VertexRecord;
+  record: XChainVertex;
 }
 
 export interface SimL1Validator {
@@ -121,7 +123,7 @@ export interface PTransaction extends TransactionBase {
   txType: PChainTransactionType;
   block: SimBlock;
   /** The record's fields other than UTXOs, amounts and BLS credentials. */
-  fields: Partial<PChainTransactionRecord>;
+  fields: Partial<PChainTransaction>;
   burned: bigint;
   staked: bigint;
   l1BalanceBurned: bigint;
@@ -156,12 +158,12 @@ export interface CTransaction extends TransactionBase {
 
 export type SimTransaction = PTransaction | XTransaction | CTransaction;
 
-function assetAmount(asset: Asset, amount: bigint): AssetAmountRecord {
+function assetAmount(asset: Asset, amount: bigint): AssetAmount {
   return { ...asset, amount: amount.toString() };
 }
 
 /** Sums of amounts per asset, in order of first appearance. */
-function assetTotals(items: readonly { asset: Asset; amount: bigint }[]): AssetAmountRecord[] {
+function assetTotals(items: readonly { asset: Asset; amount: bigint }[]): AssetAmount[] {
   const totals = new Map<string, { asset: Asset; amount: bigint }>();
   for (const { asset, amount } of items) {
     const total = totals.get(asset.assetId);
@@ -186,8 +188,8 @@ export class RecordRenderer {
     private readonly avax: Asset,
   ) {}
 
-  pChainUtxo(utxo: SimUtxo): PChainUtxoRecord {
-    const record: PChainUtxoRecord = {
+  pChainUtxo(utxo: SimUtxo): PChainUtxo {
+    const record: PChainUtxo = {
       addresses: utxo.addresses,
       asset: assetAmount(utxo.asset, utxo.amount),
       consumedOnChainId: this.chainIds[utxo.consumedOn],
@@ -219,8 +221,8 @@ export class RecordRenderer {
     return record;
   }
 
-  utxo(utxo: SimUtxo): UtxoRecord {
-    const record: UtxoRecord = {
+  utxo(utxo: SimUtxo): Utxo {
+    const record: Utxo = {
       addresses: utxo.addresses,
       asset: assetAmount(utxo.asset, utxo.amount),
       consumedOnChainId: this.chainIds[utxo.consumedOn],
@@ -246,7 +248,7 @@ export class RecordRenderer {
     return record;
   }
 
-  transaction(tx: SimTransaction): PrimaryNetworkTransactionRecord {
+  transaction(tx: SimTransaction): PrimaryNetworkTransaction {
     switch (tx.chain) {
       case "P":
         return this.pChainTransaction(tx);
@@ -257,7 +259,7 @@ export class RecordRenderer {
     }
   }
 
-  l1Validator(validator: SimL1Validator): L1ValidatorRecord {
+  l1Validator(validator: SimL1Validator): L1Validator {
     return {
       validationId: validator.validationId,
       validationIdHex: validator.validationIdHex,
@@ -272,9 +274,9 @@ export class RecordRenderer {
     };
   }
 
-  private pChainTransaction(tx: PTransaction): PChainTransactionRecord {
+  private pChainTransaction(tx: PTransaction): PChainTransaction {
     const amounts = (amount: bigint) => (amount > 0n ? [assetAmount(this.avax, amount)] : []);
-    const record: PChainTransactionRecord = {
+    const record: PChainTransaction = {
       txHash: tx.txHash,
       txType: tx.txType,
       blockTimestamp: tx.timestamp,
@@ -304,7 +306,7 @@ export class RecordRenderer {
     return record;
   }
 
-  private xChainTransaction(tx: XTransaction): XChainTransactionRecord {
+  private xChainTransaction(tx: XTransaction): XChainTransaction {
     const common = {
       txHash: tx.txHash,
       timestamp: tx.timestamp,
@@ -334,7 +336,7 @@ export class RecordRenderer {
     };
   }
 
-  private cChainTransaction(tx: CTransaction): CChainTransactionRecord {
+  private cChainTransaction(tx: CTransaction): CChainAtomicTransaction {
     const common = {
       txHash: tx.txHash,
       blockHeight: tx.blockNumber,

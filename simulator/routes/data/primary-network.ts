@@ -1,13 +1,13 @@
-import type { components, paths } from "../../../src/upstream/contract/data-api.ts";
+import type { paths } from "../../../src/upstream/contract/data-api.ts";
 import { badRequest, notFound } from "../../http/errors.ts";
 import { paginate, type Page, type PageRequest } from "../../http/pagination.ts";
 import { routeDefiner, type RouteDefinition } from "../../http/router.ts";
 import { decodeCb58 } from "../../network/ids.ts";
 import { networkNamed, type SampleNetwork } from "../../network/index.ts";
 import { decodeBech32, normalizeAddress, type PrimaryNetwork } from "../../network/primary-network/index.ts";
+import type { ListPChainTransactionsResponse, ListUtxosResponse, UpstreamNetwork } from "../../../src/upstream/types.ts";
 
 const dataRoute = routeDefiner<paths>();
-type Schemas = components["schemas"];
 
 /**
  * A page of transactions ends early once their UTXOs pass this many, with a token for the rest,
@@ -22,7 +22,7 @@ const EVM_ADDRESS = /^0x[0-9a-fA-F]{40}$/;
 const NODE_ID = /^NodeID-([1-9A-HJ-NP-Za-km-z]+)$/;
 
 export function primaryNetworkRoutes(network: SampleNetwork): RouteDefinition[] {
-  const locate = (path: { network: Schemas["Network"]; blockchainId: string }) => {
+  const locate = (path: { network: UpstreamNetwork; blockchainId: string }) => {
     const primary = network.primaryNetwork(networkNamed(path.network)!);
     const chain = primary.chainKey(path.blockchainId);
     if (chain === undefined) {
@@ -69,7 +69,7 @@ export function primaryNetworkRoutes(network: SampleNetwork): RouteDefinition[] 
       const page = withinUtxoThreshold(matches, request, (tx) => tx.consumed.length + tx.emitted.length);
       const transactions = page.items.map((tx) => primary.renderTransaction(tx));
       const body = { nextPageToken: page.nextPageToken, transactions, chainInfo: primary.chainInfo(chain) };
-      return body as Schemas["ListPChainTransactionsResponse"];
+      return body as ListPChainTransactionsResponse;
     }),
 
     dataRoute("GET", "/v1/networks/{network}/blockchains/{blockchainId}/transactions/{txHash}", ({ path }) => {
@@ -99,7 +99,7 @@ export function primaryNetworkRoutes(network: SampleNetwork): RouteDefinition[] 
       const scope = JSON.stringify([pageScope, [...addresses].sort()]);
       const page = paginate(matches, { pageToken: query.pageToken, pageSize: query.pageSize, scope });
       const utxos = page.items.map((utxo) => primary.renderUtxo(chain, utxo));
-      return { nextPageToken: page.nextPageToken, utxos, chainInfo: primary.chainInfo(chain) } as Schemas["ListUtxosResponse"];
+      return { nextPageToken: page.nextPageToken, utxos, chainInfo: primary.chainInfo(chain) } as ListUtxosResponse;
     }),
 
     dataRoute("GET", "/v1/networks/{network}/blockchains/{blockchainId}/vertices:listByHeight", ({ path, query, pageScope }) => {

@@ -1,13 +1,13 @@
-import type { components, paths } from "../../../src/upstream/contract/data-api.ts";
+import type { paths } from "../../../src/upstream/contract/data-api.ts";
 import { badRequest, HttpError, notFound } from "../../http/errors.ts";
 import { routeDefiner, type RouteDefinition } from "../../http/router.ts";
 import { decodeCb58, encodeCb58 } from "../../network/ids.ts";
 import { networkNamed, type NetworkName, type SampleNetwork } from "../../network/index.ts";
 import { decodeUnsignedMessage } from "../../network/warp/codec.ts";
 import { AggregationError, WarpAggregator, type Quorum } from "../../network/warp/index.ts";
+import type { SignatureAggregationRequest, UpstreamNetwork } from "../../../src/upstream/types.ts";
 
 const dataRoute = routeDefiner<paths>();
-type AggregationRequest = components["schemas"]["SignatureAggregatorRequest"];
 
 const HEX = /^(?:0x)?((?:[0-9a-fA-F]{2})*)$/;
 const HEX_ID = /^(?:0x)?([0-9a-fA-F]{64})$/;
@@ -15,7 +15,7 @@ const DEFAULT_QUORUM = 67;
 
 export function warpRoutes(network: SampleNetwork): RouteDefinition[] {
   const aggregators = new Map<NetworkName, WarpAggregator>();
-  const aggregatorOf = (name: components["schemas"]["Network"]) => {
+  const aggregatorOf = (name: UpstreamNetwork) => {
     const named = networkNamed(name)!;
     let found = aggregators.get(named);
     if (found === undefined) {
@@ -59,7 +59,7 @@ export function warpRoutes(network: SampleNetwork): RouteDefinition[] {
 /** The body's fields checked and decoded, with the aggregator's defaults. */
 function aggregationRequest(body: unknown): { message: Buffer; signingSubnetId: string | undefined; quorum: Quorum } {
   if (typeof body !== "object" || body === null || Array.isArray(body)) throw badRequest("Could not decode request body");
-  const request = body as AggregationRequest;
+  const request = body as SignatureAggregationRequest;
   const text = (name: "message" | "justification" | "signingSubnetId") => {
     const value = request[name];
     if (value !== undefined && typeof value !== "string") throw badRequest(`${name} must be a string`);

@@ -3,18 +3,18 @@
  * A token older than the token lifetime (24 hours, the `metricsTokenTtlMs` knob) is refused with
  * 400 and a message that says it expired, so that a client knows to start again from the first page.
  */
-import type { components } from "../../../src/upstream/contract/metrics-api.ts";
 import { badRequest } from "../../http/errors.ts";
 import { paginate, type Page, type PageRequest } from "../../http/pagination.ts";
 import type { Sequence } from "../../network/index.ts";
 import type { MetricPoint } from "../../network/metrics/time.ts";
+import type { MetricValue } from "../../../src/upstream/types.ts";
 
 /**
  * Points as the contract types them. A bigint value (a wei amount) is sent as a JSON number with
  * all its digits (see `jsonText`): what the contract's `number` stands for on the wire.
  */
-export function contractPoints(points: readonly MetricPoint[]): components["schemas"]["MetricsValue"][] {
-  return points as components["schemas"]["MetricsValue"][];
+export function contractPoints(points: readonly MetricPoint[]): MetricValue[] {
+  return points as MetricValue[];
 }
 
 export const EXPIRED_TOKEN_MESSAGE = "pageToken has expired; request the first page again";
