@@ -63,16 +63,25 @@ function scopeHash(scope: string): string {
 }
 
 function encodePageToken(payload: TokenPayload): string {
-  return Buffer.from(JSON.stringify(payload)).toString("base64url");
+  return encodeTokenJson(payload);
 }
 
-function decodePageToken(token: string, expectedScope: string): TokenPayload {
-  let payload: unknown;
+/** A value as page-token text: its JSON, in base64url. */
+export function encodeTokenJson(value: unknown): string {
+  return Buffer.from(JSON.stringify(value)).toString("base64url");
+}
+
+/** The value of page-token text; 400 when it is not base64url JSON. */
+export function decodeTokenJson(text: string): unknown {
   try {
-    payload = JSON.parse(Buffer.from(token, "base64url").toString("utf8"));
+    return JSON.parse(Buffer.from(text, "base64url").toString("utf8"));
   } catch {
     throw badRequest("pageToken is malformed");
   }
+}
+
+function decodePageToken(token: string, expectedScope: string): TokenPayload {
+  const payload = decodeTokenJson(token);
   if (!isTokenPayload(payload)) throw badRequest("pageToken is malformed");
   if (payload.scope !== expectedScope) {
     throw badRequest("pageToken was issued for a different path or different filter parameters");

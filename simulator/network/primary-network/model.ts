@@ -190,12 +190,7 @@ export class RecordRenderer {
 
   pChainUtxo(utxo: SimUtxo): PChainUtxo {
     const record: PChainUtxo = {
-      addresses: utxo.addresses,
-      asset: assetAmount(utxo.asset, utxo.amount),
-      consumedOnChainId: this.chainIds[utxo.consumedOn],
-      createdOnChainId: this.chainIds[utxo.createdOn],
-      utxoId: utxo.utxoId,
-      utxoBytes: utxo.bytes,
+      ...this.utxoIdentity(utxo),
       amount: utxo.amount.toString(),
       assetId: utxo.asset.assetId,
       blockNumber: String(utxo.blockNumber ?? 0),
@@ -223,12 +218,7 @@ export class RecordRenderer {
 
   utxo(utxo: SimUtxo): Utxo {
     const record: Utxo = {
-      addresses: utxo.addresses,
-      asset: assetAmount(utxo.asset, utxo.amount),
-      consumedOnChainId: this.chainIds[utxo.consumedOn],
-      createdOnChainId: this.chainIds[utxo.createdOn],
-      utxoId: utxo.utxoId,
-      utxoBytes: utxo.bytes,
+      ...this.utxoIdentity(utxo),
       creationTxHash: utxo.txHash,
       locktime: utxo.locktime,
       outputIndex: String(utxo.outputIndex),
@@ -246,6 +236,18 @@ export class RecordRenderer {
       record.payload = utxo.nft.payload;
     }
     return record;
+  }
+
+  /** The fields that open a UTXO's record on every chain: owners, asset, chains and id. */
+  private utxoIdentity(utxo: SimUtxo) {
+    return {
+      addresses: utxo.addresses,
+      asset: assetAmount(utxo.asset, utxo.amount),
+      consumedOnChainId: this.chainIds[utxo.consumedOn],
+      createdOnChainId: this.chainIds[utxo.createdOn],
+      utxoId: utxo.utxoId,
+      utxoBytes: utxo.bytes,
+    };
   }
 
   transaction(tx: SimTransaction): PrimaryNetworkTransaction {

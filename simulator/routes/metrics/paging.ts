@@ -4,7 +4,7 @@
  * 400 and a message that says it expired, so that a client knows to start again from the first page.
  */
 import { badRequest } from "../../http/errors.ts";
-import { paginate, type Page, type PageRequest } from "../../http/pagination.ts";
+import { decodeTokenJson, encodeTokenJson, paginate, type Page, type PageRequest } from "../../http/pagination.ts";
 import type { Sequence } from "../../network/index.ts";
 import type { MetricPoint } from "../../network/metrics/time.ts";
 import type { MetricValue } from "../../../src/upstream/types.ts";
@@ -36,16 +36,11 @@ export function keepsMetricsAnswer(rawQuery: string, body: unknown): boolean {
 }
 
 function stamp(token: string): string {
-  return Buffer.from(JSON.stringify([Date.now(), token])).toString("base64url");
+  return encodeTokenJson([Date.now(), token]);
 }
 
 function unstamp(text: string, tokenTtlMs: number): string {
-  let stamped: unknown;
-  try {
-    stamped = JSON.parse(Buffer.from(text, "base64url").toString("utf8"));
-  } catch {
-    throw badRequest("pageToken is malformed");
-  }
+  const stamped = decodeTokenJson(text);
   if (!Array.isArray(stamped) || stamped.length !== 2 || !Number.isSafeInteger(stamped[0]) || typeof stamped[1] !== "string") {
     throw badRequest("pageToken is malformed");
   }

@@ -6,7 +6,7 @@
 import type { NetworkName } from "../../chains.ts";
 import { encodeCb58 } from "../../ids.ts";
 import { BlsKey } from "../bls.ts";
-import type { SimBlock, SimL1Validator } from "../model.ts";
+import type { PTransaction, SimBlock, SimL1Validator, Wallet } from "../model.ts";
 import { NANO_AVAX, TX_FEE } from "./parameters.ts";
 import { newPTx } from "./transactions.ts";
 import type { HistoryState, Plan, Subnet } from "./state.ts";
@@ -36,10 +36,7 @@ export function planConvert(state: HistoryState): Plan<SimBlock> | undefined {
   if (spendable(state, subnet.owner, "P") < burned + TX_FEE * 10n) return undefined;
   return (block) => {
     const tx = newPTx(state, "ConvertSubnetToL1Tx", block);
-    fund(state, tx, subnet.owner, burned + TX_FEE);
-    tx.burned = TX_FEE;
-    tx.l1BalanceBurned = burned;
-    state.supply -= burned;
+    fundL1Balances(state, tx, subnet.owner, burned);
     tx.fields = {
       subnetId: subnet.subnetId,
       l1ValidatorManagerDetails: {
@@ -65,10 +62,7 @@ export function planRegister(state: HistoryState): Plan<SimBlock> | undefined {
   return (block) => {
     const tx = newPTx(state, "RegisterL1ValidatorTx", block);
     const balance = state.random.int(1, 4) * 1_000_000_000;
-    fund(state, tx, funder, BigInt(balance) + TX_FEE);
-    tx.burned = TX_FEE;
-    tx.l1BalanceBurned = BigInt(balance);
-    state.supply -= BigInt(balance);
+    fundL1Balances(state, tx, funder, BigInt(balance));
     const validator = newL1Validator(state, subnet, `register:${tx.txHash}`, balance, weight);
     tx.l1Changes.push({
       validator,
@@ -111,10 +105,7 @@ export function planIncreaseBalance(state: HistoryState): Plan<SimBlock> | undef
   return (block) => {
     const tx = newPTx(state, "IncreaseL1ValidatorBalanceTx", block);
     const increase = state.random.int(1, 3) * 500_000_000;
-    fund(state, tx, funder, BigInt(increase) + TX_FEE);
-    tx.burned = TX_FEE;
-    tx.l1BalanceBurned = BigInt(increase);
-    state.supply -= BigInt(increase);
+    fundL1Balances(state, tx, funder, BigInt(increase));
     validator.remainingBalance += increase;
     tx.l1Changes.push({
       validator,
@@ -165,6 +156,14 @@ export function planDisable(state: HistoryState): Plan<SimBlock> | undefined {
     tx.fields = { subnetId: validator.subnetId };
     return tx;
   };
+}
+
+/** Pays the fee and an amount into L1 validator balances, which leaves the supply. */
+function fundL1Balances(state: HistoryState, tx: PTransaction, wallet: Wallet, amount: bigint): void {
+  fund(state, tx, wallet, amount + TX_FEE);
+  tx.burned = TX_FEE;
+  tx.l1BalanceBurned = amount;
+  state.supply -= amount;
 }
 
 /** Whether a mainnet L1 that has started losing validators still holds its share of active weight, so goes on losing them. */

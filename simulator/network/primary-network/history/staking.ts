@@ -4,7 +4,7 @@
  */
 import { PRIMARY_NETWORK_SUBNET_ID } from "../../chains.ts";
 import { BlsKey } from "../bls.ts";
-import type { PTransaction, SimBlock } from "../model.ts";
+import type { PTransaction, SimBlock, Wallet } from "../model.ts";
 import { DAY, NANO_AVAX, TX_FEE } from "./parameters.ts";
 import { newPBlock } from "./blocks.ts";
 import { finishP, newPTx } from "./transactions.ts";
@@ -22,10 +22,7 @@ export function planValidator(
     const nodeId = state.nodeId(`staker:${tx.txHash}`);
     const { start, end } = stakingPeriod(state);
     const amount = spendable(state, owner, "P") / 2n;
-    stakeOutputs(state, tx, owner, amount, start, end);
-    fund(state, tx, owner, amount + TX_FEE);
-    tx.burned = TX_FEE;
-    tx.staked = amount;
+    lockStake(state, tx, owner, amount, start, end);
     tx.fields = {
       nodeId,
       subnetId: PRIMARY_NETWORK_SUBNET_ID,
@@ -64,10 +61,7 @@ export function planDelegator(
     const start = state.now + 60;
     const end = Math.min(validator.end, start + state.random.int(DAY, 10 * DAY));
     const amount = spendable(state, owner, "P") / 4n;
-    stakeOutputs(state, tx, owner, amount, start, end);
-    fund(state, tx, owner, amount + TX_FEE);
-    tx.burned = TX_FEE;
-    tx.staked = amount;
+    lockStake(state, tx, owner, amount, start, end);
     tx.fields = {
       nodeId: validator.nodeId,
       subnetId: PRIMARY_NETWORK_SUBNET_ID,
@@ -80,6 +74,14 @@ export function planDelegator(
     state.stakers.push({ tx, nodeId: validator.nodeId, owner, start, end, stake, amount, validator, rewarded: false });
     return tx;
   };
+}
+
+/** Locks a stake for its period and pays the fee. */
+function lockStake(state: HistoryState, tx: PTransaction, owner: Wallet, amount: bigint, start: number, end: number): void {
+  stakeOutputs(state, tx, owner, amount, start, end);
+  fund(state, tx, owner, amount + TX_FEE);
+  tx.burned = TX_FEE;
+  tx.staked = amount;
 }
 
 /** Rewards each staking period that ends by `until`, at its end (or as soon after as the P-Chain's time allows). */
