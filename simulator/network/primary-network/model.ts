@@ -23,7 +23,6 @@ import type {
 } from "../../../src/upstream/types.ts";
 import type { BlsKey } from "./bls.ts";
 
-export type { PChainTransactionType, XChainTransactionType } from "../../../src/upstream/types.ts";
 export type RewardType = components["schemas"]["RewardType"];
 
 export type ChainKey = "P" | "X" | "C";

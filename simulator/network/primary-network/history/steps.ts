@@ -3,14 +3,8 @@
  * can be made now (the queues work through every type of the contract once, in an order that meets
  * their preconditions), else of one drawn by weight; and the genesis before the first step.
  */
-import type {
-  CTransaction,
-  PChainTransactionType,
-  PTransaction,
-  SimBlock,
-  XChainTransactionType,
-  XTransaction,
-} from "../model.ts";
+import type { CTransaction, PTransaction, SimBlock, XTransaction } from "../model.ts";
+import type { PChainTransactionType, XChainTransactionType } from "../../../../src/upstream/types.ts";
 import { planExport, planImport } from "./atomic.ts";
 import { isDeclining, planConvert, planDisable, planIncreaseBalance, planRegister, planSetWeight } from "./l1-validators.ts";
 import { AVAX_ASSET_IDS, DAY, NANO_AVAX } from "./parameters.ts";

@@ -1,13 +1,6 @@
 /** The transactions of the history: made empty for a step, then filed in their block or vertex once their UTXOs are in. */
-import type {
-  ChainKey,
-  CTransaction,
-  PChainTransactionType,
-  PTransaction,
-  SimBlock,
-  XChainTransactionType,
-  XTransaction,
-} from "../model.ts";
+import type { ChainKey, CTransaction, PTransaction, SimBlock, XTransaction } from "../model.ts";
+import type { PChainTransactionType, XChainTransactionType } from "../../../../src/upstream/types.ts";
 import { TX_FEE } from "./parameters.ts";
 import type { HistoryState, XPlace } from "./state.ts";
 
