@@ -18,8 +18,8 @@ interface ServicePaths {
   metrics: MetricsPaths;
 }
 
-export type RouteService = keyof ServicePaths;
-export type RouteMethod = "get" | "post";
+type RouteService = keyof ServicePaths;
+type RouteMethod = "get" | "post";
 
 export interface Route<S extends RouteService = RouteService, M extends RouteMethod = RouteMethod, P extends string = string> {
   readonly service: S;
@@ -45,7 +45,7 @@ export interface PagedRoute<
 }
 
 /** A route's page size when the client gives no `first` and the contract gives the route no default. */
-export const GATEWAY_DEFAULT_PAGE_SIZE = 10;
+const GATEWAY_DEFAULT_PAGE_SIZE = 10;
 
 function route<S extends RouteService, M extends RouteMethod, P extends RoutesWith<ServicePaths[S], M>>(
   service: S,
