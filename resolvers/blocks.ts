@@ -4,23 +4,22 @@ import { builder } from "../schema/builder.ts";
 import { EvmChainRef } from "../schema/chains.ts";
 import { NetworkRef, upstreamNetwork } from "../schema/networks.ts";
 import { primeBlocks } from "../src/execution/loaders/evm.ts";
-import { describeFirst, toPageTokenConnection } from "../src/execution/pagination.ts";
+import { toPageTokenConnection } from "../src/execution/pagination.ts";
 import { PARENT_BLOCK_FIELDS_KNOWN_FROM_CHILD, selectsOnly } from "../src/execution/selection.ts";
-import { queryBounds } from "../src/upstream/bounds.ts";
+import { CHAIN_LIST_LOOKUP, callCost, connectionCost, upstreamCalls } from "../src/limits/upstream-calls.ts";
+import { ROUTES } from "../src/upstream/routes.ts";
 import type { EvmBlock } from "../src/upstream/types.ts";
 import { GatewayError, badUserInput } from "../src/execution/errors.ts";
 import { isZeroHash, quoted } from "../src/execution/identifiers.ts";
 
 const EVM_CHAIN_ID_DECIMAL = /^[1-9][0-9]{0,19}$/;
 
-const latestBlocksBounds = queryBounds("data", "/v1/blocks");
-const LATEST_BLOCKS_DEFAULT = latestBlocksBounds.default ?? 10;
-
 builder.queryFields((t) => ({
   latestBlocks: t.field({
     type: EvmBlockConnectionRef,
     nullable: true,
-    description: `The latest blocks of every EVM chain the Data API indexes, newest first (\`GET /v1/blocks\`). ${describeFirst(latestBlocksBounds, LATEST_BLOCKS_DEFAULT)}`,
+    extensions: upstreamCalls(connectionCost(ROUTES.latestBlocks)),
+    description: `The latest blocks of every EVM chain the Data API indexes, newest first (\`GET /v1/blocks\`). ${ROUTES.latestBlocks.firstText}`,
     args: {
       ...t.arg.connectionArgs(),
       network: t.arg({ type: NetworkRef, description: "Only blocks of chains of this network." }),
@@ -28,7 +27,7 @@ builder.queryFields((t) => ({
     resolve: async (_root, args, context) => {
       const network = upstreamNetwork(args.network);
       const connection = await toPageTokenConnection(args, {
-        bounds: { ...latestBlocksBounds, default: LATEST_BLOCKS_DEFAULT },
+        bounds: ROUTES.latestBlocks.page,
         filters: { field: "Query.latestBlocks", network: network ?? null },
         nodeKey: evmBlockId,
         fetchPage: async (page) => {
@@ -49,12 +48,21 @@ builder.objectFields(EvmBlockRef, (t) => ({
   chain: t.field({
     type: EvmChainRef,
     nullable: true,
+    extensions: upstreamCalls(CHAIN_LIST_LOOKUP),
     description: "The chain the block belongs to.",
     resolve: (block, _args, context) => context.loaders.chain.load(block.chainId),
   }),
   parent: t.field({
     type: EvmBlockRef,
     nullable: true,
+    // A page of latest blocks holds consecutive blocks of each chain, which prime the block loader:
+    // only the oldest block of each chain in the page has its parent outside it.
+    extensions: upstreamCalls(
+      callCost(ROUTES.block, {
+        freeWhenSelectingOnly: PARENT_BLOCK_FIELDS_KNOWN_FROM_CHILD,
+        atMostPerList: { "EvmChain.blocks": 1, "Query.latestBlocks": "chain" },
+      }),
+    ),
     description: "The block before this one; null for the first block of the chain.",
     resolve: (block, _args, context, info) => {
       if (block.blockNumber === "0" || isZeroHash(block.parentHash)) return null;
@@ -77,6 +85,8 @@ builder.subscriptionFields((t) => ({
   newBlocks: t.field({
     type: EvmBlockRef,
     nullable: true,
+    // A subscription is charged once, for its first read.
+    extensions: upstreamCalls(callCost(ROUTES.chainBlocks)),
     description:
       "Each new block of one EVM chain as it arrives, oldest first, each once. Subscribers of one chain share one poller of `GET /v1/chains/{chainId}/blocks` (`LIVE_BLOCKS_POLL_MS`, longer while no block arrives); each read costs every subscriber 1. Blocks that arrive between two reads are all pushed, within `LIVE_MAX_CATCH_UP_BLOCKS`; a longer gap is an event with a `LIVE_GAP` error, and the stream goes on from the newest block. A client that falls more than `LIVE_MAX_PENDING_EVENTS` events behind has its stream ended with `SLOW_SUBSCRIBER`.",
     args: {
@@ -103,6 +113,7 @@ builder.subscriptionFields((t) => ({
   newNetworkBlocks: t.field({
     type: EvmBlockRef,
     nullable: true,
+    extensions: upstreamCalls(callCost(ROUTES.latestBlocks)),
     description:
       "Each new block of every EVM chain of a network as it arrives, each once, each chain's in order (oldest first by time across chains). Subscribers of one network share one poller of `GET /v1/blocks` (`LIVE_BLOCKS_POLL_MS`, longer while no block arrives); each read costs every subscriber 1. Blocks that arrive between two reads are all pushed, within `LIVE_MAX_CATCH_UP_BLOCKS`; a longer gap is an event with a `LIVE_GAP` error. A client that falls more than `LIVE_MAX_PENDING_EVENTS` events behind has its stream ended with `SLOW_SUBSCRIBER`.",
     args: { network: t.arg({ type: NetworkRef, required: true, description: "The network whose chains' blocks to push." }) },

@@ -5,18 +5,18 @@ import { builder } from "../schema/builder.ts";
 import { NetworkRef, upstreamNetwork } from "../schema/networks.ts";
 import { badUserInput } from "../src/execution/errors.ts";
 import { primeBlocks, primeChains } from "../src/execution/loaders/evm.ts";
-import { describeFirst, toPageTokenConnection } from "../src/execution/pagination.ts";
-import { queryBounds } from "../src/upstream/bounds.ts";
+import { toPageTokenConnection } from "../src/execution/pagination.ts";
+import { CHAIN_LIST_LOOKUP, connectionCost, lookupCost, upstreamCalls } from "../src/limits/upstream-calls.ts";
+import { ROUTES } from "../src/upstream/routes.ts";
 import type { ApiFeature as UpstreamApiFeature } from "../src/upstream/types.ts";
 import { blockIdArgument, chainIdArgument } from "../src/execution/identifiers.ts";
-
-const chainBlocksBounds = queryBounds("data", "/v1/chains/{chainId}/blocks");
-const CHAIN_BLOCKS_DEFAULT = chainBlocksBounds.default ?? 10;
 
 builder.queryFields((t) => ({
   chains: t.field({
     type: [EvmChainRef],
     nullable: true,
+    // The held chain list answers `chains`, filtered or not, and every chain look-up.
+    extensions: upstreamCalls({ ...CHAIN_LIST_LOOKUP, listsChains: true }),
     description:
       "The EVM chains the Data API indexes, optionally of one network or with one feature, in the Data API's order. Filtered from the full chain list (`GET /v1/chains`), which the gateway holds for the chain TTL and which `chain` and every chain link share: one call at most per request, whatever the filters.",
     args: {
@@ -41,6 +41,7 @@ builder.queryFields((t) => ({
   chain: t.field({
     type: EvmChainRef,
     nullable: true,
+    extensions: upstreamCalls(CHAIN_LIST_LOOKUP),
     description:
       "One EVM chain by its EVM chain id (such as 43114) or its blockchain id; null when the Data API does not know it.",
     args: { id: t.arg.id({ required: true, description: "An EVM chain id in decimal, or a blockchain id in cb58." }) },
@@ -52,17 +53,19 @@ builder.objectFields(EvmChainRef, (t) => ({
   metricsInfo: t.field({
     type: ChainMetricsInfoRef,
     nullable: true,
+    extensions: upstreamCalls(lookupCost(ROUTES.metricsChain)),
     description: "How the Metrics API knows this chain (`GET /v2/chains/{chainId}`); null when it has no metrics for it.",
     resolve: (chain, _args, context) => context.loaders.metricsChain.load(chain.chainId),
   }),
   blocks: t.field({
     type: EvmBlockConnectionRef,
     nullable: true,
-    description: `The chain's latest blocks, newest first (\`GET /v1/chains/{chainId}/blocks\`). ${describeFirst(chainBlocksBounds, CHAIN_BLOCKS_DEFAULT)}`,
+    extensions: upstreamCalls(connectionCost(ROUTES.chainBlocks)),
+    description: `The chain's latest blocks, newest first (\`GET /v1/chains/{chainId}/blocks\`). ${ROUTES.chainBlocks.firstText}`,
     args: { ...t.arg.connectionArgs() },
     resolve: async (chain, args, context) => {
       const connection = await toPageTokenConnection(args, {
-        bounds: { ...chainBlocksBounds, default: CHAIN_BLOCKS_DEFAULT },
+        bounds: ROUTES.chainBlocks.page,
         filters: { field: "EvmChain.blocks", chainId: chain.chainId },
         nodeKey: evmBlockId,
         fetchPage: async (page) => {
@@ -80,6 +83,7 @@ builder.objectFields(EvmChainRef, (t) => ({
   block: t.field({
     type: EvmBlockRef,
     nullable: true,
+    extensions: upstreamCalls(lookupCost(ROUTES.block)),
     description:
       "One block of the chain by number or hash (`GET /v1/chains/{chainId}/blocks/{blockId}`); null when there is none.",
     args: { id: t.arg.string({ required: true, description: "A block number in decimal, or a block hash." }) },

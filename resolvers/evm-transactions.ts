@@ -23,9 +23,17 @@ import {
 import type { GatewayContext } from "../src/execution/context.ts";
 import { badUserInput } from "../src/execution/errors.ts";
 import { primeTransactions } from "../src/execution/loaders/evm.ts";
-import { describeFirst, toPageTokenConnection } from "../src/execution/pagination.ts";
+import { toPageTokenConnection } from "../src/execution/pagination.ts";
 import { BLOCK_FIELDS_KNOWN_FROM_TRANSACTION, selectsOnly } from "../src/execution/selection.ts";
-import { queryBounds } from "../src/upstream/bounds.ts";
+import {
+  CHAIN_LIST_LOOKUP,
+  FROM_COMPLETE_VIEW,
+  callCost,
+  connectionCost,
+  lookupCost,
+  upstreamCalls,
+} from "../src/limits/upstream-calls.ts";
+import { ROUTES } from "../src/upstream/routes.ts";
 import type {
   AddressTransaction,
   CompleteTransaction,
@@ -35,12 +43,6 @@ import type {
   NativeTransaction,
   SortOrder,
 } from "../src/upstream/types.ts";
-
-const addressTransactionsBounds = queryBounds("data", "/v1/chains/{chainId}/addresses/{address}/transactions");
-const ADDRESS_TRANSACTIONS_DEFAULT = addressTransactionsBounds.default ?? 10;
-const blockTransactionsBounds = queryBounds("data", "/v1/chains/{chainId}/blocks/{blockId}/transactions");
-/** The route's own default page size returns no transactions; its largest holds nearly every block whole. */
-const BLOCK_TRANSACTIONS_DEFAULT = blockTransactionsBounds.max;
 
 const COMPLETE_VIEW =
   "From the complete view of the transaction (`GET /v1/chains/{chainId}/transactions/{txHash}`, one call per transaction shared by all such fields, and cached)";
@@ -88,6 +90,7 @@ builder.objectFields(EvmChainRef, (t) => ({
   transaction: t.field({
     type: EvmTransactionRef,
     nullable: true,
+    extensions: upstreamCalls({ ...lookupCost(ROUTES.transaction), holds: "complete transaction" }),
     description:
       "One transaction of the chain by hash, with its complete view: every transfer and internal call, the native token's price, any interchain message (`GET /v1/chains/{chainId}/transactions/{txHash}`). Null when the chain has no such transaction.",
     args: { hash: t.arg({ type: "Hash", required: true, description: "The transaction's hash." }) },
@@ -111,7 +114,8 @@ builder.objectFields(EvmAccountRef, (t) => ({
   transactions: t.field({
     type: EvmAddressTransactionConnectionRef,
     nullable: true,
-    description: `The transactions in which the address sent or received native tokens, a token or an internal call, each with only the transfers and calls that concern the address (\`GET /v1/chains/{chainId}/addresses/{address}/transactions\`). ${describeFirst(addressTransactionsBounds, ADDRESS_TRANSACTIONS_DEFAULT)}`,
+    extensions: upstreamCalls(connectionCost(ROUTES.addressTransactions)),
+    description: `The transactions in which the address sent or received native tokens, a token or an internal call, each with only the transfers and calls that concern the address (\`GET /v1/chains/{chainId}/addresses/{address}/transactions\`). ${ROUTES.addressTransactions.firstText}`,
     args: {
       ...t.arg.connectionArgs(),
       startBlock: t.arg({
@@ -142,7 +146,7 @@ builder.objectFields(EvmAccountRef, (t) => ({
       const chainId = account.chain.chainId;
       const address = account.address.toLowerCase();
       const connection = await toPageTokenConnection(args, {
-        bounds: { ...addressTransactionsBounds, default: ADDRESS_TRANSACTIONS_DEFAULT },
+        bounds: ROUTES.addressTransactions.page,
         filters: {
           field: "EvmAccount.transactions",
           chainId,
@@ -176,12 +180,13 @@ builder.objectFields(EvmBlockRef, (t) => ({
   transactions: t.field({
     type: EvmTransactionConnectionRef,
     nullable: true,
-    description: `The block's transactions in block order (\`GET /v1/chains/{chainId}/blocks/{blockId}/transactions\`). ${describeFirst(blockTransactionsBounds, BLOCK_TRANSACTIONS_DEFAULT)} The default holds a whole block in one page for nearly every block (the route's own default, ${blockTransactionsBounds.default}, would give none). Without an upstream call: \`first: 0\`, and a block whose \`txCount\` is 0.`,
+    extensions: upstreamCalls(connectionCost(ROUTES.blockTransactions)),
+    description: `The block's transactions in block order (\`GET /v1/chains/{chainId}/blocks/{blockId}/transactions\`). ${ROUTES.blockTransactions.firstText} Without an upstream call: \`first: 0\`, and a block whose \`txCount\` is 0.`,
     args: { ...t.arg.connectionArgs() },
-    complexity: (args) => ({ field: 1, multiplier: Math.max(args.first ?? BLOCK_TRANSACTIONS_DEFAULT, 1) }),
+    complexity: (args) => ({ field: 1, multiplier: Math.max(args.first ?? ROUTES.blockTransactions.page.default, 1) }),
     resolve: async (block, args, context) => {
       const connection = await toPageTokenConnection(args, {
-        bounds: { ...blockTransactionsBounds, default: BLOCK_TRANSACTIONS_DEFAULT },
+        bounds: ROUTES.blockTransactions.page,
         filters: { field: "EvmBlock.transactions", chainId: block.chainId, blockHash: block.blockHash.toLowerCase() },
         nodeKey: (transaction: NativeTransaction) => transaction.txHash,
         fetchPage: async (page) => {
@@ -203,12 +208,23 @@ builder.objectFields(EvmTransactionRef, (t) => ({
   chain: t.field({
     type: EvmChainRef,
     nullable: true,
+    extensions: upstreamCalls(CHAIN_LIST_LOOKUP),
     description: "The chain the transaction belongs to.",
     resolve: (transaction, _args, context) => context.loaders.chain.load(transaction.chainId),
   }),
   block: t.field({
     type: EvmBlockRef,
     nullable: true,
+    // A block's transactions are listed by the block, which the request holds (the page that
+    // listed the block primed the block loader, a block looked up is in the shared cache).
+    // Elsewhere (an address's page) transactions share blocks.
+    extensions: upstreamCalls(
+      callCost(ROUTES.block, {
+        freeWhenSelectingOnly: BLOCK_FIELDS_KNOWN_FROM_TRANSACTION,
+        heldWhenListedBy: new Set(["EvmBlock.transactions"]),
+        pool: "evm block",
+      }),
+    ),
     description:
       "The block that holds the transaction. Fetched only when a field is asked that the transaction does not already tell (its number, hash and timestamps).",
     resolve: (transaction, _args, context, info) => {
@@ -232,60 +248,70 @@ builder.objectFields(EvmTransactionRef, (t) => ({
   }),
   input: t.string({
     nullable: true,
+    extensions: upstreamCalls(FROM_COMPLETE_VIEW),
     description: `The call data sent with the transaction, as 0x and hex digits (0x alone for a plain transfer). ${COMPLETE_VIEW}.`,
     resolve: (transaction, _args, context) => completeField(transaction, "input", context),
   }),
   baseFeePerGas: t.field({
     type: "BigInt",
     nullable: true,
+    extensions: upstreamCalls(FROM_COMPLETE_VIEW),
     description: `The base fee per gas of the transaction's block, in wei: the part of gasPrice that is burned. ${COMPLETE_VIEW}.`,
     resolve: (transaction, _args, context) => completeField(transaction, "baseFeePerGas", context),
   }),
   maxFeePerGas: t.field({
     type: "BigInt",
     nullable: true,
+    extensions: upstreamCalls(FROM_COMPLETE_VIEW),
     description: `The most the sender would pay per gas, in wei; null for a transaction with a legacy gas price. ${COMPLETE_VIEW}.`,
     resolve: (transaction, _args, context) => completeField(transaction, "maxFeePerGas", context),
   }),
   maxPriorityFeePerGas: t.field({
     type: "BigInt",
     nullable: true,
+    extensions: upstreamCalls(FROM_COMPLETE_VIEW),
     description: `The most the sender would pay per gas above the base fee, in wei; null for a transaction with a legacy gas price. ${COMPLETE_VIEW}.`,
     resolve: (transaction, _args, context) => completeField(transaction, "maxPriorityFeePerGas", context),
   }),
   erc20Transfers: t.field({
     type: [Erc20TransferRef],
     nullable: true,
+    extensions: upstreamCalls(FROM_COMPLETE_VIEW),
     description: `Every ERC-20 transfer of the transaction. ${COMPLETE_VIEW}.`,
     resolve: (transaction, _args, context) => completeList(transaction, "erc20Transfers", context),
   }),
   erc721Transfers: t.field({
     type: [Erc721TransferRef],
     nullable: true,
+    extensions: upstreamCalls(FROM_COMPLETE_VIEW),
     description: `Every ERC-721 transfer of the transaction. ${COMPLETE_VIEW}.`,
     resolve: (transaction, _args, context) => completeList(transaction, "erc721Transfers", context),
   }),
   erc1155Transfers: t.field({
     type: [Erc1155TransferRef],
     nullable: true,
+    extensions: upstreamCalls(FROM_COMPLETE_VIEW),
     description: `Every ERC-1155 transfer of the transaction. ${COMPLETE_VIEW}.`,
     resolve: (transaction, _args, context) => completeList(transaction, "erc1155Transfers", context),
   }),
   internalTransactions: t.field({
     type: [EvmInternalTransactionRef],
     nullable: true,
+    extensions: upstreamCalls(FROM_COMPLETE_VIEW),
     description: `Every internal call of the transaction. ${COMPLETE_VIEW}.`,
     resolve: (transaction, _args, context) => completeList(transaction, "internalTransactions", context),
   }),
   networkTokenDetails: t.field({
     type: EvmNetworkTokenDetailsRef,
     nullable: true,
+    extensions: upstreamCalls(FROM_COMPLETE_VIEW),
     description: `The chain's native token, with its price now and when the transaction ran. ${COMPLETE_VIEW}.`,
     resolve: async (transaction, _args, context) => (await completeView(transaction, context))?.networkTokenDetails ?? null,
   }),
   teleporterMessageInfo: t.field({
     type: TeleporterMessageInfoRef,
     nullable: true,
+    extensions: upstreamCalls(FROM_COMPLETE_VIEW),
     description: `The interchain (Teleporter/ICM) message the transaction sent or delivered; null when none. ${COMPLETE_VIEW}.`,
     resolve: async (transaction, _args, context) => (await completeView(transaction, context))?.teleporterMessageInfo ?? null,
   }),

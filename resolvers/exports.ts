@@ -6,7 +6,9 @@
 import { builder } from "../schema/builder.ts";
 import { DEFAULT_PRIMARY_NETWORK_EXPORT_TYPE, ExportOperationRef, ExportTransactionsInputRef } from "../schema/exports.ts";
 import { badUserInput, GatewayError } from "../src/execution/errors.ts";
+import { callCost, upstreamCalls } from "../src/limits/upstream-calls.ts";
 import { primaryNetworkOptionsIncludeChainsValues } from "../src/upstream/contract/data-api.ts";
+import { ROUTES } from "../src/upstream/routes.ts";
 import type { PrimaryNetworkExportChain, PrimaryNetworkExportType, TransactionExportRequest } from "../src/upstream/types.ts";
 import { EVM_ADDRESS, operationIdArgument } from "../src/execution/identifiers.ts";
 
@@ -139,6 +141,7 @@ function exportRequest(input: ExportInput): TransactionExportRequest {
 builder.mutationFields((t) => ({
   exportTransactions: t.field({
     type: ExportOperationRef,
+    extensions: upstreamCalls(callCost(ROUTES.createTransactionExport)),
     description:
       "Starts a job that exports transactions to a CSV file (`POST /v1/operations/transactions:export`). The job runs in the background: follow it with `Subscription.exportOperation` or read it with `Query.exportOperation`. Sent once, never retried.",
     args: { input: t.arg({ type: ExportTransactionsInputRef, required: true, description: "What to export." }) },
@@ -151,6 +154,7 @@ builder.queryFields((t) => ({
   exportOperation: t.field({
     type: ExportOperationRef,
     nullable: true,
+    extensions: upstreamCalls(callCost(ROUTES.exportOperation)),
     description:
       "An export job as it stands now (`GET /v1/operations/{operationId}`); null when the Data API does not know the id.",
     args: { id: t.arg.id({ required: true, description: "The job's `operationId`, as `exportTransactions` returned it." }) },
@@ -162,6 +166,8 @@ builder.queryFields((t) => ({
 builder.subscriptionFields((t) => ({
   exportOperation: t.field({
     type: ExportOperationRef,
+    // A subscription is charged once, for its first read.
+    extensions: upstreamCalls(callCost(ROUTES.exportOperation)),
     description:
       "An export job now, then again each time its status or metadata changes, until it reaches a final status (COMPLETED, COMPLETED_WITH_WARNING or FAILED), when the stream completes. Subscribers of one job share one poller. An unknown id ends the stream with a NOT_FOUND error.",
     args: { id: t.arg.id({ required: true, description: "The job's `operationId`, as `exportTransactions` returned it." }) },

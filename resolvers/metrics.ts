@@ -23,44 +23,19 @@ import {
 import { PrimaryNetworkRef } from "../schema/primary-network.ts";
 import type { GatewayContext } from "../src/execution/context.ts";
 import { badUserInput, nullIfNotFound } from "../src/execution/errors.ts";
-import { toPageTokenConnection, type ConnectionArgs, type PageBounds, type UpstreamPage } from "../src/execution/pagination.ts";
-import { queryBounds, queryMinimum } from "../src/upstream/bounds.ts";
+import { toPageTokenConnection, type ConnectionArgs, type UpstreamPage } from "../src/execution/pagination.ts";
+import { connectionCost, upstreamCalls } from "../src/limits/upstream-calls.ts";
+import { queryMinimum } from "../src/upstream/bounds.ts";
 import { servesChainMetricAt } from "../src/upstream/metric-rules.ts";
 import type { ExactMetricValue, MetricsRange } from "../src/upstream/metrics-api.ts";
+import { ROUTES, type Route } from "../src/upstream/routes.ts";
 import type { AddressBalance, ChainInfo, ChainMetricName, MetricsTimeInterval } from "../src/upstream/types.ts";
 import { CB58_ID } from "../src/execution/identifiers.ts";
 
-const CHAIN_METRICS_ROUTE = "/v2/chains/{chainId}/metrics/{metric}";
-const STAKING_ROUTE = "/v2/networks/{network}/metrics/{metric}";
-const SUBNET_ROUTE = "/v2/subnet/{subnetId}/metrics/{metric}";
-const VALIDATOR_FEES_ROUTE = "/v2/validators/metrics/{metric}";
-const HOLDERS_ROUTE = "/v2/chains/{chainId}/contracts/{address}/balances";
-const BTCB_ROUTE = "/v2/chains/43114/btcb/bridged:getAddresses";
-
-function withDefault(route: string): PageBounds {
-  const bounds = queryBounds("metrics", route);
-  if (bounds.default === undefined) throw new Error(`the contract has no default pageSize for GET ${route}`);
-  return { ...bounds, default: bounds.default };
-}
-
-const chainMetricsBounds = withDefault(CHAIN_METRICS_ROUTE);
-const stakingBounds = withDefault(STAKING_ROUTE);
-const holdersBounds = withDefault(HOLDERS_ROUTE);
-const btcbBounds = withDefault(BTCB_ROUTE);
-/** Routes without a pageSize are paged by the gateway, in pages as large as the chain metrics route's. */
-const gatewayPagedBounds = chainMetricsBounds;
-/**
- * The legacy average-TPS route takes no page size: it answers 100 points a page, and the gateway
- * cuts pages within the route's page, so no page of `avgTps` holds more.
- */
-const LEGACY_AVG_TPS_PAGE = 100;
-const legacyAvgTpsBounds: PageBounds = { min: 1, max: LEGACY_AVG_TPS_PAGE, default: LEGACY_AVG_TPS_PAGE };
+const { chainMetrics, stakingMetrics, subnetMetrics, validatorFeeMetrics, tokenHolders, btcbBridgedAddresses, legacyAvgTps } =
+  ROUTES;
 /** The primary network's subnet id (its text in cb58 is mostly ones). */
 const PRIMARY_NETWORK_SUBNET_ID = "11111111111111111111111111111111LpoYY";
-
-function firstText(bounds: PageBounds): string {
-  return `\`first\`: ${bounds.min} to ${bounds.max}, default ${bounds.default}.`;
-}
 
 const RANGE_TEXT =
   "`from` and `to` (Unix seconds, at least 0, both inclusive) keep the points whose timestamp lies between them; they need not be aligned to the interval: a point starts at or after `from`.";
@@ -69,13 +44,13 @@ const pointKey = (point: ExactMetricValue) => String(point.timestamp);
 const addressKey = (entry: AddressBalance) => entry.address;
 
 /** `from` and `to` as the route's startTimestamp and endTimestamp, within the route's bounds. */
-function timeRange(args: { from?: number | null; to?: number | null }, route: string): MetricsRange {
+function timeRange(args: { from?: number | null; to?: number | null }, route: Route): MetricsRange {
   for (const [name, parameter] of [
     ["from", "startTimestamp"],
     ["to", "endTimestamp"],
   ] as const) {
     const value = args[name];
-    const minimum = queryMinimum("metrics", route, parameter);
+    const minimum = queryMinimum(route.service, route.path, parameter, route.method);
     if (value !== null && value !== undefined && value < minimum) {
       throw badUserInput(name, `${name} must be a Unix time in seconds of at least ${minimum}, got ${value}`, { min: minimum });
     }
@@ -168,10 +143,10 @@ async function chainMetricConnection(
 ) {
   const interval = args.interval ?? "day";
   checkInterval(args.metric, interval);
-  const range = timeRange(args, CHAIN_METRICS_ROUTE);
+  const range = timeRange(args, chainMetrics);
   const scope = "chain" in of ? of.chain.chainId : of.scope;
   const connection = await toPageTokenConnection(args, {
-    bounds: chainMetricsBounds,
+    bounds: chainMetrics.page,
     filters: { field, scope, metric: args.metric, interval, ...range },
     nodeKey: pointKey,
     fetchPage: async (page) => {
@@ -189,13 +164,14 @@ async function chainMetricConnection(
   return { ...connection, series };
 }
 
-const CHAIN_METRIC_TEXT = `Points newest first. ${RANGE_TEXT} \`interval\` defaults to DAY; the metrics marked daily only refuse any other. ${firstText(chainMetricsBounds)}`;
+const CHAIN_METRIC_TEXT = `Points newest first. ${RANGE_TEXT} \`interval\` defaults to DAY; the metrics marked daily only refuse any other. ${chainMetrics.firstText}`;
 
 builder.queryFields((t) => ({
   networkMetrics: t.field({
     type: ChainMetricConnectionRef,
     nullable: true,
-    description: `A chain metric of every EVM chain the Metrics API tracks on a network, or on both, taken together, as the Metrics API aggregates them (\`GET ${CHAIN_METRICS_ROUTE}\` with chainId total, mainnet or testnet). Its \`chain\` is null. ${CHAIN_METRIC_TEXT}`,
+    extensions: upstreamCalls(connectionCost(chainMetrics)),
+    description: `A chain metric of every EVM chain the Metrics API tracks on a network, or on both, taken together, as the Metrics API aggregates them (\`${chainMetrics.label}\` with chainId total, mainnet or testnet). Its \`chain\` is null. ${CHAIN_METRIC_TEXT}`,
     args: {
       ...t.arg.connectionArgs(),
       scope: t.arg({ type: MetricsScopeRef, required: true, description: "Which network's chains, or both networks'." }),
@@ -209,7 +185,8 @@ builder.queryFields((t) => ({
   subnetMetrics: t.field({
     type: MetricConnectionRef,
     nullable: true,
-    description: `A daily metric of the fees a subnet's L1 validators pay (\`GET ${SUBNET_ROUTE}\`); empty for a subnet without L1 validators. Points newest first. ${RANGE_TEXT} The route answers the whole range at once; the gateway pages it: ${firstText(gatewayPagedBounds)}`,
+    extensions: upstreamCalls(connectionCost(subnetMetrics)),
+    description: `A daily metric of the fees a subnet's L1 validators pay (\`${subnetMetrics.label}\`); empty for a subnet without L1 validators. Points newest first. ${RANGE_TEXT} The route answers the whole range at once; the gateway pages it: ${subnetMetrics.firstText}`,
     args: {
       ...t.arg.connectionArgs(),
       subnetId: t.arg.id({ required: true, description: "The subnet (or L1) id, in cb58." }),
@@ -219,9 +196,9 @@ builder.queryFields((t) => ({
     },
     resolve: (_root, args, context) => {
       const subnetId = subnetIdArgument(String(args.subnetId));
-      const range = timeRange(args, SUBNET_ROUTE);
+      const range = timeRange(args, subnetMetrics);
       return toPageTokenConnection(args, {
-        bounds: gatewayPagedBounds,
+        bounds: subnetMetrics.page,
         filters: { field: "Query.subnetMetrics", subnetId, metric: args.metric, ...range },
         nodeKey: pointKey,
         fetchPage: slicedPages(async () => ({
@@ -233,7 +210,8 @@ builder.queryFields((t) => ({
   validatorFeeMetrics: t.field({
     type: MetricConnectionRef,
     nullable: true,
-    description: `A daily metric of the fees all L1 validators pay (\`GET ${VALIDATOR_FEES_ROUTE}\`). Points newest first. ${RANGE_TEXT} The route answers the whole range at once; the gateway pages it: ${firstText(gatewayPagedBounds)}`,
+    extensions: upstreamCalls(connectionCost(validatorFeeMetrics)),
+    description: `A daily metric of the fees all L1 validators pay (\`${validatorFeeMetrics.label}\`). Points newest first. ${RANGE_TEXT} The route answers the whole range at once; the gateway pages it: ${validatorFeeMetrics.firstText}`,
     args: {
       ...t.arg.connectionArgs(),
       metric: t.arg({ type: ValidatorFeeMetricRef, required: true, description: "The metric." }),
@@ -241,9 +219,9 @@ builder.queryFields((t) => ({
       to: t.arg({ type: "SafeInt", description: "The latest point's timestamp, in Unix seconds." }),
     },
     resolve: (_root, args, context) => {
-      const range = timeRange(args, VALIDATOR_FEES_ROUTE);
+      const range = timeRange(args, validatorFeeMetrics);
       return toPageTokenConnection(args, {
-        bounds: gatewayPagedBounds,
+        bounds: validatorFeeMetrics.page,
         filters: { field: "Query.validatorFeeMetrics", metric: args.metric, ...range },
         nodeKey: pointKey,
         fetchPage: slicedPages(async () => ({
@@ -255,7 +233,8 @@ builder.queryFields((t) => ({
   btcbBridgedAddresses: t.field({
     type: AddressBalanceConnectionRef,
     nullable: true,
-    description: `Addresses that bridged more BTC.b to the mainnet C-Chain than \`threshold\`, with their net bridged amount, the largest first (\`GET ${BTCB_ROUTE}\`). ${firstText(btcbBounds)}`,
+    extensions: upstreamCalls(connectionCost(btcbBridgedAddresses)),
+    description: `Addresses that bridged more BTC.b to the mainnet C-Chain than \`threshold\`, with their net bridged amount, the largest first (\`${btcbBridgedAddresses.label}\`). ${btcbBridgedAddresses.firstText}`,
     args: {
       ...t.arg.connectionArgs(),
       threshold: t.arg({
@@ -267,7 +246,7 @@ builder.queryFields((t) => ({
     resolve: (_root, args, context) => {
       const threshold = thresholdArgument(args.threshold);
       return toPageTokenConnection(args, {
-        bounds: btcbBounds,
+        bounds: btcbBridgedAddresses.page,
         filters: { field: "Query.btcbBridgedAddresses", threshold },
         nodeKey: addressKey,
         fetchPage: async (page) => {
@@ -283,7 +262,8 @@ builder.objectFields(EvmChainRef, (t) => ({
   metrics: t.field({
     type: ChainMetricConnectionRef,
     nullable: true,
-    description: `A metric of this chain (\`GET ${CHAIN_METRICS_ROUTE}\`); its \`chain\` is this chain. Null when the Metrics API does not know the chain. ${CHAIN_METRIC_TEXT}`,
+    extensions: upstreamCalls(connectionCost(chainMetrics)),
+    description: `A metric of this chain (\`${chainMetrics.label}\`); its \`chain\` is this chain. Null when the Metrics API does not know the chain. ${CHAIN_METRIC_TEXT}`,
     args: {
       ...t.arg.connectionArgs(),
       metric: t.arg({ type: ChainMetricRef, required: true, description: "The metric." }),
@@ -296,7 +276,8 @@ builder.objectFields(EvmChainRef, (t) => ({
   tokenHolders: t.field({
     type: AddressBalanceConnectionRef,
     nullable: true,
-    description: `Addresses whose balance of an ERC-20 token of this chain was above \`threshold\` at some time from \`from\` to \`to\`, with their latest balance, the largest first (\`GET ${HOLDERS_ROUTE}\`); null when the Metrics API does not know the chain. \`from\` and \`to\`: Unix seconds, at least 0, either may be left out. ${firstText(holdersBounds)}`,
+    extensions: upstreamCalls(connectionCost(tokenHolders)),
+    description: `Addresses whose balance of an ERC-20 token of this chain was above \`threshold\` at some time from \`from\` to \`to\`, with their latest balance, the largest first (\`${tokenHolders.label}\`); null when the Metrics API does not know the chain. \`from\` and \`to\`: Unix seconds, at least 0, either may be left out. ${tokenHolders.firstText}`,
     args: {
       ...t.arg.connectionArgs(),
       contract: t.arg({ type: "EvmAddress", required: true, description: "The token's contract address." }),
@@ -310,11 +291,11 @@ builder.objectFields(EvmChainRef, (t) => ({
     },
     resolve: (chain, args, context) => {
       const threshold = thresholdArgument(args.threshold);
-      const range = timeRange(args, HOLDERS_ROUTE);
+      const range = timeRange(args, tokenHolders);
       const contract = args.contract.toLowerCase();
       return nullIfNotFound(
         toPageTokenConnection(args, {
-          bounds: holdersBounds,
+          bounds: tokenHolders.page,
           filters: { field: "EvmChain.tokenHolders", chainId: chain.chainId, contract, threshold, ...range },
           nodeKey: addressKey,
           fetchPage: async (page) => {
@@ -334,12 +315,13 @@ builder.objectFields(EvmChainRef, (t) => ({
   avgTps: t.field({
     type: LegacyAvgTpsConnectionRef,
     nullable: true,
-    description: `The chain's daily average transactions per second from the legacy route (\`GET /v1/avg_tps/{chainId}\`), newest first, with when its data was last updated; null when the route does not know the chain. The route takes no page size and answers ${LEGACY_AVG_TPS_PAGE} points a page; the gateway cuts its pages within the route's, so a page ends where the route's page ends (fewer points when \`after\` is inside one): ${firstText(legacyAvgTpsBounds)}`,
+    extensions: upstreamCalls(connectionCost(legacyAvgTps)),
+    description: `The chain's daily average transactions per second from the legacy route (\`${legacyAvgTps.label}\`), newest first, with when its data was last updated; null when the route does not know the chain. The route takes no page size and answers ${legacyAvgTps.page.max} points a page; the gateway cuts its pages within the route's, so a page ends where the route's page ends (fewer points when \`after\` is inside one): ${legacyAvgTps.firstText}`,
     args: { ...t.arg.connectionArgs() },
     resolve: (chain, args, context) =>
       nullIfNotFound(
         toPageTokenConnection<ExactMetricValue, LegacyAvgTpsMeta>(args, {
-          bounds: legacyAvgTpsBounds,
+          bounds: legacyAvgTps.page,
           filters: { field: "EvmChain.avgTps", chainId: chain.chainId },
           nodeKey: pointKey,
           fetchPage: slicedPages(async (pageToken) => {
@@ -359,7 +341,8 @@ builder.objectFields(PrimaryNetworkRef, (t) => ({
   stakingMetrics: t.field({
     type: MetricConnectionRef,
     nullable: true,
-    description: `A daily staking metric of one subnet of this network, or of all its subnets together (\`GET ${STAKING_ROUTE}\`). Points newest first. ${RANGE_TEXT} ${firstText(stakingBounds)}`,
+    extensions: upstreamCalls(connectionCost(stakingMetrics)),
+    description: `A daily staking metric of one subnet of this network, or of all its subnets together (\`${stakingMetrics.label}\`). Points newest first. ${RANGE_TEXT} ${stakingMetrics.firstText}`,
     args: {
       ...t.arg.connectionArgs(),
       metric: t.arg({ type: StakingMetricRef, required: true, description: "The metric." }),
@@ -372,9 +355,9 @@ builder.objectFields(PrimaryNetworkRef, (t) => ({
     resolve: (scope, args, context) => {
       const subnetId =
         args.subnetId === null || args.subnetId === undefined ? undefined : subnetIdArgument(String(args.subnetId));
-      const range = timeRange(args, STAKING_ROUTE);
+      const range = timeRange(args, stakingMetrics);
       return toPageTokenConnection(args, {
-        bounds: stakingBounds,
+        bounds: stakingMetrics.page,
         filters: {
           field: "PrimaryNetwork.stakingMetrics",
           network: scope.network,

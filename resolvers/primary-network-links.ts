@@ -24,7 +24,15 @@ import {
   PRIMARY_NETWORK_BLOCK_FIELDS_KNOWN_FROM_UTXO,
   selectsOnly,
 } from "../src/execution/selection.ts";
+import {
+  TYPE_SPECIFIC_LINK_SHARE,
+  byImplementation,
+  callCost,
+  upstreamCalls,
+  type UpstreamCost,
+} from "../src/limits/upstream-calls.ts";
 import { findPrimaryChain, originOf, register } from "../src/upstream/primary-network-api.ts";
+import { ROUTES } from "../src/upstream/routes.ts";
 import type {
   PChainTransaction,
   PrimaryNetworkBlock,
@@ -93,10 +101,33 @@ async function transactionBlock(
   return found ? blockOf(found, context, info) : null;
 }
 
+/** A link only one family of P-Chain transaction types has: on a share of a page's transactions. */
+const TYPE_SPECIFIC_LINK: UpstreamCost = callCost(ROUTES.primaryNetworkTransaction, { presentOnShare: TYPE_SPECIFIC_LINK_SHARE });
+/** One look-up per item of the list the field returns. */
+const ONE_TRANSACTION_PER_ITEM: UpstreamCost = callCost(ROUTES.primaryNetworkTransaction, { callsPerItem: true });
+
+// A page of UTXOs shares the transactions that created and spent them, and their blocks.
+const POOLED_TRANSACTION: UpstreamCost = callCost(ROUTES.primaryNetworkTransaction, { pool: "primary-network transaction" });
+// A P-Chain UTXO names its blocks; the others' blocks are those of their transactions, which the
+// request loads once for both fields (and which tell some of their block's fields).
+const POOLED_BLOCK_OF_UTXO: UpstreamCost = callCost(ROUTES.primaryNetworkBlock, {
+  pool: "primary-network block",
+  freeWhenSelectingOnly: PRIMARY_NETWORK_BLOCK_FIELDS_KNOWN_FROM_UTXO,
+});
+const blockOfUtxoTransaction = (transaction: "creation transaction" | "consuming transaction"): UpstreamCost =>
+  callCost(ROUTES.primaryNetworkBlock, {
+    sharedPerObject: transaction,
+    pool: "primary-network block",
+    freeWhenSelectingOnly: PRIMARY_NETWORK_BLOCK_FIELDS_KNOWN_FROM_TRANSACTION,
+  });
+
 builder.interfaceFields(PrimaryNetworkTransactionRef, (t) => ({
   block: t.field({
     type: PrimaryNetworkBlockRef,
     nullable: true,
+    extensions: upstreamCalls(
+      callCost(ROUTES.primaryNetworkBlock, { freeWhenSelectingOnly: PRIMARY_NETWORK_BLOCK_FIELDS_KNOWN_FROM_TRANSACTION }),
+    ),
     description:
       "The block that holds the transaction; null for an X-Chain transaction in a vertex. Fetched only when a field is asked that the transaction does not already tell (its block's height, id and time).",
     resolve: (tx, _args, context, info) => blockOf(tx, context, info),
@@ -107,18 +138,27 @@ builder.interfaceFields(PrimaryNetworkUtxoRef, (t) => ({
   creationTransaction: t.field({
     type: PrimaryNetworkTransactionRef,
     nullable: true,
+    extensions: upstreamCalls(
+      byImplementation({ PChainUtxo: POOLED_TRANSACTION, Utxo: { calls: 0, sharedPerObject: "creation transaction" } }),
+    ),
     description: "The transaction that created the UTXO, on the chain that created it.",
     resolve: (utxo, _args, context) => creationTransaction(utxo, context),
   }),
   consumingTransaction: t.field({
     type: PrimaryNetworkTransactionRef,
     nullable: true,
+    extensions: upstreamCalls(
+      byImplementation({ PChainUtxo: POOLED_TRANSACTION, Utxo: { calls: 0, sharedPerObject: "consuming transaction" } }),
+    ),
     description: "The transaction that spent the UTXO; null while unspent.",
     resolve: (utxo, _args, context) => transactionOn(utxo, utxo.consumedOnChainId, utxo.consumingTxHash, context),
   }),
   creationBlock: t.field({
     type: PrimaryNetworkBlockRef,
     nullable: true,
+    extensions: upstreamCalls(
+      byImplementation({ PChainUtxo: POOLED_BLOCK_OF_UTXO, Utxo: blockOfUtxoTransaction("creation transaction") }),
+    ),
     description:
       "The block of the transaction that created the UTXO; null when a vertex of the X-Chain holds that transaction. A P-Chain UTXO tells its block's height and time, so asking only those (and the chain) costs no call; an X- or C-Chain UTXO's block is found through its transaction.",
     resolve: (utxo, _args, context, info) => {
@@ -129,6 +169,9 @@ builder.interfaceFields(PrimaryNetworkUtxoRef, (t) => ({
   consumingBlock: t.field({
     type: PrimaryNetworkBlockRef,
     nullable: true,
+    extensions: upstreamCalls(
+      byImplementation({ PChainUtxo: POOLED_BLOCK_OF_UTXO, Utxo: blockOfUtxoTransaction("consuming transaction") }),
+    ),
     description:
       "The block of the transaction that spent the UTXO; null while unspent, or when a vertex holds that transaction. As for `creationBlock`, a P-Chain UTXO's height and time cost no call.",
     resolve: (utxo, _args, context, info) => {
@@ -155,12 +198,14 @@ builder.objectFields(PChainTransactionRef, (t) => ({
   rewardTransaction: t.field({
     type: PChainTransactionRef,
     nullable: true,
+    extensions: upstreamCalls(TYPE_SPECIFIC_LINK),
     description: "Validator and delegator transactions: the RewardValidatorTx that ended the staking period, once there is one.",
     resolve: (tx, _args, context) => pChainTransaction(tx, tx.rewardTxHash, context),
   }),
   stakingTransaction: t.field({
     type: PChainTransactionRef,
     nullable: true,
+    extensions: upstreamCalls(TYPE_SPECIFIC_LINK),
     description: "RewardValidatorTx: the validator or delegator transaction whose staking period it ends.",
     resolve: (tx, _args, context) => pChainTransaction(tx, tx.stakingTxHash, context),
   }),
@@ -170,6 +215,7 @@ builder.objectFields(L1ValidatorTransactionDetailsRef, (t) => ({
   validator: t.field({
     type: L1ValidatorRef,
     nullable: true,
+    extensions: upstreamCalls(callCost(ROUTES.l1Validators, { presentOnShare: TYPE_SPECIFIC_LINK_SHARE })),
     description: "The L1 validator as it is now.",
     resolve: (details, _args, context) =>
       context.loaders.l1Validator.load({ network: originOf(details).network, id: details.validationId }),
@@ -180,6 +226,7 @@ builder.objectFields(XChainTransactionVertexRef, (t) => ({
   vertex: t.field({
     type: XChainVertexRef,
     nullable: true,
+    extensions: upstreamCalls(callCost(ROUTES.vertex)),
     description: "The vertex itself.",
     resolve: (vertex, _args, context) =>
       context.loaders.xChainVertex.load({ network: originOf(vertex).network, id: vertex.hash }),
@@ -190,6 +237,7 @@ builder.objectFields(CChainAtomicTransactionRef, (t) => ({
   evmBlock: t.field({
     type: EvmBlockRef,
     nullable: true,
+    extensions: upstreamCalls(callCost(ROUTES.block)),
     description: "The C-Chain block that holds the transaction, as an EVM block.",
     resolve: (tx, _args, context) => context.loaders.block.load({ chainId: originOf(tx).blockchainId, blockId: tx.blockHash }),
   }),
@@ -199,6 +247,7 @@ builder.objectFields(PrimaryNetworkBlockRef, (t) => ({
   parent: t.field({
     type: PrimaryNetworkBlockRef,
     nullable: true,
+    extensions: upstreamCalls(callCost(ROUTES.primaryNetworkBlock)),
     description: "The block before this one; null for the first block (the X-Chain's first block follows its last vertex).",
     resolve: (block, _args, context) => {
       if (block.blockNumber === "0") return null;
@@ -211,6 +260,7 @@ builder.objectFields(PrimaryNetworkBlockRef, (t) => ({
   transactions: t.field({
     type: [PrimaryNetworkTransactionRef],
     nullable: true,
+    extensions: upstreamCalls(ONE_TRANSACTION_PER_ITEM),
     description: "The block's transactions, one look-up each; a transaction the chain cannot find is left out.",
     resolve: async (block, _args, context) => {
       const origin = originOf(block);
@@ -224,6 +274,7 @@ builder.objectFields(XChainVertexRef, (t) => ({
   parents: t.field({
     type: [XChainVertexRef],
     nullable: true,
+    extensions: upstreamCalls(callCost(ROUTES.vertex, { callsPerItem: true })),
     description: "The vertices this one builds on, one look-up each (none for the first vertex).",
     resolve: async (vertex, _args, context) => {
       const { network } = originOf(vertex);
@@ -234,6 +285,7 @@ builder.objectFields(XChainVertexRef, (t) => ({
   transactions: t.field({
     type: [PrimaryNetworkTransactionRef],
     nullable: true,
+    extensions: upstreamCalls(ONE_TRANSACTION_PER_ITEM),
     description: "The vertex's transactions, one look-up each; a transaction the chain cannot find is left out.",
     resolve: async (vertex, _args, context) => {
       const origin = originOf(vertex);

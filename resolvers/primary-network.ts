@@ -30,7 +30,8 @@ import {
   primeVertices,
 } from "../src/execution/loaders/primary-network.ts";
 import { toPageTokenConnection, type ConnectionArgs } from "../src/execution/pagination.ts";
-import { queryBounds, queryMinimum, type RouteBounds } from "../src/upstream/bounds.ts";
+import { CHAIN_LIST_LOOKUP, callCost, connectionCost, lookupCost, upstreamCalls } from "../src/limits/upstream-calls.ts";
+import { queryMinimum } from "../src/upstream/bounds.ts";
 import {
   findPrimaryChain,
   originOf,
@@ -40,6 +41,7 @@ import {
   type PrimaryNetworkOrigin,
   type TransactionFilters,
 } from "../src/upstream/primary-network-api.ts";
+import { ROUTES } from "../src/upstream/routes.ts";
 import { CB58_ID, EVM_ADDRESS, HEX_32 } from "../src/execution/identifiers.ts";
 import type {
   CChainAtomicTransaction,
@@ -57,19 +59,9 @@ import type {
   XChainVertex,
 } from "../src/upstream/types.ts";
 
-const BLOCKCHAIN_ROUTE = "/v1/networks/{network}/blockchains/{blockchainId}";
-const transactionsRoute = `${BLOCKCHAIN_ROUTE}/transactions`;
-const transactionsBounds = pageBounds(queryBounds("data", transactionsRoute));
-const utxosBounds = pageBounds(queryBounds("data", `${BLOCKCHAIN_ROUTE}/utxos`, "pageSize", "post"));
-const verticesRoute = `${BLOCKCHAIN_ROUTE}/vertices:listByHeight`;
-const verticesBounds = pageBounds(queryBounds("data", verticesRoute));
-const l1ValidatorsBounds = pageBounds(queryBounds("data", "/v1/networks/{network}/l1Validators"));
-const MIN_TIMESTAMP = queryMinimum("data", transactionsRoute, "startTimestamp");
-const MIN_VERTEX_HEIGHT = queryMinimum("data", verticesRoute, "vertexHeight");
-
-function pageBounds(bounds: RouteBounds) {
-  return { ...bounds, default: bounds.default ?? 10 };
-}
+const { primaryNetworkTransactions, utxos, verticesAtHeight, l1Validators } = ROUTES;
+const MIN_TIMESTAMP = queryMinimum("data", primaryNetworkTransactions.path, "startTimestamp");
+const MIN_VERTEX_HEIGHT = queryMinimum("data", verticesAtHeight.path, "vertexHeight");
 
 const BECH32_ADDRESS = /^(?:[PXC]-)?[a-z]{1,83}1[02-9ac-hj-np-z]{6,}$/;
 const HEIGHT = /^(0|[1-9][0-9]{0,19})$/;
@@ -155,7 +147,7 @@ async function transactionConnection<T extends PrimaryNetworkTransaction>(
   };
   if (!filters.l1ValidationId) requireAddressesForFilters(args, origin.chain === "p-chain" ? " (or l1ValidationId)" : "");
   const connection = await toPageTokenConnection<T, PrimaryNetworkChainInfo>(args, {
-    bounds: transactionsBounds,
+    bounds: primaryNetworkTransactions.page,
     filters: { field, network: origin.network, blockchainId: origin.blockchainId, ...filters },
     nodeKey: (tx) => tx.txHash,
     fetchPage: async (page) => {
@@ -200,7 +192,7 @@ async function utxoConnection<U extends PrimaryNetworkUtxo>(
     sortOrder: args.sortOrder ?? undefined,
   };
   const connection = await toPageTokenConnection<U, PrimaryNetworkChainInfo>(args, {
-    bounds: utxosBounds,
+    bounds: utxos.page,
     filters: { field, network: origin.network, blockchainId: origin.blockchainId, addresses, ...filters },
     nodeKey: (utxo) => utxo.utxoId,
     fetchPage: async (page) => {
@@ -212,10 +204,10 @@ async function utxoConnection<U extends PrimaryNetworkUtxo>(
 }
 
 const describeTransactions = (chain: string, extra: string) =>
-  `The chain's latest ${chain} transactions, newest first unless \`sortOrder\` says otherwise (\`GET ${transactionsRoute}\`). \`first\`: ${transactionsBounds.min} to ${transactionsBounds.max}, default ${transactionsBounds.default}; a page may hold fewer when its transactions have many UTXOs. \`txTypes\`, \`from\` and \`to\` need \`addresses\`${extra}.`;
+  `The chain's latest ${chain} transactions, newest first unless \`sortOrder\` says otherwise (\`${primaryNetworkTransactions.label}\`). ${primaryNetworkTransactions.firstText} \`txTypes\`, \`from\` and \`to\` need \`addresses\`${extra}.`;
 
 const describeUtxos = (which: string) =>
-  `UTXOs of some addresses on this chain (${which}), the unspent ones unless \`includeSpent\` (\`POST ${BLOCKCHAIN_ROUTE}/utxos\`). \`first\`: ${utxosBounds.min} to ${utxosBounds.max}, default ${utxosBounds.default}.`;
+  `UTXOs of some addresses on this chain (${which}), the unspent ones unless \`includeSpent\` (\`${utxos.label}\`). ${utxos.firstText}`;
 
 const transactionFilterArgs = (t: Parameters<Parameters<typeof builder.objectFields>[1]>[0]) => ({
   addresses: t.arg.stringList({
@@ -277,7 +269,8 @@ builder.objectFields(PrimaryNetworkRef, (t) => ({
   l1Validators: t.field({
     type: L1ValidatorConnectionRef,
     nullable: true,
-    description: `The network's L1 validators, the active ones unless \`includeInactive\` (\`GET /v1/networks/{network}/l1Validators\`). \`first\`: ${l1ValidatorsBounds.min} to ${l1ValidatorsBounds.max}, default ${l1ValidatorsBounds.default}.`,
+    extensions: upstreamCalls(connectionCost(l1Validators)),
+    description: `The network's L1 validators, the active ones unless \`includeInactive\` (\`${l1Validators.label}\`). ${l1Validators.firstText}`,
     args: {
       ...t.arg.connectionArgs(),
       l1ValidationId: t.arg.string({ description: "Only the validator of this validation id (cb58 or 0x hex)." }),
@@ -300,6 +293,7 @@ builder.objectFields(PrimaryNetworkRef, (t) => ({
   l1Validator: t.field({
     type: L1ValidatorRef,
     nullable: true,
+    extensions: upstreamCalls(callCost(l1Validators)),
     description:
       "One L1 validator, active or not, by exactly one of `validationId` and `nodeId` (`GET /v1/networks/{network}/l1Validators` with `includeInactiveL1Validators`); null when there is none. A node may have validated more than once (or validate several L1s): by `nodeId`, the answer is its active validation, the latest created if it has several, else its latest validation; list them all with `l1Validators(nodeId:, includeInactive: true)`.",
     args: {
@@ -331,7 +325,7 @@ async function l1ValidatorOfNode(
   const page = await context.upstreams.primaryNetwork.listL1Validators(
     network,
     filters,
-    { pageSize: l1ValidatorsBounds.max, pageToken: undefined },
+    { pageSize: l1Validators.page.max, pageToken: undefined },
     context.call,
   );
   primeL1Validators(context.loaders, network, page.items);
@@ -352,7 +346,7 @@ async function l1ValidatorConnection(
   context: GatewayContext,
 ) {
   const connection = await toPageTokenConnection<L1Validator, string>(args, {
-    bounds: l1ValidatorsBounds,
+    bounds: l1Validators.page,
     filters: { field, network, ...filters },
     nodeKey: (validator) => validator.validationId,
     fetchPage: async (page) => {
@@ -372,7 +366,8 @@ builder.objectFields(L1ValidatorRef, (t) => ({
   subnetValidators: t.field({
     type: L1ValidatorConnectionRef,
     nullable: true,
-    description: `The validators of the same L1, this one among them: the active ones unless \`includeInactive\` (\`GET /v1/networks/{network}/l1Validators\` with its \`subnetId\`). \`first\`: ${l1ValidatorsBounds.min} to ${l1ValidatorsBounds.max}, default ${l1ValidatorsBounds.default}.`,
+    extensions: upstreamCalls(connectionCost(l1Validators)),
+    description: `The validators of the same L1, this one among them: the active ones unless \`includeInactive\` (\`${l1Validators.label}\` with its \`subnetId\`). ${l1Validators.firstText}`,
     args: {
       ...t.arg.connectionArgs(),
       includeInactive: t.arg.boolean({ description: "Also list validators that were disabled or ran out of balance." }),
@@ -388,7 +383,8 @@ builder.objectFields(L1ValidatorRef, (t) => ({
   transactions: t.field({
     type: PChainTransactionConnectionRef,
     nullable: true,
-    description: `The P-Chain transactions of this validation, newest first unless \`sortOrder\` says otherwise: its registration (or the conversion that created it), weight changes, balance top-ups and its disabling (\`GET ${transactionsRoute}\` with its \`l1ValidationId\`). \`first\`: ${transactionsBounds.min} to ${transactionsBounds.max}, default ${transactionsBounds.default}; a page may hold fewer when its transactions have many UTXOs.`,
+    extensions: upstreamCalls(connectionCost(primaryNetworkTransactions)),
+    description: `The P-Chain transactions of this validation, newest first unless \`sortOrder\` says otherwise: its registration (or the conversion that created it), weight changes, balance top-ups and its disabling (\`${primaryNetworkTransactions.label}\` with its \`l1ValidationId\`). ${primaryNetworkTransactions.firstText}`,
     args: {
       ...t.arg.connectionArgs(),
       txTypes: t.arg({ type: [PChainTransactionType.ref], description: "Only transactions of these kinds." }),
@@ -410,7 +406,8 @@ builder.interfaceFields(PrimaryNetworkChainRef, (t) => ({
   block: t.field({
     type: PrimaryNetworkBlockRef,
     nullable: true,
-    description: `One block of the chain by height or id (\`GET ${BLOCKCHAIN_ROUTE}/blocks/{blockId}\`); null when there is none. On the X-Chain, only its blocks: earlier history is in vertices.`,
+    extensions: upstreamCalls(lookupCost(ROUTES.primaryNetworkBlock)),
+    description: `One block of the chain by height or id (\`${ROUTES.primaryNetworkBlock.label}\`); null when there is none. On the X-Chain, only its blocks: earlier history is in vertices.`,
     args: {
       id: t.arg.string({
         required: true,
@@ -431,7 +428,7 @@ builder.interfaceFields(PrimaryNetworkChainRef, (t) => ({
 }));
 
 const describeTransaction = (chain: string, type: string) =>
-  `One ${chain} transaction by its id (\`GET ${transactionsRoute}/{txHash}\`), as a \`${type}\`; null when this chain has none with that id (a transaction of another chain included).`;
+  `One ${chain} transaction by its id (\`${ROUTES.primaryNetworkTransaction.label}\`), as a \`${type}\`; null when this chain has none with that id (a transaction of another chain included).`;
 const hashArg = (t: Parameters<Parameters<typeof builder.objectFields>[1]>[0]) => ({
   hash: t.arg.string({ required: true, description: "The transaction's id (cb58)." }),
 });
@@ -450,6 +447,7 @@ builder.objectFields(PChainRef, (t) => ({
   transaction: t.field({
     type: PChainTransactionRef,
     nullable: true,
+    extensions: upstreamCalls(lookupCost(ROUTES.primaryNetworkTransaction)),
     description: describeTransaction("P-Chain", "PChainTransaction"),
     args: hashArg(t),
     resolve: (chain, args, context) => transactionOnChain<PChainTransaction>(chain, args.hash, context),
@@ -457,6 +455,7 @@ builder.objectFields(PChainRef, (t) => ({
   transactions: t.field({
     type: PChainTransactionConnectionRef,
     nullable: true,
+    extensions: upstreamCalls(connectionCost(primaryNetworkTransactions)),
     description: describeTransactions("P-Chain", ", or `l1ValidationId`, which finds every transaction of one L1 validator"),
     args: {
       ...t.arg.connectionArgs(),
@@ -472,6 +471,7 @@ builder.objectFields(PChainRef, (t) => ({
   utxos: t.field({
     type: PChainUtxoConnectionRef,
     nullable: true,
+    extensions: upstreamCalls(connectionCost(utxos)),
     description: describeUtxos("staked ones included"),
     args: { ...t.arg.connectionArgs(), ...utxoArgs(t) },
     resolve: (chain, args, context) => utxoConnection<PChainUtxo>(chain, args, "PChain.utxos", context),
@@ -482,6 +482,7 @@ builder.objectFields(XChainRef, (t) => ({
   transaction: t.field({
     type: XChainTransactionRef,
     nullable: true,
+    extensions: upstreamCalls(lookupCost(ROUTES.primaryNetworkTransaction)),
     description: describeTransaction("X-Chain", "XChainTransaction"),
     args: hashArg(t),
     resolve: (chain, args, context) => transactionOnChain<XChainTransaction>(chain, args.hash, context),
@@ -489,6 +490,7 @@ builder.objectFields(XChainRef, (t) => ({
   transactions: t.field({
     type: XChainTransactionConnectionRef,
     nullable: true,
+    extensions: upstreamCalls(connectionCost(primaryNetworkTransactions)),
     description: describeTransactions("X-Chain", ""),
     args: {
       ...t.arg.connectionArgs(),
@@ -500,6 +502,7 @@ builder.objectFields(XChainRef, (t) => ({
   utxos: t.field({
     type: UtxoConnectionRef,
     nullable: true,
+    extensions: upstreamCalls(connectionCost(utxos)),
     description: describeUtxos("of AVAX and other assets"),
     args: {
       ...t.arg.connectionArgs(),
@@ -511,7 +514,8 @@ builder.objectFields(XChainRef, (t) => ({
   vertex: t.field({
     type: XChainVertexRef,
     nullable: true,
-    description: `One vertex of the X-Chain's DAG by its id (\`GET ${BLOCKCHAIN_ROUTE}/vertices/{vertexHash}\`); null when there is none.`,
+    extensions: upstreamCalls(lookupCost(ROUTES.vertex)),
+    description: `One vertex of the X-Chain's DAG by its id (\`${ROUTES.vertex.label}\`); null when there is none.`,
     args: { hash: t.arg.string({ required: true, description: "The vertex's id (cb58)." }) },
     resolve: (chain, args, context) =>
       context.loaders.xChainVertex.load({ network: chain.network, id: idArgument("hash", args.hash, "a vertex id") }),
@@ -519,7 +523,9 @@ builder.objectFields(XChainRef, (t) => ({
   verticesAtHeight: t.field({
     type: XChainVertexConnectionRef,
     nullable: true,
-    description: `The vertices at one height of the X-Chain's DAG (\`GET ${verticesRoute}\`). \`first\`: ${verticesBounds.min} to ${verticesBounds.max}, default ${verticesBounds.default}.`,
+    // The X-Chain's DAG holds one vertex at most heights (every height in the simulator).
+    extensions: upstreamCalls(connectionCost(verticesAtHeight, { expectedItems: 1 })),
+    description: `The vertices at one height of the X-Chain's DAG (\`${verticesAtHeight.label}\`). ${verticesAtHeight.firstText}`,
     args: {
       ...t.arg.connectionArgs(),
       height: t.arg({
@@ -544,7 +550,7 @@ builder.objectFields(XChainRef, (t) => ({
       const vertexHeight = Number(height);
       const sortOrder = args.sortOrder ?? undefined;
       const connection = await toPageTokenConnection<XChainVertex, PrimaryNetworkChainInfo>(args, {
-        bounds: verticesBounds,
+        bounds: verticesAtHeight.page,
         filters: { field: "XChain.verticesAtHeight", network: chain.network, height: vertexHeight, sortOrder },
         nodeKey: (vertex) => vertex.vertexHash,
         fetchPage: async (page) => {
@@ -572,6 +578,7 @@ builder.objectFields(CChainRef, (t) => ({
   transaction: t.field({
     type: CChainAtomicTransactionRef,
     nullable: true,
+    extensions: upstreamCalls(lookupCost(ROUTES.primaryNetworkTransaction)),
     description: describeTransaction("C-Chain atomic", "CChainAtomicTransaction"),
     args: hashArg(t),
     resolve: (chain, args, context) => transactionOnChain<CChainAtomicTransaction>(chain, args.hash, context),
@@ -579,6 +586,7 @@ builder.objectFields(CChainRef, (t) => ({
   transactions: t.field({
     type: CChainAtomicTransactionConnectionRef,
     nullable: true,
+    extensions: upstreamCalls(connectionCost(primaryNetworkTransactions)),
     description: describeTransactions("C-Chain atomic", "; `addresses` here may also be 0x accounts"),
     args: {
       ...t.arg.connectionArgs(),
@@ -600,6 +608,7 @@ builder.objectFields(CChainRef, (t) => ({
   utxos: t.field({
     type: UtxoConnectionRef,
     nullable: true,
+    extensions: upstreamCalls(connectionCost(utxos)),
     description: describeUtxos("those exported to the C-Chain, waiting in shared memory or imported"),
     args: { ...t.arg.connectionArgs(), ...utxoArgs(t) },
     resolve: (chain, args, context) => utxoConnection<Utxo>(chain, args, "CChain.utxos", context),
@@ -607,6 +616,7 @@ builder.objectFields(CChainRef, (t) => ({
   evmChain: t.field({
     type: EvmChainRef,
     nullable: true,
+    extensions: upstreamCalls(CHAIN_LIST_LOOKUP),
     description: "The C-Chain as an EVM chain, with its blocks and EVM transactions.",
     resolve: (chain, _args, context) => context.loaders.chain.load(chain.blockchainId),
   }),

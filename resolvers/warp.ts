@@ -17,7 +17,9 @@ import {
 } from "../schema/warp.ts";
 import type { GatewayContext } from "../src/execution/context.ts";
 import { badUserInput, GatewayError } from "../src/execution/errors.ts";
+import { WARP_VERIFICATION_COST, callCost, upstreamCalls } from "../src/limits/upstream-calls.ts";
 import { primaryChain, type PrimaryNetworkName } from "../src/upstream/primary-network-api.ts";
+import { ROUTES } from "../src/upstream/routes.ts";
 import type { UpstreamNetwork } from "../src/upstream/types.ts";
 import { warpRequestOf } from "../src/upstream/warp-api.ts";
 import { decodeCb58, encodeCb58 } from "../src/warp/cb58.ts";
@@ -213,6 +215,17 @@ builder.objectFields(WarpMessageRef, (t) => ({
   verification: t.field({
     type: WarpSignatureVerificationRef,
     nullable: true,
+    // One page of up to 100 validators, and, unless the signing subnet is given (to the field, or
+    // to the aggregation the message comes from), the look-ups that find it: one is expected (the
+    // P-Chain transaction the message came by, or the L1 validator or the chain its payload
+    // names; a registration's payload names the subnet itself), up to three, settled after.
+    extensions: upstreamCalls({
+      calls: (args, outer) =>
+        args.signingSubnetId != null || (outer.input as { signingSubnetId?: unknown } | undefined)?.signingSubnetId != null
+          ? 1
+          : 2,
+      cpu: WARP_VERIFICATION_COST,
+    }),
     description:
       "Checks the signature against the signing subnet's L1 validators (`GET /v1/networks/{network}/l1Validators`): who signed, their weight, and whether the aggregate BLS signature verifies. The subnet is `signingSubnetId` if given, else the one asked for at aggregation, else the one the message implies. Null when the subnet or its validators' BLS keys are unknown (for example the primary network's).",
     args: {
@@ -239,6 +252,7 @@ builder.objectFields(WarpMessageRef, (t) => ({
 builder.mutationFields((t) => ({
   aggregateWarpSignatures: t.field({
     type: SignedWarpMessageRef,
+    extensions: upstreamCalls(callCost(ROUTES.aggregateSignatures)),
     description:
       "Has the signing subnet's validators sign a Warp message and returns it with their aggregate signature (`POST /v1/signatureAggregator/{network}/aggregateSignatures`). Sent once, never retried.",
     args: {
@@ -259,6 +273,7 @@ builder.queryFields((t) => ({
   warpSignature: t.field({
     type: SignedWarpMessageRef,
     nullable: true,
+    extensions: upstreamCalls(callCost(ROUTES.transactionWarpMessage)),
     description:
       "The signed Warp message a P-Chain L1 transaction implies, such as a conversion to an L1 or a validator's registration or weight change (`GET /v1/signatureAggregator/{network}/aggregateSignatures/{txHash}`); null when there is none.",
     args: {

@@ -5,6 +5,7 @@ import RelayPlugin from "@pothos/plugin-relay";
 import { isListType, isNonNullType, type GraphQLOutputType } from "graphql";
 import type { GatewayContext } from "../src/execution/context.ts";
 import { checkNodeId, decodeGlobalId } from "../src/execution/global-ids.ts";
+import { upstreamCalls } from "../src/limits/upstream-calls.ts";
 
 /** What `first` costs when a client leaves it out: the most common route default. */
 const ASSUMED_PAGE_SIZE = 10;
@@ -66,6 +67,8 @@ export const builder = new SchemaBuilder<{
     // (see src/execution/global-ids.ts for why the refusals are thrown here rather than while decoding).
     decodeGlobalID: (globalId) => decodeGlobalId(globalId),
     nodeQueryOptions: {
+      // A transaction refetched by its id is read whole: its complete view is held.
+      extensions: upstreamCalls({ calls: 1, holds: "complete transaction" }),
       args: { id: { description: "The object's `id`, as a field `id` of this gateway returned it." } },
       resolve: (_root, args, _context, info, resolveNode) => {
         checkNodeId(args.id, info);

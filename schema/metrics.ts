@@ -10,6 +10,7 @@ import {
   pathsV2ValidatorsMetricsMetricGetParametersPathMetricValues as validatorFeeMetricValues,
   timeIntervalGranularityValues,
 } from "../src/upstream/contract/metrics-api.ts";
+import { upstreamCalls } from "../src/limits/upstream-calls.ts";
 import { decimalText, type ExactMetricValue } from "../src/upstream/metrics-api.ts";
 import type { AddressBalance, ChainInfo, LegacyMetricsResponse } from "../src/upstream/types.ts";
 import { builder } from "./builder.ts";
@@ -187,6 +188,8 @@ export const ChainMetricConnectionRef = builder.connectionObject(
         nullable: true,
         description:
           "The EVM chain this series measures; null for a network-wide series (`networkMetrics`). Costs no upstream call: it is the chain the series was asked of.",
+        // The chain the series was asked of, in hand (null for a network-wide series): no call.
+        extensions: upstreamCalls({ calls: 0 }),
         resolve: (connection) => (connection as unknown as { series: ChainMetricSeries }).series.chain,
       }),
     }),

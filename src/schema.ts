@@ -21,4 +21,7 @@ import "../resolvers/metrics.ts";
 import "../resolvers/exports.ts";
 import "../resolvers/warp.ts";
 
+import { assertUpstreamCostsDeclared } from "./limits/upstream-calls.ts";
+
 export const schema = builder.toSchema();
+assertUpstreamCostsDeclared(schema);

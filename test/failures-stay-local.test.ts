@@ -5,13 +5,14 @@
  * needing no call and one needing another route; the error must sit at the failing field's path
  * with the code its status maps to, and every other field must answer as it does without faults.
  *
- * A guard reads the routes the gateway calls from its upstream clients, so a new route cannot be
- * left without a row here.
+ * A guard reads the routes the gateway calls from their declarations (src/upstream/routes.ts),
+ * which the upstream clients call through, so a new route cannot be left without a row here.
  */
 import { readdirSync, readFileSync } from "node:fs";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import type { GraphQLFormattedError } from "graphql";
 import type { ErrorCode } from "../src/execution/errors.ts";
+import { ROUTES, type RouteName } from "../src/upstream/routes.ts";
 import { execute, registerL1ValidatorTx, startHarness, upstreamCalls, type Harness } from "./helpers.ts";
 
 const C_CHAIN = "43114";
@@ -259,16 +260,23 @@ const MUTATION_ROWS: readonly QueryRow[] = [
   },
 ];
 
-/** Routes of the service description that the gateway calls, read from its upstream clients. */
+/** Routes of the service description that the gateway calls: its route declarations (src/upstream/routes.ts). */
 function routesTheGatewayCalls(): string[] {
+  return Object.values(ROUTES)
+    .map((route) => route.label)
+    .sort();
+}
+
+/** The calls of the gateway's upstream clients, each with the route argument it gives (`ROUTES.x.path`, or else). */
+function clientCalls(): { method: string; route: string }[] {
   const directory = new URL("../src/upstream/", import.meta.url);
-  const calls = /client\.(get|post)\(\s*"([^"]+)"/g;
-  const routes = new Set<string>();
+  const calls = /client\.(get|post)\(\s*([^,)]+)/g;
+  const found: { method: string; route: string }[] = [];
   for (const file of readdirSync(directory).filter((name) => name.endsWith(".ts"))) {
     const source = readFileSync(new URL(file, directory), "utf8");
-    for (const [, method, template] of source.matchAll(calls)) routes.add(`${method!.toUpperCase()} ${template}`);
+    for (const [, method, route] of source.matchAll(calls)) found.push({ method: method!, route: route! });
   }
-  return [...routes].sort();
+  return found;
 }
 
 function queryDocument(row: QueryRow, values: Values): string {
@@ -350,6 +358,20 @@ describe("every route the gateway calls has a row", () => {
       [...covered].filter((route) => !called.includes(route)),
       "rows of routes the gateway does not call",
     ).toEqual([]);
+  });
+
+  it("the upstream clients call every declared route through its declaration, none by a literal path", () => {
+    const calls = clientCalls();
+    expect(
+      calls.filter((call) => !/^ROUTES\.\w+\.path$/.test(call.route)),
+      "calls by a literal path, or other than through a declaration",
+    ).toEqual([]);
+    const declared = (call: { route: string }) => ROUTES[call.route.split(".")[1] as RouteName];
+    expect(
+      calls.filter((call) => declared(call)?.method !== call.method),
+      "calls of a route not declared, or by another method",
+    ).toEqual([]);
+    expect(new Set(calls.map((call) => declared(call)?.label)).size).toBe(routesTheGatewayCalls().length);
   });
 
   it("the field every row reads beside the failing one needs no upstream call", async () => {

@@ -14,16 +14,17 @@ import { PlainUpstream } from "../bench/upstream.ts";
 import { schema } from "../src/schema.ts";
 import {
   ASSUMED_CHAIN_COUNT,
-  ASSUMED_LIST_LENGTH,
   LIST_LENGTHS,
   SHARED_RECORDS_PER_ITEM,
   TYPE_SPECIFIC_LINK_SHARE,
   NO_FACTS,
-  UPSTREAM_FIELDS,
+  NO_UPSTREAM_CALL,
+  declaredCost,
   estimateCost,
   estimateUpstreamCalls,
   type KnownChain,
   type KnownFacts,
+  type UpstreamCost,
 } from "../src/limits/upstream-calls.ts";
 import {
   AddressTransactionsCompleteViewsDocument,
@@ -48,6 +49,18 @@ function objectField(coordinate: string): { type: GraphQLObjectType; field: Grap
   return field && isObjectType(type) ? { type, field } : undefined;
 }
 
+/** The cost each field of an object type declares on itself (`extensions: upstreamCalls(…)`), by coordinate. */
+const DECLARED_COSTS: ReadonlyMap<string, UpstreamCost> = new Map(
+  Object.values(schema.getTypeMap())
+    .filter(isObjectType)
+    .flatMap((type) =>
+      Object.values(type.getFields()).flatMap((field) => {
+        const cost = declaredCost(type, field);
+        return cost === undefined ? [] : [[`${type.name}.${field.name}`, cost] as const];
+      }),
+    ),
+);
+
 function estimate(
   document: DocumentNode | string,
   variables: Record<string, unknown> = {},
@@ -56,9 +69,9 @@ function estimate(
   return estimateUpstreamCalls(schema, typeof document === "string" ? parse(document) : document, undefined, variables, facts);
 }
 
-describe("the table of fields that call upstream", () => {
+describe("the costs fields that call upstream declare", () => {
   it("names only fields of object types that exist, and lists of known length only where they are lists", () => {
-    const missing = Object.keys(UPSTREAM_FIELDS).filter((coordinate) => !objectField(coordinate));
+    const missing = [...DECLARED_COSTS.keys()].filter((coordinate) => !objectField(coordinate));
     expect(missing).toEqual([]);
     for (const coordinate of Object.keys(LIST_LENGTHS)) {
       expect(isListType(getNullableType(objectField(coordinate)?.field.type)), coordinate).toBe(true);
@@ -71,7 +84,7 @@ describe("the table of fields that call upstream", () => {
       for (const field of Object.values(type.getFields())) {
         if (!field.args.some((arg) => arg.name === "first")) continue;
         const coordinate = `${type.name}.${field.name}`;
-        const entry = UPSTREAM_FIELDS[coordinate];
+        const entry = DECLARED_COSTS.get(coordinate);
         expect(entry?.defaultFirst, coordinate).toBeDefined();
         expect(field.description, coordinate).toMatch(new RegExp(`default ${entry!.defaultFirst}\\b`));
       }
@@ -79,22 +92,33 @@ describe("the table of fields that call upstream", () => {
   });
 
   it("lists a field of an interface on every type that implements it", () => {
-    for (const coordinate of Object.keys(UPSTREAM_FIELDS)) {
+    for (const coordinate of DECLARED_COSTS.keys()) {
       const { type, field } = objectField(coordinate)!;
       for (const face of type.getInterfaces()) {
         if (!face.getFields()[field.name]) continue;
         for (const implementation of schema.getPossibleTypes(face)) {
-          expect(UPSTREAM_FIELDS[`${implementation.name}.${field.name}`], `${implementation.name}.${field.name}`).toBeDefined();
+          expect(
+            DECLARED_COSTS.get(`${implementation.name}.${field.name}`),
+            `${implementation.name}.${field.name}`,
+          ).toBeDefined();
         }
       }
     }
   });
 
-  it("lists, for every interface field, the implementations that resolve it (none are left to the interface)", () => {
-    const interfaceCoordinates = Object.values(schema.getTypeMap())
-      .filter(isInterfaceType)
-      .flatMap((face) => Object.keys(face.getFields()).map((name) => `${face.name}.${name}`));
-    expect(Object.keys(UPSTREAM_FIELDS).filter((coordinate) => interfaceCoordinates.includes(coordinate))).toEqual([]);
+  it("declares a cost on an interface's field for every implementation, which the estimate reads", () => {
+    for (const face of Object.values(schema.getTypeMap()).filter(isInterfaceType)) {
+      for (const field of Object.values(face.getFields())) {
+        const declaration = field.extensions.upstreamCalls;
+        if (declaration === undefined || declaration === NO_UPSTREAM_CALL) continue;
+        for (const implementation of schema.getPossibleTypes(face)) {
+          expect(
+            DECLARED_COSTS.get(`${implementation.name}.${field.name}`),
+            `${implementation.name}.${field.name}`,
+          ).toBeDefined();
+        }
+      }
+    }
   });
 });
 

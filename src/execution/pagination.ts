@@ -63,10 +63,12 @@ export interface PageTokenConnectionOptions<T, Meta = undefined> {
 /** The smallest `first` of every connection: 0 asks for no items and makes no upstream call. */
 export const MIN_FIRST = 0;
 
-/** How a field's description states its `first`: the range and the default. */
-export function describeFirst(bounds: { max: number; default?: number | undefined }, defaultFirst = bounds.default): string {
-  const range = `\`first\`: ${MIN_FIRST} to ${bounds.max}`;
-  return defaultFirst === undefined ? `${range}.` : `${range}, default ${defaultFirst}.`;
+/**
+ * How a field's description states its `first`: the range from `lowest`, the default, and a
+ * note after a semicolon if any ("`first`: 0 to 100, default 10.").
+ */
+export function describeFirst(bounds: PageBounds, lowest = MIN_FIRST, note?: string): string {
+  return `\`first\`: ${lowest} to ${bounds.max}, default ${bounds.default}${note === undefined ? "" : `; ${note}`}.`;
 }
 
 /** What a cursor says: resume after item `index` of the page (`pageToken`, `pageSize`). */

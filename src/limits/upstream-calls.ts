@@ -2,9 +2,12 @@
  * How many upstream HTTP calls an operation will make when nothing is cached, estimated before it
  * runs from the document alone: what the rate limiter charges a caller.
  *
- * `UPSTREAM_FIELDS` lists every field whose resolver makes an upstream call, by schema coordinate.
- * A field costs its calls times the product of the sizes of the lists around it: a connection's
- * `first` (or the default its resolver uses), a plain list's assumed length. Look-ups that a
+ * Every field whose resolver makes an upstream call declares what it costs on the field itself,
+ * next to its resolver (`extensions: upstreamCalls(…)`, an `UpstreamCost`); the estimate reads it
+ * from the schema it is given, and the schema build fails for a field that can call upstream and
+ * declares nothing (`assertUpstreamCostsDeclared`). A field costs its calls times the product of
+ * the sizes of the lists around it: a connection's `first` (or the default its resolver uses,
+ * its route's), a plain list's assumed length. Look-ups that a
  * request's DataLoader answers with one call however many items ask (the chain list) cost once per
  * operation; the fields that share a transaction's complete view cost one call per transaction.
  *
@@ -52,6 +55,7 @@ import {
   type FieldNode,
   type FragmentDefinitionNode,
   type GraphQLCompositeType,
+  type GraphQLField,
   type GraphQLNamedType,
   type GraphQLObjectType,
   type GraphQLSchema,
@@ -59,14 +63,8 @@ import {
 } from "graphql";
 import { getArgumentValues, getDirectiveValues, getVariableValues } from "graphql/execution/values.js";
 import { pagesToRead } from "../execution/pagination.ts";
-import {
-  BLOCK_FIELDS_KNOWN_FROM_TRANSACTION,
-  PARENT_BLOCK_FIELDS_KNOWN_FROM_CHILD,
-  PRIMARY_NETWORK_BLOCK_FIELDS_KNOWN_FROM_TRANSACTION,
-  PRIMARY_NETWORK_BLOCK_FIELDS_KNOWN_FROM_UTXO,
-  selectsOnlyFrom,
-} from "../execution/selection.ts";
-import { queryBounds } from "../upstream/bounds.ts";
+import { selectsOnlyFrom } from "../execution/selection.ts";
+import { ROUTES, type PagedRoute, type Route } from "../upstream/routes.ts";
 import type { ChainInfo } from "../upstream/types.ts";
 
 /**
@@ -96,7 +94,7 @@ export const LIST_LENGTHS: Readonly<Record<string, number>> = {
 
 /**
  * Distinct records per item of a page, for a link from each item to a record that the items
- * share (`UpstreamField.pool`): the request's loaders fetch each record once however many items
+ * share (`UpstreamCost.pool`): the request's loaders fetch each record once however many items
  * name it, whichever of the page's links reaches it. Measured in the simulator: the 25 and 40
  * latest transactions of a busy C-Chain address lie in 9 and 14 blocks; 120 P-Chain UTXOs of a
  * wallet were created and spent by 75 transactions in 75 blocks, 68 X-Chain UTXOs by 50
@@ -146,7 +144,8 @@ export const WARP_VERIFICATION_COST = 10;
 /** A record that several fields share and that one call answers. */
 type SharedRecord = "chain list" | "complete transaction" | "creation transaction" | "consuming transaction";
 
-export interface UpstreamField {
+/** What resolving a field costs upstream, declared on the field (`extensions: upstreamCalls(…)`). */
+export interface UpstreamCost {
   /** Calls per resolution of the field, that is per item of the lists around it, beside a shared record's. */
   calls: number | ((args: Record<string, unknown>, outerArgs: Record<string, unknown>) => number);
   /** A connection over upstream pages: `first`, else this default of its resolver, is how many items it holds. */
@@ -191,164 +190,105 @@ export interface UpstreamField {
   atMostPerList?: Readonly<Record<string, number | "chain">>;
 }
 
-function connection(service: "data" | "metrics", route: string, method = "get"): UpstreamField {
-  return { calls: 1, defaultFirst: queryBounds(service, route, "pageSize", method).default ?? 10 };
+/** Declared by a field whose resolver takes the request context but makes no upstream call. */
+export const NO_UPSTREAM_CALL = "no upstream call";
+
+/** An interface's field whose cost differs by the type implementing it: a cost per implementation. */
+interface CostByImplementation {
+  readonly byImplementation: Readonly<Record<string, UpstreamCost>>;
 }
 
-const ONE: UpstreamField = { calls: 1 };
-const ONE_BY_LOADER: UpstreamField = { calls: 1, loaderKeyed: true };
-const CHAIN_LOOKUP: UpstreamField = { calls: 1, oncePerOperation: "chain list" };
-const COMPLETE_VIEW: UpstreamField = { calls: 0, sharedPerObject: "complete transaction" };
-const POOLED_TRANSACTION: UpstreamField = { calls: 1, pool: "primary-network transaction" };
-const POOLED_BLOCK_OF_UTXO: UpstreamField = {
-  calls: 1,
-  pool: "primary-network block",
-  freeWhenSelectingOnly: PRIMARY_NETWORK_BLOCK_FIELDS_KNOWN_FROM_UTXO,
-};
-const TYPE_SPECIFIC_LINK: UpstreamField = { calls: 1, presentOnShare: TYPE_SPECIFIC_LINK_SHARE };
-const ONE_LOOKUP_PER_ITEM: UpstreamField = { calls: 1, callsPerItem: true };
+export type UpstreamCostDeclaration = UpstreamCost | typeof NO_UPSTREAM_CALL | CostByImplementation;
 
-const PN = "/v1/networks/{network}/blockchains/{blockchainId}";
-const pnTransactions = connection("data", `${PN}/transactions`);
-const pnUtxos = connection("data", `${PN}/utxos`, "post");
-const chainMetrics = connection("metrics", "/v2/chains/{chainId}/metrics/{metric}");
-/** Routes without a pageSize are paged by the gateway, in pages as large as the chain metrics route's. */
-const gatewayPaged = chainMetrics;
+/** The field `extensions` key the estimate reads a field's cost from. */
+const EXTENSION = "upstreamCalls";
 
-export const UPSTREAM_FIELDS: Readonly<Record<string, UpstreamField>> = {
-  // EVM chains, blocks and transactions (resolvers/chains.ts, blocks.ts, evm-transactions.ts)
-  // The held chain list answers `chains`, filtered or not, and every chain look-up.
-  "Query.chains": { ...CHAIN_LOOKUP, listsChains: true },
-  "Query.chain": CHAIN_LOOKUP,
-  "Query.latestBlocks": connection("data", "/v1/blocks"),
-  // A transaction refetched by its id is read whole: its complete view is held.
-  "Query.node": { calls: 1, holds: "complete transaction" },
-  "EvmChain.metricsInfo": ONE_BY_LOADER,
-  "EvmChain.blocks": connection("data", "/v1/chains/{chainId}/blocks"),
-  "EvmChain.block": ONE_BY_LOADER,
-  "EvmChain.transaction": { calls: 1, holds: "complete transaction", loaderKeyed: true },
-  "EvmAccount.transactions": connection("data", "/v1/chains/{chainId}/addresses/{address}/transactions"),
-  // The resolver's default is the route's largest page, which holds nearly every block whole.
-  "EvmBlock.transactions": {
-    calls: 1,
-    defaultFirst: queryBounds("data", "/v1/chains/{chainId}/blocks/{blockId}/transactions").max,
-  },
-  "EvmBlock.chain": CHAIN_LOOKUP,
-  // A page of latest blocks holds consecutive blocks of each chain, which prime the block loader:
-  // only the oldest block of each chain in the page has its parent outside it.
-  "EvmBlock.parent": {
-    calls: 1,
-    freeWhenSelectingOnly: PARENT_BLOCK_FIELDS_KNOWN_FROM_CHILD,
-    atMostPerList: { "EvmChain.blocks": 1, "Query.latestBlocks": "chain" },
-  },
-  "EvmTransaction.chain": CHAIN_LOOKUP,
-  // A block's transactions are listed by the block, which the request holds (the page that
-  // listed the block primed the block loader, a block looked up is in the shared cache).
-  // Elsewhere (an address's page) transactions share blocks.
-  "EvmTransaction.block": {
-    calls: 1,
-    freeWhenSelectingOnly: BLOCK_FIELDS_KNOWN_FROM_TRANSACTION,
-    heldWhenListedBy: new Set(["EvmBlock.transactions"]),
-    pool: "evm block",
-  },
-  "EvmTransaction.input": COMPLETE_VIEW,
-  "EvmTransaction.baseFeePerGas": COMPLETE_VIEW,
-  "EvmTransaction.maxFeePerGas": COMPLETE_VIEW,
-  "EvmTransaction.maxPriorityFeePerGas": COMPLETE_VIEW,
-  "EvmTransaction.erc20Transfers": COMPLETE_VIEW,
-  "EvmTransaction.erc721Transfers": COMPLETE_VIEW,
-  "EvmTransaction.erc1155Transfers": COMPLETE_VIEW,
-  "EvmTransaction.internalTransactions": COMPLETE_VIEW,
-  "EvmTransaction.networkTokenDetails": COMPLETE_VIEW,
-  "EvmTransaction.teleporterMessageInfo": COMPLETE_VIEW,
+/** A field's `extensions` declaring what resolving it costs upstream: `extensions: upstreamCalls(connectionCost(ROUTES.x))`. */
+export function upstreamCalls(declaration: UpstreamCostDeclaration): { readonly [EXTENSION]: UpstreamCostDeclaration } {
+  return { [EXTENSION]: declaration };
+}
 
-  // The primary network (resolvers/primary-network.ts, primary-network-links.ts)
-  "PrimaryNetwork.l1Validators": connection("data", "/v1/networks/{network}/l1Validators"),
-  "PrimaryNetwork.l1Validator": ONE,
-  "L1Validator.subnetValidators": connection("data", "/v1/networks/{network}/l1Validators"),
-  "L1Validator.transactions": pnTransactions,
-  "PChain.transaction": ONE_BY_LOADER,
-  "XChain.transaction": ONE_BY_LOADER,
-  "CChain.transaction": ONE_BY_LOADER,
-  "PChain.block": ONE_BY_LOADER,
-  "XChain.block": ONE_BY_LOADER,
-  "CChain.block": ONE_BY_LOADER,
-  "PChain.transactions": pnTransactions,
-  "XChain.transactions": pnTransactions,
-  "CChain.transactions": pnTransactions,
-  "PChain.utxos": pnUtxos,
-  "XChain.utxos": pnUtxos,
-  "CChain.utxos": pnUtxos,
-  "XChain.vertex": ONE_BY_LOADER,
-  // The X-Chain's DAG holds one vertex at most heights (every height in the simulator).
-  "XChain.verticesAtHeight": { ...connection("data", `${PN}/vertices:listByHeight`), expectedItems: 1 },
-  "CChain.evmChain": CHAIN_LOOKUP,
-  "PChainTransaction.block": { calls: 1, freeWhenSelectingOnly: PRIMARY_NETWORK_BLOCK_FIELDS_KNOWN_FROM_TRANSACTION },
-  "XChainTransaction.block": { calls: 1, freeWhenSelectingOnly: PRIMARY_NETWORK_BLOCK_FIELDS_KNOWN_FROM_TRANSACTION },
-  "CChainAtomicTransaction.block": { calls: 1, freeWhenSelectingOnly: PRIMARY_NETWORK_BLOCK_FIELDS_KNOWN_FROM_TRANSACTION },
-  "PChainTransaction.rewardTransaction": TYPE_SPECIFIC_LINK,
-  "PChainTransaction.stakingTransaction": TYPE_SPECIFIC_LINK,
-  "CChainAtomicTransaction.evmBlock": ONE,
-  // A page of UTXOs shares the transactions that created and spent them, and their blocks.
-  "PChainUtxo.creationTransaction": POOLED_TRANSACTION,
-  "PChainUtxo.consumingTransaction": POOLED_TRANSACTION,
-  // A P-Chain UTXO names its blocks; the others' blocks are those of their transactions, which
-  // the request loads once for both fields (and which tell some of their block's fields).
-  "PChainUtxo.creationBlock": POOLED_BLOCK_OF_UTXO,
-  "PChainUtxo.consumingBlock": POOLED_BLOCK_OF_UTXO,
-  "Utxo.creationTransaction": { calls: 0, sharedPerObject: "creation transaction" },
-  "Utxo.creationBlock": {
-    calls: 1,
-    sharedPerObject: "creation transaction",
-    pool: "primary-network block",
-    freeWhenSelectingOnly: PRIMARY_NETWORK_BLOCK_FIELDS_KNOWN_FROM_TRANSACTION,
-  },
-  "Utxo.consumingTransaction": { calls: 0, sharedPerObject: "consuming transaction" },
-  "Utxo.consumingBlock": {
-    calls: 1,
-    sharedPerObject: "consuming transaction",
-    pool: "primary-network block",
-    freeWhenSelectingOnly: PRIMARY_NETWORK_BLOCK_FIELDS_KNOWN_FROM_TRANSACTION,
-  },
-  "L1ValidatorTransactionDetails.validator": TYPE_SPECIFIC_LINK,
-  "XChainTransactionVertex.vertex": ONE,
-  "PrimaryNetworkBlock.parent": ONE,
-  "PrimaryNetworkBlock.transactions": ONE_LOOKUP_PER_ITEM,
-  "XChainVertex.parents": ONE_LOOKUP_PER_ITEM,
-  "XChainVertex.transactions": ONE_LOOKUP_PER_ITEM,
+/** An interface field's cost on each type implementing it (every implementation must be named). */
+export function byImplementation(costs: Readonly<Record<string, UpstreamCost>>): CostByImplementation {
+  return { byImplementation: costs };
+}
 
-  // Metrics (resolvers/metrics.ts)
-  "Query.networkMetrics": chainMetrics,
-  "Query.subnetMetrics": gatewayPaged,
-  "Query.validatorFeeMetrics": gatewayPaged,
-  "Query.btcbBridgedAddresses": connection("metrics", "/v2/chains/43114/btcb/bridged:getAddresses"),
-  "EvmChain.metrics": chainMetrics,
-  // The chain the series was asked of, in hand (null for a network-wide series): no call.
-  "ChainMetricConnection.chain": { calls: 0 },
-  "EvmChain.tokenHolders": connection("metrics", "/v2/chains/{chainId}/contracts/{address}/balances"),
-  "EvmChain.avgTps": gatewayPaged,
-  "PrimaryNetwork.stakingMetrics": connection("metrics", "/v2/networks/{network}/metrics/{metric}"),
+type Rules = Omit<UpstreamCost, "calls" | "defaultFirst">;
 
-  // Export jobs (resolvers/exports.ts); a subscription is charged once, for its first read.
-  "Mutation.exportTransactions": ONE,
-  "Query.exportOperation": ONE,
-  "Subscription.exportOperation": ONE,
-  "Subscription.newBlocks": ONE,
-  "Subscription.newNetworkBlocks": ONE,
+/** One call of `route` per resolution, under `rules`. */
+export function callCost(route: Route, rules: Rules = {}): UpstreamCost {
+  return { calls: route.cost, ...rules };
+}
 
-  // Warp (resolvers/warp.ts)
-  "Mutation.aggregateWarpSignatures": ONE,
-  "Query.warpSignature": ONE,
-  // One page of up to 100 validators, and, unless the signing subnet is given (to the field, or
-  // to the aggregation the message comes from), the look-ups that find it: one is expected (the
-  // P-Chain transaction the message came by, or the L1 validator or the chain its payload
-  // names; a registration's payload names the subnet itself), up to three, settled after.
-  "WarpMessage.verification": {
-    calls: (args, outer) =>
-      args.signingSubnetId != null || (outer.input as { signingSubnetId?: unknown } | undefined)?.signingSubnetId != null ? 1 : 2,
-    cpu: WARP_VERIFICATION_COST,
-  },
-};
+/** One look-up of a record of `route` through a request loader (the same look-up twice under a parent is one call). */
+export function lookupCost(route: Route): UpstreamCost {
+  return callCost(route, { loaderKeyed: true });
+}
+
+/** A connection over `route`: one call per page, of `first` items, else the route's default. */
+export function connectionCost(route: PagedRoute, rules: Rules = {}): UpstreamCost {
+  return { calls: route.cost, defaultFirst: route.page.default, ...rules };
+}
+
+/** A chain by id, or the list: the held chain list answers every one, one call at most per operation. */
+export const CHAIN_LIST_LOOKUP: UpstreamCost = callCost(ROUTES.chains, { oncePerOperation: "chain list" });
+
+/** A field of a transaction's complete view, which one call loads for all the fields that need it. */
+export const FROM_COMPLETE_VIEW: UpstreamCost = { calls: 0, sharedPerObject: "complete transaction" };
+
+/**
+ * The cost `field` declares on `type`: an implementation's own for an interface's field declared
+ * by implementation; undefined for a field that calls nothing upstream.
+ */
+export function declaredCost(type: GraphQLObjectType, field: GraphQLField<unknown, unknown>): UpstreamCost | undefined {
+  const declaration = field.extensions[EXTENSION] as UpstreamCostDeclaration | undefined;
+  if (declaration === undefined || declaration === NO_UPSTREAM_CALL) return undefined;
+  return "byImplementation" in declaration ? declaration.byImplementation[type.name] : declaration;
+}
+
+/** The resolver or subscriber Pothos was given for a field (the built field's may be wrapped), else the field's own. */
+function definedResolvers(field: GraphQLField<unknown, unknown>): unknown[] {
+  const options = field.extensions.pothosOptions as { resolve?: unknown; subscribe?: unknown } | undefined;
+  return [options?.resolve ?? field.resolve, options?.subscribe ?? field.subscribe];
+}
+
+function isValidDeclaration(declaration: unknown, type: GraphQLObjectType): boolean {
+  if (declaration === NO_UPSTREAM_CALL) return true;
+  if (typeof declaration !== "object" || declaration === null) return false;
+  if ("byImplementation" in declaration) {
+    return isValidDeclaration((declaration as CostByImplementation).byImplementation[type.name] ?? null, type);
+  }
+  const calls = (declaration as { calls?: unknown }).calls;
+  return typeof calls === "number" || typeof calls === "function";
+}
+
+/**
+ * Throws at schema build unless every field that can call upstream declares what it costs.
+ * A field can when its resolver (or subscriber) takes the request context, the only way to the
+ * upstream clients and the request's loaders: `(parent, args, context) => …`. It then declares
+ * `extensions: upstreamCalls(…)`, `NO_UPSTREAM_CALL` when it calls nothing. A Node's `id`, which
+ * the relay plugin encodes from the parent, never calls upstream.
+ */
+export function assertUpstreamCostsDeclared(schema: GraphQLSchema): void {
+  const undeclared: string[] = [];
+  for (const type of Object.values(schema.getTypeMap())) {
+    if (!isObjectType(type) || type.name.startsWith("__")) continue;
+    const isNode = type.getInterfaces().some((face) => face.name === "Node");
+    for (const field of Object.values(type.getFields())) {
+      const declaration = field.extensions[EXTENSION];
+      const takesContext = definedResolvers(field).some((resolver) => typeof resolver === "function" && resolver.length >= 3);
+      const mustDeclare = takesContext && !(isNode && field.name === "id");
+      if ((mustDeclare || declaration !== undefined) && !isValidDeclaration(declaration, type)) {
+        undeclared.push(`${type.name}.${field.name}`);
+      }
+    }
+  }
+  if (undeclared.length > 0) {
+    throw new Error(
+      `fields that can call upstream without a declared cost (extensions: upstreamCalls(…), src/limits/upstream-calls.ts): ${undeclared.join(", ")}`,
+    );
+  }
+}
 
 type Fragments = Readonly<Record<string, FragmentDefinitionNode | undefined>>;
 
@@ -380,7 +320,7 @@ function present(items: number, share: number): number {
 }
 
 /** The objects whose fields a field's own selection runs on, as far as calls under them go. */
-function childItems(entry: UpstreamField | undefined, items: number): number {
+function childItems(entry: UpstreamCost | undefined, items: number): number {
   if (entry === undefined) return items;
   // The records a pooled link reaches are loaded once each: what is under them is asked once each.
   if (
@@ -393,14 +333,6 @@ function childItems(entry: UpstreamField | undefined, items: number): number {
   return items;
 }
 
-/** `UPSTREAM_FIELDS` by type, then field: no coordinate string is built per field of an operation. */
-const FIELDS_BY_TYPE = new Map<string, Map<string, UpstreamField>>();
-for (const [coordinate, entry] of Object.entries(UPSTREAM_FIELDS)) {
-  const [typeName, fieldName] = coordinate.split(".") as [string, string];
-  const fields = FIELDS_BY_TYPE.get(typeName) ?? new Map<string, UpstreamField>();
-  FIELDS_BY_TYPE.set(typeName, fields.set(fieldName, entry));
-}
-const NO_FIELDS: ReadonlyMap<string, UpstreamField> = new Map();
 const NOTHING_HELD: ReadonlySet<SharedRecord> = new Set();
 
 const reachingBySchema = new WeakMap<GraphQLSchema, ReadonlySet<string>>();
@@ -418,7 +350,7 @@ function typesReachingUpstream(schema: GraphQLSchema): ReadonlySet<string> {
       const reaches = isAbstractType(type)
         ? schema.getPossibleTypes(type).some((possible) => reaching.has(possible.name))
         : Object.values(type.getFields()).some(
-            (field) => FIELDS_BY_TYPE.get(type.name)?.has(field.name) || reaching.has(getNamedType(field.type).name),
+            (field) => declaredCost(type, field) !== undefined || reaching.has(getNamedType(field.type).name),
           );
       if (reaches) {
         reaching.add(type.name);
@@ -506,13 +438,12 @@ class Estimate {
     const shared = new Set(held);
     const pools = new Map<Pool, number>();
     const definitions = type.getFields();
-    const entries = FIELDS_BY_TYPE.get(type.name) ?? NO_FIELDS;
     const isConnection = definitions.pageInfo !== undefined;
     let calls = 0;
     for (const nodes of fields.values()) {
       const name = nodes[0]!.name.value;
       const definition = definitions[name];
-      const entry = entries.get(name);
+      const entry = definition && declaredCost(type, definition);
       const named = definition && getNamedType(definition.type);
       const callsBelow = named !== undefined && this.reaching.has(named.name);
       if (!definition || (!entry && !callsBelow)) continue;
@@ -591,7 +522,7 @@ class Estimate {
 
   /** The calls of one field itself, for `items` parent objects. */
   private own(
-    entry: UpstreamField,
+    entry: UpstreamCost,
     args: Record<string, unknown>,
     nodes: readonly FieldNode[],
     items: number,

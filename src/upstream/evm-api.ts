@@ -3,6 +3,7 @@ import type { CacheConfig } from "../config.ts";
 import { nullIfNotFound } from "../execution/errors.ts";
 import type { RecordCache } from "./cache.ts";
 import { ContractClient } from "./contract-client.ts";
+import { ROUTES } from "./routes.ts";
 import type { CallOptions, PageRequest, UpstreamService } from "./http.ts";
 import type {
   ChainInfo,
@@ -78,14 +79,14 @@ export class EvmApi {
   }
 
   private async fetchChains(options?: CallOptions): Promise<ChainInfo[]> {
-    return (await this.client.get("/v1/chains", {}, options)).chains;
+    return (await this.client.get(ROUTES.chains.path, {}, options)).chains;
   }
 
   /** `GET /v1/chains/{chainId}` by EVM chain id or blockchain id; null when the chain is unknown. */
   getChain(chainId: string, options?: CallOptions): Promise<ChainInfo | null> {
     return this.cache.getOrLoad(
       `evm-chain:${chainId}`,
-      () => nullIfNotFound(this.client.get("/v1/chains/{chainId}", { params: { chainId } }, options)),
+      () => nullIfNotFound(this.client.get(ROUTES.chain.path, { params: { chainId } }, options)),
       this.cacheConfig.chainTtlMs,
       this.readable(options),
     );
@@ -94,7 +95,7 @@ export class EvmApi {
   /** `GET /v1/chains/{chainId}/blocks`: the latest blocks of one chain, newest first. */
   async listLatestBlocks(chainId: string, page: PageRequest, options?: CallOptions): Promise<ListEvmBlocksResponse> {
     const response = await this.client.get(
-      "/v1/chains/{chainId}/blocks",
+      ROUTES.chainBlocks.path,
       { params: { chainId }, query: { pageSize: page.pageSize, pageToken: page.pageToken } },
       options,
     );
@@ -109,7 +110,7 @@ export class EvmApi {
     options?: CallOptions,
   ): Promise<ListEvmBlocksResponse> {
     const response = await this.client.get(
-      "/v1/blocks",
+      ROUTES.latestBlocks.path,
       { query: { network, pageSize: page.pageSize, pageToken: page.pageToken } },
       options,
     );
@@ -124,9 +125,7 @@ export class EvmApi {
   async getBlock(chainId: string, blockId: string, options?: CallOptions): Promise<EvmBlock | null> {
     const cached = this.readable(options) ? await this.cache.find<EvmBlock>(blockCacheKey(chainId, blockId)) : undefined;
     if (cached) return cached;
-    const block = await nullIfNotFound(
-      this.client.get("/v1/chains/{chainId}/blocks/{blockId}", { params: { chainId, blockId } }, options),
-    );
+    const block = await nullIfNotFound(this.client.get(ROUTES.block.path, { params: { chainId, blockId } }, options));
     if (block) this.rememberBlocks([block], chainId);
     return block;
   }
@@ -143,7 +142,7 @@ export class EvmApi {
     options?: CallOptions,
   ): Promise<ListAddressTransactionsResponse> {
     return this.client.get(
-      "/v1/chains/{chainId}/addresses/{address}/transactions",
+      ROUTES.addressTransactions.path,
       {
         params: { chainId, address },
         query: { ...filter, pageSize: page.pageSize, pageToken: page.pageToken },
@@ -167,7 +166,7 @@ export class EvmApi {
       key,
       () =>
         this.client.get(
-          "/v1/chains/{chainId}/blocks/{blockId}/transactions",
+          ROUTES.blockTransactions.path,
           { params: { chainId, blockId }, query: { pageSize: page.pageSize, pageToken: page.pageToken } },
           options,
         ),
@@ -185,9 +184,7 @@ export class EvmApi {
       ? await this.cache.find<CompleteTransaction>(transactionCacheKey(chainId, txHash))
       : undefined;
     if (cached) return cached;
-    const transaction = await nullIfNotFound(
-      this.client.get("/v1/chains/{chainId}/transactions/{txHash}", { params: { chainId, txHash } }, options),
-    );
+    const transaction = await nullIfNotFound(this.client.get(ROUTES.transaction.path, { params: { chainId, txHash } }, options));
     if (transaction) {
       for (const id of new Set([chainId, transaction.nativeTransaction.chainId])) {
         this.cache.set(transactionCacheKey(id, txHash), transaction);

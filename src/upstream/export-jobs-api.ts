@@ -4,6 +4,7 @@
  */
 import { nullIfNotFound } from "../execution/errors.ts";
 import { ContractClient } from "./contract-client.ts";
+import { ROUTES } from "./routes.ts";
 import type { CallOptions, UpstreamService } from "./http.ts";
 import type { DataPaths, ExportOperation, TransactionExportRequest } from "./types.ts";
 
@@ -16,11 +17,11 @@ export class ExportJobsApi {
 
   /** `POST /v1/operations/transactions:export`: starts an export job; sent once, never retried. */
   createTransactionExport(request: TransactionExportRequest, options?: CallOptions): Promise<ExportOperation> {
-    return this.client.post("/v1/operations/transactions:export", { body: request }, options);
+    return this.client.post(ROUTES.createTransactionExport.path, { body: request }, options);
   }
 
   /** `GET /v1/operations/{operationId}`; null when the Data API knows no such operation. */
   getOperation(operationId: string, options?: CallOptions): Promise<ExportOperation | null> {
-    return nullIfNotFound(this.client.get("/v1/operations/{operationId}", { params: { operationId } }, options));
+    return nullIfNotFound(this.client.get(ROUTES.exportOperation.path, { params: { operationId } }, options));
   }
 }

@@ -15,6 +15,7 @@ import type { CacheConfig } from "../config.ts";
 import { UpstreamError, nullIfNotFound, type UpstreamErrorDetails } from "../execution/errors.ts";
 import type { RecordCache } from "./cache.ts";
 import { ContractClient } from "./contract-client.ts";
+import { ROUTES } from "./routes.ts";
 import type { CallOptions, PageRequest, UpstreamService } from "./http.ts";
 import type {
   AddressBalancesResponse,
@@ -115,7 +116,7 @@ export class MetricsApi {
   getChain(evmChainId: string, options?: CallOptions): Promise<MetricsChain | null> {
     return this.cache.getOrLoad(
       `metrics-chain:${evmChainId}`,
-      () => nullIfNotFound(this.client.get("/v2/chains/{chainId}", { params: { chainId: evmChainId } }, options)),
+      () => nullIfNotFound(this.client.get(ROUTES.metricsChain.path, { params: { chainId: evmChainId } }, options)),
       this.cacheConfig.chainTtlMs,
     );
   }
@@ -134,7 +135,7 @@ export class MetricsApi {
     return expiringToken(page, () =>
       exactSeries(
         this.client.get(
-          "/v2/chains/{chainId}/metrics/{metric}",
+          ROUTES.chainMetrics.path,
           { params: { chainId: scope, metric }, query: { ...filters, ...page } },
           seriesOptions(options),
         ),
@@ -156,7 +157,7 @@ export class MetricsApi {
     return expiringToken(page, () =>
       exactSeries(
         this.client.get(
-          "/v2/networks/{network}/metrics/{metric}",
+          ROUTES.stakingMetrics.path,
           { params: { network, metric }, query: { ...filters, ...page } },
           seriesOptions(options),
         ),
@@ -172,18 +173,14 @@ export class MetricsApi {
     options?: CallOptions,
   ): Promise<ExactMetricsResponse> {
     return exactSeries(
-      this.client.get(
-        "/v2/subnet/{subnetId}/metrics/{metric}",
-        { params: { subnetId, metric }, query: range },
-        seriesOptions(options),
-      ),
+      this.client.get(ROUTES.subnetMetrics.path, { params: { subnetId, metric }, query: range }, seriesOptions(options)),
     );
   }
 
   /** `GET /v2/validators/metrics/{metric}`: the whole range in one answer (the route has no page parameters). */
   validatorFeeMetrics(metric: ValidatorFeeMetricName, range: MetricsRange, options?: CallOptions): Promise<ExactMetricsResponse> {
     return exactSeries(
-      this.client.get("/v2/validators/metrics/{metric}", { params: { metric }, query: range }, seriesOptions(options)),
+      this.client.get(ROUTES.validatorFeeMetrics.path, { params: { metric }, query: range }, seriesOptions(options)),
     );
   }
 
@@ -197,7 +194,7 @@ export class MetricsApi {
   ): Promise<AddressBalancesResponse> {
     return expiringToken(page, () =>
       this.client.get(
-        "/v2/chains/{chainId}/contracts/{address}/balances",
+        ROUTES.tokenHolders.path,
         { params: { chainId, address: contract }, query: { ...filters, ...page } },
         options,
       ),
@@ -207,7 +204,7 @@ export class MetricsApi {
   /** `GET /v2/chains/43114/btcb/bridged:getAddresses`: addresses that bridged more BTC.b than a threshold. */
   btcbBridgedAddresses(threshold: string, page: PageRequest, options?: CallOptions): Promise<AddressBalancesResponse> {
     return expiringToken(page, () =>
-      this.client.get("/v2/chains/43114/btcb/bridged:getAddresses", { query: { threshold, ...page } }, options),
+      this.client.get(ROUTES.btcbBridgedAddresses.path, { query: { threshold, ...page } }, options),
     );
   }
 
@@ -219,7 +216,7 @@ export class MetricsApi {
   async legacyAvgTps(chainId: string, pageToken: string | undefined, options?: CallOptions): Promise<ExactLegacyMetricsResponse> {
     const response = await expiringToken({ pageToken }, () =>
       exactSeries(
-        this.client.get("/v1/avg_tps/{chainId}", { params: { chainId }, query: { pageToken } }, seriesOptions(options)),
+        this.client.get(ROUTES.legacyAvgTps.path, { params: { chainId }, query: { pageToken } }, seriesOptions(options)),
       ),
     );
     return { ...response, nextPageToken: response.nextPageToken ?? response.nextPageStartKey };

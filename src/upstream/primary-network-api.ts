@@ -12,6 +12,7 @@ import { blockchainIdValues } from "./contract/data-api.ts";
 import { nullIfNotFound } from "../execution/errors.ts";
 import type { RecordCache } from "./cache.ts";
 import { ContractClient } from "./contract-client.ts";
+import { ROUTES } from "./routes.ts";
 import type { CallOptions, PageRequest, UpstreamService } from "./http.ts";
 import type {
   BlockchainId,
@@ -164,7 +165,7 @@ export class PrimaryNetworkApi {
     if (cached) return register(cached, origin);
     const block = await nullIfNotFound(
       this.client.get(
-        "/v1/networks/{network}/blockchains/{blockchainId}/blocks/{blockId}",
+        ROUTES.primaryNetworkBlock.path,
         { params: { network: origin.network, blockchainId: origin.blockchainId, blockId } },
         options,
       ),
@@ -183,7 +184,7 @@ export class PrimaryNetworkApi {
     options?: CallOptions,
   ): Promise<PrimaryNetworkPage<PrimaryNetworkTransaction>> {
     const response = await this.client.get(
-      "/v1/networks/{network}/blockchains/{blockchainId}/transactions",
+      ROUTES.primaryNetworkTransactions.path,
       {
         params: { network: origin.network, blockchainId: origin.blockchainId },
         query: { ...filters, pageSize: page.pageSize, pageToken: page.pageToken },
@@ -210,7 +211,7 @@ export class PrimaryNetworkApi {
   ): Promise<PrimaryNetworkTransaction | null> {
     const tx = await nullIfNotFound(
       this.client.get(
-        "/v1/networks/{network}/blockchains/{blockchainId}/transactions/{txHash}",
+        ROUTES.primaryNetworkTransaction.path,
         { params: { network: origin.network, blockchainId: origin.blockchainId, txHash } },
         options,
       ),
@@ -227,7 +228,7 @@ export class PrimaryNetworkApi {
     options?: CallOptions,
   ): Promise<PrimaryNetworkPage<PrimaryNetworkUtxo>> {
     const response = await this.client.post(
-      "/v1/networks/{network}/blockchains/{blockchainId}/utxos",
+      ROUTES.utxos.path,
       {
         params: { network: origin.network, blockchainId: origin.blockchainId },
         query: { ...filters, pageSize: page.pageSize, pageToken: page.pageToken },
@@ -251,7 +252,7 @@ export class PrimaryNetworkApi {
     if (cached) return register(cached, origin);
     const vertex = await nullIfNotFound(
       this.client.get(
-        "/v1/networks/{network}/blockchains/{blockchainId}/vertices/{vertexHash}",
+        ROUTES.vertex.path,
         { params: { network, blockchainId: origin.blockchainId as XChainId, vertexHash } },
         options,
       ),
@@ -271,7 +272,7 @@ export class PrimaryNetworkApi {
   ): Promise<PrimaryNetworkPage<XChainVertex>> {
     const origin = primaryChain(network, "x-chain");
     const response = await this.client.get(
-      "/v1/networks/{network}/blockchains/{blockchainId}/vertices:listByHeight",
+      ROUTES.verticesAtHeight.path,
       {
         params: { network, blockchainId: origin.blockchainId as XChainId },
         query: { vertexHeight, sortOrder, pageSize: page.pageSize, pageToken: page.pageToken },
@@ -295,7 +296,7 @@ export class PrimaryNetworkApi {
   ): Promise<{ items: L1Validator[]; nextPageToken: string | undefined; blockHeight: string }> {
     const origin = primaryChain(network, "p-chain");
     const response = await this.client.get(
-      "/v1/networks/{network}/l1Validators",
+      ROUTES.l1Validators.path,
       { params: { network }, query: { ...filters, pageSize: page.pageSize, pageToken: page.pageToken } },
       options,
     );

@@ -5,6 +5,7 @@
  */
 import { nullIfNotFound } from "../execution/errors.ts";
 import { ContractClient } from "./contract-client.ts";
+import { ROUTES } from "./routes.ts";
 import type { CallOptions, UpstreamService } from "./http.ts";
 import type { PrimaryNetworkName } from "./primary-network-api.ts";
 import type { DataPaths, SignatureAggregationRequest, SignatureAggregationResponse } from "./types.ts";
@@ -45,11 +46,7 @@ export class WarpApi {
     body: SignatureAggregationRequest,
     options?: CallOptions,
   ): Promise<SignatureAggregationResponse> {
-    const response = await this.client.post(
-      "/v1/signatureAggregator/{network}/aggregateSignatures",
-      { params: { network }, body },
-      options,
-    );
+    const response = await this.client.post(ROUTES.aggregateSignatures.path, { params: { network }, body }, options);
     return register(response, { network, signingSubnetId: body.signingSubnetId });
   }
 
@@ -63,7 +60,7 @@ export class WarpApi {
     options?: CallOptions,
   ): Promise<SignatureAggregationResponse | null> {
     const response = await nullIfNotFound(
-      this.client.get("/v1/signatureAggregator/{network}/aggregateSignatures/{txHash}", { params: { network, txHash } }, options),
+      this.client.get(ROUTES.transactionWarpMessage.path, { params: { network, txHash } }, options),
     );
     return response === null ? null : register(response, { network, txHash });
   }
