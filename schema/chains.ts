@@ -1,5 +1,5 @@
 /** EVM chains: the chain record of the Data API and how the Metrics API knows the chain. */
-import { malformedGlobalIdKey, parsedOrRefused, validKey } from "../src/execution/global-ids.ts";
+import { malformedGlobalIdKey, validKey } from "../src/execution/global-ids.ts";
 import { chainInfoEnabledFeaturesValues, chainStatusValues, vmNameValues } from "../src/upstream/contract/data-api.ts";
 import type { ChainInfo, MetricsChain, NetworkToken, UtilityAddresses } from "../src/upstream/types.ts";
 import { isChainId } from "../src/execution/identifiers.ts";

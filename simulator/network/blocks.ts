@@ -101,13 +101,13 @@ export class ChainBlocks {
     this.historyCount = this.length;
     this.gasLimit = String(profile.gasLimit);
     this.numbersByHash = sortByHashPrefix(columns.hashes, this.length);
-    const chain = this;
+    const length = () => this.length;
     this.latestFirst = {
       growsAt: "front",
       get length() {
-        return chain.length;
+        return length();
       },
-      at: (index) => chain.block(chain.length - 1 - index),
+      at: (index) => this.block(this.length - 1 - index),
     };
   }
 
