@@ -12,7 +12,7 @@ import { latestBlocks } from "./latest-blocks.ts";
 import { primaryNetworkTransactions } from "./primary-network-transactions.ts";
 import type { ReferenceOperation } from "./types.ts";
 
-export type { PreparedOperation, ReferenceOperation, UpstreamPath } from "./types.ts";
+export type { PreparedOperation, ReferenceOperation } from "./types.ts";
 
 export const referenceOperations: ReferenceOperation[] = [
   latestBlocks,
