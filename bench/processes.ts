@@ -89,12 +89,12 @@ function rss(pid: number): number {
   return kilobytes ? Number(kilobytes) * 1024 : 0;
 }
 
-export async function startSimulator(): Promise<RunningSimulator> {
+export async function startSimulator(env: Record<string, string> = {}): Promise<RunningSimulator> {
   let metricsUrl = "";
   const { child, url } = await start(
     "simulator",
     "simulator/main.ts",
-    { SIM_DATA_PORT: "0", SIM_METRICS_PORT: "0", SIM_EXIT_WITH_PARENT: "1" },
+    { SIM_DATA_PORT: "0", SIM_METRICS_PORT: "0", SIM_EXIT_WITH_PARENT: "1", ...env },
     (message) => {
       if (message.event !== "listening") return undefined;
       metricsUrl = String(message.metricsUrl);
