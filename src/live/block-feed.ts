@@ -14,7 +14,8 @@
  * events behind has its stream ended with `SLOW_SUBSCRIBER`, so no client holds memory without
  * bound.
  */
-import { GatewayError, UpstreamError } from "../execution/errors.ts";
+import { GatewayError } from "../execution/errors.ts";
+import { isTransientForPollers } from "../upstream/outcomes.ts";
 import { SubscriberStream, chargeForRead, type ChargeRead } from "./subscriber-stream.ts";
 import type { CallOptions } from "../upstream/http.ts";
 import type { EvmBlock, ListEvmBlocksResponse, UpstreamNetwork } from "../upstream/types.ts";
@@ -228,7 +229,7 @@ class BlockPoller {
     } catch (error) {
       if (this.stopped) return;
       this.failures += 1;
-      if (!isTransient(error) || this.failures > MAX_TRANSIENT_FAILURES) return this.finish(asGatewayError(error));
+      if (!isTransientForPollers(error) || this.failures > MAX_TRANSIENT_FAILURES) return this.finish(asGatewayError(error));
     }
     if (!this.stopped) this.schedule();
   }
@@ -315,13 +316,6 @@ function gapError(what: string, since: string, bound: number): GatewayError {
     `More than ${bound} blocks of ${what} arrived after ${since}: the blocks between are not pushed; the stream goes on from the newest`,
     "LIVE_GAP",
     { maxCatchUpBlocks: bound },
-  );
-}
-
-function isTransient(error: unknown): boolean {
-  return (
-    error instanceof UpstreamError &&
-    (error.code === "UPSTREAM_UNAVAILABLE" || error.code === "RATE_LIMITED" || error.code === "UPSTREAM_ERROR")
   );
 }
 

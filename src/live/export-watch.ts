@@ -14,7 +14,8 @@
  * whose turn it is reads the upstream and publishes what it read, the others follow what it
  * publishes, so that the upstream sees one poller in all.
  */
-import { GatewayError, UpstreamError } from "../execution/errors.ts";
+import { GatewayError } from "../execution/errors.ts";
+import { isTransientForPollers } from "../upstream/outcomes.ts";
 import { apiKeyHash, type CallOptions } from "../upstream/http.ts";
 import type { ExportOperation, ExportOperationStatus } from "../upstream/types.ts";
 import { SubscriberStream, chargeForRead, type ChargeRead } from "./subscriber-stream.ts";
@@ -178,7 +179,7 @@ class Poller {
     } catch (error) {
       if (this.stopped) return;
       this.failures += 1;
-      if (!isTransient(error) || this.failures > MAX_TRANSIENT_FAILURES) {
+      if (!isTransientForPollers(error) || this.failures > MAX_TRANSIENT_FAILURES) {
         return this.end(
           error instanceof GatewayError ? error : new GatewayError("The export operation could not be read", "UPSTREAM_ERROR"),
           turn,
@@ -212,8 +213,4 @@ class Poller {
     this.timer = setTimeout(() => void this.tick(), this.options.intervalMs);
     this.timer.unref();
   }
-}
-
-function isTransient(error: unknown): boolean {
-  return error instanceof UpstreamError && (error.code === "UPSTREAM_UNAVAILABLE" || error.code === "RATE_LIMITED");
 }

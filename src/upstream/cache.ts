@@ -7,12 +7,7 @@
  */
 import { LRUCache } from "lru-cache";
 import type { CacheConfig } from "../config.ts";
-import { UpstreamError } from "../execution/errors.ts";
-
-/** Failures of the service itself, as opposed to answers about the request (404, 401, 400). */
-function isServiceFailure(error: unknown): boolean {
-  return error instanceof UpstreamError && ["UPSTREAM_UNAVAILABLE", "UPSTREAM_ERROR", "RATE_LIMITED"].includes(error.code);
-}
+import { allowsStaleRecord } from "./outcomes.ts";
 
 interface Entry {
   value: unknown;
@@ -136,7 +131,7 @@ export class RecordCache {
     try {
       value = await load();
     } catch (error) {
-      const stale = isServiceFailure(error) ? this.lru.get(key, { allowStale: true }) : undefined;
+      const stale = allowsStaleRecord(error) ? this.lru.get(key, { allowStale: true }) : undefined;
       if (stale === undefined) throw error;
       this.staleServed += 1;
       return stale.value as T;

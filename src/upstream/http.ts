@@ -11,17 +11,17 @@ import CircuitBreaker from "opossum";
 import { Pool, errors as undiciErrors } from "undici";
 import type { Dispatcher } from "undici";
 import type { UpstreamConfig } from "../config.ts";
+import { GatewayError, badUserInput, type UpstreamError } from "../execution/errors.ts";
+import type { KeyVerdicts } from "../plugins/refused-keys.ts";
+import { pageTokenArgument } from "../execution/identifiers.ts";
 import {
-  GatewayError,
-  UpstreamError,
-  badUserInput,
+  countsAgainstService,
+  isRetryable,
   parseRetryAfter,
   upstreamMalformed,
   upstreamStatusError,
   upstreamUnreachable,
-} from "../execution/errors.ts";
-import type { KeyVerdicts } from "../plugins/refused-keys.ts";
-import { pageTokenArgument } from "../execution/identifiers.ts";
+} from "./outcomes.ts";
 
 export const API_KEY_HEADER = "x-glacier-api-key";
 
@@ -201,26 +201,6 @@ interface Attempt {
   parseBody: (text: string) => unknown;
   /** Where the request that starts this attempt counts what it sends. */
   sentRequests: SentRequests | undefined;
-}
-
-/**
- * Errors that say the service is unwell: 5xx (and 408), answers that never came (resets,
- * timeouts) and 2xx bodies that are not JSON. A 4xx is an answer about the request (its
- * input, its key, its rate), so no caller can open the breaker for everyone by sending
- * requests the service refuses.
- */
-export function countsAgainstService(error: unknown): boolean {
-  if (error instanceof UpstreamError) {
-    const { status } = error;
-    return status === null || status >= 500 || status === 408 || (status >= 200 && status < 300);
-  }
-  // The gateway's own refusals never reach the service; anything else is unexpected.
-  return !(error instanceof GatewayError);
-}
-
-function isRetryable(error: unknown): error is UpstreamError {
-  if (!(error instanceof UpstreamError)) return false;
-  return error.status === null || error.status === 429 || error.status === 502 || error.status === 503;
 }
 
 export class UpstreamService {
