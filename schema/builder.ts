@@ -36,7 +36,7 @@ export const builder = new SchemaBuilder<{
   defaultFieldNullability: false,
   complexity: {
     // The limits are checked once per operation, before the rate limiter charges for it, by
-    // useComplexityLimit (src/plugins/security.ts); the plugin gives each field its cost.
+    // useComplexityLimit (src/plugins/complexity-limit.ts); the plugin gives each field its cost.
     disabled: true,
     // A connection multiplies the cost of what is selected under it by `first`; its `edges` and
     // `nodes` lists are that same page, so they do not multiply again.
