@@ -10,7 +10,6 @@ import type { GatewayError } from "./errors.ts";
 import type { ExportWatch } from "../live/export-watch.ts";
 import type { BatchObserver } from "./loaders/observed.ts";
 import type { EvmApi } from "../upstream/evm-api.ts";
-import type { QueryLimits } from "../config.ts";
 import type { CallOptions, SentRequests } from "../upstream/http.ts";
 import type { MetricsApi } from "../upstream/metrics-api.ts";
 import type { ExportJobsApi } from "../upstream/export-jobs-api.ts";
@@ -37,8 +36,6 @@ export interface GatewayContext {
    */
   call: CallOptions & { sentRequests: SentRequests };
   loaders: Loaders;
-  /** The cost, depth and breadth an operation may have, checked before it runs. */
-  limits: QueryLimits;
   /** The gateway's one registry of export-operation pollers, shared by all subscriptions. */
   exportWatch: ExportWatch;
   blockFeed: BlockFeed;
@@ -114,23 +111,23 @@ class RequestLoaders implements Loaders {
   }
 }
 
-export function createContext(
-  upstreams: Upstreams,
-  call: CallOptions,
-  limits: QueryLimits,
-  exportWatch: ExportWatch,
-  observeBatch: BatchObserver,
-  warpVerifier: WarpVerifier,
-  blockFeed: BlockFeed,
-): GatewayContext {
+/** What every request's context shares: built once per gateway. */
+export interface SharedServices {
+  upstreams: Upstreams;
+  exportWatch: ExportWatch;
+  blockFeed: BlockFeed;
+  warpVerifier: WarpVerifier;
+  observeBatch: BatchObserver;
+}
+
+export function createContext(shared: SharedServices, call: CallOptions): GatewayContext {
   const counted = { ...call, sentRequests: call.sentRequests ?? { count: 0 } };
   return {
-    upstreams,
+    upstreams: shared.upstreams,
     call: counted,
-    limits,
-    exportWatch,
-    blockFeed,
-    warpVerifier,
-    loaders: new RequestLoaders(upstreams, counted, observeBatch),
+    exportWatch: shared.exportWatch,
+    blockFeed: shared.blockFeed,
+    warpVerifier: shared.warpVerifier,
+    loaders: new RequestLoaders(shared.upstreams, counted, shared.observeBatch),
   };
 }

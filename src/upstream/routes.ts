@@ -153,3 +153,6 @@ export const ROUTES = {
 } as const;
 
 export type RouteName = keyof typeof ROUTES;
+
+/** The services' health routes: readiness asks them (src/plugins/readiness.ts); no field calls them. */
+export const HEALTH_ROUTES = { data: "/v1/health-check", metrics: "/v2/health-check" } as const;

@@ -1,0 +1,55 @@
+import { randomUUID } from "node:crypto";
+import type { Plugin } from "graphql-yoga";
+import type { GatewayContext } from "../execution/context.ts";
+import { truncated, type Logger } from "../telemetry/logger.ts";
+
+const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
+
+/** The caller's request id when it is a sane token, else a new one; sent upstream and returned. */
+export function requestIdOf(request: Request): string {
+  const given = request.headers.get("x-request-id")?.trim();
+  return given && REQUEST_ID.test(given) ? given : randomUUID();
+}
+
+export interface RequestLogOptions {
+  logger: Logger;
+  /** Where the request's id is kept for the context and other plugins (filled here, on each request). */
+  requestIds: WeakMap<Request, string>;
+  /** Requests under this path are logged (default `/graphql`); others only get their id. */
+  graphqlEndpoint?: string;
+}
+
+/**
+ * Returns the request id to the client (`x-request-id`) and logs one line per GraphQL request,
+ * without secrets: the operation name as the client sent it (truncated), status and time.
+ */
+export function useRequestLog({ logger, requestIds, graphqlEndpoint = "/graphql" }: RequestLogOptions): Plugin<GatewayContext> {
+  const started = new WeakMap<Request, number>();
+  const operations = new WeakMap<Request, string>();
+  return {
+    onRequest({ request, url }) {
+      requestIds.set(request, requestIdOf(request));
+      if (url.pathname.startsWith(graphqlEndpoint)) started.set(request, performance.now());
+    },
+    onParams({ params, request }) {
+      if (typeof params.operationName === "string" && params.operationName)
+        operations.set(request, truncated(params.operationName, 128));
+    },
+    onResponse({ request, response }) {
+      const requestId = requestIds.get(request);
+      if (requestId) response.headers.set("x-request-id", requestId);
+      const start = started.get(request);
+      if (start === undefined) return;
+      logger.info(
+        {
+          requestId,
+          method: truncated(request.method, 16),
+          operation: operations.get(request) ?? null,
+          status: response.status,
+          ms: Math.round((performance.now() - start) * 10) / 10,
+        },
+        "graphql request",
+      );
+    },
+  };
+}
