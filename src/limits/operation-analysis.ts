@@ -142,14 +142,17 @@ function hasInputFieldWithoutValue(
 
 /**
  * The limits, the rate limiter and compiled execution each ask in turn about the same execution
- * (the same ExecutionArgs): the last answer spares them building the key again.
+ * (the same ExecutionArgs): the answer kept with it spares them building the key again, and goes
+ * when the execution does.
  */
-let last: { args: ExecutionArgs; analysis: OperationAnalysis } | undefined;
+const byExecution = new WeakMap<ExecutionArgs, OperationAnalysis>();
 
 export function analyzeOperation(args: ExecutionArgs): OperationAnalysis {
-  if (last?.args === args) return last.analysis;
-  const analysis = rememberedAnalysis(args);
-  last = { args, analysis };
+  let analysis = byExecution.get(args);
+  if (!analysis) {
+    analysis = rememberedAnalysis(args);
+    byExecution.set(args, analysis);
+  }
   return analysis;
 }
 

@@ -32,40 +32,43 @@ async function read(client: Redis, key: string): Promise<Stored | null> {
   return { json, ttlMs: ttl >= 0 ? ttl : undefined };
 }
 
-export function redisRecordTier(link: RedisLink, metrics: GatewayMetrics): SharedRecordTier {
+/**
+ * One cache's tier in Redis: its keys under `kind`, its values as JSON; a lookup is counted as a
+ * hit or a miss, a failed one (undefined from `attempt`) as neither.
+ */
+function redisTier<T>(link: RedisLink, metrics: GatewayMetrics, kind: "record" | "response") {
   return {
-    async get(key): Promise<SharedRecord | undefined> {
-      const found = await link.attempt("record-cache-get", async (client) => {
-        const stored = await read(client, link.key("record", key));
-        return stored && { value: JSON.parse(stored.json) as unknown, ttlMs: stored.ttlMs };
+    async get(key: string): Promise<{ value: T; ttlMs: number | undefined } | undefined> {
+      const found = await link.attempt(`${kind}-cache-get`, async (client) => {
+        const stored = await read(client, link.key(kind, key));
+        return stored && { value: JSON.parse(stored.json) as T, ttlMs: stored.ttlMs };
       });
       if (found === undefined) return undefined;
-      metrics.sharedCacheLookup("record", found !== null);
+      metrics.sharedCacheLookup(kind, found !== null);
       return found ?? undefined;
     },
-    set(key, value, ttlMs) {
-      const json = JSON.stringify(value);
-      void link.attempt("record-cache-set", (client) =>
-        client.set(link.key("record", key), json, "PX", ttlMs ?? FINAL_RECORD_TTL_MS),
-      );
+    set(key: string, json: string, ttlMs: number): void {
+      void link.attempt(`${kind}-cache-set`, (client) => client.set(link.key(kind, key), json, "PX", ttlMs));
     },
   };
 }
 
+export function redisRecordTier(link: RedisLink, metrics: GatewayMetrics): SharedRecordTier {
+  const tier = redisTier<unknown>(link, metrics, "record");
+  return {
+    get: (key): Promise<SharedRecord | undefined> => tier.get(key),
+    set: (key, value, ttlMs) => tier.set(key, JSON.stringify(value), ttlMs ?? FINAL_RECORD_TTL_MS),
+  };
+}
+
 export function redisResponseTier(link: RedisLink, metrics: GatewayMetrics): SharedResponseTier {
+  const tier = redisTier<CachedResponse>(link, metrics, "response");
   return {
     async get(key) {
-      const found = await link.attempt("response-cache-get", async (client) => {
-        const stored = await read(client, link.key("response", key));
-        return stored && { response: JSON.parse(stored.json) as CachedResponse, ttlMs: stored.ttlMs };
-      });
-      if (found === undefined) return undefined;
-      metrics.sharedCacheLookup("response", found !== null);
-      return found ?? undefined;
+      const found = await tier.get(key);
+      return found && { response: found.value, ttlMs: found.ttlMs };
     },
-    set(key, response, ttlMs) {
-      const json = JSON.stringify({ body: response.body, contentType: response.contentType } satisfies CachedResponse);
-      void link.attempt("response-cache-set", (client) => client.set(link.key("response", key), json, "PX", ttlMs));
-    },
+    set: (key, response, ttlMs) =>
+      tier.set(key, JSON.stringify({ body: response.body, contentType: response.contentType } satisfies CachedResponse), ttlMs),
   };
 }
