@@ -3,7 +3,6 @@ import { EvmBlockConnectionRef, EvmBlockRef, evmBlockId } from "../schema/blocks
 import { builder } from "../schema/builder.ts";
 import { EvmChainRef } from "../schema/chains.ts";
 import { NetworkRef, upstreamNetwork } from "../schema/networks.ts";
-import { primeBlocks } from "../src/execution/loaders/evm.ts";
 import { toPageTokenConnection } from "../src/execution/pagination.ts";
 import { PARENT_BLOCK_FIELDS_KNOWN_FROM_CHILD, selectsOnly } from "../src/execution/selection.ts";
 import { CHAIN_LIST_LOOKUP, callCost, connectionCost, upstreamCalls } from "../src/limits/upstream-calls.ts";
@@ -31,14 +30,10 @@ builder.queryFields((t) => ({
         filters: { field: "Query.latestBlocks", network: network ?? null },
         nodeKey: evmBlockId,
         fetchPage: async (page) => {
-          const response = await context.upstreams.evm.listLatestBlocksAllChains(network, page, context.call);
+          const response = await context.loaders.evmPages.latestBlocks(network, page);
           return { items: response.blocks, nextPageToken: response.nextPageToken };
         },
       });
-      primeBlocks(
-        context.loaders,
-        connection.edges.map((edge) => edge.node),
-      );
       return connection;
     },
   }),

@@ -4,7 +4,6 @@ import { EvmBlockConnectionRef, EvmBlockRef, evmBlockId } from "../schema/blocks
 import { builder } from "../schema/builder.ts";
 import { NetworkRef, upstreamNetwork } from "../schema/networks.ts";
 import { badUserInput } from "../src/execution/errors.ts";
-import { primeBlocks, primeChains } from "../src/execution/loaders/evm.ts";
 import { toPageTokenConnection } from "../src/execution/pagination.ts";
 import { CHAIN_LIST_LOOKUP, connectionCost, lookupCost, upstreamCalls } from "../src/limits/upstream-calls.ts";
 import { ROUTES } from "../src/upstream/routes.ts";
@@ -28,7 +27,6 @@ builder.queryFields((t) => ({
       const network = upstreamNetwork(args.network);
       const feature = (args.feature ?? undefined) as UpstreamApiFeature | undefined;
       const all = await context.loaders.chainList();
-      primeChains(context.loaders, all);
       // What `GET /v1/chains?network=&feature=` answers: the chains of the network, by the
       // record's `isTestnet`, that list the feature among their `enabledFeatures`.
       return all.filter(
@@ -69,14 +67,10 @@ builder.objectFields(EvmChainRef, (t) => ({
         filters: { field: "EvmChain.blocks", chainId: chain.chainId },
         nodeKey: evmBlockId,
         fetchPage: async (page) => {
-          const response = await context.upstreams.evm.listLatestBlocks(chain.chainId, page, context.call);
+          const response = await context.loaders.evmPages.chainBlocks(chain.chainId, page);
           return { items: response.blocks, nextPageToken: response.nextPageToken };
         },
       });
-      primeBlocks(
-        context.loaders,
-        connection.edges.map((edge) => edge.node),
-      );
       return connection;
     },
   }),

@@ -22,7 +22,6 @@ import {
 } from "../schema/evm-transfers.ts";
 import type { GatewayContext } from "../src/execution/context.ts";
 import { badUserInput } from "../src/execution/errors.ts";
-import { primeTransactions } from "../src/execution/loaders/evm.ts";
 import { toPageTokenConnection } from "../src/execution/pagination.ts";
 import { BLOCK_FIELDS_KNOWN_FROM_TRANSACTION, selectsOnly } from "../src/execution/selection.ts";
 import {
@@ -157,20 +156,15 @@ builder.objectFields(EvmAccountRef, (t) => ({
         },
         nodeKey: (item: AddressTransaction) => item.nativeTransaction.txHash,
         fetchPage: async (page) => {
-          const response = await context.upstreams.evm.listAddressTransactions(
+          const response = await context.loaders.evmPages.addressTransactions(
             chainId,
             address,
             { startBlock, endBlock, sortOrder },
             page,
-            context.call,
           );
           return { items: response.transactions, nextPageToken: response.nextPageToken };
         },
       });
-      primeTransactions(
-        context.loaders,
-        connection.edges.map((edge) => edge.node.nativeTransaction),
-      );
       return connection;
     },
   }),
@@ -191,14 +185,10 @@ builder.objectFields(EvmBlockRef, (t) => ({
         nodeKey: (transaction: NativeTransaction) => transaction.txHash,
         fetchPage: async (page) => {
           if (block.txCount === 0) return { items: [] };
-          const response = await context.upstreams.evm.listBlockTransactions(block.chainId, block.blockHash, page, context.call);
+          const response = await context.loaders.evmPages.blockTransactions(block.chainId, block.blockHash, page);
           return { items: response.transactions, nextPageToken: response.nextPageToken };
         },
       });
-      primeTransactions(
-        context.loaders,
-        connection.edges.map((edge) => edge.node),
-      );
       return connection;
     },
   }),

@@ -23,12 +23,7 @@ import { PChainUtxoConnectionRef, UtxoConnectionRef, UtxoSortByRef } from "../sc
 import { L1ValidatorConnectionRef, L1ValidatorRef } from "../schema/primary-network-validators.ts";
 import type { GatewayContext } from "../src/execution/context.ts";
 import { badUserInput } from "../src/execution/errors.ts";
-import {
-  chooseValidationOfNode,
-  primeL1Validators,
-  primeTransactions,
-  primeVertices,
-} from "../src/execution/loaders/primary-network.ts";
+import { chooseValidationOfNode } from "../src/execution/loaders/primary-network.ts";
 import { toPageTokenConnection, type ConnectionArgs } from "../src/execution/pagination.ts";
 import { CHAIN_LIST_LOOKUP, callCost, connectionCost, lookupCost, upstreamCalls } from "../src/limits/upstream-calls.ts";
 import { queryMinimum } from "../src/upstream/bounds.ts";
@@ -151,15 +146,10 @@ async function transactionConnection<T extends PrimaryNetworkTransaction>(
     filters: { field, network: origin.network, blockchainId: origin.blockchainId, ...filters },
     nodeKey: (tx) => tx.txHash,
     fetchPage: async (page) => {
-      const response = await context.upstreams.primaryNetwork.listTransactions(origin, filters, page, context.call);
+      const response = await context.loaders.primaryNetworkPages.transactions(origin, filters, page);
       return { items: response.items as T[], nextPageToken: response.nextPageToken, meta: response.chainInfo };
     },
   });
-  primeTransactions(
-    context.loaders,
-    origin,
-    connection.edges.map((edge) => edge.node),
-  );
   return withChainInfo(connection, origin);
 }
 
@@ -322,13 +312,10 @@ async function l1ValidatorOfNode(
   context: GatewayContext,
 ): Promise<L1Validator | null> {
   const filters: L1ValidatorFilters = { nodeId, includeInactiveL1Validators: true };
-  const page = await context.upstreams.primaryNetwork.listL1Validators(
-    network,
-    filters,
-    { pageSize: l1Validators.page.max, pageToken: undefined },
-    context.call,
-  );
-  primeL1Validators(context.loaders, network, page.items);
+  const page = await context.loaders.primaryNetworkPages.l1Validators(network, filters, {
+    pageSize: l1Validators.page.max,
+    pageToken: undefined,
+  });
   return chooseValidationOfNode(page.items);
 }
 
@@ -350,15 +337,10 @@ async function l1ValidatorConnection(
     filters: { field, network, ...filters },
     nodeKey: (validator) => validator.validationId,
     fetchPage: async (page) => {
-      const response = await context.upstreams.primaryNetwork.listL1Validators(network, filters, page, context.call);
+      const response = await context.loaders.primaryNetworkPages.l1Validators(network, filters, page);
       return { items: response.items, nextPageToken: response.nextPageToken, meta: response.blockHeight };
     },
   });
-  primeL1Validators(
-    context.loaders,
-    network,
-    connection.edges.map((edge) => edge.node),
-  );
   return connection;
 }
 
@@ -554,21 +536,15 @@ builder.objectFields(XChainRef, (t) => ({
         filters: { field: "XChain.verticesAtHeight", network: chain.network, height: vertexHeight, sortOrder },
         nodeKey: (vertex) => vertex.vertexHash,
         fetchPage: async (page) => {
-          const response = await context.upstreams.primaryNetwork.listVerticesAtHeight(
+          const response = await context.loaders.primaryNetworkPages.verticesAtHeight(
             chain.network,
             vertexHeight,
             sortOrder,
             page,
-            context.call,
           );
           return { items: response.items, nextPageToken: response.nextPageToken, meta: response.chainInfo };
         },
       });
-      primeVertices(
-        context.loaders,
-        chain.network,
-        connection.edges.map((edge) => edge.node),
-      );
       return withChainInfo(connection, primaryChain(chain.network, "x-chain"));
     },
   }),

@@ -94,6 +94,10 @@ class RequestLoaders implements Loaders {
     return this.evm.completeTransaction;
   }
 
+  get evmPages() {
+    return this.evm.evmPages;
+  }
+
   get primaryNetworkBlock() {
     return this.primaryNetwork.primaryNetworkBlock;
   }
@@ -108,6 +112,10 @@ class RequestLoaders implements Loaders {
 
   get l1Validator() {
     return this.primaryNetwork.l1Validator;
+  }
+
+  get primaryNetworkPages() {
+    return this.primaryNetwork.primaryNetworkPages;
   }
 }
 

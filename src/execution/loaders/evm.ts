@@ -1,8 +1,19 @@
 /** Per-request loaders for EVM chains, blocks and transactions. */
 import DataLoader from "dataloader";
 import type { Upstreams } from "../context.ts";
-import type { CallOptions } from "../../upstream/http.ts";
-import type { ChainInfo, CompleteTransaction, EvmBlock, EvmTransactionRecord, MetricsChain } from "../../upstream/types.ts";
+import type { AddressTransactionsFilter } from "../../upstream/evm-api.ts";
+import type { CallOptions, PageRequest } from "../../upstream/http.ts";
+import type {
+  ChainInfo,
+  CompleteTransaction,
+  EvmBlock,
+  EvmTransactionRecord,
+  ListAddressTransactionsResponse,
+  ListEvmBlocksResponse,
+  ListNativeTransactionsResponse,
+  MetricsChain,
+  UpstreamNetwork,
+} from "../../upstream/types.ts";
 import { observed, type BatchObserver } from "./observed.ts";
 import { settle } from "./settle.ts";
 
@@ -35,6 +46,20 @@ export interface EvmLoaders {
   transaction: DataLoader<TransactionKey, EvmTransactionRecord | null, string>;
   /** The complete view of a transaction (all transfers and calls); null when unknown. */
   completeTransaction: DataLoader<TransactionKey, CompleteTransaction | null, string>;
+  /** List pages, each read once by the route it names; their records prime the loaders above. */
+  evmPages: EvmPages;
+}
+
+export interface EvmPages {
+  latestBlocks(network: UpstreamNetwork | undefined, page: PageRequest): Promise<ListEvmBlocksResponse>;
+  chainBlocks(chainId: string, page: PageRequest): Promise<ListEvmBlocksResponse>;
+  addressTransactions(
+    chainId: string,
+    address: string,
+    filter: AddressTransactionsFilter,
+    page: PageRequest,
+  ): Promise<ListAddressTransactionsResponse>;
+  blockTransactions(chainId: string, blockHash: string, page: PageRequest): Promise<ListNativeTransactionsResponse>;
 }
 
 function blockKey({ chainId, blockId }: BlockKey): string {
@@ -43,7 +68,12 @@ function blockKey({ chainId, blockId }: BlockKey): string {
 
 export function createEvmLoaders({ evm, metrics }: Upstreams, call: CallOptions, observe: BatchObserver): EvmLoaders {
   let heldChainList: Promise<ChainInfo[]> | undefined;
-  const chainList = () => (heldChainList ??= evm.listChains(call));
+  // Read once per request; its chains prime the chain loader under both of their ids.
+  const chainList = () =>
+    (heldChainList ??= evm.listChains(call).then((all) => {
+      primeChains({ chain }, all);
+      return all;
+    }));
 
   const chain = new DataLoader<string, ChainInfo | null>(
     observed("chain", observe, async (ids) => {
@@ -69,17 +99,14 @@ export function createEvmLoaders({ evm, metrics }: Upstreams, call: CallOptions,
   );
 
   const completeTransaction = new DataLoader<TransactionKey, CompleteTransaction | null, string>(
-    observed("completeTransaction", observe, async (keys) => {
-      const found = await Promise.all(keys.map((key) => settle(evm.getTransaction(key.chainId, key.txHash, call))));
-      found.forEach((item, index) => {
-        if (item && !(item instanceof Error)) transaction.prime(keys[index]!, item.nativeTransaction);
-      });
-      return found;
-    }),
+    observed("completeTransaction", observe, (keys) =>
+      Promise.all(keys.map((key) => settle(evm.getTransaction(key.chainId, key.txHash, call)))),
+    ),
     { cacheKeyFn: transactionKey },
   );
 
-  // Keys that no list page primed are answered by the complete view, which holds the native record.
+  // Keys that no list page primed are answered by the complete view (one call per key, shared
+  // with `completeTransaction`), which holds the native record.
   const transaction = new DataLoader<TransactionKey, EvmTransactionRecord | null, string>(
     observed("transaction", observe, (keys) =>
       Promise.all(keys.map((key) => settle(completeTransaction.load(key).then((found) => found?.nativeTransaction ?? null)))),
@@ -87,7 +114,33 @@ export function createEvmLoaders({ evm, metrics }: Upstreams, call: CallOptions,
     { cacheKeyFn: transactionKey },
   );
 
-  return { chainList, chain, block, metricsChain, transaction, completeTransaction };
+  const evmPages: EvmPages = {
+    async latestBlocks(network, page) {
+      const response = await evm.listLatestBlocksAllChains(network, page, call);
+      primeBlocks({ block }, response.blocks);
+      return response;
+    },
+    async chainBlocks(chainId, page) {
+      const response = await evm.listLatestBlocks(chainId, page, call);
+      primeBlocks({ block }, response.blocks);
+      return response;
+    },
+    async addressTransactions(chainId, address, filter, page) {
+      const response = await evm.listAddressTransactions(chainId, address, filter, page, call);
+      primeTransactions(
+        { transaction },
+        response.transactions.map((item) => item.nativeTransaction),
+      );
+      return response;
+    },
+    async blockTransactions(chainId, blockHash, page) {
+      const response = await evm.listBlockTransactions(chainId, blockHash, page, call);
+      primeTransactions({ transaction }, response.transactions);
+      return response;
+    },
+  };
+
+  return { chainList, chain, block, metricsChain, transaction, completeTransaction, evmPages };
 }
 
 function transactionKey({ chainId, txHash }: TransactionKey): string {
@@ -95,7 +148,7 @@ function transactionKey({ chainId, txHash }: TransactionKey): string {
 }
 
 /** Puts chain records listed by a page into the chain loader under both of their ids. */
-export function primeChains(loaders: EvmLoaders, chains: readonly ChainInfo[]): void {
+function primeChains(loaders: Pick<EvmLoaders, "chain">, chains: readonly ChainInfo[]): void {
   for (const info of chains) {
     loaders.chain.prime(info.chainId, info);
     if (info.platformChainId) loaders.chain.prime(info.platformChainId, info);
@@ -103,7 +156,7 @@ export function primeChains(loaders: EvmLoaders, chains: readonly ChainInfo[]): 
 }
 
 /** Puts a page's blocks into the block loader under their hash and number. */
-export function primeBlocks(loaders: EvmLoaders, blocks: readonly EvmBlock[]): void {
+function primeBlocks(loaders: Pick<EvmLoaders, "block">, blocks: readonly EvmBlock[]): void {
   for (const item of blocks) {
     loaders.block.prime({ chainId: item.chainId, blockId: item.blockHash }, item);
     loaders.block.prime({ chainId: item.chainId, blockId: item.blockNumber }, item);
@@ -111,6 +164,6 @@ export function primeBlocks(loaders: EvmLoaders, blocks: readonly EvmBlock[]): v
 }
 
 /** Puts a page's native transactions into the transaction loader under their chain and hash. */
-export function primeTransactions(loaders: EvmLoaders, transactions: readonly EvmTransactionRecord[]): void {
+export function primeTransactions(loaders: Pick<EvmLoaders, "transaction">, transactions: readonly EvmTransactionRecord[]): void {
   for (const item of transactions) loaders.transaction.prime({ chainId: item.chainId, txHash: item.txHash }, item);
 }

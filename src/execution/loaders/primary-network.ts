@@ -1,9 +1,21 @@
 /** Per-request loaders for primary-network blocks, transactions, X-Chain vertices and L1 validators. */
 import DataLoader from "dataloader";
 import type { Upstreams } from "../context.ts";
-import type { CallOptions } from "../../upstream/http.ts";
-import type { PrimaryNetworkName, PrimaryNetworkOrigin } from "../../upstream/primary-network-api.ts";
-import type { L1Validator, PrimaryNetworkBlock, PrimaryNetworkTransaction, XChainVertex } from "../../upstream/types.ts";
+import type { CallOptions, PageRequest } from "../../upstream/http.ts";
+import type {
+  L1ValidatorFilters,
+  PrimaryNetworkName,
+  PrimaryNetworkOrigin,
+  PrimaryNetworkPage,
+  TransactionFilters,
+} from "../../upstream/primary-network-api.ts";
+import type {
+  L1Validator,
+  PrimaryNetworkBlock,
+  PrimaryNetworkTransaction,
+  SortOrder,
+  XChainVertex,
+} from "../../upstream/types.ts";
 import { observed, type BatchObserver } from "./observed.ts";
 import { settle } from "./settle.ts";
 
@@ -29,6 +41,25 @@ export interface PrimaryNetworkLoaders {
   xChainVertex: DataLoader<NetworkRecordKey, XChainVertex | null, string>;
   /** L1 validators, active or not, by network and validation id; null when unknown. */
   l1Validator: DataLoader<NetworkRecordKey, L1Validator | null, string>;
+  /** List pages, each read once by the route it names; their records prime the loaders above. */
+  primaryNetworkPages: PrimaryNetworkPages;
+}
+
+export type L1ValidatorPage = Awaited<ReturnType<Upstreams["primaryNetwork"]["listL1Validators"]>>;
+
+export interface PrimaryNetworkPages {
+  transactions(
+    origin: PrimaryNetworkOrigin,
+    filters: TransactionFilters,
+    page: PageRequest,
+  ): Promise<PrimaryNetworkPage<PrimaryNetworkTransaction>>;
+  l1Validators(network: PrimaryNetworkName, filters: L1ValidatorFilters, page: PageRequest): Promise<L1ValidatorPage>;
+  verticesAtHeight(
+    network: PrimaryNetworkName,
+    vertexHeight: number,
+    sortOrder: SortOrder | undefined,
+    page: PageRequest,
+  ): Promise<PrimaryNetworkPage<XChainVertex>>;
 }
 
 /**
@@ -111,7 +142,26 @@ export function createPrimaryNetworkLoaders(
     { cacheKeyFn: networkRecordKey },
   );
 
-  return { primaryNetworkBlock, primaryNetworkTransaction, xChainVertex, l1Validator };
+  const loaders = { primaryNetworkTransaction, xChainVertex, l1Validator };
+  const primaryNetworkPages: PrimaryNetworkPages = {
+    async transactions(origin, filters, page) {
+      const response = await primaryNetwork.listTransactions(origin, filters, page, call);
+      primeTransactions(loaders, origin, response.items);
+      return response;
+    },
+    async l1Validators(network, filters, page) {
+      const response = await primaryNetwork.listL1Validators(network, filters, page, call);
+      primeL1Validators(loaders, network, response.items);
+      return response;
+    },
+    async verticesAtHeight(network, vertexHeight, sortOrder, page) {
+      const response = await primaryNetwork.listVerticesAtHeight(network, vertexHeight, sortOrder, page, call);
+      primeVertices(loaders, network, response.items);
+      return response;
+    },
+  };
+
+  return { primaryNetworkBlock, primaryNetworkTransaction, xChainVertex, l1Validator, primaryNetworkPages };
 }
 
 /** Puts blocks into the block loader under their height and hash. */
@@ -127,23 +177,23 @@ export function primeBlocks(
 }
 
 /** Puts a page's transactions into the transaction loader. */
-export function primeTransactions(
-  loaders: PrimaryNetworkLoaders,
+function primeTransactions(
+  loaders: Pick<PrimaryNetworkLoaders, "primaryNetworkTransaction">,
   origin: PrimaryNetworkOrigin,
   transactions: readonly PrimaryNetworkTransaction[],
 ): void {
   for (const tx of transactions) loaders.primaryNetworkTransaction.prime({ origin, id: tx.txHash }, tx);
 }
 
-export function primeVertices(
-  loaders: PrimaryNetworkLoaders,
+function primeVertices(
+  loaders: Pick<PrimaryNetworkLoaders, "xChainVertex">,
   network: PrimaryNetworkName,
   vertices: readonly XChainVertex[],
 ): void {
   for (const vertex of vertices) loaders.xChainVertex.prime({ network, id: vertex.vertexHash }, vertex);
 }
 
-export function primeL1Validators(
+function primeL1Validators(
   loaders: Pick<PrimaryNetworkLoaders, "l1Validator">,
   network: PrimaryNetworkName,
   validators: readonly L1Validator[],
