@@ -12,32 +12,22 @@ import {
   SignedWarpMessageRef,
   WarpMessageRef,
   WarpSignatureVerificationRef,
-  type WarpMessageView,
   type WarpVerificationView,
 } from "../schema/warp.ts";
-import type { GatewayContext } from "../src/execution/context.ts";
 import { badUserInput, GatewayError } from "../src/execution/errors.ts";
 import { WARP_VERIFICATION_COST, callCost, upstreamCalls } from "../src/limits/upstream-calls.ts";
-import { primaryChain, type PrimaryNetworkName } from "../src/upstream/primary-network-api.ts";
 import { ROUTES } from "../src/upstream/routes.ts";
 import type { UpstreamNetwork } from "../src/upstream/types.ts";
 import { warpRequestOf } from "../src/upstream/warp-api.ts";
 import { decodeCb58, encodeCb58 } from "../src/warp/cb58.ts";
 import { decodeSignedWarpMessage, type SignedWarpMessage } from "../src/warp/message.ts";
-import { decodeWarpPayload } from "../src/warp/payload.ts";
 import { WarpDecodeError } from "../src/warp/reader.ts";
-import type { ValidatorEntry } from "../src/warp/verify.ts";
+import { signingSubnetOf, verifyAgainstSubnet } from "../src/warp/signing-subnet.ts";
 
 const HEX_BYTES = /^(?:0x)?((?:[0-9a-fA-F]{2})+)$/;
 const HEX_ID = /^(?:0x)?([0-9a-fA-F]{64})$/;
 const CB58 = /^[1-9A-HJ-NP-Za-km-z]+$/;
 const MAX_PERCENTAGE = 100;
-/** Avalanche's network ids. */
-const NETWORK_IDS: Record<PrimaryNetworkName, number> = { mainnet: 1, fuji: 5 };
-const VALIDATOR_PAGE_SIZE = 100;
-/** Subnets with more validators than this many pages are not verified. */
-const MAX_VALIDATOR_PAGES = 20;
-const BLS_PUBLIC_KEY = /^(?:0x)?([0-9a-fA-F]{96})$/;
 
 /** A 32-byte id in cb58 (with a valid checksum) or hex, returned in cb58. */
 function idArgument(argument: string, value: string): string {
@@ -100,72 +90,6 @@ function aggregationRequest(input: AggregateInput) {
     quorumPercentageBuffer,
     pChainHeight: input.pChainHeight ?? undefined,
   };
-}
-
-/** The compressed BLS public key in an L1 validator's credentials, when it has a well-formed one. */
-function credentialsPublicKey(credentials: Record<string, unknown> | undefined): Uint8Array | null {
-  const text = credentials?.publicKey;
-  const digits = typeof text === "string" ? BLS_PUBLIC_KEY.exec(text)?.[1] : undefined;
-  return digits === undefined ? null : Buffer.from(digits, "hex");
-}
-
-/**
- * The subnet whose validators signed: the one the caller named, else the subnet of the P-Chain
- * transaction the message came by, else the L1 a P-Chain message is about, else the subnet of
- * the source chain. Null when none of these is known.
- */
-async function signingSubnet(view: WarpMessageView, context: GatewayContext): Promise<string | null> {
-  const { request, message } = view;
-  if (request.signingSubnetId) return idArgument("input.signingSubnetId", request.signingSubnetId);
-  if (request.txHash) {
-    const tx = await context.loaders.primaryNetworkTransaction.load({
-      origin: primaryChain(request.network, "p-chain"),
-      id: request.txHash,
-    });
-    if (tx && "subnetId" in tx && tx.subnetId) return tx.subnetId;
-  }
-  const content = decodeWarpPayload(message.payload);
-  const platformMessage = content?.kind === "addressedCall" ? content.platformMessage : null;
-  if (platformMessage?.kind === "registerL1Validator") return encodeCb58(platformMessage.subnetId);
-  if (platformMessage?.kind === "l1ValidatorRegistration" || platformMessage?.kind === "l1ValidatorWeight") {
-    const validator = await context.loaders.l1Validator.load({
-      network: request.network,
-      id: encodeCb58(platformMessage.validationId),
-    });
-    if (validator) return validator.subnetId;
-  }
-  if (message.sourceChainId.some((byte) => byte !== 0)) {
-    const chain = await context.loaders.chain.load(encodeCb58(message.sourceChainId));
-    if (chain?.subnetId) return chain.subnetId;
-  }
-  return null;
-}
-
-/** Every validator of a subnet, inactive ones included (their weight counts in the total). */
-async function subnetValidators(network: PrimaryNetworkName, subnetId: string, context: GatewayContext) {
-  const entries: ValidatorEntry[] = [];
-  let blockHeight = "";
-  let pageToken: string | undefined;
-  for (let page = 0; page < MAX_VALIDATOR_PAGES; page++) {
-    const response = await context.upstreams.primaryNetwork.listL1Validators(
-      network,
-      { subnetId, includeInactiveL1Validators: true },
-      { pageSize: VALIDATOR_PAGE_SIZE, pageToken },
-      context.call,
-    );
-    if (page === 0) blockHeight = response.blockHeight;
-    for (const validator of response.items) {
-      if (validator.weight <= 0) continue;
-      entries.push({
-        nodeId: validator.nodeId,
-        weight: BigInt(validator.weight),
-        publicKey: validator.remainingBalance > 0 ? credentialsPublicKey(validator.blsCredentials) : null,
-      });
-    }
-    pageToken = response.nextPageToken;
-    if (pageToken === undefined) return { entries, blockHeight };
-  }
-  return null;
 }
 
 /** The signed message the Data API sent, decoded; a typed error when it is not one. */
@@ -232,19 +156,15 @@ builder.objectFields(WarpMessageRef, (t) => ({
       signingSubnetId: t.arg.string({ description: "Check against this subnet's validators (cb58 or 32 bytes of hex)." }),
     },
     resolve: async (view, args, context): Promise<WarpVerificationView | null> => {
-      const subnetId =
-        args.signingSubnetId != null ? idArgument("signingSubnetId", args.signingSubnetId) : await signingSubnet(view, context);
+      const named =
+        args.signingSubnetId != null
+          ? idArgument("signingSubnetId", args.signingSubnetId)
+          : view.request.signingSubnetId
+            ? idArgument("input.signingSubnetId", view.request.signingSubnetId)
+            : undefined;
+      const subnetId = await signingSubnetOf(view.message, view.request, named, context.loaders);
       if (subnetId === null) return null;
-      const validators = await subnetValidators(view.request.network, subnetId, context);
-      if (validators === null) return null;
-      // Off the event loop, and once per message, signature and validator list (src/warp/verifier.ts).
-      const { set, result } = await context.warpVerifier.verify(
-        view.message,
-        validators.entries,
-        NETWORK_IDS[view.request.network],
-      );
-      if (set.validators.length === 0) return null;
-      return { signingSubnetId: subnetId, blockHeight: validators.blockHeight, set, result };
+      return verifyAgainstSubnet(view.message, view.request.network, subnetId, context.loaders, context.warpVerifier);
     },
   }),
 }));

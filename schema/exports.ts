@@ -81,7 +81,7 @@ builder.node(ExportOperationRef, {
     "An asynchronous job of the Data API, such as a transaction export (`GET /v1/operations/{operationId}`). It runs in the background: read it again, or subscribe to it, until its status is final.",
   // Checked like the `exportOperation(id:)` argument.
   id: { resolve: (operation) => operation.operationId, parse: (id) => parsedOrRefused(() => operationIdArgument("id", id)) },
-  loadOne: (id, context) => context.upstreams.exportJobs.getOperation(validKey(id), context.call),
+  loadOne: (id, context) => context.loaders.exportOperation.load(validKey(id)),
   fields: (t) => ({
     operationId: t.exposeString("operationId", { description: "The job's id at the Data API: pass it to `exportOperation`." }),
     operationType: t.field({

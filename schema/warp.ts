@@ -6,7 +6,8 @@
 import { encodeCb58 } from "../src/warp/cb58.ts";
 import { unsignedMessageId, type SignedWarpMessage } from "../src/warp/message.ts";
 import { decodeWarpPayload, type PChainOwner, type PlatformMessage, type WarpPayload } from "../src/warp/payload.ts";
-import type { CanonicalValidator, CanonicalValidatorSet, WarpVerification } from "../src/warp/verify.ts";
+import type { SubnetVerification } from "../src/warp/signing-subnet.ts";
+import type { CanonicalValidator } from "../src/warp/verify.ts";
 import type { SignatureAggregationResponse } from "../src/upstream/types.ts";
 import { warpRequestOf, type WarpRequest } from "../src/upstream/warp-api.ts";
 import { builder } from "./builder.ts";
@@ -19,13 +20,7 @@ export interface WarpMessageView {
 }
 
 /** The outcome of checking a message against its signing subnet's validators. */
-export interface WarpVerificationView {
-  signingSubnetId: string;
-  /** The P-Chain height the validator list is as of. */
-  blockHeight: string;
-  set: CanonicalValidatorSet;
-  result: WarpVerification;
-}
+export type WarpVerificationView = SubnetVerification;
 
 interface WarpSignerView {
   validator: CanonicalValidator;

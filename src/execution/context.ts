@@ -4,6 +4,7 @@
  * keeps its loaders in `src/execution/loaders/<domain>.ts`.
  */
 import type { BlockFeed } from "../live/block-feed.ts";
+import { createExportJobLoaders, type ExportJobLoaders } from "./loaders/export-jobs.ts";
 import { createEvmLoaders, type EvmLoaders } from "./loaders/evm.ts";
 import { createPrimaryNetworkLoaders, type PrimaryNetworkLoaders } from "./loaders/primary-network.ts";
 import type { GatewayError } from "./errors.ts";
@@ -26,7 +27,7 @@ export interface Upstreams {
   warp: WarpApi;
 }
 
-export type Loaders = EvmLoaders & PrimaryNetworkLoaders;
+export type Loaders = EvmLoaders & PrimaryNetworkLoaders & ExportJobLoaders;
 
 export interface GatewayContext {
   upstreams: Upstreams;
@@ -55,6 +56,7 @@ export interface GatewayContext {
 class RequestLoaders implements Loaders {
   #evm: EvmLoaders | undefined;
   #primaryNetwork: PrimaryNetworkLoaders | undefined;
+  #exportJobs: ExportJobLoaders | undefined;
 
   constructor(
     private readonly upstreams: Upstreams,
@@ -68,6 +70,10 @@ class RequestLoaders implements Loaders {
 
   private get primaryNetwork(): PrimaryNetworkLoaders {
     return (this.#primaryNetwork ??= createPrimaryNetworkLoaders(this.upstreams, this.call, this.observeBatch));
+  }
+
+  private get exportJobs(): ExportJobLoaders {
+    return (this.#exportJobs ??= createExportJobLoaders(this.upstreams, this.call, this.observeBatch));
   }
 
   get chainList() {
@@ -116,6 +122,10 @@ class RequestLoaders implements Loaders {
 
   get primaryNetworkPages() {
     return this.primaryNetwork.primaryNetworkPages;
+  }
+
+  get exportOperation() {
+    return this.exportJobs.exportOperation;
   }
 }
 
