@@ -9,9 +9,7 @@ import { CHAIN_LIST_LOOKUP, callCost, connectionCost, upstreamCalls } from "../s
 import { ROUTES } from "../src/upstream/routes.ts";
 import type { EvmBlock } from "../src/upstream/types.ts";
 import { GatewayError, badUserInput } from "../src/execution/errors.ts";
-import { isZeroHash, quoted } from "../src/execution/identifiers.ts";
-
-const EVM_CHAIN_ID_DECIMAL = /^[1-9][0-9]{0,19}$/;
+import { EVM_CHAIN_ID, isZeroHash, quoted } from "../src/execution/identifiers.ts";
 
 builder.queryFields((t) => ({
   latestBlocks: t.field({
@@ -94,7 +92,7 @@ builder.subscriptionFields((t) => ({
     },
     subscribe: async (_root, args, context) => {
       const chainId = String(args.chainId);
-      if (!EVM_CHAIN_ID_DECIMAL.test(chainId)) {
+      if (!EVM_CHAIN_ID.test(chainId)) {
         throw badUserInput("chainId", `chainId must be an EVM chain id in decimal (such as 43114), got ${quoted(chainId)}`);
       }
       const after = args.after === null || args.after === undefined ? undefined : BigInt(String(args.after));

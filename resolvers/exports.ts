@@ -10,11 +10,9 @@ import { callCost, upstreamCalls } from "../src/limits/upstream-calls.ts";
 import { primaryNetworkOptionsIncludeChainsValues } from "../src/upstream/contract/data-api.ts";
 import { ROUTES } from "../src/upstream/routes.ts";
 import type { PrimaryNetworkExportChain, PrimaryNetworkExportType, TransactionExportRequest } from "../src/upstream/types.ts";
-import { EVM_ADDRESS, operationIdArgument } from "../src/execution/identifiers.ts";
+import { BECH32_ADDRESS, EVM_ADDRESS, EVM_CHAIN_ID, operationIdArgument } from "../src/execution/identifiers.ts";
 
 const DATE = /^(\d{4})-(\d{2})-(\d{2})$/;
-const EVM_CHAIN_ID = /^[1-9][0-9]{0,19}$/;
-const BECH32_ADDRESS = /^(?:[PXC]-)?[a-z]{1,83}1[02-9ac-hj-np-z]{6,}$/;
 const PRIMARY_NETWORK_CHAINS: ReadonlySet<string> = new Set(primaryNetworkOptionsIncludeChainsValues);
 
 interface ExportInput {

@@ -23,14 +23,14 @@ import {
 import { PrimaryNetworkRef } from "../schema/primary-network.ts";
 import type { GatewayContext } from "../src/execution/context.ts";
 import { badUserInput, nullIfNotFound } from "../src/execution/errors.ts";
-import { toPageTokenConnection, type ConnectionArgs, type UpstreamPage } from "../src/execution/pagination.ts";
+import { slicedPages, toPageTokenConnection, type ConnectionArgs } from "../src/execution/pagination.ts";
 import { connectionCost, upstreamCalls } from "../src/limits/upstream-calls.ts";
 import { queryMinimum } from "../src/upstream/bounds.ts";
 import { servesChainMetricAt } from "../src/upstream/metric-rules.ts";
 import type { ExactMetricValue, MetricsRange } from "../src/upstream/metrics-api.ts";
 import { ROUTES, type Route } from "../src/upstream/routes.ts";
 import type { AddressBalance, ChainInfo, ChainMetricName, MetricsTimeInterval } from "../src/upstream/types.ts";
-import { CB58_ID } from "../src/execution/identifiers.ts";
+import { cb58IdArgument } from "../src/execution/identifiers.ts";
 
 const { chainMetrics, stakingMetrics, subnetMetrics, validatorFeeMetrics, tokenHolders, btcbBridgedAddresses, legacyAvgTps } =
   ROUTES;
@@ -74,54 +74,6 @@ function checkInterval(metric: ChainMetricName, interval: MetricsTimeInterval): 
 function thresholdArgument(value: string): string {
   if (value.startsWith("-")) throw badUserInput("threshold", `threshold must be 0 or more, got ${value}`, { min: 0 });
   return value;
-}
-
-function subnetIdArgument(value: string): string {
-  if (CB58_ID.test(value)) return value;
-  throw badUserInput("subnetId", `subnetId must be a subnet id in cb58, got ${JSON.stringify(value)}`);
-}
-
-/**
- * The page fetcher of a route whose pages the gateway cannot size (no pageSize parameter): the
- * upstream's own page (for a route without page parameters, its whole answer) is cut into pages
- * of `first` here. The page tokens this makes hold the upstream's token and an offset in its page.
- */
-function slicedPages<T, Meta = undefined>(fetchUpstream: (pageToken: string | undefined) => Promise<UpstreamPage<T, Meta>>) {
-  return async (request: { pageSize: number; pageToken: string | undefined }): Promise<UpstreamPage<T, Meta>> => {
-    const [upstreamToken, offset] = request.pageToken === undefined ? [undefined, 0] : parseSlice(request.pageToken);
-    const page = await fetchUpstream(upstreamToken);
-    const end = offset + request.pageSize;
-    const nextPageToken =
-      end < page.items.length
-        ? sliceToken(upstreamToken, end)
-        : page.nextPageToken === undefined
-          ? undefined
-          : sliceToken(page.nextPageToken, 0);
-    return { items: page.items.slice(offset, end), nextPageToken, meta: page.meta };
-  };
-}
-
-function sliceToken(upstreamToken: string | undefined, offset: number): string {
-  return JSON.stringify([upstreamToken ?? null, offset]);
-}
-
-function parseSlice(token: string): [string | undefined, number] {
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(token);
-  } catch {
-    parsed = undefined;
-  }
-  if (
-    !Array.isArray(parsed) ||
-    parsed.length !== 2 ||
-    (parsed[0] !== null && typeof parsed[0] !== "string") ||
-    !Number.isSafeInteger(parsed[1]) ||
-    parsed[1] < 0
-  ) {
-    throw badUserInput("after", "after is not a cursor of this gateway; pass an edge's cursor or pageInfo.endCursor unchanged");
-  }
-  return [(parsed[0] as string | null) ?? undefined, parsed[1] as number];
 }
 
 interface ChainMetricArgs extends ConnectionArgs {
@@ -195,7 +147,7 @@ builder.queryFields((t) => ({
       to: t.arg({ type: "SafeInt", description: "The latest point's timestamp, in Unix seconds." }),
     },
     resolve: (_root, args, context) => {
-      const subnetId = subnetIdArgument(String(args.subnetId));
+      const subnetId = cb58IdArgument("subnetId", String(args.subnetId), "a subnet id");
       const range = timeRange(args, subnetMetrics);
       return toPageTokenConnection(args, {
         bounds: subnetMetrics.page,
@@ -354,7 +306,9 @@ builder.objectFields(PrimaryNetworkRef, (t) => ({
     },
     resolve: (scope, args, context) => {
       const subnetId =
-        args.subnetId === null || args.subnetId === undefined ? undefined : subnetIdArgument(String(args.subnetId));
+        args.subnetId === null || args.subnetId === undefined
+          ? undefined
+          : cb58IdArgument("subnetId", String(args.subnetId), "a subnet id");
       const range = timeRange(args, stakingMetrics);
       return toPageTokenConnection(args, {
         bounds: stakingMetrics.page,

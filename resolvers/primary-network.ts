@@ -37,7 +37,15 @@ import {
   type TransactionFilters,
 } from "../src/upstream/primary-network-api.ts";
 import { ROUTES } from "../src/upstream/routes.ts";
-import { CB58_ID, EVM_ADDRESS, HEX_32 } from "../src/execution/identifiers.ts";
+import {
+  BECH32_ADDRESS,
+  BLOCK_NUMBER,
+  CB58_ID,
+  EVM_ADDRESS,
+  HEX_32,
+  cb58IdArgument,
+  nodeIdArgument,
+} from "../src/execution/identifiers.ts";
 import type {
   CChainAtomicTransaction,
   L1Validator,
@@ -57,10 +65,6 @@ import type {
 const { primaryNetworkTransactions, utxos, verticesAtHeight, l1Validators } = ROUTES;
 const MIN_TIMESTAMP = queryMinimum("data", primaryNetworkTransactions.path, "startTimestamp");
 const MIN_VERTEX_HEIGHT = queryMinimum("data", verticesAtHeight.path, "vertexHeight");
-
-const BECH32_ADDRESS = /^(?:[PXC]-)?[a-z]{1,83}1[02-9ac-hj-np-z]{6,}$/;
-const HEIGHT = /^(0|[1-9][0-9]{0,19})$/;
-const NODE_ID = /^NodeID-[1-9A-HJ-NP-Za-km-z]{20,40}$/;
 
 /**
  * Addresses for an upstream filter, comma-joined: bech32 with or without the chain letter, or 0x
@@ -83,14 +87,6 @@ function addressesArgument(argument: string, addresses: readonly string[], evm: 
     }
   }
   return addresses.join(",");
-}
-
-function idArgument(argument: string, value: string, what: string, allowHex = false): string {
-  if (CB58_ID.test(value) || (allowHex && HEX_32.test(value))) return value;
-  throw badUserInput(
-    argument,
-    `${argument} must be ${what} in cb58${allowHex ? " or as 0x and 64 hex digits" : ""}, got ${JSON.stringify(value)}`,
-  );
 }
 
 function timestampArgument(argument: string, value: number | null | undefined): number | undefined {
@@ -135,7 +131,9 @@ async function transactionConnection<T extends PrimaryNetworkTransaction>(
   const filters: TransactionFilters = {
     addresses: args.addresses ? addressesArgument("addresses", args.addresses, origin.chain === "c-chain") : undefined,
     txTypes: args.txTypes ? (args.txTypes as PrimaryNetworkTxType[]) : undefined,
-    l1ValidationId: args.l1ValidationId ? idArgument("l1ValidationId", args.l1ValidationId, "a validation id", true) : undefined,
+    l1ValidationId: args.l1ValidationId
+      ? cb58IdArgument("l1ValidationId", args.l1ValidationId, "a validation id", true)
+      : undefined,
     startTimestamp: timestampArgument("from", args.from),
     endTimestamp: timestampArgument("to", args.to),
     sortOrder: args.sortOrder ?? undefined,
@@ -176,7 +174,7 @@ async function utxoConnection<U extends PrimaryNetworkUtxo>(
 ) {
   const addresses = addressesArgument("addresses", args.addresses, false, true);
   const filters = {
-    assetId: args.assetId ? idArgument("assetId", args.assetId, "an asset id") : undefined,
+    assetId: args.assetId ? cb58IdArgument("assetId", args.assetId, "an asset id") : undefined,
     includeSpent: args.includeSpent ?? undefined,
     sortBy: args.sortBy ?? undefined,
     sortOrder: args.sortOrder ?? undefined,
@@ -271,11 +269,11 @@ builder.objectFields(PrimaryNetworkRef, (t) => ({
     resolve: (scope, args, context) => {
       const filters: L1ValidatorFilters = {
         l1ValidationId: args.l1ValidationId
-          ? idArgument("l1ValidationId", args.l1ValidationId, "a validation id", true)
+          ? cb58IdArgument("l1ValidationId", args.l1ValidationId, "a validation id", true)
           : undefined,
         includeInactiveL1Validators: args.includeInactive ?? undefined,
         nodeId: args.nodeId ? nodeIdArgument("nodeId", args.nodeId) : undefined,
-        subnetId: args.subnetId ? idArgument("subnetId", args.subnetId, "a subnet id") : undefined,
+        subnetId: args.subnetId ? cb58IdArgument("subnetId", args.subnetId, "a subnet id") : undefined,
       };
       return l1ValidatorConnection(scope.network, filters, args, "PrimaryNetwork.l1Validators", context);
     },
@@ -297,7 +295,7 @@ builder.objectFields(PrimaryNetworkRef, (t) => ({
         throw badUserInput(byValidation ? "nodeId" : "validationId", "give exactly one of validationId and nodeId");
       }
       if (byValidation) {
-        const id = idArgument("validationId", args.validationId!, "a validation id", true);
+        const id = cb58IdArgument("validationId", args.validationId!, "a validation id", true);
         return context.loaders.l1Validator.load({ network: scope.network, id });
       }
       return l1ValidatorOfNode(scope.network, nodeIdArgument("nodeId", args.nodeId!), context);
@@ -317,11 +315,6 @@ async function l1ValidatorOfNode(
     pageToken: undefined,
   });
   return chooseValidationOfNode(page.items);
-}
-
-function nodeIdArgument(argument: string, value: string): string {
-  if (NODE_ID.test(value)) return value;
-  throw badUserInput(argument, `${argument} must be NodeID- followed by a node id in cb58, got ${JSON.stringify(value)}`);
 }
 
 /** A page of a network's L1 validators, through the list route's filters. */
@@ -398,7 +391,7 @@ builder.interfaceFields(PrimaryNetworkChainRef, (t) => ({
     },
     resolve: (chain, args, context) => {
       const cChain = chain.chain === "c-chain";
-      if (!HEIGHT.test(args.id) && !(cChain ? HEX_32.test(args.id) : CB58_ID.test(args.id))) {
+      if (!BLOCK_NUMBER.test(args.id) && !(cChain ? HEX_32.test(args.id) : CB58_ID.test(args.id))) {
         throw badUserInput(
           "id",
           `id must be a block height in decimal or a block id (${cChain ? "0x and 64 hex digits" : "cb58"}), got ${JSON.stringify(args.id)}`,
@@ -421,7 +414,7 @@ function transactionOnChain<T extends PrimaryNetworkTransaction>(
   hash: string,
   context: GatewayContext,
 ): Promise<T | null> {
-  const id = idArgument("hash", hash, "a transaction id");
+  const id = cb58IdArgument("hash", hash, "a transaction id");
   return context.loaders.primaryNetworkTransaction.load({ origin: chain, id }) as Promise<T | null>;
 }
 
@@ -500,7 +493,7 @@ builder.objectFields(XChainRef, (t) => ({
     description: `One vertex of the X-Chain's DAG by its id (\`${ROUTES.vertex.label}\`); null when there is none.`,
     args: { hash: t.arg.string({ required: true, description: "The vertex's id (cb58)." }) },
     resolve: (chain, args, context) =>
-      context.loaders.xChainVertex.load({ network: chain.network, id: idArgument("hash", args.hash, "a vertex id") }),
+      context.loaders.xChainVertex.load({ network: chain.network, id: cb58IdArgument("hash", args.hash, "a vertex id") }),
   }),
   verticesAtHeight: t.field({
     type: XChainVertexConnectionRef,

@@ -19,35 +19,12 @@ import { WARP_VERIFICATION_COST, callCost, upstreamCalls } from "../src/limits/u
 import { ROUTES } from "../src/upstream/routes.ts";
 import type { UpstreamNetwork } from "../src/upstream/types.ts";
 import { warpRequestOf } from "../src/upstream/warp-api.ts";
-import { decodeCb58, encodeCb58 } from "../src/warp/cb58.ts";
+import { anyFormId32Argument, hexBytesArgument, isCheckedCb58Id } from "../src/execution/identifiers.ts";
 import { decodeSignedWarpMessage, type SignedWarpMessage } from "../src/warp/message.ts";
 import { WarpDecodeError } from "../src/warp/reader.ts";
 import { signingSubnetOf, verifyAgainstSubnet } from "../src/warp/signing-subnet.ts";
 
-const HEX_BYTES = /^(?:0x)?((?:[0-9a-fA-F]{2})+)$/;
-const HEX_ID = /^(?:0x)?([0-9a-fA-F]{64})$/;
-const CB58 = /^[1-9A-HJ-NP-Za-km-z]+$/;
 const MAX_PERCENTAGE = 100;
-
-/** A 32-byte id in cb58 (with a valid checksum) or hex, returned in cb58. */
-function idArgument(argument: string, value: string): string {
-  const hex = HEX_ID.exec(value)?.[1];
-  if (hex !== undefined) return encodeCb58(Buffer.from(hex, "hex"));
-  if (CB58.test(value) && decodeCb58(value)?.length === 32) return value;
-  throw badUserInput(
-    argument,
-    `${argument} must be a 32-byte id in cb58 or hex (64 digits, with or without 0x), got ${JSON.stringify(value)}`,
-  );
-}
-
-function hexArgument(argument: string, value: string | null | undefined): string | undefined {
-  if (value === null || value === undefined) return undefined;
-  if (HEX_BYTES.test(value)) return value;
-  throw badUserInput(
-    argument,
-    `${argument} must be hex (pairs of hex digits, with or without 0x), got ${JSON.stringify(value.slice(0, 80))}`,
-  );
-}
 
 function percentageArgument(argument: string, value: number): number {
   if (value >= 0 && value <= MAX_PERCENTAGE) return value;
@@ -65,12 +42,12 @@ interface AggregateInput {
 }
 
 function aggregationRequest(input: AggregateInput) {
-  const message = hexArgument("input.message", input.message);
-  const justification = hexArgument("input.justification", input.justification);
+  const message = hexBytesArgument("input.message", input.message);
+  const justification = hexBytesArgument("input.justification", input.justification);
   if (message === undefined && justification === undefined) {
     throw badUserInput("input.message", "input.message or input.justification is required");
   }
-  if (input.signingSubnetId != null) idArgument("input.signingSubnetId", input.signingSubnetId);
+  if (input.signingSubnetId != null) anyFormId32Argument("input.signingSubnetId", input.signingSubnetId);
   const quorumPercentage = percentageArgument("input.quorumPercentage", input.quorumPercentage ?? DEFAULT_QUORUM_PERCENTAGE);
   const quorumPercentageBuffer = percentageArgument("input.quorumPercentageBuffer", input.quorumPercentageBuffer ?? 0);
   if (quorumPercentage + quorumPercentageBuffer > MAX_PERCENTAGE) {
@@ -158,9 +135,9 @@ builder.objectFields(WarpMessageRef, (t) => ({
     resolve: async (view, args, context): Promise<WarpVerificationView | null> => {
       const named =
         args.signingSubnetId != null
-          ? idArgument("signingSubnetId", args.signingSubnetId)
+          ? anyFormId32Argument("signingSubnetId", args.signingSubnetId)
           : view.request.signingSubnetId
-            ? idArgument("input.signingSubnetId", view.request.signingSubnetId)
+            ? anyFormId32Argument("input.signingSubnetId", view.request.signingSubnetId)
             : undefined;
       const subnetId = await signingSubnetOf(view.message, view.request, named, context.loaders);
       if (subnetId === null) return null;
@@ -201,7 +178,7 @@ builder.queryFields((t) => ({
       txHash: t.arg.string({ required: true, description: "The P-Chain transaction's id (cb58)." }),
     },
     resolve: (_root, args, context) => {
-      if (!CB58.test(args.txHash) || decodeCb58(args.txHash)?.length !== 32) {
+      if (!isCheckedCb58Id(args.txHash)) {
         throw badUserInput("txHash", `txHash must be a transaction id in cb58, got ${JSON.stringify(args.txHash)}`);
       }
       return context.upstreams.warp.getTransactionMessage(upstreamNetwork(args.network), args.txHash, context.call);

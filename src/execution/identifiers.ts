@@ -1,7 +1,9 @@
 /** Checks of identifier arguments, made before any upstream call. */
+import { decodeCb58, encodeCb58 } from "../warp/cb58.ts";
 import { badUserInput } from "./errors.ts";
 
-const EVM_CHAIN_ID = /^[1-9][0-9]{0,19}$/;
+/** An EVM chain id in decimal (such as 43114). */
+export const EVM_CHAIN_ID = /^[1-9][0-9]{0,19}$/;
 /** A 32-byte id in cb58 (base58 with a checksum): 37 characters for the all-zero primary network id, ~50 otherwise. */
 export const CB58_ID = /^[1-9A-HJ-NP-Za-km-z]{36,60}$/;
 /** A 32-byte hash (block, transaction) or id in hex: 0x and 64 hex digits. */
@@ -10,6 +12,16 @@ export const HEX_32 = /^0x[0-9a-fA-F]{64}$/;
 export const EVM_ADDRESS = /^0x[0-9a-fA-F]{40}$/;
 /** A block number (height) in decimal. */
 export const BLOCK_NUMBER = /^(0|[1-9][0-9]{0,19})$/;
+/** A primary-network address in bech32, with or without its chain's prefix (P-, X-, C-). */
+export const BECH32_ADDRESS = /^(?:[PXC]-)?[a-z]{1,83}1[02-9ac-hj-np-z]{6,}$/;
+/** A node id: NodeID- and the node's id in cb58. */
+export const NODE_ID = /^NodeID-[1-9A-HJ-NP-Za-km-z]{20,40}$/;
+/** Text in the base58 alphabet, of any length (its checksum and size are checked by decoding it). */
+export const BASE58 = /^[1-9A-HJ-NP-Za-km-z]+$/;
+/** 32 bytes in hex, with or without 0x. */
+const HEX_32_OPTIONAL_PREFIX = /^(?:0x)?([0-9a-fA-F]{64})$/;
+/** Bytes in hex (pairs of digits), with or without 0x. */
+const HEX_BYTES = /^(?:0x)?((?:[0-9a-fA-F]{2})+)$/;
 
 export function isChainId(value: string): boolean {
   return EVM_CHAIN_ID.test(value) || CB58_ID.test(value);
@@ -40,6 +52,46 @@ export function blockIdArgument(argument: string, value: string): string {
     );
   }
   return blockId;
+}
+
+/** A 32-byte id in cb58 (by its form), or, with `allowHex`, as 0x and 64 hex digits; returned as given. */
+export function cb58IdArgument(argument: string, value: string, what: string, allowHex = false): string {
+  if (CB58_ID.test(value) || (allowHex && HEX_32.test(value))) return value;
+  throw badUserInput(
+    argument,
+    `${argument} must be ${what} in cb58${allowHex ? " or as 0x and 64 hex digits" : ""}, got ${JSON.stringify(value)}`,
+  );
+}
+
+/** Whether text is a 32-byte id in cb58 whose checksum holds. */
+export function isCheckedCb58Id(value: string): boolean {
+  return BASE58.test(value) && decodeCb58(value)?.length === 32;
+}
+
+/** A 32-byte id in cb58 (with a valid checksum) or in hex (with or without 0x), returned in cb58. */
+export function anyFormId32Argument(argument: string, value: string): string {
+  const hex = HEX_32_OPTIONAL_PREFIX.exec(value)?.[1];
+  if (hex !== undefined) return encodeCb58(Buffer.from(hex, "hex"));
+  if (isCheckedCb58Id(value)) return value;
+  throw badUserInput(
+    argument,
+    `${argument} must be a 32-byte id in cb58 or hex (64 digits, with or without 0x), got ${JSON.stringify(value)}`,
+  );
+}
+
+/** Bytes in hex (with or without 0x); undefined when absent. */
+export function hexBytesArgument(argument: string, value: string | null | undefined): string | undefined {
+  if (value === null || value === undefined) return undefined;
+  if (HEX_BYTES.test(value)) return value;
+  throw badUserInput(
+    argument,
+    `${argument} must be hex (pairs of hex digits, with or without 0x), got ${JSON.stringify(value.slice(0, 80))}`,
+  );
+}
+
+export function nodeIdArgument(argument: string, value: string): string {
+  if (NODE_ID.test(value)) return value;
+  throw badUserInput(argument, `${argument} must be NodeID- followed by a node id in cb58, got ${JSON.stringify(value)}`);
 }
 
 export function isZeroHash(hash: string): boolean {

@@ -294,3 +294,48 @@ export async function toPageTokenConnection<T, Meta = undefined>(
     pageInfo: new PageInfo(edges, more),
   };
 }
+
+/**
+ * The page fetcher of a route whose pages the gateway cannot size (no pageSize parameter): the
+ * upstream's own page (for a route without page parameters, its whole answer) is cut into pages
+ * of `first` here. The page tokens this makes hold the upstream's token and an offset in its page.
+ */
+export function slicedPages<T, Meta = undefined>(
+  fetchUpstream: (pageToken: string | undefined) => Promise<UpstreamPage<T, Meta>>,
+) {
+  return async (request: { pageSize: number; pageToken: string | undefined }): Promise<UpstreamPage<T, Meta>> => {
+    const [upstreamToken, offset] = request.pageToken === undefined ? [undefined, 0] : parseSlice(request.pageToken);
+    const page = await fetchUpstream(upstreamToken);
+    const end = offset + request.pageSize;
+    const nextPageToken =
+      end < page.items.length
+        ? sliceToken(upstreamToken, end)
+        : page.nextPageToken === undefined
+          ? undefined
+          : sliceToken(page.nextPageToken, 0);
+    return { items: page.items.slice(offset, end), nextPageToken, meta: page.meta };
+  };
+}
+
+function sliceToken(upstreamToken: string | undefined, offset: number): string {
+  return JSON.stringify([upstreamToken ?? null, offset]);
+}
+
+function parseSlice(token: string): [string | undefined, number] {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(token);
+  } catch {
+    parsed = undefined;
+  }
+  if (
+    !Array.isArray(parsed) ||
+    parsed.length !== 2 ||
+    (parsed[0] !== null && typeof parsed[0] !== "string") ||
+    !Number.isSafeInteger(parsed[1]) ||
+    parsed[1] < 0
+  ) {
+    throw badUserInput("after", "after is not a cursor of this gateway; pass an edge's cursor or pageInfo.endCursor unchanged");
+  }
+  return [(parsed[0] as string | null) ?? undefined, parsed[1] as number];
+}
