@@ -13,7 +13,7 @@
 import { execSync } from "node:child_process";
 import { writeFile } from "node:fs/promises";
 import { availableParallelism, cpus, loadavg } from "node:os";
-import { startRedisServer, type RedisServer } from "../test/redis-server.ts";
+import { startRedisServer, type RedisServer } from "../test/support/redis-server.ts";
 import { buildGateway } from "./build.ts";
 import { gatewayBody, load, median, round, warmUp, type LoadResult, type Operation } from "./measure.ts";
 import { referenceOperations } from "./operations/index.ts";

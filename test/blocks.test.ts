@@ -1,4 +1,4 @@
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it } from "vitest";
 import type { components } from "../src/upstream/contract/data-api.ts";
 import {
   BlockNodeDocument,
@@ -7,23 +7,12 @@ import {
   LatestBlocksWithChainAndParentDocument,
   LatestBlocksWithParentDetailsDocument,
 } from "./generated/graphql.ts";
-import { execute, simulatorGet, startHarness, upstreamCalls, type Harness } from "./helpers.ts";
+import { execute, simulatorGet, upstreamCalls, useHarness } from "./support/harness.ts";
 
 type ListEvmBlocksResponse = components["schemas"]["ListEvmBlocksResponse"];
 type EvmBlock = components["schemas"]["EvmBlock"];
 
-let harness: Harness;
-
-beforeAll(async () => {
-  harness = await startHarness();
-});
-afterAll(async () => {
-  await harness.close();
-});
-beforeEach(() => {
-  harness.gateway.cache.clear();
-  harness.simulator.resetCounters();
-});
+const harness = useHarness();
 
 describe("latestBlocks", () => {
   it("makes one /v1/blocks call and one chain list call for 20 blocks with chains and parent hashes, and no chain call when warm", async () => {

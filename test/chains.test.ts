@@ -3,7 +3,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { schema } from "../src/schema.ts";
 import type { components } from "../src/upstream/contract/data-api.ts";
 import { ChainDocument, ChainNodeDocument, ChainsDocument } from "./generated/graphql.ts";
-import { execute, simulatorGet, startHarness, upstreamCalls, type Harness } from "./helpers.ts";
+import { execute, simulatorGet, startHarness, upstreamCalls, type Harness } from "./support/harness.ts";
 
 type ChainInfo = components["schemas"]["ChainInfo"];
 

@@ -13,7 +13,7 @@ import { schema } from "../src/schema.ts";
 import { newDocumentCost } from "../src/plugins/rate-limit.ts";
 import { NO_FACTS, estimateUpstreamCalls } from "../src/limits/upstream-calls.ts";
 import { PChainUtxoLinksDocument } from "./generated/graphql.ts";
-import { execute, startHarness, upstreamCalls, type Harness } from "./helpers.ts";
+import { execute, startHarness, upstreamCalls, type Harness } from "./support/harness.ts";
 
 const DOCUMENT = print(PChainUtxoLinksDocument);
 const ESTIMATE_OF = (variables: Record<string, unknown>) =>

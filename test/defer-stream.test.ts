@@ -6,7 +6,7 @@
  */
 import { meros } from "meros/browser";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { execute, startHarness, upstreamCalls, type Harness } from "./helpers.ts";
+import { execute, startHarness, upstreamCalls, type Harness } from "./support/harness.ts";
 
 let harness: Harness;
 

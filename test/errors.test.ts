@@ -1,19 +1,8 @@
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it } from "vitest";
 import { ChainBlockDocument, LatestBlocksWithChainAndParentDocument } from "./generated/graphql.ts";
-import { execute, startHarness, upstreamCalls, type Harness } from "./helpers.ts";
+import { execute, upstreamCalls, useHarness } from "./support/harness.ts";
 
-let harness: Harness;
-
-beforeAll(async () => {
-  harness = await startHarness({ GLACIER_API_KEY: "gateway-own-key" });
-});
-afterAll(async () => {
-  await harness.close();
-});
-beforeEach(() => {
-  harness.gateway.cache.clear();
-  harness.simulator.resetCounters();
-});
+const harness = useHarness({ env: { GLACIER_API_KEY: "gateway-own-key" } });
 afterEach(() => {
   harness.simulator.setKnobs({ errorRate: 0, errorRoutes: [], apiKeys: null });
 });

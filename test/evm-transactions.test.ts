@@ -31,7 +31,7 @@ import {
   ChainTransactionDocument,
   TransactionNodeDocument,
 } from "./generated/graphql.ts";
-import { execute, simulatorGet, startHarness, upstreamCalls, type Harness } from "./helpers.ts";
+import { execute, simulatorGet, startHarness, upstreamCalls, type Harness } from "./support/harness.ts";
 
 type Schemas = components["schemas"];
 type RichAddress = Schemas["RichAddress"];

@@ -5,7 +5,7 @@ import { formatBlock, watchNewBlocks, type NewBlock } from "../examples/new-bloc
 import { createGatewayServer } from "../src/server/http-server.ts";
 import { createLogger } from "../src/telemetry/logger.ts";
 import { createWebSocketTransport } from "../src/server/websocket.ts";
-import { simulatorGet, startHarness, until, type Harness } from "./helpers.ts";
+import { simulatorGet, startHarness, until, type Harness } from "./support/harness.ts";
 
 let harness: Harness;
 let server: Server;

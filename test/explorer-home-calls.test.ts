@@ -6,7 +6,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { components } from "../src/upstream/contract/data-api.ts";
 import { ExplorerHomeColdDocument } from "./generated/graphql.ts";
-import { execute, simulatorGet, startHarness, upstreamCalls, type Harness } from "./helpers.ts";
+import { execute, simulatorGet, startHarness, upstreamCalls, type Harness } from "./support/harness.ts";
 
 type EvmBlock = components["schemas"]["EvmBlock"];
 

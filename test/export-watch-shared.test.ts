@@ -7,10 +7,10 @@
 import { setTimeout as sleep } from "node:timers/promises";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { startSimulator } from "../simulator/server.ts";
-import { operationsOf, subscribeExport, type SseEvent } from "./export-subscription.ts";
+import { operationsOf, subscribeExport, type SseEvent } from "./support/subscriptions.ts";
 import { ExportTransactionsDocument } from "./generated/graphql.ts";
-import { execute, metricsText, startInstance, until, type Instance, type RunningSimulator } from "./helpers.ts";
-import { redisServerAvailable, startRedisServer, type RedisServer } from "./redis-server.ts";
+import { execute, metricsText, startInstance, until, type Instance, type RunningSimulator } from "./support/harness.ts";
+import { redisServerAvailable, startRedisServer, type RedisServer } from "./support/redis-server.ts";
 
 const GET_ROUTE = "GET /v1/operations/{operationId}";
 const POLL_MS = 200;

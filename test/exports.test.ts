@@ -7,8 +7,8 @@ import {
   type ExportOperationFieldsFragment,
   type ExportTransactionsInput,
 } from "./generated/graphql.ts";
-import { operationsOf, subscribeExport, type ExportSubscription } from "./export-subscription.ts";
-import { execute, startHarness, upstreamCalls, type Harness } from "./helpers.ts";
+import { operationsOf, subscribeExport, type ExportSubscription } from "./support/subscriptions.ts";
+import { execute, startHarness, upstreamCalls, type Harness } from "./support/harness.ts";
 
 const POST_ROUTE = "POST /v1/operations/transactions:export";
 const GET_ROUTE = "GET /v1/operations/{operationId}";

@@ -13,7 +13,7 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from
 import type { GraphQLFormattedError } from "graphql";
 import type { ErrorCode } from "../src/execution/errors.ts";
 import { ROUTES, type RouteName } from "../src/upstream/routes.ts";
-import { execute, registerL1ValidatorTx, startHarness, upstreamCalls, type Harness } from "./helpers.ts";
+import { execute, registerL1ValidatorTx, startHarness, upstreamCalls, type Harness } from "./support/harness.ts";
 
 const C_CHAIN = "43114";
 const P_CHAIN = "11111111111111111111111111111111LpoYY";

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { GRAPHIQL_EXAMPLES } from "../src/plugins/graphiql-examples.ts";
-import { execute, startHarness, type Harness } from "./helpers.ts";
+import { execute, startHarness, type Harness } from "./support/harness.ts";
 
 let harness: Harness;
 

@@ -4,26 +4,19 @@ import { connect, type AddressInfo } from "node:net";
 import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { execute, startHarness, upstreamCalls, type Harness } from "./helpers.ts";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { execute, upstreamCalls, useHarness, startHarness } from "./support/harness.ts";
 
-let harness: Harness;
-
-beforeAll(async () => {
-  harness = await startHarness({
+const harness = useHarness({
+  env: {
     MAX_QUERY_COST: "300",
     MAX_QUERY_DEPTH: "6",
     MAX_QUERY_ALIASES: "5",
     MAX_QUERY_TOKENS: "400",
     MAX_QUERY_DIRECTIVES: "3",
     MAX_BODY_BYTES: "20000",
-  });
-});
-afterAll(async () => {
-  await harness.close();
-});
-beforeEach(() => {
-  harness.simulator.resetCounters();
+  },
+  clearCache: false,
 });
 
 async function refused(query: string, variables: Record<string, unknown> = {}) {

@@ -1,7 +1,7 @@
 /** `Subscription.newBlocks`: one poller per chain, each block once and in order, resumable, bounded. */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { subscribeSse, type ExportSubscription, type SseEvent } from "./export-subscription.ts";
-import { simulatorGet, startHarness, until, upstreamCalls, type Harness } from "./helpers.ts";
+import { subscribeSse, type ExportSubscription, type SseEvent } from "./support/subscriptions.ts";
+import { simulatorGet, startHarness, until, upstreamCalls, type Harness } from "./support/harness.ts";
 import type { ListEvmBlocksResponse } from "../src/upstream/types.ts";
 
 const NEW_BLOCKS = `subscription NewBlocks($chainId: ID!, $after: BigInt) {

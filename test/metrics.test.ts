@@ -1,5 +1,5 @@
 import type { GraphQLFormattedError } from "graphql";
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { afterAll, describe, expect, it } from "vitest";
 import { graphqlEnumName } from "../schema/enums.ts";
 import { loadConfig } from "../src/config.ts";
 import { createLogger } from "../src/telemetry/logger.ts";
@@ -28,7 +28,7 @@ import {
   type SubnetMetric,
   type ValidatorFeeMetric,
 } from "./generated/graphql.ts";
-import { execute, simulatorGet, startHarness, upstreamCalls, type Harness } from "./helpers.ts";
+import { execute, simulatorGet, upstreamCalls, type Harness, useHarness } from "./support/harness.ts";
 
 type MetricsApiResponse = components["schemas"]["MetricsApiResponse"];
 type LookingGlassResponse = components["schemas"]["LookingGlassResponse"];
@@ -42,18 +42,7 @@ const DAY = 86_400;
 const PRIMARY_NETWORK_SUBNET_ID = "11111111111111111111111111111111LpoYY";
 const DAY_ONLY = [...DAY_ONLY_CHAIN_METRICS];
 
-let harness: Harness;
-
-beforeAll(async () => {
-  harness = await startHarness();
-});
-afterAll(async () => {
-  await harness.close();
-});
-beforeEach(() => {
-  harness.gateway.cache.clear();
-  harness.simulator.resetCounters();
-});
+const harness = useHarness();
 
 /** A whole series straight from the simulator, newest first. */
 async function upstreamSeries(path: string): Promise<MetricsApiResponse["results"]> {

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ChainBlockDocument } from "./generated/graphql.ts";
-import { execute, startHarness, until, type Harness } from "./helpers.ts";
+import { execute, startHarness, until, type Harness } from "./support/harness.ts";
 
 let harness: Harness;
 

@@ -1,21 +1,11 @@
 import { getNamedType, isObjectType } from "graphql";
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { schema } from "../src/schema.ts";
 import { queryMinimum } from "../src/upstream/bounds.ts";
 import { ChainBlocksPageDocument, LatestBlocksWithChainAndParentDocument } from "./generated/graphql.ts";
-import { execute, startHarness, upstreamCalls, type Harness } from "./helpers.ts";
+import { execute, upstreamCalls, useHarness } from "./support/harness.ts";
 
-let harness: Harness;
-
-beforeAll(async () => {
-  harness = await startHarness();
-});
-afterAll(async () => {
-  await harness.close();
-});
-beforeEach(() => {
-  harness.simulator.resetCounters();
-});
+const harness = useHarness({ clearCache: false });
 
 describe("connection arguments are checked before any upstream call", () => {
   const cases: { name: string; variables: Record<string, unknown>; argument: string; message: RegExp }[] = [

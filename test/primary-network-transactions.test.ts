@@ -26,7 +26,7 @@ import {
   XChainUtxoLinksDocument,
   XChainUtxosPageDocument,
 } from "./generated/graphql.ts";
-import { execute, simulatorGet, startHarness, upstreamCalls, type Harness } from "./helpers.ts";
+import { execute, simulatorGet, startHarness, upstreamCalls, type Harness } from "./support/harness.ts";
 
 type Schemas = components["schemas"];
 type PChainTransaction = Schemas["PChainTransaction"];

@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import type { components } from "../src/upstream/contract/data-api.ts";
 import {
   L1ValidatorLookupDocument,
@@ -11,7 +11,7 @@ import {
   XChainVertexDocument,
   XChainVerticesDocument,
 } from "./generated/graphql.ts";
-import { execute, simulatorGet, startHarness, upstreamCalls, type Harness } from "./helpers.ts";
+import { execute, simulatorGet, upstreamCalls, useHarness } from "./support/harness.ts";
 
 type Schemas = components["schemas"];
 type Block = Schemas["GetPrimaryNetworkBlockResponse"];
@@ -36,18 +36,7 @@ const VERTEX_ROUTE = "GET /v1/networks/{network}/blockchains/{blockchainId}/vert
 const VERTICES_ROUTE = "GET /v1/networks/{network}/blockchains/{blockchainId}/vertices:listByHeight";
 const L1_ROUTE = "GET /v1/networks/{network}/l1Validators";
 
-let harness: Harness;
-
-beforeAll(async () => {
-  harness = await startHarness();
-});
-afterAll(async () => {
-  await harness.close();
-});
-beforeEach(() => {
-  harness.gateway.cache.clear();
-  harness.simulator.resetCounters();
-});
+const harness = useHarness();
 
 const globalId = (typename: string, key: string) => Buffer.from(`${typename}:${key}`).toString("base64");
 

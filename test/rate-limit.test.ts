@@ -8,8 +8,8 @@ import { GatewayMetrics } from "../src/telemetry/metrics.ts";
 import { callerOf } from "../src/plugins/rate-limit.ts";
 import { RedisLink } from "../src/shared-state/redis.ts";
 import { LocalBuckets, secondsUntil } from "../src/limits/token-buckets.ts";
-import { execute, startHarness, upstreamCalls, type Harness } from "./helpers.ts";
-import { redisServerAvailable, startRedisServer, type RedisServer } from "./redis-server.ts";
+import { execute, startHarness, upstreamCalls, type Harness } from "./support/harness.ts";
+import { redisServerAvailable, startRedisServer, type RedisServer } from "./support/redis-server.ts";
 
 /** 1 upstream call: one page of one block. */
 const COSTS_1 = `{ latestBlocks(first: 1) { nodes { blockHash } } }`;
@@ -373,7 +373,10 @@ describe.skipIf(!redisServerAvailable)("buckets shared in Redis", () => {
       expect(keys.length).toBeGreaterThan(0);
       const ttls = await Promise.all(keys.map((bucket) => inspector.pttl(bucket)));
       // burst 10 at 1 a second
-      for (const ttl of ttls) (expect(ttl).toBeGreaterThan(5_000), expect(ttl).toBeLessThanOrEqual(10_000));
+      for (const ttl of ttls) {
+        expect(ttl).toBeGreaterThan(5_000);
+        expect(ttl).toBeLessThanOrEqual(10_000);
+      }
     } finally {
       inspector.disconnect();
     }

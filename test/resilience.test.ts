@@ -1,30 +1,21 @@
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it } from "vitest";
 import { setTimeout as sleep } from "node:timers/promises";
 import { loadConfig } from "../src/config.ts";
 import { createLogger } from "../src/telemetry/logger.ts";
 import { UpstreamService } from "../src/upstream/http.ts";
 import { createGateway } from "../src/gateway.ts";
 import { ChainBlockDocument, ChainDocument } from "./generated/graphql.ts";
-import { execute, startHarness, upstreamCalls, type Harness } from "./helpers.ts";
-import { freePort } from "./free-port.ts";
+import { execute, upstreamCalls, useHarness, startHarness } from "./support/harness.ts";
+import { freePort } from "./support/free-port.ts";
 
 const BLOCK_ROUTE = "GET /v1/chains/{chainId}/blocks/{blockId}";
 
-let harness: Harness;
-
-beforeAll(async () => {
-  harness = await startHarness({
+const harness = useHarness({
+  env: {
     UPSTREAM_RETRY_BASE_MS: "5",
     REQUEST_TIMEOUT_MS: "1000",
     BREAKER_VOLUME_THRESHOLD: "1000",
-  });
-});
-afterAll(async () => {
-  await harness.close();
-});
-beforeEach(() => {
-  harness.gateway.cache.clear();
-  harness.simulator.resetCounters();
+  },
 });
 afterEach(() => {
   harness.simulator.setKnobs({

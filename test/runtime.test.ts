@@ -3,7 +3,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { loadConfig } from "../src/config.ts";
 import { startSimulatorProcess } from "../src/server/simulator-process.ts";
 import { ChainBlockDocument } from "./generated/graphql.ts";
-import { execute, metricsText, startHarness, upstreamCalls, type Harness } from "./helpers.ts";
+import { execute, metricsText, startHarness, upstreamCalls, type Harness } from "./support/harness.ts";
 
 describe("identical concurrent upstream GETs", () => {
   let harness: Harness;

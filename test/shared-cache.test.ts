@@ -6,8 +6,8 @@ import { setTimeout as sleep } from "node:timers/promises";
 import { Redis } from "ioredis";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { startSimulator } from "../simulator/server.ts";
-import { execute, metricsText, startInstance, until, type Instance, type RunningSimulator } from "./helpers.ts";
-import { redisServerAvailable, startRedisServer, type RedisServer } from "./redis-server.ts";
+import { execute, metricsText, startInstance, until, type Instance, type RunningSimulator } from "./support/harness.ts";
+import { redisServerAvailable, startRedisServer, type RedisServer } from "./support/redis-server.ts";
 
 const BLOCK_QUERY = `query Block($hash: String!) { chain(id: "43114") { chainName block(id: $hash) { blockNumber blockHash txCount } } }`;
 

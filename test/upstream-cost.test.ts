@@ -40,7 +40,7 @@ import {
   XChainUtxoLinksDocument,
   XChainVerticesDocument,
 } from "./generated/graphql.ts";
-import { execute, registerL1ValidatorTx, simulatorGet, startHarness, upstreamCalls, type Harness } from "./helpers.ts";
+import { execute, registerL1ValidatorTx, simulatorGet, startHarness, upstreamCalls, type Harness } from "./support/harness.ts";
 
 function objectField(coordinate: string): { type: GraphQLObjectType; field: GraphQLField<unknown, unknown> } | undefined {
   const [typeName, fieldName] = coordinate.split(".");

@@ -1,13 +1,13 @@
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { beforeEach, describe, expect, it } from "vitest";
 import { loadConfig } from "../src/config.ts";
 import { createLogger } from "../src/telemetry/logger.ts";
 import { decodeCb58, encodeCb58 } from "../src/warp/cb58.ts";
 import { createGateway } from "../src/gateway.ts";
 import type { PTransaction } from "../simulator/network/primary-network/model.ts";
 import { AggregateWarpSignaturesDocument, WarpSignatureAgainstDocument, WarpSignatureDocument } from "./generated/graphql.ts";
-import { execute, startHarness, upstreamCalls, type Harness } from "./helpers.ts";
+import { execute, upstreamCalls, useHarness } from "./support/harness.ts";
 
 const POST_ROUTE = "POST /v1/signatureAggregator/{network}/aggregateSignatures";
 const GET_ROUTE = "GET /v1/signatureAggregator/{network}/aggregateSignatures/{txHash}";
@@ -15,18 +15,10 @@ const L1_ROUTE = "GET /v1/networks/{network}/l1Validators";
 const TX_ROUTE = "GET /v1/networks/{network}/blockchains/{blockchainId}/transactions/{txHash}";
 const P_CHAIN_ID = "11111111111111111111111111111111LpoYY";
 
-let harness: Harness;
+const harness = useHarness();
 
-beforeAll(async () => {
-  harness = await startHarness();
-});
-afterAll(async () => {
-  await harness.close();
-});
 beforeEach(() => {
   harness.simulator.setKnobs({ errorRate: 0, errorRoutes: [] });
-  harness.gateway.cache.clear();
-  harness.simulator.resetCounters();
 });
 
 const u32 = (value: number) => {

@@ -13,7 +13,7 @@ import { createGatewayServer, type GatewayServer } from "../src/server/http-serv
 import { createLogger } from "../src/telemetry/logger.ts";
 import { createWebSocketTransport } from "../src/server/websocket.ts";
 import { ChainBlockDocument, ExportTransactionsDocument, WatchExportOperationDocument } from "./generated/graphql.ts";
-import { execute, startHarness, until, type Harness } from "./helpers.ts";
+import { execute, startHarness, until, type Harness } from "./support/harness.ts";
 
 type ExecutionResult = FormattedExecutionResult<Record<string, unknown>, unknown>;
 

@@ -7,7 +7,7 @@ import { readFileSync, readdirSync } from "node:fs";
 import { Agent, request, type IncomingHttpHeaders } from "node:http";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { CrashLoopGuard } from "../src/server/crash-loop.ts";
-import { startServerProcess, type LogLine as BaseLogLine, type ServerProcess } from "./server-process.ts";
+import { startServerProcess, type LogLine as BaseLogLine, type ServerProcess } from "./support/server-process.ts";
 
 const STARTED = new Set<ChildProcess>();
 

@@ -10,7 +10,7 @@ import { buildSchema, type GraphQLSchema } from "graphql";
 import { appendFileSync, readFileSync } from "node:fs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startSimulator } from "../../simulator/server.ts";
-import { startInstance, type Instance, type RunningSimulator } from "../helpers.ts";
+import { startInstance, type Instance, type RunningSimulator } from "../support/harness.ts";
 import { projectOperations, type NamedOperation } from "./corpus.ts";
 import { generateOperation } from "./generator.ts";
 import { agree, boundedMap, send, type Answer } from "./run.ts";

@@ -4,7 +4,7 @@
  * malformed 2xx bodies do.
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { execute, metricsText, startHarness, upstreamCalls, type Harness } from "../helpers.ts";
+import { execute, metricsText, startHarness, upstreamCalls, type Harness } from "../support/harness.ts";
 
 const BLOCK_ROUTE = "GET /v1/chains/{chainId}/blocks/{blockId}";
 const BLOCK_QUERY = 'query Block($id: String!) { chain(id: "43114") { block(id: $id) { blockNumber } } }';

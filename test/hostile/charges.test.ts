@@ -11,7 +11,7 @@ import {
   FREE_DOCUMENT_TOKENS,
   newDocumentCost,
 } from "../../src/plugins/rate-limit.ts";
-import { execute, startHarness, upstreamCalls, type Harness } from "../helpers.ts";
+import { execute, startHarness, upstreamCalls, type Harness } from "../support/harness.ts";
 
 let harness: Harness | undefined;
 

@@ -5,7 +5,7 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { connectionAddress } from "../../src/server/http-server.ts";
 import { ExportTransactionsDocument } from "../generated/graphql.ts";
-import { execute, metricsText, until, upstreamCalls } from "../helpers.ts";
+import { execute, metricsText, until, upstreamCalls } from "../support/harness.ts";
 import {
   exchange,
   graphqlRequest,

@@ -8,7 +8,7 @@ import { useGraphQlJit } from "@envelop/graphql-jit";
 import { createSchema, createYoga } from "graphql-yoga";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { RequestDeadlines } from "../../src/limits/deadline.ts";
-import { execute, metricsText, startHarness, upstreamCalls, type Harness } from "../helpers.ts";
+import { execute, metricsText, startHarness, upstreamCalls, type Harness } from "../support/harness.ts";
 
 const BLOCK_ROUTE = "GET /v1/chains/{chainId}/blocks/{blockId}";
 const BLOCK_QUERY = 'query Block($id: String!) { chain(id: "43114") { chainId block(id: $id) { blockNumber } } }';

@@ -5,7 +5,7 @@
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterEach, describe, expect, it } from "vitest";
-import { execute, startHarness, upstreamCalls, type Harness } from "../helpers.ts";
+import { execute, startHarness, upstreamCalls, type Harness } from "../support/harness.ts";
 
 /** One upstream call. */
 const COSTS_1 = "{ latestBlocks(first: 1) { nodes { blockHash } } }";

@@ -2,7 +2,7 @@
 import { connect, type AddressInfo, type Socket } from "node:net";
 import { createGatewayServer, type GatewayServer } from "../../src/server/http-server.ts";
 import { createLogger } from "../../src/telemetry/logger.ts";
-import { startHarness, type Harness } from "../helpers.ts";
+import { startHarness, type Harness } from "../support/harness.ts";
 
 export interface RawConnection {
   socket: Socket;

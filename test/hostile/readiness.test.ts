@@ -1,7 +1,7 @@
 /** Row 6: `GET /ready` asked thousands of times must not become thousands of upstream health checks. */
 import { afterEach, describe, expect, it } from "vitest";
 import { UpstreamReadiness, type HealthRoute } from "../../src/plugins/readiness.ts";
-import { execute, metricsText, startHarness, until, upstreamCalls, type Harness } from "../helpers.ts";
+import { execute, metricsText, startHarness, until, upstreamCalls, type Harness } from "../support/harness.ts";
 
 const HEALTH_ROUTES = ["GET /v1/health-check", "GET /v2/health-check"];
 

@@ -9,7 +9,7 @@ import { createServer, type Server } from "node:http";
 import { connect, type AddressInfo } from "node:net";
 import type { Plugin } from "graphql-yoga";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { execute, metricsText, startHarness, upstreamCalls, type Harness } from "../helpers.ts";
+import { execute, metricsText, startHarness, upstreamCalls, type Harness } from "../support/harness.ts";
 
 let harness: Harness;
 let server: Server;

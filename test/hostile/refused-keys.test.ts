@@ -6,7 +6,7 @@
  */
 import { setTimeout as sleep } from "node:timers/promises";
 import { afterEach, describe, expect, it } from "vitest";
-import { execute, startHarness, upstreamCalls, type Harness } from "../helpers.ts";
+import { execute, startHarness, upstreamCalls, type Harness } from "../support/harness.ts";
 
 const BLOCK_QUERY = '{ chain(id: "43114") { block(id: "500") { blockNumber blockHash } } }';
 const OTHER_QUERY = '{ chain(id: "43114") { block(id: "501") { blockNumber } } }';

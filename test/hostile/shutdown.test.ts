@@ -5,7 +5,7 @@
  */
 import type { ChildProcess } from "node:child_process";
 import { afterAll, describe, expect, it } from "vitest";
-import { startServerProcess } from "../server-process.ts";
+import { startServerProcess } from "../support/server-process.ts";
 
 const GRACE_MS = 20_000;
 const started = new Set<ChildProcess>();

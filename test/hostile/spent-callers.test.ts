@@ -5,7 +5,7 @@
  * gateway's Node listener runs and callers are told apart by their socket addresses.
  */
 import { afterEach, describe, expect, it } from "vitest";
-import { upstreamCalls } from "../helpers.ts";
+import { upstreamCalls } from "../support/harness.ts";
 import { exchange, graphqlRequest, openConnection, parseAnswer, serveGateway, stopServed, type Served } from "./raw-http.ts";
 
 const running: Served[] = [];

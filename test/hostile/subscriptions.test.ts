@@ -5,9 +5,9 @@
 import { print } from "graphql";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { newDocumentCost } from "../../src/plugins/rate-limit.ts";
-import { operationsOf, subscribeExport, type ExportSubscription } from "../export-subscription.ts";
+import { operationsOf, subscribeExport, type ExportSubscription } from "../support/subscriptions.ts";
 import { ExportTransactionsDocument, WatchExportOperationDocument } from "../generated/graphql.ts";
-import { execute, startHarness, until, upstreamCalls, type Harness } from "../helpers.ts";
+import { execute, startHarness, until, upstreamCalls, type Harness } from "../support/harness.ts";
 
 const GET_ROUTE = "GET /v1/operations/{operationId}";
 const BURST = 30;

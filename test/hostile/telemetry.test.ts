@@ -9,7 +9,7 @@ import { startSimulator } from "../../simulator/server.ts";
 import { loadConfig } from "../../src/config.ts";
 import { createLogger, LOGGED_BOUNDS } from "../../src/telemetry/logger.ts";
 import { createGateway } from "../../src/gateway.ts";
-import { execute, metricsText, upstreamCalls, type Harness } from "../helpers.ts";
+import { execute, metricsText, upstreamCalls, type Harness } from "../support/harness.ts";
 
 /** Log lines the gateway wrote since the last `clear`. */
 class CapturedLog extends Writable {

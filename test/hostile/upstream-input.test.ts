@@ -5,8 +5,8 @@
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { buildPath, buildQuery } from "../../src/upstream/http.ts";
-import { subscribeExport } from "../export-subscription.ts";
-import { execute, startHarness, upstreamCalls, type Harness } from "../helpers.ts";
+import { subscribeExport } from "../support/subscriptions.ts";
+import { execute, startHarness, upstreamCalls, type Harness } from "../support/harness.ts";
 
 let harness: Harness;
 

@@ -5,7 +5,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { newDocumentCost } from "../../src/plugins/rate-limit.ts";
 import { WARP_VERIFICATION_COST } from "../../src/limits/upstream-calls.ts";
-import { execute, metricsText, registerL1ValidatorTx, startHarness, upstreamCalls, type Harness } from "../helpers.ts";
+import { execute, metricsText, registerL1ValidatorTx, startHarness, upstreamCalls, type Harness } from "../support/harness.ts";
 
 const ALIASES = 49;
 /** Estimated upstream calls per alias: the message, the one look-up expected to find its subnet, the validator page. */

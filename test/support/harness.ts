@@ -3,13 +3,14 @@
  * Tests send operations through `yoga.fetch`; the gateway reaches the simulator over HTTP.
  */
 import type { TypedDocumentNode } from "@graphql-typed-document-node/core";
+import { afterAll, beforeAll, beforeEach } from "vitest";
 import { print, type ExecutionResult, type GraphQLFormattedError } from "graphql";
-import { loadConfig, type GatewayConfig } from "../src/config.ts";
-import { createLogger } from "../src/telemetry/logger.ts";
-import { GatewayMetrics } from "../src/telemetry/metrics.ts";
-import { RedisLink } from "../src/shared-state/redis.ts";
-import { createGateway, type Gateway, type GatewayOptions } from "../src/gateway.ts";
-import { startSimulator } from "../simulator/server.ts";
+import { loadConfig, type GatewayConfig } from "../../src/config.ts";
+import { createLogger } from "../../src/telemetry/logger.ts";
+import { GatewayMetrics } from "../../src/telemetry/metrics.ts";
+import { RedisLink } from "../../src/shared-state/redis.ts";
+import { createGateway, type Gateway, type GatewayOptions } from "../../src/gateway.ts";
+import { startSimulator } from "../../simulator/server.ts";
 
 export type RunningSimulator = Awaited<ReturnType<typeof startSimulator>>;
 
@@ -130,4 +131,31 @@ export function registerL1ValidatorTx(harness: Harness): string {
     sortOrder: "asc",
   });
   return tx!.txHash;
+}
+
+export interface UseHarnessOptions {
+  /** Environment for the gateway's config (on top of the harness's defaults). */
+  env?: Record<string, string>;
+  /** Empty the gateway's record cache before each test (default true), so that calls count from cold. */
+  clearCache?: boolean;
+}
+
+/**
+ * The usual life of a test file's harness: started before its tests, closed after them, and
+ * before each test its upstream call counters reset (and its record cache emptied). The object
+ * returned is filled in once the harness has started.
+ */
+export function useHarness({ env = {}, clearCache = true }: UseHarnessOptions = {}): Harness {
+  const harness = {} as Harness;
+  beforeAll(async () => {
+    Object.assign(harness, await startHarness(env));
+  });
+  afterAll(async () => {
+    await harness.close?.();
+  });
+  beforeEach(() => {
+    if (clearCache) harness.gateway.cache.clear();
+    harness.simulator.resetCounters();
+  });
+  return harness;
 }

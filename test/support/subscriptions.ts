@@ -1,8 +1,8 @@
 /** Export-job subscriptions over Server-Sent Events, read event by event. */
 import { print } from "graphql";
 import { expect } from "vitest";
-import { WatchExportOperationDocument, type ExportOperationFieldsFragment } from "./generated/graphql.ts";
-import type { Harness } from "./helpers.ts";
+import { WatchExportOperationDocument, type ExportOperationFieldsFragment } from "../generated/graphql.ts";
+import type { Harness } from "./harness.ts";
 
 export interface SseEvent {
   event: string;
