@@ -2,10 +2,7 @@ import { createServer, type Server } from "node:http";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { formatBlocks, latestBlocks } from "../examples/explorer-home.ts";
 import { formatBlock, watchNewBlocks, type NewBlock } from "../examples/new-blocks.ts";
-import { createGatewayServer } from "../src/server/http-server.ts";
-import { createLogger } from "../src/telemetry/logger.ts";
-import { createWebSocketTransport } from "../src/server/websocket.ts";
-import { simulatorGet, startHarness, until, type Harness } from "./support/harness.ts";
+import { simulatorGet, startHarness, until, type Harness, serveGateway } from "./support/harness.ts";
 
 let harness: Harness;
 let server: Server;
@@ -42,16 +39,8 @@ describe("the example client (examples/explorer-home.ts)", () => {
 
 describe("the live example client (examples/new-blocks.ts)", () => {
   it("prints a chain's blocks over a WebSocket, resuming after a block number", async () => {
-    const logger = createLogger("silent");
-    const served = createGatewayServer(
-      harness.gateway.listener,
-      harness.config.server,
-      logger,
-      harness.gateway.metrics.registry,
-      createWebSocketTransport(harness.gateway, harness.config, logger),
-    );
-    await new Promise<void>((resolve) => served.server.listen(0, "127.0.0.1", resolve));
-    const wsEndpoint = `ws://127.0.0.1:${(served.server.address() as { port: number }).port}/graphql`;
+    const served = await serveGateway(harness);
+    const wsEndpoint = `ws://127.0.0.1:${served.port}/graphql`;
     const newest = await simulatorGet<{ blocks: { blockNumber: string; blockHash: string }[] }>(
       harness,
       "data",
@@ -65,7 +54,7 @@ describe("the live example client (examples/new-blocks.ts)", () => {
       expect(formatBlock(received[0]!)).toContain(newest.blocks[1]!.blockHash);
     } finally {
       await watch.stop();
-      await served.drain({ graceMs: 0, onClosing: () => harness.gateway.endStreams() });
+      await served.close();
     }
   });
 });

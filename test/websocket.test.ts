@@ -4,23 +4,17 @@
  * connection params, the per-caller subscription cap across SSE and WebSocket together, the
  * bounds on a socket, and shutdown.
  */
-import type { AddressInfo } from "node:net";
 import { print, type FormattedExecutionResult, type GraphQLFormattedError } from "graphql";
 import { createClient, type Client, type SubscribePayload } from "graphql-ws";
 import { afterEach, describe, expect, it } from "vitest";
 import WebSocket from "ws";
-import { createGatewayServer, type GatewayServer } from "../src/server/http-server.ts";
-import { createLogger } from "../src/telemetry/logger.ts";
-import { createWebSocketTransport } from "../src/server/websocket.ts";
 import { ChainBlockDocument, ExportTransactionsDocument, WatchExportOperationDocument } from "./generated/graphql.ts";
-import { execute, startHarness, until, type Harness } from "./support/harness.ts";
+import { execute, startHarness, until, type Harness, serveGateway, type ServedGateway } from "./support/harness.ts";
 
 type ExecutionResult = FormattedExecutionResult<Record<string, unknown>, unknown>;
 
-interface Served {
+interface Served extends ServedGateway {
   harness: Harness;
-  server: GatewayServer;
-  port: number;
 }
 
 const running: Served[] = [];
@@ -28,8 +22,8 @@ const clients: Client[] = [];
 
 afterEach(async () => {
   await Promise.all(clients.splice(0).map((client) => client.dispose()));
-  for (const { harness, server } of running.splice(0)) {
-    await server.drain({ graceMs: 0, onClosing: () => harness.gateway.endStreams() });
+  for (const { harness, close } of running.splice(0)) {
+    await close();
     await harness.close();
   }
 });
@@ -37,16 +31,7 @@ afterEach(async () => {
 /** The gateway served as the process serves it: HTTP and WebSocket on one port. */
 async function serve(env: Record<string, string> = {}): Promise<Served> {
   const harness = await startHarness(env);
-  const logger = createLogger("silent");
-  const server = createGatewayServer(
-    harness.gateway.listener,
-    harness.config.server,
-    logger,
-    harness.gateway.metrics.registry,
-    createWebSocketTransport(harness.gateway, harness.config, logger),
-  );
-  await new Promise<void>((resolve) => server.server.listen(0, "127.0.0.1", resolve));
-  const served = { harness, server, port: (server.server.address() as AddressInfo).port };
+  const served = { harness, ...(await serveGateway(harness)) };
   running.push(served);
   return served;
 }

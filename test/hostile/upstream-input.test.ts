@@ -3,25 +3,12 @@
  * query (global ids of every node type, export operation ids, cursors' page tokens) is checked
  * as strictly as the direct argument for the same thing, before any upstream call.
  */
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { buildPath, buildQuery } from "../../src/upstream/http.ts";
 import { subscribeExport } from "../support/subscriptions.ts";
-import { execute, startHarness, upstreamCalls, type Harness } from "../support/harness.ts";
+import { execute, upstreamCalls, useHarness } from "../support/harness.ts";
 
-let harness: Harness;
-
-beforeAll(async () => {
-  harness = await startHarness();
-});
-
-afterAll(async () => {
-  await harness.close();
-});
-
-beforeEach(() => {
-  harness.simulator.resetCounters();
-  harness.gateway.cache.clear();
-});
+const harness = useHarness();
 
 const P_CHAIN = "11111111111111111111111111111111LpoYY";
 const X_CHAIN = "2oYMBNV4eNHyqk2fjjV5nVQLDbtmNJzq5s3qs3Lo6ftnC6FByM";

@@ -3,6 +3,7 @@
  * Tests send operations through `yoga.fetch`; the gateway reaches the simulator over HTTP.
  */
 import type { TypedDocumentNode } from "@graphql-typed-document-node/core";
+import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, beforeEach } from "vitest";
 import { print, type ExecutionResult, type GraphQLFormattedError } from "graphql";
 import { loadConfig, type GatewayConfig } from "../../src/config.ts";
@@ -10,6 +11,8 @@ import { createLogger } from "../../src/telemetry/logger.ts";
 import { GatewayMetrics } from "../../src/telemetry/metrics.ts";
 import { RedisLink } from "../../src/shared-state/redis.ts";
 import { createGateway, type Gateway, type GatewayOptions } from "../../src/gateway.ts";
+import { createGatewayServer, type GatewayServer } from "../../src/server/http-server.ts";
+import { createWebSocketTransport } from "../../src/server/websocket.ts";
 import { startSimulator } from "../../simulator/server.ts";
 
 export type RunningSimulator = Awaited<ReturnType<typeof startSimulator>>;
@@ -158,4 +161,29 @@ export function useHarness({ env = {}, clearCache = true }: UseHarnessOptions = 
     harness.simulator.resetCounters();
   });
   return harness;
+}
+
+/** A harness's gateway served as the process serves it: HTTP and WebSocket on one loopback port. */
+export interface ServedGateway {
+  server: GatewayServer;
+  port: number;
+  /** Drains the server, ending every open stream first; `forced` when connections had to be cut. */
+  close(): Promise<{ forced: boolean }>;
+}
+
+export async function serveGateway(harness: Harness): Promise<ServedGateway> {
+  const logger = createLogger("silent");
+  const server = createGatewayServer(
+    harness.gateway.listener,
+    harness.config.server,
+    logger,
+    harness.gateway.metrics.registry,
+    createWebSocketTransport(harness.gateway, harness.config, logger),
+  );
+  await new Promise<void>((resolve) => server.server.listen(0, "127.0.0.1", resolve));
+  return {
+    server,
+    port: (server.server.address() as AddressInfo).port,
+    close: () => server.drain({ graceMs: 0, onClosing: () => harness.gateway.endStreams() }),
+  };
 }
