@@ -8,8 +8,9 @@ import { print, type FormattedExecutionResult, type GraphQLFormattedError } from
 import { createClient, type Client, type SubscribePayload } from "graphql-ws";
 import { afterEach, describe, expect, it } from "vitest";
 import WebSocket from "ws";
-import { ChainBlockDocument, ExportTransactionsDocument, WatchExportOperationDocument } from "./generated/graphql.ts";
-import { execute, startHarness, until, type Harness, serveGateway, type ServedGateway } from "./support/harness.ts";
+import { ChainBlockDocument, WatchExportOperationDocument } from "./generated/graphql.ts";
+import { startExportJob } from "./support/subscriptions.ts";
+import { startHarness, until, type Harness, serveGateway, type ServedGateway } from "./support/harness.ts";
 
 type ExecutionResult = FormattedExecutionResult<Record<string, unknown>, unknown>;
 
@@ -59,17 +60,6 @@ async function run(client: Client, payload: SubscribePayload): Promise<Outcome> 
     return { results, errors: errors as GraphQLFormattedError[] };
   }
   return { results };
-}
-
-async function startJob(harness: Harness): Promise<string> {
-  const result = await execute(
-    harness,
-    ExportTransactionsDocument,
-    { input: { primaryNetwork: { includeChains: ["p-chain"] } } },
-    { "x-forwarded-for": "203.0.113.250" },
-  );
-  expect(result.body.errors).toBeUndefined();
-  return result.body.data!.exportTransactions.operationId;
 }
 
 const WATCH = print(WatchExportOperationDocument);
@@ -137,7 +127,7 @@ describe("graphql-ws over WebSocket", () => {
   it("delivers the export job's events over the socket until it completes", async () => {
     const served = await serve({ EXPORT_POLL_INTERVAL_MS: "20" });
     served.harness.simulator.setKnobs({ exportJobMs: 400 });
-    const id = await startJob(served.harness);
+    const id = await startExportJob(served.harness);
     const outcome = await run(connect(served), { query: WATCH, variables: { id } });
     expect(outcome.errors).toBeUndefined();
     const statuses = outcome.results.map(
@@ -173,7 +163,7 @@ describe("graphql-ws over WebSocket", () => {
       WS_MAX_OPERATIONS_PER_SOCKET: "3",
     });
     served.harness.simulator.setKnobs({ exportJobMs: 600_000 });
-    const id = await startJob(served.harness);
+    const id = await startExportJob(served.harness);
     const payload = { query: WATCH, variables: { id } };
 
     // 4 over SSE, from the same address.
@@ -268,7 +258,7 @@ describe("graphql-ws over WebSocket", () => {
   it("on shutdown, completes the socket's streams and closes it with 1001", async () => {
     const served = await serve({ EXPORT_POLL_INTERVAL_MS: "600000" });
     served.harness.simulator.setKnobs({ exportJobMs: 600_000 });
-    const id = await startJob(served.harness);
+    const id = await startExportJob(served.harness);
     const { socket, closed } = await rawSocket(served);
     const messages: { type: string; id?: string }[] = [];
     socket.on("message", (data) => messages.push(JSON.parse(String(data)) as { type: string }));

@@ -86,11 +86,6 @@ export function selectsOnlyFrom(
   return true;
 }
 
-/** The names of the fields selected directly under the current field, through fragments. */
-export function selectedFieldNames(info: GraphQLResolveInfo): Set<string> {
-  return fieldNamesUnder(info.fieldNodes, info.fragments);
-}
-
 /** True when every field the query selects is in `answerable`. */
 export function selectsOnly(info: GraphQLResolveInfo, answerable: ReadonlySet<string>): boolean {
   return selectsOnlyFrom(info.fieldNodes, info.fragments, answerable);

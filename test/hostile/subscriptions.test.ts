@@ -5,8 +5,8 @@
 import { print } from "graphql";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { newDocumentCost } from "../../src/plugins/rate-limit.ts";
-import { operationsOf, subscribeExport, type ExportSubscription } from "../support/subscriptions.ts";
-import { ExportTransactionsDocument, WatchExportOperationDocument } from "../generated/graphql.ts";
+import { operationsOf, startExportJob, subscribeExport, type ExportSubscription } from "../support/subscriptions.ts";
+import { WatchExportOperationDocument } from "../generated/graphql.ts";
 import { execute, startHarness, until, upstreamCalls, type Harness } from "../support/harness.ts";
 
 const GET_ROUTE = "GET /v1/operations/{operationId}";
@@ -31,18 +31,6 @@ beforeEach(() => {
   harness.simulator.setKnobs({ exportJobMs: 600_000, errorRate: 0, errorRoutes: [] });
   harness.simulator.resetCounters();
 });
-
-/** A long export job, started by a caller of its own. */
-async function startJob(): Promise<string> {
-  const result = await execute(
-    harness,
-    ExportTransactionsDocument,
-    { input: { primaryNetwork: { includeChains: ["p-chain"] } } },
-    { "x-forwarded-for": "203.0.113.250" },
-  );
-  expect(result.body.errors).toBeUndefined();
-  return result.body.data!.exportTransactions.operationId;
-}
 
 function from(address: string, extra: Record<string, string> = {}): Record<string, string> {
   return { "x-forwarded-for": address, ...extra };
@@ -86,7 +74,7 @@ describe("row 10: export subscriptions", () => {
 
   async function capped(): Promise<void> {
     harness.simulator.setKnobs({ exportJobMs: 600_000 });
-    const id = await startJob();
+    const id = await startExportJob(harness);
     const address = "198.51.100.10";
     const open: ExportSubscription[] = [];
     for (let index = 0; index < 10; index++) {
@@ -127,7 +115,7 @@ describe("row 10: export subscriptions", () => {
   }
 
   it("row 10: charges each read of the poller to the stream's caller, and ends the stream with RATE_LIMITED when its budget is spent", async () => {
-    const id = await startJob();
+    const id = await startExportJob(harness);
     harness.simulator.resetCounters();
     const address = "198.51.100.20";
     const subscription = await subscribeExport(harness, id, from(address));
@@ -155,7 +143,7 @@ describe("row 10: export subscriptions", () => {
   });
 
   it("row 10: charges every subscriber of a shared poller for each read", async () => {
-    const id = await startJob();
+    const id = await startExportJob(harness);
     harness.simulator.resetCounters();
     // Two callers without a key share one poller; the second has spent half its bucket first.
     const halfSpent = "198.51.100.31";

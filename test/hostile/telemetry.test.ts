@@ -5,11 +5,10 @@
  */
 import { Writable } from "node:stream";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { startSimulator } from "../../simulator/server.ts";
 import { loadConfig } from "../../src/config.ts";
-import { createLogger, LOGGED_BOUNDS } from "../../src/telemetry/logger.ts";
 import { createGateway } from "../../src/gateway.ts";
-import { execute, metricsText, upstreamCalls, type Harness } from "../support/harness.ts";
+import { createLogger, LOGGED_BOUNDS } from "../../src/telemetry/logger.ts";
+import { execute, metricsText, startHarness, upstreamCalls, type Harness } from "../support/harness.ts";
 
 /** Log lines the gateway wrote since the last `clear`. */
 class CapturedLog extends Writable {
@@ -30,27 +29,10 @@ const log = new CapturedLog();
 let harness: Harness;
 
 beforeAll(async () => {
-  const simulator = await startSimulator({ dataPort: 0, metricsPort: 0 });
-  const config = loadConfig({
-    RESPONSE_CACHE_TTL_MS: "0",
-    CHAIN_LIST_PRELOAD: "false",
-    RATE_LIMIT: "false",
-    METRICS_OPERATION_NAMES: "100",
-  });
-  const gateway = createGateway(
-    config,
-    { dataApiUrl: simulator.dataUrl, metricsApiUrl: simulator.metricsUrl },
-    createLogger("info", {}, log),
+  harness = await startHarness(
+    { RATE_LIMIT: "false", METRICS_OPERATION_NAMES: "100" },
+    { logger: createLogger("info", {}, log) },
   );
-  harness = {
-    simulator,
-    gateway,
-    config,
-    async close() {
-      await gateway.close();
-      await simulator.close();
-    },
-  };
 });
 afterAll(async () => {
   await harness.close();

@@ -7,7 +7,7 @@ import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, beforeEach } from "vitest";
 import { print, type ExecutionResult, type GraphQLFormattedError } from "graphql";
 import { loadConfig, type GatewayConfig } from "../../src/config.ts";
-import { createLogger } from "../../src/telemetry/logger.ts";
+import { createLogger, type Logger } from "../../src/telemetry/logger.ts";
 import { GatewayMetrics } from "../../src/telemetry/metrics.ts";
 import { RedisLink } from "../../src/shared-state/redis.ts";
 import { createGateway, type Gateway, type GatewayOptions } from "../../src/gateway.ts";
@@ -24,16 +24,22 @@ export interface Harness {
   close(): Promise<void>;
 }
 
-export async function startHarness(env: Record<string, string> = {}, options: GatewayOptions = {}): Promise<Harness> {
+export interface HarnessOptions extends GatewayOptions {
+  /** The gateway's logger (default: silent). */
+  logger?: Logger;
+}
+
+export async function startHarness(env: Record<string, string> = {}, options: HarnessOptions = {}): Promise<Harness> {
   const simulator = await startSimulator({ dataPort: 0, metricsPort: 0 });
   // The response cache and the chain-list preload would hide or add upstream calls that tests
   // count exactly; their own tests turn them on.
   const config = loadConfig({ LOG_LEVEL: "silent", RESPONSE_CACHE_TTL_MS: "0", CHAIN_LIST_PRELOAD: "false", ...env });
+  const { logger = createLogger("silent"), ...gatewayOptions } = options;
   const gateway = createGateway(
     config,
     { dataApiUrl: simulator.dataUrl, metricsApiUrl: simulator.metricsUrl },
-    createLogger("silent"),
-    options,
+    logger,
+    gatewayOptions,
   );
   return {
     simulator,

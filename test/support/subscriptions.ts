@@ -1,8 +1,12 @@
 /** Export-job subscriptions over Server-Sent Events, read event by event. */
 import { print } from "graphql";
 import { expect } from "vitest";
-import { WatchExportOperationDocument, type ExportOperationFieldsFragment } from "../generated/graphql.ts";
-import type { Harness } from "./harness.ts";
+import {
+  ExportTransactionsDocument,
+  WatchExportOperationDocument,
+  type ExportOperationFieldsFragment,
+} from "../generated/graphql.ts";
+import { execute, type Harness } from "./harness.ts";
 
 export interface SseEvent {
   event: string;
@@ -71,4 +75,16 @@ export function operationsOf(events: SseEvent[]): ExportOperationFieldsFragment[
     .map(
       (event) => (JSON.parse(event.data) as { data: { exportOperation: ExportOperationFieldsFragment } }).data.exportOperation,
     );
+}
+
+/** Starts a P-Chain export job as a caller of its own (203.0.113.250), so that it spends no test caller's budget. */
+export async function startExportJob(harness: Harness): Promise<string> {
+  const result = await execute(
+    harness,
+    ExportTransactionsDocument,
+    { input: { primaryNetwork: { includeChains: ["p-chain"] } } },
+    { "x-forwarded-for": "203.0.113.250" },
+  );
+  expect(result.body.errors).toBeUndefined();
+  return result.body.data!.exportTransactions.operationId;
 }
