@@ -1,7 +1,6 @@
 // @ts-check
 import js from "@eslint/js";
-import { createTypeScriptImportResolver } from "eslint-import-resolver-typescript";
-import importX from "eslint-plugin-import-x";
+import importPlugin from "eslint-plugin-import";
 import tseslint from "typescript-eslint";
 
 export default tseslint.config(
@@ -17,15 +16,19 @@ export default tseslint.config(
   },
   js.configs.recommended,
   ...tseslint.configs.recommended,
-  importX.flatConfigs.typescript,
   {
     files: ["**/*.ts"],
-    settings: { "import-x/resolver-next": [createTypeScriptImportResolver()] },
+    plugins: { import: importPlugin },
+    settings: {
+      // Imports name their files with the .ts extension, which Node's resolver finds as they are.
+      "import/parsers": { "@typescript-eslint/parser": [".ts"] },
+      "import/resolver": { node: { extensions: [".ts", ".js"] } },
+    },
     rules: {
-      "import-x/no-cycle": ["error", { ignoreExternal: true }],
-      "import-x/no-self-import": "error",
-      "import-x/no-useless-path-segments": "error",
-      "import-x/no-duplicates": "error",
+      "import/no-cycle": ["error", { ignoreExternal: true }],
+      "import/no-self-import": "error",
+      "import/no-useless-path-segments": "error",
+      "import/no-duplicates": "error",
       "@typescript-eslint/no-unused-vars": ["error", { argsIgnorePattern: "^_", varsIgnorePattern: "^_", caughtErrors: "none" }],
       "@typescript-eslint/consistent-type-imports": "error",
     },
