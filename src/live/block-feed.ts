@@ -58,7 +58,13 @@ export interface BlockFeedOptions {
 const PAGE_SIZE = 100;
 /** Consecutive failed reads a poller rides out (outages, rate limits) before it ends the streams. */
 const MAX_TRANSIENT_FAILURES = 5;
-/** Each read that finds nothing new waits this much longer, up to `maxIntervalMs`. */
+/**
+ * After this many reads in a row that find nothing new, each further one waits BACK_OFF times
+ * longer, up to `maxIntervalMs`. One empty read is the common case on a chain whose blocks come
+ * about as often as the poller reads; backing off then would delay the next block by half an
+ * interval.
+ */
+const EMPTY_READS_BEFORE_BACK_OFF = 2;
 const BACK_OFF = 1.5;
 
 export class BlockFeed {
@@ -137,6 +143,7 @@ class BlockPoller {
   private firstRead: Promise<void> | undefined;
   private timer: NodeJS.Timeout | undefined;
   private intervalMs: number;
+  private emptyReads = 0;
   private failures = 0;
   private stopped = false;
 
@@ -267,8 +274,11 @@ class BlockPoller {
       this.since = Math.max(this.since ?? 0, block.blockTimestamp);
       this.pushAll(block);
     }
+    this.emptyReads = found.length > 0 ? 0 : this.emptyReads + 1;
     this.intervalMs =
-      found.length > 0 ? this.options.intervalMs : Math.min(this.options.maxIntervalMs, Math.round(this.intervalMs * BACK_OFF));
+      this.emptyReads < EMPTY_READS_BEFORE_BACK_OFF
+        ? this.options.intervalMs
+        : Math.min(this.options.maxIntervalMs, Math.round(this.intervalMs * BACK_OFF));
   }
 
   private isNew(block: EvmBlock): boolean {
