@@ -103,7 +103,7 @@ export function outcomeOfStatus(status: number | null): OutcomeRow {
 /** The meaning of an upstream error; undefined for anything the upstream did not answer. */
 function meaningOf(error: unknown): OutcomeMeaning | undefined {
   if (!(error instanceof UpstreamError)) return undefined;
-  // A code the gateway gave the answer itself (an expired page token) says what the status does.
+  // An answer the gateway re-codes (an expired page token: a 400 that is CURSOR_EXPIRED) means what its status means.
   return outcomeOfStatus(error.status);
 }
 

@@ -24,6 +24,15 @@ export interface Harness {
   close(): Promise<void>;
 }
 
+/**
+ * The tests' gateway configuration: silent, and without the response cache and the chain-list
+ * preload, which would hide or add upstream calls that tests count exactly (their own tests turn
+ * them on).
+ */
+function harnessConfig(env: Record<string, string>): GatewayConfig {
+  return loadConfig({ LOG_LEVEL: "silent", RESPONSE_CACHE_TTL_MS: "0", CHAIN_LIST_PRELOAD: "false", ...env });
+}
+
 export interface HarnessOptions extends GatewayOptions {
   /** The gateway's logger (default: silent). */
   logger?: Logger;
@@ -31,9 +40,7 @@ export interface HarnessOptions extends GatewayOptions {
 
 export async function startHarness(env: Record<string, string> = {}, options: HarnessOptions = {}): Promise<Harness> {
   const simulator = await startSimulator({ dataPort: 0, metricsPort: 0 });
-  // The response cache and the chain-list preload would hide or add upstream calls that tests
-  // count exactly; their own tests turn them on.
-  const config = loadConfig({ LOG_LEVEL: "silent", RESPONSE_CACHE_TTL_MS: "0", CHAIN_LIST_PRELOAD: "false", ...env });
+  const config = harnessConfig(env);
   const { logger = createLogger("silent"), ...gatewayOptions } = options;
   const gateway = createGateway(
     config,
@@ -59,7 +66,7 @@ export interface Instance extends Harness {
 
 /** Starts a gateway over a running simulator; `close` leaves the simulator running. */
 export async function startInstance(simulator: RunningSimulator, env: Record<string, string> = {}): Promise<Instance> {
-  const config = loadConfig({ LOG_LEVEL: "silent", RESPONSE_CACHE_TTL_MS: "0", CHAIN_LIST_PRELOAD: "false", ...env });
+  const config = harnessConfig(env);
   const logger = createLogger("silent");
   const metrics = new GatewayMetrics();
   const redis = config.redis && new RedisLink(config.redis, logger, metrics);

@@ -68,12 +68,8 @@ function blockKey({ chainId, blockId }: BlockKey): string {
 
 export function createEvmLoaders({ evm, metrics }: Upstreams, call: CallOptions, observe: BatchObserver): EvmLoaders {
   let heldChainList: Promise<ChainInfo[]> | undefined;
-  // Read once per request; its chains prime the chain loader under both of their ids.
-  const chainList = () =>
-    (heldChainList ??= evm.listChains(call).then((all) => {
-      primeChains({ chain }, all);
-      return all;
-    }));
+  // Read once per request: the chain loader answers every id from it, so it needs no priming.
+  const chainList = () => (heldChainList ??= evm.listChains(call));
 
   const chain = new DataLoader<string, ChainInfo | null>(
     observed("chain", observe, async (ids) => {
@@ -145,14 +141,6 @@ export function createEvmLoaders({ evm, metrics }: Upstreams, call: CallOptions,
 
 function transactionKey({ chainId, txHash }: TransactionKey): string {
   return `${chainId}:${txHash.toLowerCase()}`;
-}
-
-/** Puts chain records listed by a page into the chain loader under both of their ids. */
-function primeChains(loaders: Pick<EvmLoaders, "chain">, chains: readonly ChainInfo[]): void {
-  for (const info of chains) {
-    loaders.chain.prime(info.chainId, info);
-    if (info.platformChainId) loaders.chain.prime(info.platformChainId, info);
-  }
 }
 
 /** Puts a page's blocks into the block loader under their hash and number. */
