@@ -9,7 +9,8 @@ import { CHAIN_LIST_LOOKUP, callCost, connectionCost, upstreamCalls } from "../s
 import { ROUTES } from "../src/upstream/routes.ts";
 import type { EvmBlock } from "../src/upstream/types.ts";
 import { GatewayError, badUserInput } from "../src/execution/errors.ts";
-import { EVM_CHAIN_ID, isZeroHash, quoted } from "../src/execution/identifiers.ts";
+import { EVM_CHAIN_ID, afterBlockArgument, isZeroHash, quoted } from "../src/execution/identifiers.ts";
+import { itemOrError } from "../src/live/live-feed.ts";
 
 builder.queryFields((t) => ({
   latestBlocks: t.field({
@@ -81,13 +82,13 @@ builder.subscriptionFields((t) => ({
     // A subscription is charged once, for its first read.
     extensions: upstreamCalls(callCost(ROUTES.chainBlocks)),
     description:
-      "Each new block of one EVM chain as it arrives, oldest first, each once. Subscribers of one chain share one poller of `GET /v1/chains/{chainId}/blocks` (`LIVE_BLOCKS_POLL_MS`, longer while no block arrives); each read costs every subscriber 1. Blocks that arrive between two reads are all pushed, within `LIVE_MAX_CATCH_UP_BLOCKS`; a longer gap is an event with a `LIVE_GAP` error, and the stream goes on from the newest block. A client that falls more than `LIVE_MAX_PENDING_EVENTS` events behind has its stream ended with `SLOW_SUBSCRIBER`.",
+      "Each new block of one EVM chain as it arrives, oldest first, each once. Subscribers of one chain share one poller of `GET /v1/chains/{chainId}/blocks` (`LIVE_BLOCKS_POLL_MS`, longer while no block arrives); each read costs every subscriber 1. Blocks that arrive between two reads are all pushed, within `LIVE_MAX_CATCH_UP`; a longer gap is an event with a `LIVE_GAP` error, and the stream goes on from the newest block. A client that falls more than `LIVE_MAX_PENDING_EVENTS` events behind has its stream ended with `SLOW_SUBSCRIBER`.",
     args: {
       chainId: t.arg.id({ required: true, description: "The chain's EVM chain id in decimal (such as 43114)." }),
       after: t.arg({
         type: "BigInt",
         description:
-          "The last block number seen (to resume after a reconnect): the blocks after it come first, within `LIVE_MAX_CATCH_UP_BLOCKS`.",
+          "The last block number seen (to resume after a reconnect): the blocks after it come first, within `LIVE_MAX_CATCH_UP`.",
       }),
     },
     subscribe: async (_root, args, context) => {
@@ -95,27 +96,29 @@ builder.subscriptionFields((t) => ({
       if (!EVM_CHAIN_ID.test(chainId)) {
         throw badUserInput("chainId", `chainId must be an EVM chain id in decimal (such as 43114), got ${quoted(chainId)}`);
       }
-      const after = args.after === null || args.after === undefined ? undefined : BigInt(String(args.after));
-      if (after !== undefined && after < 0n) throw badUserInput("after", `after must be a block number, 0 or more, got ${after}`);
+      const after = afterBlockArgument(args.after);
       const chain = await context.loaders.chain.load(chainId);
       if (!chain) throw new GatewayError(`The Data API does not index a chain ${quoted(chainId)}`, "NOT_FOUND");
-      return context.blockFeed.subscribe(chainId, after, context.call, context.chargeRead);
+      return context.live.feed.subscribe(context.live.questions.chainBlocks(chainId), {
+        after,
+        call: context.call,
+        chargeRead: context.chargeRead,
+      });
     },
-    resolve: blockOrError,
+    resolve: itemOrError,
   }),
   newNetworkBlocks: t.field({
     type: EvmBlockRef,
     nullable: true,
     extensions: upstreamCalls(callCost(ROUTES.latestBlocks)),
     description:
-      "Each new block of every EVM chain of a network as it arrives, each once, each chain's in order (oldest first by time across chains). Subscribers of one network share one poller of `GET /v1/blocks` (`LIVE_BLOCKS_POLL_MS`, longer while no block arrives); each read costs every subscriber 1. Blocks that arrive between two reads are all pushed, within `LIVE_MAX_CATCH_UP_BLOCKS`; a longer gap is an event with a `LIVE_GAP` error. A client that falls more than `LIVE_MAX_PENDING_EVENTS` events behind has its stream ended with `SLOW_SUBSCRIBER`.",
+      "Each new block of every EVM chain of a network as it arrives, each once, each chain's in order (oldest first by time across chains). Subscribers of one network share one poller of `GET /v1/blocks` (`LIVE_BLOCKS_POLL_MS`, longer while no block arrives); each read costs every subscriber 1. Blocks that arrive between two reads are all pushed, within `LIVE_MAX_CATCH_UP`; a longer gap is an event with a `LIVE_GAP` error. A client that falls more than `LIVE_MAX_PENDING_EVENTS` events behind has its stream ended with `SLOW_SUBSCRIBER`.",
     args: { network: t.arg({ type: NetworkRef, required: true, description: "The network whose chains' blocks to push." }) },
-    subscribe: (_root, args, context) => context.blockFeed.subscribeNetwork(upstreamNetwork(args.network), context.chargeRead),
-    resolve: blockOrError,
+    subscribe: (_root, args, context) =>
+      context.live.feed.subscribe(context.live.questions.networkBlocks(upstreamNetwork(args.network)), {
+        call: context.call,
+        chargeRead: context.chargeRead,
+      }),
+    resolve: itemOrError,
   }),
 }));
-
-function blockOrError(event: EvmBlock | GatewayError): EvmBlock {
-  if (event instanceof GatewayError) throw event;
-  return event;
-}

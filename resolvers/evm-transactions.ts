@@ -8,6 +8,7 @@ import { EvmChainRef } from "../schema/chains.ts";
 import {
   EvmAccountRef,
   EvmAddressTransactionConnectionRef,
+  EvmAddressTransactionRef,
   EvmTransactionConnectionRef,
   EvmTransactionRef,
   SortOrderRef,
@@ -21,7 +22,9 @@ import {
   TeleporterMessageInfoRef,
 } from "../schema/evm-transfers.ts";
 import type { GatewayContext } from "../src/execution/context.ts";
-import { badUserInput } from "../src/execution/errors.ts";
+import { GatewayError, badUserInput } from "../src/execution/errors.ts";
+import { EVM_CHAIN_ID, afterBlockArgument, quoted } from "../src/execution/identifiers.ts";
+import { itemOrError, liveTerms } from "../src/live/live-feed.ts";
 import { toPageTokenConnection } from "../src/execution/pagination.ts";
 import { BLOCK_FIELDS_KNOWN_FROM_TRANSACTION, selectsOnly } from "../src/execution/selection.ts";
 import {
@@ -304,5 +307,39 @@ builder.objectFields(EvmTransactionRef, (t) => ({
     extensions: upstreamCalls(FROM_COMPLETE_VIEW),
     description: `The interchain (Teleporter/ICM) message the transaction sent or delivered; null when none. ${COMPLETE_VIEW}.`,
     resolve: async (transaction, _args, context) => (await completeView(transaction, context))?.teleporterMessageInfo ?? null,
+  }),
+}));
+
+builder.subscriptionFields((t) => ({
+  newAddressTransactions: t.field({
+    type: EvmAddressTransactionRef,
+    nullable: true,
+    // A subscription is charged once, for its first read.
+    extensions: upstreamCalls(callCost(ROUTES.addressTransactions)),
+    description: `Each new transaction of an address on an EVM chain as it lands, oldest first, each once, with the transfers and internal calls that concern the address, as its transaction list gives them (\`EvmAccount.transactions\`). ${liveTerms(ROUTES.addressTransactions, "LIVE_ADDRESS_POLL_MS", "one address on one chain")}`,
+    args: {
+      chainId: t.arg.id({ required: true, description: "The chain's EVM chain id in decimal (such as 43114)." }),
+      address: t.arg({ type: "EvmAddress", required: true, description: "The address: 0x and 40 hex digits, any letter case." }),
+      after: t.arg({
+        type: "BigInt",
+        description:
+          "The last block number whose transactions were seen (to resume after a reconnect): the address's transactions in later blocks come first, within `LIVE_MAX_CATCH_UP`.",
+      }),
+    },
+    subscribe: async (_root, args, context) => {
+      const chainId = String(args.chainId);
+      if (!EVM_CHAIN_ID.test(chainId)) {
+        throw badUserInput("chainId", `chainId must be an EVM chain id in decimal (such as 43114), got ${quoted(chainId)}`);
+      }
+      const after = afterBlockArgument(args.after);
+      const chain = await context.loaders.chain.load(chainId);
+      if (!chain) throw new GatewayError(`The Data API does not index a chain ${quoted(chainId)}`, "NOT_FOUND");
+      return context.live.feed.subscribe(context.live.questions.addressTransactions(chainId, args.address.toLowerCase()), {
+        after,
+        call: context.call,
+        chargeRead: context.chargeRead,
+      });
+    },
+    resolve: itemOrError,
   }),
 }));

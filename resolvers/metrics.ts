@@ -13,6 +13,7 @@ import {
   LegacyAvgTpsConnectionRef,
   MetricConnectionRef,
   MetricIntervalRef,
+  MetricPointRef,
   MetricsScopeRef,
   StakingMetricRef,
   SubnetMetricRef,
@@ -24,13 +25,14 @@ import { PrimaryNetworkRef } from "../schema/primary-network.ts";
 import type { GatewayContext } from "../src/execution/context.ts";
 import { badUserInput, nullIfNotFound } from "../src/execution/errors.ts";
 import { slicedPages, toPageTokenConnection, type ConnectionArgs } from "../src/execution/pagination.ts";
-import { connectionCost, upstreamCalls } from "../src/limits/upstream-calls.ts";
+import { callCost, connectionCost, upstreamCalls } from "../src/limits/upstream-calls.ts";
+import { itemOrError } from "../src/live/live-feed.ts";
 import { queryMinimum } from "../src/upstream/bounds.ts";
 import { servesChainMetricAt } from "../src/upstream/metric-rules.ts";
 import type { ExactMetricValue, MetricsRange } from "../src/upstream/metrics-api.ts";
 import { ROUTES, type Route } from "../src/upstream/routes.ts";
 import type { AddressBalance, ChainInfo, ChainMetricName, MetricsTimeInterval } from "../src/upstream/types.ts";
-import { cb58IdArgument } from "../src/execution/identifiers.ts";
+import { EVM_CHAIN_ID, cb58IdArgument, quoted } from "../src/execution/identifiers.ts";
 
 const { chainMetrics, stakingMetrics, subnetMetrics, validatorFeeMetrics, tokenHolders, btcbBridgedAddresses, legacyAvgTps } =
   ROUTES;
@@ -332,5 +334,37 @@ builder.objectFields(PrimaryNetworkRef, (t) => ({
         },
       });
     },
+  }),
+}));
+
+builder.subscriptionFields((t) => ({
+  chainMetricUpdates: t.field({
+    type: MetricPointRef,
+    nullable: true,
+    // A subscription is charged once, for its first read.
+    extensions: upstreamCalls(callCost(chainMetrics)),
+    description: `A chain metric's latest point now, then again each time it changes: its value as the interval fills, then the next interval's point (\`${chainMetrics.label}\`, newest point). Of one chain (\`chainId\`) or of a network's chains (\`scope\`): give exactly one. Subscribers of one metric, scope and interval share one poller on every gateway (\`LIVE_METRICS_POLL_MS\`, longer while the value does not change); each interval costs every subscriber 1. A client that falls more than \`LIVE_MAX_PENDING_EVENTS\` events behind has its stream ended with \`SLOW_SUBSCRIBER\`.`,
+    args: {
+      chainId: t.arg.id({ description: "The chain's EVM chain id in decimal (such as 43114)." }),
+      scope: t.arg({ type: MetricsScopeRef, description: "Which network's chains, or both networks', taken together." }),
+      metric: t.arg({ type: ChainMetricRef, required: true, description: "The metric." }),
+      interval: t.arg({ type: MetricIntervalRef, defaultValue: "day", description: "How long each point covers." }),
+    },
+    subscribe: (_root, args, context) => {
+      const byChain = args.chainId !== null && args.chainId !== undefined;
+      const byScope = args.scope !== null && args.scope !== undefined;
+      if (byChain === byScope) throw badUserInput(byChain ? "scope" : "chainId", "give exactly one of chainId and scope");
+      const scope = byChain ? String(args.chainId) : args.scope!;
+      if (byChain && !EVM_CHAIN_ID.test(scope)) {
+        throw badUserInput("chainId", `chainId must be an EVM chain id in decimal (such as 43114), got ${quoted(scope)}`);
+      }
+      const interval = args.interval ?? "day";
+      checkInterval(args.metric, interval);
+      return context.live.feed.subscribe(context.live.questions.chainMetricLatest(scope, args.metric, interval), {
+        call: context.call,
+        chargeRead: context.chargeRead,
+      });
+    },
+    resolve: itemOrError,
   }),
 }));

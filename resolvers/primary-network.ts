@@ -15,6 +15,8 @@ import {
   PChainTransactionConnectionRef,
   PChainTransactionRef,
   PChainTransactionType,
+  PrimaryNetworkTransactionRef,
+  PrimaryNetworkTransactionType,
   XChainTransactionConnectionRef,
   XChainTransactionRef,
   XChainTransactionType,
@@ -43,9 +45,17 @@ import {
   CB58_ID,
   EVM_ADDRESS,
   HEX_32,
+  afterBlockArgument,
   cb58IdArgument,
   nodeIdArgument,
 } from "../src/execution/identifiers.ts";
+import { itemOrError, liveTerms } from "../src/live/live-feed.ts";
+import {
+  cChainExportTransactionTxTypeValues,
+  cChainImportTransactionTxTypeValues,
+  pChainTransactionTypeValues,
+  xChainTransactionTypeValues,
+} from "../src/upstream/contract/data-api.ts";
 import type {
   CChainAtomicTransaction,
   L1Validator,
@@ -590,3 +600,77 @@ builder.objectFields(CChainRef, (t) => ({
     resolve: (chain, _args, context) => context.loaders.chain.load(chain.blockchainId),
   }),
 }));
+
+/** The kinds of transaction each chain has: a subscription's `txTypes` may name only those of its chain. */
+const TX_TYPES_OF_CHAIN: Record<PrimaryNetworkOrigin["chain"], ReadonlySet<string>> = {
+  "p-chain": new Set(pChainTransactionTypeValues),
+  "x-chain": new Set(xChainTransactionTypeValues),
+  "c-chain": new Set([...cChainImportTransactionTxTypeValues, ...cChainExportTransactionTxTypeValues]),
+};
+
+builder.subscriptionFields((t) => ({
+  newPrimaryNetworkTransactions: t.field({
+    type: PrimaryNetworkTransactionRef,
+    nullable: true,
+    // A subscription is charged once, for its first read.
+    extensions: upstreamCalls(callCost(primaryNetworkTransactions)),
+    description: `Each new transaction of the P-, X- or C-Chain (its atomic transactions) as it is accepted, oldest first, each once: of some addresses, or of all. \`txTypes\` keeps only some kinds; the gateway applies it, so subscribers with other kinds share the poller. ${liveTerms(primaryNetworkTransactions, "LIVE_PRIMARY_NETWORK_POLL_MS", "one chain and one set of addresses")}`,
+    args: {
+      network: t.arg({ type: NetworkRef, required: true, description: "The network; `TESTNET` is the same as `FUJI`." }),
+      blockchainId: t.arg.string({
+        required: true,
+        description: "The chain: its blockchain id (cb58), or `p-chain`, `x-chain` or `c-chain`.",
+      }),
+      addresses: t.arg.stringList({
+        description:
+          "Only transactions that touch one of these addresses: bech32 (`avax1...`, `fuji1...`), with or without the chain letter; on the C-Chain also 0x accounts.",
+      }),
+      txTypes: t.arg({
+        type: [PrimaryNetworkTransactionType.ref],
+        description: "Only transactions of these kinds, each one the chain has.",
+      }),
+      after: t.arg({
+        type: "BigInt",
+        description:
+          "The last block height whose transactions were seen (to resume after a reconnect): the transactions of later blocks come first, within `LIVE_MAX_CATCH_UP`.",
+      }),
+    },
+    subscribe: (_root, args, context) => {
+      const network = upstreamNetwork(args.network);
+      const origin = findPrimaryChain(network, args.blockchainId);
+      if (!origin) {
+        throw badUserInput(
+          "blockchainId",
+          `blockchainId must be the blockchain id of the ${network} P-, X- or C-Chain, or p-chain, x-chain or c-chain; got ${JSON.stringify(args.blockchainId)}`,
+        );
+      }
+      if (args.addresses) addressesArgument("addresses", args.addresses, origin.chain === "c-chain");
+      const addresses = args.addresses ? canonicalAddresses(args.addresses).join(",") : undefined;
+      const kinds = TX_TYPES_OF_CHAIN[origin.chain];
+      const txTypes = args.txTypes ? new Set<string>(args.txTypes) : undefined;
+      for (const txType of txTypes ?? []) {
+        if (!kinds.has(txType)) {
+          throw badUserInput(
+            "txTypes",
+            `txTypes must name kinds the ${origin.chain} has (${[...kinds].join(", ")}); got ${txType}`,
+          );
+        }
+      }
+      const after = afterBlockArgument(args.after);
+      return context.live.feed.subscribe(context.live.questions.primaryNetworkTransactions(origin, addresses), {
+        after,
+        call: context.call,
+        chargeRead: context.chargeRead,
+        accepts: txTypes && ((tx) => txTypes.has(tx.txType)),
+      });
+    },
+    resolve: itemOrError,
+  }),
+}));
+
+/** One order and one form for a set of addresses (the chain letter dropped, duplicates too), so that one set is one question. */
+function canonicalAddresses(addresses: readonly string[]): string[] {
+  return [
+    ...new Set(addresses.map((address) => (EVM_ADDRESS.test(address) ? address.toLowerCase() : address.replace(/^[PXC]-/, "")))),
+  ].sort();
+}

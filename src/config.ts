@@ -3,16 +3,28 @@ import { availableParallelism } from "node:os";
 import type { CompressionConfig } from "./server/compression.ts";
 import type { RedisConfig } from "./shared-state/redis.ts";
 
+/** How often a live question's poller reads while something changes, and the longest it waits while nothing does. */
+export interface PollInterval {
+  baseMs: number;
+  maxMs: number;
+}
+
 /** Live subscriptions: how their pollers read, and how far a stream may fall behind. */
 export interface LiveConfig {
-  /** The interval between two reads of a chain's newest blocks while blocks arrive. */
-  blocksPollMs: number;
-  /** The longest interval, reached while no block arrives. */
-  blocksMaxPollMs: number;
-  /** How far back a poller pages to fill a gap, and a subscriber's `after` may reach. */
-  maxCatchUpBlocks: number;
+  /** New blocks of a chain or of a network (`GET /v1/chains/{chainId}/blocks`, `GET /v1/blocks`). */
+  blocks: PollInterval;
+  /** New transactions of an EVM address (`GET /v1/chains/{chainId}/addresses/{address}/transactions`). */
+  addressTransactions: PollInterval;
+  /** New P-, X- or C-Chain transactions (`GET /v1/networks/{network}/blockchains/{blockchainId}/transactions`). */
+  primaryNetworkTransactions: PollInterval;
+  /** A chain metric's latest point (`GET /v2/chains/{chainId}/metrics/{metric}`). */
+  chainMetrics: PollInterval;
+  /** How far back a poller pages to fill a gap, and a subscriber's `after` may reach: blocks, or transactions. */
+  maxCatchUp: number;
   /** Events a subscriber may leave unread before its stream ends. */
   maxPendingEvents: number;
+  /** Questions (a route and its arguments) a gateway polls at once. */
+  maxPollers: number;
 }
 
 export interface GatewayConfig {
@@ -192,6 +204,12 @@ function integer(env: Env, name: string, fallback: number, min = 0): number {
   return value;
 }
 
+/** `<prefix>_POLL_MS` and `<prefix>_MAX_POLL_MS`; the longest is never shorter than the base. */
+function pollInterval(env: Env, prefix: string, baseMs: number, maxMs: number): PollInterval {
+  const base = integer(env, `${prefix}_POLL_MS`, baseMs, 100);
+  return { baseMs: base, maxMs: Math.max(base, integer(env, `${prefix}_MAX_POLL_MS`, maxMs, 100)) };
+}
+
 function ratio(env: Env, name: string, fallback: number): number {
   const raw = env[name];
   if (raw === undefined || raw.trim() === "") return fallback;
@@ -315,10 +333,13 @@ export function loadConfig(env: Env = process.env): GatewayConfig {
     shutdownGraceMs: integer(env, "SHUTDOWN_GRACE_MS", 10_000, 0),
     exportPollIntervalMs: integer(env, "EXPORT_POLL_INTERVAL_MS", 2_000, 20),
     live: {
-      blocksPollMs: integer(env, "LIVE_BLOCKS_POLL_MS", 2_000, 100),
-      blocksMaxPollMs: integer(env, "LIVE_BLOCKS_MAX_POLL_MS", 8_000, 100),
-      maxCatchUpBlocks: integer(env, "LIVE_MAX_CATCH_UP_BLOCKS", 500, 1),
+      blocks: pollInterval(env, "LIVE_BLOCKS", 2_000, 8_000),
+      addressTransactions: pollInterval(env, "LIVE_ADDRESS", 4_000, 30_000),
+      primaryNetworkTransactions: pollInterval(env, "LIVE_PRIMARY_NETWORK", 4_000, 30_000),
+      chainMetrics: pollInterval(env, "LIVE_METRICS", 30_000, 300_000),
+      maxCatchUp: integer(env, "LIVE_MAX_CATCH_UP", 500, 1),
       maxPendingEvents: integer(env, "LIVE_MAX_PENDING_EVENTS", 256, 1),
+      maxPollers: integer(env, "LIVE_MAX_POLLERS", 2_000, 1),
     },
     tracing: tracingMode(env),
     compiledExecution: boolean(env, "GRAPHQL_JIT", true),

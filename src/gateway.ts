@@ -12,7 +12,8 @@ import type { IncomingMessage, ServerResponse } from "node:http";
 import type { GatewayConfig } from "./config.ts";
 import { createContext, type GatewayContext, type SharedServices, type Upstreams } from "./execution/context.ts";
 import { RequestDeadlines } from "./limits/deadline.ts";
-import { BlockFeed } from "./live/block-feed.ts";
+import { LiveFeed, type LiveBatch } from "./live/live-feed.ts";
+import { LiveQuestions } from "./live/live-questions.ts";
 import { ExportWatch } from "./live/export-watch.ts";
 import { useBodyLimit } from "./plugins/body-limit.ts";
 import { useCompiledExecution } from "./plugins/compiled-execution.ts";
@@ -28,8 +29,9 @@ import { securityPlugins } from "./plugins/security.ts";
 import { schema } from "./schema.ts";
 import { createCompression, type Compression } from "./server/compression.ts";
 import { jsonBodyListener } from "./server/json-body-listener.ts";
-import { RedisExportRelay } from "./shared-state/export-relay.ts";
+import { RedisPollerRelay } from "./shared-state/poller-relay.ts";
 import type { RedisLink } from "./shared-state/redis.ts";
+import type { ExportOperation } from "./upstream/types.ts";
 import { redisRecordTier, redisResponseTier } from "./shared-state/shared-tiers.ts";
 import type { Logger } from "./telemetry/logger.ts";
 import { GatewayMetrics, OperationNameLabels } from "./telemetry/metrics.ts";
@@ -57,6 +59,8 @@ export interface Gateway {
   metrics: GatewayMetrics;
   /** Ends every open subscription's stream, which completes it for its client; for shutdown. */
   endStreams(): Promise<void>;
+  /** The live questions this gateway polls now, and their subscribers. */
+  liveCounts(): { pollers: number; subscribers: number };
   /**
    * Charges an operation that came over a WebSocket what an HTTP request pays before it is parsed
    * (src/plugins/rate-limit.ts); the result that refuses it, or undefined.
@@ -161,16 +165,16 @@ export function createGateway(config: GatewayConfig, urls: UpstreamUrls, logger:
     upstreams: upstream.upstreams,
     cache: upstream.cache,
     metrics,
-    endStreams: () => {
-      shared.blockFeed.close();
-      return shared.exportWatch.close();
+    liveCounts: () => shared.live.feed.counts(),
+    endStreams: async () => {
+      await Promise.all([shared.live.feed.close(), shared.exportWatch.close()]);
     },
     payForSocketOperation: rateLimit ? rateLimit.payForReading : async () => undefined,
     chargeScrape: rateLimiter ? scrapeCharge(rateLimiter, config.rateLimit) : async () => 0,
     async close() {
       stopChainRefresh();
-      shared.blockFeed.close();
       await Promise.all([
+        shared.live.feed.close(),
         shared.exportWatch.close(),
         upstream.dataService.close(),
         upstream.metricsService.close(),
@@ -226,22 +230,22 @@ function startSharedServices(
   const exportWatch = new ExportWatch(
     (id, call) => upstreams.exportJobs.getOperation(id, call),
     { intervalMs: config.exportPollIntervalMs, readTimeoutMs: config.requestTimeoutMs },
-    redis && new RedisExportRelay(redis, config.exportPollIntervalMs),
+    redis && new RedisPollerRelay<ExportOperation>(redis, "export"),
   );
-  const blockFeed = new BlockFeed(
-    (chainId, pageSize, pageToken, call) => upstreams.evm.listLatestBlocks(chainId, { pageSize, pageToken }, call),
-    (network, pageSize, pageToken, call) => upstreams.evm.listLatestBlocksAllChains(network, { pageSize, pageToken }, call),
+  const { live } = config;
+  const feed = new LiveFeed(
     {
-      intervalMs: config.live.blocksPollMs,
-      maxIntervalMs: Math.max(config.live.blocksPollMs, config.live.blocksMaxPollMs),
-      maxCatchUpBlocks: config.live.maxCatchUpBlocks,
-      maxPending: config.live.maxPendingEvents,
+      maxCatchUp: live.maxCatchUp,
+      maxPending: live.maxPendingEvents,
       readTimeoutMs: config.requestTimeoutMs,
+      maxPollers: live.maxPollers,
     },
+    redis && new RedisPollerRelay<LiveBatch>(redis, "live"),
   );
+  metrics.watchLive(() => feed.counts());
   const warpVerifier = new WarpVerifier(config.warpVerifyThreads, metrics.registry);
   const observeBatch = (loader: string, keys: number) => metrics.loaderBatch(loader, keys);
-  return { upstreams, exportWatch, blockFeed, warpVerifier, observeBatch };
+  return { upstreams, exportWatch, live: { feed, questions: new LiveQuestions(upstreams, live) }, warpVerifier, observeBatch };
 }
 
 /** Keeps the chain list fresh in the background (CACHE_PRELOAD_CHAINS); returns how to stop. */

@@ -34,7 +34,7 @@ describe("newBlocks", () => {
     harness = await startHarness({
       LIVE_BLOCKS_POLL_MS: "600000",
       LIVE_BLOCKS_MAX_POLL_MS: "600000",
-      LIVE_MAX_CATCH_UP_BLOCKS: "100",
+      LIVE_MAX_CATCH_UP: "100",
       RATE_LIMIT_BURST: "100000",
     });
     const newest = await simulatorGet<ListEvmBlocksResponse>(harness, "data", `/v1/chains/${C_CHAIN}/blocks?pageSize=1`);

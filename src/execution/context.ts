@@ -3,7 +3,8 @@
  * Loaders dedupe and batch look-ups within one request; list pages prime them. Each domain
  * keeps its loaders in `src/execution/loaders/<domain>.ts`.
  */
-import type { BlockFeed } from "../live/block-feed.ts";
+import type { LiveFeed } from "../live/live-feed.ts";
+import type { LiveQuestions } from "../live/live-questions.ts";
 import { createExportJobLoaders, type ExportJobLoaders } from "./loaders/export-jobs.ts";
 import { createEvmLoaders, type EvmLoaders } from "./loaders/evm.ts";
 import { createPrimaryNetworkLoaders, type PrimaryNetworkLoaders } from "./loaders/primary-network.ts";
@@ -39,7 +40,8 @@ export interface GatewayContext {
   loaders: Loaders;
   /** The gateway's one registry of export-operation pollers, shared by all subscriptions. */
   exportWatch: ExportWatch;
-  blockFeed: BlockFeed;
+  /** Live subscriptions: the gateway's one registry of pollers, and the questions they ask. */
+  live: LiveServices;
   /** Checks Warp signatures off the event loop and remembers what it checked. */
   warpVerifier: WarpVerifier;
   /**
@@ -129,11 +131,16 @@ class RequestLoaders implements Loaders {
   }
 }
 
+export interface LiveServices {
+  feed: LiveFeed;
+  questions: LiveQuestions;
+}
+
 /** What every request's context shares: built once per gateway. */
 export interface SharedServices {
   upstreams: Upstreams;
   exportWatch: ExportWatch;
-  blockFeed: BlockFeed;
+  live: LiveServices;
   warpVerifier: WarpVerifier;
   observeBatch: BatchObserver;
 }
@@ -144,7 +151,7 @@ export function createContext(shared: SharedServices, call: CallOptions): Gatewa
     upstreams: shared.upstreams,
     call: counted,
     exportWatch: shared.exportWatch,
-    blockFeed: shared.blockFeed,
+    live: shared.live,
     warpVerifier: shared.warpVerifier,
     loaders: new RequestLoaders(shared.upstreams, counted, shared.observeBatch),
   };

@@ -20,7 +20,9 @@ export type ErrorCode =
   /** A live stream could not fill a gap between two reads, or a resume point, within its bound; the stream goes on. */
   | "LIVE_GAP"
   /** A live stream's client fell too far behind; the stream ended. */
-  | "SLOW_SUBSCRIBER";
+  | "SLOW_SUBSCRIBER"
+  /** The gateway polls as many live questions as LIVE_MAX_POLLERS allows; a subscription to a new one waits. */
+  | "LIVE_CAPACITY";
 
 export interface UpstreamErrorDetails {
   service: string;

@@ -134,3 +134,11 @@ export function pageTokenArgument(argument: string, value: string): string {
 export function quoted(value: string, max = 80): string {
   return value.length <= max ? JSON.stringify(value) : `${JSON.stringify(value.slice(0, max))}... (${value.length} characters)`;
 }
+
+/** A live subscription's resume point: the last block number its client saw. */
+export function afterBlockArgument(value: unknown): bigint | undefined {
+  if (value === null || value === undefined) return undefined;
+  const after = BigInt(String(value));
+  if (after < 0n) throw badUserInput("after", `after must be a block number, 0 or more, got ${after}`);
+  return after;
+}

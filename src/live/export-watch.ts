@@ -19,6 +19,7 @@ import { isTransientForPollers } from "../upstream/outcomes.ts";
 import { apiKeyHash, type CallOptions } from "../upstream/http.ts";
 import type { ExportOperation, ExportOperationStatus } from "../upstream/types.ts";
 import { SubscriberStream, chargeForRead, type ChargeRead } from "./subscriber-stream.ts";
+import type { PollerRelay, PollerTopic, Turn } from "./poller-relay.ts";
 
 /** Reads one operation; null when it does not exist. */
 export type ReadOperation = (operationId: string, options: CallOptions) => Promise<ExportOperation | null>;
@@ -26,28 +27,8 @@ export type ReadOperation = (operationId: string, options: CallOptions) => Promi
 /** What a subscriber receives: the operation, or the error that ends its stream. */
 export type ExportEvent = ExportOperation | GatewayError;
 
-/**
- * A poller's role for one interval: read the upstream and publish (`lead`), wait for what the
- * leader publishes (`follow`), or read the upstream for this gateway alone (`alone`: the relay
- * is unavailable).
- */
-export type Turn = "lead" | "follow" | "alone";
-
-/** The pollers of one operation on every gateway that watches it. */
-export interface ExportTopic {
-  /** This interval's role; what others publish arrives through the `deliver` given to `join`. */
-  turn(): Promise<Turn>;
-  /** Hands a read, or the error that ends the streams, to the followers. */
-  publish(event: ExportEvent): void;
-  /** This gateway watches the operation no more: gives up its turn. */
-  leave(): Promise<void>;
-}
-
-/** Coordinates the pollers of several gateways; it must never throw. */
-export interface ExportRelay {
-  /** `topic` names the operation and the hash of the API key that reads it, never the key. */
-  join(topic: string, deliver: (event: ExportEvent) => void): ExportTopic;
-}
+/** The export pollers of several gateways; a topic is an operation and the hash of the API key that reads it. */
+export type ExportRelay = PollerRelay<ExportOperation>;
 
 const FINAL_STATUSES: ReadonlySet<ExportOperationStatus> = new Set(["COMPLETED", "COMPLETED_WITH_WARNING", "FAILED"]);
 /** Consecutive failed reads a poller rides out (outages, rate limits) before it gives up. */
@@ -78,7 +59,7 @@ export class ExportWatch {
         call,
         this.read,
         this.options,
-        this.relay?.join(key, (event) => created.receive(event)),
+        this.relay?.join(key, (event) => created.receive(event), this.options.intervalMs),
         () => {
           if (this.pollers.get(key) === created) this.pollers.delete(key);
         },
@@ -109,7 +90,7 @@ class Poller {
     private readonly call: CallOptions,
     private readonly read: ReadOperation,
     private readonly options: ExportWatchOptions,
-    private readonly topic: ExportTopic | undefined,
+    private readonly topic: PollerTopic<ExportOperation> | undefined,
     private readonly onStop: () => void,
   ) {
     // After the first subscriber has joined, who pays for the first read.

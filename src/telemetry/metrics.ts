@@ -276,4 +276,24 @@ export class GatewayMetrics implements UpstreamObserver {
       });
     }
   }
+
+  /** The live feed's pollers and their subscribers on this gateway, read when Prometheus scrapes. */
+  watchLive(counts: () => { pollers: number; subscribers: number }): void {
+    new Gauge({
+      name: "gateway_live_pollers",
+      help: "Live questions this gateway polls (or follows another gateway's poller of): one per distinct route and arguments with subscribers.",
+      registers: [this.registry],
+      collect() {
+        this.set(counts().pollers);
+      },
+    });
+    new Gauge({
+      name: "gateway_live_subscribers",
+      help: "Open live subscriptions (new blocks, transactions, metric points) on this gateway.",
+      registers: [this.registry],
+      collect() {
+        this.set(counts().subscribers);
+      },
+    });
+  }
 }

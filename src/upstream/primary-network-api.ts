@@ -99,7 +99,7 @@ export function register<T extends object>(record: T, origin: PrimaryNetworkOrig
 }
 
 /** A transaction, and what in it links to other records: its UTXOs, L1 validators and vertices. */
-function registerTransaction(tx: PrimaryNetworkTransaction, origin: PrimaryNetworkOrigin): PrimaryNetworkTransaction {
+export function registerTransaction(tx: PrimaryNetworkTransaction, origin: PrimaryNetworkOrigin): PrimaryNetworkTransaction {
   const nested: (readonly object[] | null | undefined)[] = [
     "consumedUtxos" in tx ? tx.consumedUtxos : undefined,
     "emittedUtxos" in tx ? tx.emittedUtxos : undefined,

@@ -1,6 +1,7 @@
 /**
- * One export-job poller across every gateway on the same Redis. Per operation (and hash of the
- * API key that reads it), each gateway with subscribers listens on a channel; the gateway that
+ * One poller per question across every gateway on the same Redis (export jobs, live feeds). Per
+ * question (an export operation and the hash of the API key that reads it; a live feed's route
+ * and arguments), each gateway with subscribers listens on a channel; the gateway that
  * holds a lock (`SET NX PX`, a few poll intervals, renewed at each turn) reads the upstream and
  * publishes each read on the channel, keeping the latest in a key so that gateways that join
  * later start from it. The others try to take the lock at each interval, so that the poller of
@@ -10,9 +11,8 @@
 import { randomUUID } from "node:crypto";
 import type { Redis } from "ioredis";
 import { GatewayError, type ErrorCode } from "../execution/errors.ts";
-import type { ExportEvent, ExportRelay, ExportTopic, Turn } from "../live/export-watch.ts";
+import type { PollerRelay, PollerTopic, Turn } from "../live/poller-relay.ts";
 import type { RedisLink } from "./redis.ts";
-import type { ExportOperation } from "../upstream/types.ts";
 
 /** Intervals a lock outlives its last renewal: how soon a dead poller is replaced. */
 const LOCK_INTERVALS = 3;
@@ -21,46 +21,44 @@ const LOCK_INTERVALS = 3;
 const RENEW_LOCK = `if redis.call("get", KEYS[1]) == ARGV[1] then return redis.call("pexpire", KEYS[1], ARGV[2]) else return 0 end`;
 const RELEASE_LOCK = `if redis.call("get", KEYS[1]) == ARGV[1] then return redis.call("del", KEYS[1]) else return 0 end`;
 
-type Message =
-  | { from: string; operation: ExportOperation }
-  | { from: string; error: { message: string; code: ErrorCode; extensions: Record<string, unknown> } };
+type Message<T> =
+  { from: string; value: T } | { from: string; error: { message: string; code: ErrorCode; extensions: Record<string, unknown> } };
 
-function encode(from: string, event: ExportEvent): string {
-  const message: Message =
+function encode<T>(from: string, event: T | GatewayError): string {
+  const message: Message<T> =
     event instanceof GatewayError
       ? { from, error: { message: event.message, code: event.code, extensions: { ...event.extensions } } }
-      : { from, operation: event };
+      : { from, value: event };
   return JSON.stringify(message);
 }
 
-function decode(text: string): Message | undefined {
+function decode<T>(text: string): Message<T> | undefined {
   try {
-    const message = JSON.parse(text) as Message;
-    return typeof message.from === "string" && ("operation" in message || "error" in message) ? message : undefined;
+    const message = JSON.parse(text) as Message<T>;
+    return typeof message.from === "string" && ("value" in message || "error" in message) ? message : undefined;
   } catch {
     return undefined;
   }
 }
 
-function eventOf(message: Message): ExportEvent {
-  return "operation" in message
-    ? message.operation
+function eventOf<T>(message: Message<T>): T | GatewayError {
+  return "value" in message
+    ? message.value
     : new GatewayError(message.error.message, message.error.code, message.error.extensions);
 }
 
-export class RedisExportRelay implements ExportRelay {
+export class RedisPollerRelay<T> implements PollerRelay<T> {
   /** This gateway, in lock values and messages. */
   readonly self = randomUUID();
-  readonly lockTtlMs: number;
   readonly subscriber: Redis;
   /** The topics of this gateway by channel; one at a time, but one may still be leaving. */
-  private readonly topics = new Map<string, Set<RedisTopic>>();
+  private readonly topics = new Map<string, Set<RedisTopic<T>>>();
 
+  /** `namespace` keeps the questions of one kind apart. */
   constructor(
     readonly link: RedisLink,
-    intervalMs: number,
+    readonly namespace: string,
   ) {
-    this.lockTtlMs = LOCK_INTERVALS * intervalMs;
     // Connected now, so that it is ready when the first subscriber comes.
     this.subscriber = link.subscriber();
     this.subscriber.on("message", (channel: string, text: string) => {
@@ -68,9 +66,9 @@ export class RedisExportRelay implements ExportRelay {
     });
   }
 
-  join(topic: string, deliver: (event: ExportEvent) => void): ExportTopic {
-    const channel = this.link.key("export", topic);
-    const joined = new RedisTopic(this, channel, deliver);
+  join(topic: string, deliver: (event: T | GatewayError) => void, longestIntervalMs: number): PollerTopic<T> {
+    const channel = this.link.key(this.namespace, topic);
+    const joined = new RedisTopic(this, channel, deliver, LOCK_INTERVALS * longestIntervalMs);
     const topics = this.topics.get(channel) ?? new Set();
     topics.add(joined);
     this.topics.set(channel, topics);
@@ -78,7 +76,7 @@ export class RedisExportRelay implements ExportRelay {
   }
 
   /** Forgets a topic; whether no other topic of this gateway listens on its channel. */
-  detach(topic: RedisTopic): boolean {
+  detach(topic: RedisTopic<T>): boolean {
     const topics = this.topics.get(topic.channel);
     topics?.delete(topic);
     if (topics?.size) return false;
@@ -87,7 +85,7 @@ export class RedisExportRelay implements ExportRelay {
   }
 }
 
-class RedisTopic implements ExportTopic {
+class RedisTopic<T> implements PollerTopic<T> {
   private subscribed = false;
   private leading = false;
   private left = false;
@@ -97,9 +95,10 @@ class RedisTopic implements ExportTopic {
   private readonly latestKey: string;
 
   constructor(
-    private readonly relay: RedisExportRelay,
+    private readonly relay: RedisPollerRelay<T>,
     readonly channel: string,
-    private readonly deliver: (event: ExportEvent) => void,
+    private readonly deliver: (event: T | GatewayError) => void,
+    private readonly lockTtlMs: number,
   ) {
     this.lockKey = `${channel}:lock`;
     this.latestKey = `${channel}:latest`;
@@ -107,27 +106,33 @@ class RedisTopic implements ExportTopic {
 
   /** A message on the channel; this gateway's own are not news to it. */
   hear(text: string): void {
-    const message = decode(text);
+    const message = decode<T>(text);
     if (message === undefined || message.from === this.relay.self || this.left) return;
     this.heard = true;
     this.deliver(eventOf(message));
   }
 
   async turn(): Promise<Turn> {
-    const { link, subscriber, self, lockTtlMs } = this.relay;
+    const { link, subscriber, self } = this.relay;
+    const { lockTtlMs } = this;
     if (!this.subscribed) {
-      if ((await link.attempt("export-subscribe", () => subscriber.subscribe(this.channel))) === undefined) return "alone";
+      if ((await link.attempt(`${this.relay.namespace}-subscribe`, () => subscriber.subscribe(this.channel))) === undefined)
+        return "alone";
       this.subscribed = true;
       if (this.left) return this.giveUp();
       if (!(await this.catchUp(false))) return "alone";
     }
     if (this.leading) {
-      const renewed = await link.attempt("export-lock", (client) => client.eval(RENEW_LOCK, 1, this.lockKey, self, lockTtlMs));
+      const renewed = await link.attempt(`${this.relay.namespace}-lock`, (client) =>
+        client.eval(RENEW_LOCK, 1, this.lockKey, self, lockTtlMs),
+      );
       if (renewed === undefined) return "alone";
       if (renewed === 1) return this.left ? this.giveUp() : "lead";
       this.leading = false;
     }
-    const taken = await link.attempt("export-lock", (client) => client.set(this.lockKey, self, "PX", lockTtlMs, "NX"));
+    const taken = await link.attempt(`${this.relay.namespace}-lock`, (client) =>
+      client.set(this.lockKey, self, "PX", lockTtlMs, "NX"),
+    );
     if (taken === undefined) return "alone";
     if (taken !== "OK") return "follow";
     this.leading = true;
@@ -139,17 +144,18 @@ class RedisTopic implements ExportTopic {
 
   /** Delivers the latest read kept, if any; false when Redis did not answer. */
   private async catchUp(takingOver: boolean): Promise<boolean> {
-    const latest = await this.relay.link.attempt("export-latest", (client) => client.get(this.latestKey));
+    const latest = await this.relay.link.attempt(`${this.relay.namespace}-latest`, (client) => client.get(this.latestKey));
     if (latest === undefined) return false;
-    const message = latest === null ? undefined : decode(latest);
+    const message = latest === null ? undefined : decode<T>(latest);
     if (message !== undefined && !this.left && (takingOver || !this.heard)) this.deliver(eventOf(message));
     return true;
   }
 
-  publish(event: ExportEvent): void {
-    const { link, self, lockTtlMs } = this.relay;
+  publish(event: T | GatewayError): void {
+    const { link, self } = this.relay;
+    const { lockTtlMs } = this;
     const text = encode(self, event);
-    void link.attempt("export-publish", (client) => {
+    void link.attempt(`${this.relay.namespace}-publish`, (client) => {
       const transaction = client.multi();
       // Only reads are kept: a gateway that comes after an error reads the operation itself.
       if (!(event instanceof GatewayError)) transaction.set(this.latestKey, text, "PX", lockTtlMs);
@@ -169,10 +175,11 @@ class RedisTopic implements ExportTopic {
     const pending: Promise<unknown>[] = [];
     const lastOnChannel = this.relay.detach(this);
     if (this.subscribed && lastOnChannel) {
-      pending.push(link.attempt("export-unsubscribe", () => subscriber.unsubscribe(this.channel)));
+      pending.push(link.attempt(`${this.relay.namespace}-unsubscribe`, () => subscriber.unsubscribe(this.channel)));
     }
     this.subscribed = false;
-    if (this.leading) pending.push(link.attempt("export-unlock", (client) => client.eval(RELEASE_LOCK, 1, this.lockKey, self)));
+    if (this.leading)
+      pending.push(link.attempt(`${this.relay.namespace}-unlock`, (client) => client.eval(RELEASE_LOCK, 1, this.lockKey, self)));
     this.leading = false;
     await Promise.all(pending);
     return "follow";
