@@ -303,6 +303,9 @@ function graphiql(config: GatewayConfig, compression: Compression) {
         variables: example.variables ? JSON.stringify(example.variables, null, 2) : undefined,
       })),
       headers: JSON.stringify({ [API_KEY_HEADER]: "" }),
+      // Every operation as a POST with a JSON body, subscriptions too (their events over SSE):
+      // GraphiQL would send a subscription as a GET, which CSRF prevention refuses without its header.
+      method: "POST" as const,
     },
     renderGraphiQL: (options: GraphiQLOptions) =>
       (page ??= import("@graphql-yoga/render-graphiql").then(

@@ -15,7 +15,23 @@ const HEADER = `# Send your Data API key as the header x-glacier-api-key (Header
 
 export const GRAPHIQL_EXAMPLES: GraphiQLExample[] = [
   {
-    query: `${HEADER}query LatestBlocks {
+    query: `${HEADER}
+# Live: each new block of the C-Chain, pushed as it arrives (press Run and watch the result pane).
+# A subscription: over Server-Sent Events here, or graphql-ws on the same path.
+subscription NewBlocks {
+  newBlocks(chainId: "43114") {
+    blockNumber
+    blockHash
+    blockTime
+    txCount
+    chain { chainName }
+  }
+}
+`,
+  },
+  {
+    query: `# The latest blocks of every chain.
+query LatestBlocks {
   latestBlocks(first: 5) {
     edges {
       cursor
