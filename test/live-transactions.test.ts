@@ -6,7 +6,15 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { subscribeSse, type ExportSubscription, type SseEvent } from "./support/subscriptions.ts";
-import { simulatorGet, startHarness, upstreamCalls, type Harness } from "./support/harness.ts";
+import {
+  serveGateway,
+  simulatorGet,
+  startHarness,
+  until,
+  upstreamCalls,
+  type Harness,
+  type ServedGateway,
+} from "./support/harness.ts";
 import type { ListAddressTransactionsResponse, PChainTransaction } from "../src/upstream/types.ts";
 
 const C_CHAIN = "43114";
@@ -275,5 +283,51 @@ describe("live transactions and metrics on a chain that moves", () => {
     );
     expect(errors[0]?.extensions).toMatchObject({ code: "BAD_USER_INPUT", argument });
     expect(upstreamCalls(harness)).toEqual({});
+  });
+});
+
+describe("the gateway's bound on live questions", () => {
+  let harness: Harness;
+  let served: ServedGateway;
+  beforeAll(async () => {
+    harness = await startHarness({ LIVE_MAX_POLLERS: "1", RATE_LIMIT_BURST: "100000" });
+    served = await serveGateway(harness);
+  });
+  afterAll(async () => {
+    await served.close();
+    await harness.close();
+  });
+
+  /** A subscription over a real socket, whose cancel closes it as a client that goes away does. */
+  async function openStream(query: string): Promise<ReadableStreamDefaultReader<Uint8Array>> {
+    const response = await fetch(`http://127.0.0.1:${served.port}/graphql`, {
+      method: "POST",
+      headers: { "content-type": "application/json", accept: "text/event-stream" },
+      body: JSON.stringify({ query }),
+    });
+    return response.body!.getReader();
+  }
+
+  it("refuses a subscription to a new question over LIVE_MAX_POLLERS with LIVE_CAPACITY, takes one already asked, and frees the place when its clients leave", async () => {
+    const blocks = 'subscription { newBlocks(chainId: "43114") { blockNumber } }';
+    const streams = [await openStream(blocks), await openStream(blocks)];
+    await until(() => harness.gateway.liveCounts().subscribers === 2, "both subscriptions to start");
+    expect(harness.gateway.liveCounts()).toEqual({ pollers: 1, subscribers: 2 });
+    const refused = await subscribeSse(harness, NEW_ADDRESS_TRANSACTIONS, { chainId: C_CHAIN, address: BUSY_ADDRESS });
+    const events = await refused.rest();
+    const errors = events.flatMap((event) =>
+      event.event === "next" ? ((JSON.parse(event.data) as Payload<unknown>).errors ?? []) : [],
+    );
+    expect(errors[0]?.extensions).toMatchObject({ code: "LIVE_CAPACITY", maxPollers: 1 });
+    expect(harness.gateway.liveCounts()).toEqual({ pollers: 1, subscribers: 2 });
+
+    // The clients gone, the poller stops and its place is free for another question.
+    await Promise.all(streams.map((stream) => stream.cancel()));
+    await until(() => harness.gateway.liveCounts().pollers === 0, "the poller to stop");
+    const address = await openStream(
+      `subscription { newAddressTransactions(chainId: "43114", address: "${BUSY_ADDRESS}") { transaction { txHash } } }`,
+    );
+    await until(() => harness.gateway.liveCounts().subscribers === 1, "the address subscription to start");
+    await address.cancel();
   });
 });
