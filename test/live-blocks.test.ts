@@ -173,4 +173,28 @@ describe("newBlocks on a chain that moves (the simulator's clock driven)", () =>
       await subscription.cancel();
     }
   });
+
+  it("ends the stream of a subscriber that stops reading with SLOW_SUBSCRIBER once it is LIVE_MAX_PENDING_EVENTS behind", async () => {
+    const slow = await startHarness({
+      LIVE_BLOCKS_POLL_MS: "100",
+      LIVE_BLOCKS_MAX_POLL_MS: "100",
+      LIVE_MAX_PENDING_EVENTS: "5",
+      RATE_LIMIT_BURST: "100000",
+    });
+    try {
+      const before = BigInt(slow.simulator.clock().heads.find((head) => head.chainId === C_CHAIN)!.blockNumber);
+      const subscription = await subscribeSse(slow, NEW_BLOCKS, { chainId: C_CHAIN, after: String(before) });
+      // Some 30 blocks arrive; the client reads none of them until the gateway has given up on it.
+      slow.simulator.advanceClock(60);
+      await until(() => slow.gateway.liveCounts().subscribers === 0, "the slow stream to be ended");
+      const events = await subscription.rest();
+      const payloads = events.filter((event) => event.event === "next").map((event) => JSON.parse(event.data) as BlockEvent);
+      expect(payloads.at(-1)?.errors?.[0]?.extensions.code).toBe("SLOW_SUBSCRIBER");
+      expect(payloads.length).toBeLessThanOrEqual(7);
+      expect(events.at(-1)?.event).toBe("complete");
+      expect(slow.gateway.liveCounts()).toEqual({ pollers: 0, subscribers: 0 });
+    } finally {
+      await slow.close();
+    }
+  });
 });

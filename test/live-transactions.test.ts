@@ -20,6 +20,7 @@ import type { ListAddressTransactionsResponse, PChainTransaction } from "../src/
 const C_CHAIN = "43114";
 /** The sample network's busiest C-Chain address: it is in most new blocks. */
 const BUSY_ADDRESS = "0xba8f6bc43ce667f26cb1ace5fe31a2cdc287159d";
+const PRIMARY_ROUTE = "GET /v1/networks/{network}/blockchains/{blockchainId}/transactions";
 const ADDRESS_ROUTE = "GET /v1/chains/{chainId}/addresses/{address}/transactions";
 
 const NEW_ADDRESS_TRANSACTIONS = `subscription AddressActivity($chainId: ID!, $address: EvmAddress!, $after: BigInt) {
@@ -135,6 +136,54 @@ describe("live transactions and metrics on a chain that moves", () => {
     }
   });
 
+  it("takes none of the transactions already in the newest block at the first read for new ones", async () => {
+    // An address with two or more transactions in the chain's newest block: the first read must
+    // see them all as old, whichever of them it lists first.
+    let address: string | undefined;
+    for (let attempt = 0; attempt < 30 && !address; attempt += 1) {
+      const head = cChainHead();
+      const page = await simulatorGet<{ transactions: { from: { address: string }; to?: { address: string } }[] }>(
+        harness,
+        "data",
+        `/v1/chains/${C_CHAIN}/blocks/${head}/transactions?pageSize=100`,
+      );
+      const counts = new Map<string, number>();
+      for (const tx of page.transactions) counts.set(tx.from.address, (counts.get(tx.from.address) ?? 0) + 1);
+      address = [...counts].find(([, count]) => count >= 2)?.[0];
+      if (!address) harness.simulator.advanceClock(2);
+    }
+    expect(address).toBeDefined();
+    const head = cChainHead();
+    const fresh = await subscribeSse(harness, NEW_ADDRESS_TRANSACTIONS, { chainId: C_CHAIN, address });
+    const resumed = await subscribeSse(harness, NEW_ADDRESS_TRANSACTIONS, {
+      chainId: C_CHAIN,
+      address,
+      after: String(head - 50n),
+    });
+    try {
+      // The resumed stream's first event comes after the shared first read.
+      await take<AddressEvent>(resumed, 1);
+      let expected: string[] = [];
+      for (let step = 0; step < 20 && expected.length === 0; step += 1) {
+        harness.simulator.advanceClock(20);
+        const list = await simulatorGet<ListAddressTransactionsResponse>(
+          harness,
+          "data",
+          `/v1/chains/${C_CHAIN}/addresses/${address}/transactions?pageSize=100`,
+        );
+        expected = list.transactions
+          .filter((item) => BigInt(item.nativeTransaction.blockNumber) > head)
+          .map((item) => item.nativeTransaction.txHash)
+          .reverse();
+      }
+      expect(expected.length).toBeGreaterThan(0);
+      const events = await take<AddressEvent>(fresh, expected.length);
+      expect(events.map((event) => event.data!.newAddressTransactions.transaction.txHash)).toEqual(expected);
+    } finally {
+      await Promise.all([fresh.cancel(), resumed.cancel()]);
+    }
+  });
+
   it("resumes an address's stream after a block: the transactions of later blocks first, then live, none twice", async () => {
     const head = cChainHead();
     const after = head - 12n;
@@ -194,7 +243,12 @@ describe("live transactions and metrics on a chain that moves", () => {
         seen += expected.length;
         seenExports += expectedExports.length;
       }
-      expect(harness.gateway.liveCounts()).toEqual({ pollers: 1, subscribers: 2 });
+      // Two subscribers, one poller: in 450 ms at 100 ms, at most 5 or 6 reads.
+      harness.simulator.resetCounters();
+      await new Promise((resolve) => setTimeout(resolve, 450));
+      const reads = upstreamCalls(harness)[PRIMARY_ROUTE] ?? 0;
+      expect(reads).toBeGreaterThanOrEqual(3);
+      expect(reads).toBeLessThanOrEqual(6);
     } finally {
       await Promise.all([all.cancel(), exports.cancel()]);
     }

@@ -50,7 +50,10 @@ export interface LiveQuestion<Item> {
   what: string;
   /** The route's largest page: the fewest reads to fill a gap. */
   pageSize: number;
-  /** The first read's page: 1 when the question has one stream, whose newest item tells where it stands. */
+  /**
+   * The first read's page: it must hold every item at the newest place of each stream (a chain's
+   * newest block: 1; an address's transactions in its newest block: a whole page), which are old.
+   */
   firstPageSize: number;
   /** The interval between two reads while items arrive, and the longest, reached while none does. */
   intervalMs: number;

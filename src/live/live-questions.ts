@@ -79,7 +79,8 @@ export class LiveQuestions {
       key: `address-transactions:${chainId}:${address}`,
       what: `address ${address} on chain ${chainId}`,
       pageSize: ROUTES.addressTransactions.page.max,
-      firstPageSize: 1,
+      // A block may hold several of the address's transactions: the first read takes the newest whole.
+      firstPageSize: ROUTES.addressTransactions.page.max,
       ...timing(this.config.addressTransactions),
       read: async (pageSize, pageToken, call) => {
         const response = await this.upstreams.evm.listAddressTransactions(
@@ -109,7 +110,7 @@ export class LiveQuestions {
       key: `primary-network-transactions:${origin.network}:${origin.blockchainId}:${addresses ?? ""}`,
       what: `the ${origin.network} ${origin.chain}${addresses ? ` (addresses ${addresses})` : ""}`,
       pageSize: ROUTES.primaryNetworkTransactions.page.max,
-      firstPageSize: 1,
+      firstPageSize: ROUTES.primaryNetworkTransactions.page.max,
       ...timing(this.config.primaryNetworkTransactions),
       read: async (pageSize, pageToken, call) => {
         const response = await this.upstreams.primaryNetwork.listTransactions(
