@@ -5,7 +5,7 @@
  */
 import { useDeferStream } from "@graphql-yoga/plugin-defer-stream";
 import { usePrometheus } from "@graphql-yoga/plugin-prometheus";
-import type { DocumentNode, ExecutionResult } from "graphql";
+import { GraphQLError, type DocumentNode, type ExecutionResult } from "graphql";
 import { createYoga, type GraphiQLOptions, type Plugin, type YogaServerInstance } from "graphql-yoga";
 import { LRUCache } from "lru-cache";
 import type { IncomingMessage, ServerResponse } from "node:http";
@@ -21,7 +21,7 @@ import { GRAPHIQL_EXAMPLES } from "./plugins/graphiql-examples.ts";
 import { persistedOperationNames } from "./plugins/persisted-documents.ts";
 import { RateLimiter, refuseSpentCallers, scrapeCharge, unusableBodyCharge, useRateLimit } from "./plugins/rate-limit.ts";
 import { UpstreamReadiness, useReadiness } from "./plugins/readiness.ts";
-import { KeyVerdicts, useRefusedKeys } from "./plugins/refused-keys.ts";
+import { KeyVerdicts, refusedKeyError, useRefusedKeys } from "./plugins/refused-keys.ts";
 import { useRefusals, withLastResort } from "./plugins/refusals.ts";
 import { requestIdOf, useRequestLog } from "./plugins/request-log.ts";
 import { useResponseCache } from "./plugins/response-cache.ts";
@@ -59,6 +59,12 @@ export interface Gateway {
   metrics: GatewayMetrics;
   /** Ends every open subscription's stream, which completes it for its client; for shutdown. */
   endStreams(): Promise<void>;
+  /**
+   * Admits an operation that came over a WebSocket as an HTTP request is admitted before its
+   * body is read: its request id (the caller's, or a new one) for the context and the log, and
+   * the refusal of a key the upstream refused lately, if its key is one.
+   */
+  admitSocketOperation(request: Request): { requestId: string; refusal: GraphQLError | undefined };
   /** The live questions this gateway polls now, and their subscribers. */
   liveCounts(): { pollers: number; subscribers: number };
   /**
@@ -166,6 +172,13 @@ export function createGateway(config: GatewayConfig, urls: UpstreamUrls, logger:
     cache: upstream.cache,
     metrics,
     liveCounts: () => shared.live.feed.counts(),
+    admitSocketOperation: (request) => {
+      const requestId = requestIdOf(request);
+      requestIds.set(request, requestId);
+      const apiKey = request.headers.get(API_KEY_HEADER)?.trim();
+      const refused = apiKey ? refusedKeyError(upstream.keyVerdicts, apiKey) : undefined;
+      return { requestId, refusal: refused && new GraphQLError(refused.message, { extensions: refused.extensions }) };
+    },
     endStreams: async () => {
       await Promise.all([shared.live.feed.close(), shared.exportWatch.close()]);
     },

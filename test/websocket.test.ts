@@ -11,6 +11,8 @@ import WebSocket from "ws";
 import { ChainBlockDocument, WatchExportOperationDocument } from "./generated/graphql.ts";
 import { startExportJob } from "./support/subscriptions.ts";
 import { startHarness, until, type Harness, serveGateway, type ServedGateway } from "./support/harness.ts";
+import { Writable } from "node:stream";
+import { createLogger, type Logger } from "../src/telemetry/logger.ts";
 
 type ExecutionResult = FormattedExecutionResult<Record<string, unknown>, unknown>;
 
@@ -30,9 +32,9 @@ afterEach(async () => {
 });
 
 /** The gateway served as the process serves it: HTTP and WebSocket on one port. */
-async function serve(env: Record<string, string> = {}): Promise<Served> {
-  const harness = await startHarness(env);
-  const served = { harness, ...(await serveGateway(harness)) };
+async function serve(env: Record<string, string> = {}, logger?: Logger): Promise<Served> {
+  const harness = await startHarness(env, { logger });
+  const served = { harness, ...(await serveGateway(harness, logger)) };
   running.push(served);
   return served;
 }
@@ -104,6 +106,41 @@ describe("graphql-ws over WebSocket", () => {
       served.harness.gateway.cache.clear();
     }
     expect(new Set(served.harness.simulator.requests().map((request) => request.apiKey))).toEqual(new Set(["ws-key"]));
+  });
+
+  it("refuses a key the upstream refused lately without a call, and logs each operation with its request id", async () => {
+    const lines: Record<string, unknown>[] = [];
+    const log = new Writable({
+      write(chunk: Buffer, _encoding, done) {
+        for (const line of chunk.toString("utf8").split("\n").filter(Boolean))
+          lines.push(JSON.parse(line) as Record<string, unknown>);
+        done();
+      },
+    });
+    const served = await serve({}, createLogger("info", {}, log));
+    served.harness.simulator.setKnobs({ apiKeys: ["good-key"] });
+    const variables = { chainId: "43114", blockId: "23" };
+    const client = connect(served, { apiKey: "bad-key" });
+    // The upstream refuses the key once; the gateway remembers it.
+    const first = await run(client, { query: CHAIN_BLOCK, variables, operationName: "ChainBlock" });
+    expect(first.results[0]!.errors![0]!.extensions).toMatchObject({ code: "FORBIDDEN", upstream: { status: 403 } });
+    served.harness.simulator.resetCounters();
+    const second = await run(client, { query: CHAIN_BLOCK, variables, operationName: "ChainBlock" });
+    expect(second.errors![0]).toMatchObject({
+      message: expect.stringContaining("refused the key"),
+      extensions: { code: "FORBIDDEN", upstream: { status: 403 } },
+    });
+    expect(served.harness.simulator.counters()).toEqual(
+      Object.fromEntries(Object.keys(served.harness.simulator.counters()).map((route) => [route, 0])),
+    );
+    await until(() => lines.filter((line) => line.msg === "graphql operation").length === 2, "two operation log lines");
+    const logged = lines.filter((line) => line.msg === "graphql operation");
+    expect(logged.map((line) => [line.transport, line.operation, line.outcome])).toEqual([
+      ["websocket", "ChainBlock", "complete"],
+      ["websocket", "ChainBlock", "error"],
+    ]);
+    expect(logged.every((line) => typeof line.requestId === "string" && typeof line.ms === "number")).toBe(true);
+    expect(JSON.stringify(lines)).not.toContain("bad-key");
   });
 
   it("takes the key from the upgrade request's header when the connection params carry none", async () => {

@@ -54,6 +54,27 @@ export class KeyVerdicts {
 
 const CODE = { 401: "UNAUTHENTICATED", 403: "FORBIDDEN" } as const;
 
+/** The error that refuses a key the upstream refused lately, as HTTP and WebSocket callers read it; undefined for any other key. */
+export function refusedKeyError(
+  verdicts: KeyVerdicts,
+  apiKey: string,
+):
+  | {
+      message: string;
+      extensions: { code: string; upstream: { service: string; status: number; message: null } };
+      status: 401 | 403;
+    }
+  | undefined {
+  const refusal = verdicts.refusal(apiKey);
+  if (refusal === undefined) return undefined;
+  const seconds = Math.ceil(verdicts.refusedTtlMs / 1000);
+  return {
+    message: `The ${refusal.service} refused the key in ${API_KEY_HEADER} (HTTP ${refusal.status}); the gateway refuses it too for up to ${seconds} s. Send a valid key, or none.`,
+    extensions: { code: CODE[refusal.status], upstream: { service: refusal.service, status: refusal.status, message: null } },
+    status: refusal.status,
+  };
+}
+
 /**
  * Answers a GraphQL request whose key the upstream refused lately with that refusal (HTTP 401
  * or 403, JSON with `extensions.code`), before the response cache or anything else can serve
@@ -65,16 +86,12 @@ export function useRefusedKeys(verdicts: KeyVerdicts, graphqlEndpoint: string): 
       if (url.pathname !== graphqlEndpoint) return;
       const apiKey = request.headers.get(API_KEY_HEADER)?.trim();
       if (!apiKey) return;
-      const refusal = verdicts.refusal(apiKey);
-      if (refusal === undefined) return;
-      const seconds = Math.ceil(verdicts.refusedTtlMs / 1000);
-      const error = {
-        message: `The ${refusal.service} refused the key in ${API_KEY_HEADER} (HTTP ${refusal.status}); the gateway refuses it too for up to ${seconds} s. Send a valid key, or none.`,
-        extensions: { code: CODE[refusal.status], upstream: { service: refusal.service, status: refusal.status, message: null } },
-      };
+      const refused = refusedKeyError(verdicts, apiKey);
+      if (refused === undefined) return;
+      const { status, ...error } = refused;
       endResponse(
         new fetchAPI.Response(JSON.stringify({ errors: [error] }), {
-          status: refusal.status,
+          status,
           headers: { "content-type": "application/json; charset=utf-8" },
         }),
       );

@@ -27,7 +27,7 @@ import { WebSocketServer, type WebSocket } from "ws";
 import type { GatewayConfig } from "../config.ts";
 import { documentShapeOf } from "../limits/document-shape.ts";
 import { GatewayError } from "../execution/errors.ts";
-import type { Logger } from "../telemetry/logger.ts";
+import { truncated, type Logger } from "../telemetry/logger.ts";
 import { refusal, valueNestsDeeperThan } from "../plugins/refusals.ts";
 import { API_KEY_HEADER } from "../upstream/http.ts";
 import type { Gateway } from "../gateway.ts";
@@ -107,6 +107,24 @@ export function createWebSocketTransport(
   const sockets = new WebSocketServer({ noServer: true, maxPayload, handleProtocols });
   // Each open socket's operations, by graphql-ws: a shutdown waits for them to complete.
   const operations = new Map<WebSocket, () => number>();
+  // Each admitted operation's log entry, by socket and operation id, until it ends.
+  const started = new WeakMap<WebSocket, Map<string, { requestId: string; operation: string | null; at: number }>>();
+  /** One line per operation, as the request log writes one per HTTP request. */
+  const logEnd = (socket: WebSocket, id: string, outcome: "complete" | "error") => {
+    const entry = started.get(socket)?.get(id);
+    if (entry === undefined) return;
+    started.get(socket)!.delete(id);
+    logger.info(
+      {
+        requestId: entry.requestId,
+        transport: "websocket",
+        operation: entry.operation,
+        outcome,
+        ms: Math.round((performance.now() - entry.at) * 10) / 10,
+      },
+      "graphql operation",
+    );
+  };
 
   const server = makeServer<ConnectionParams, SocketExtra>({
     execute: (args) => (args.rootValue as Enveloped).execute(args),
@@ -116,7 +134,14 @@ export function createWebSocketTransport(
       operations.set(ctx.extra.socket, () => Object.keys(ctx.subscriptions).length);
       return true;
     },
-    async onSubscribe(ctx, _id, payload: SubscribePayload) {
+    async onSubscribe(ctx, id, payload: SubscribePayload) {
+      const request = operationRequest(ctx.extra.request, ctx.extra.apiKey, path);
+      const { requestId, refusal: refusedKey } = gateway.admitSocketOperation(request);
+      const operation =
+        typeof payload.operationName === "string" && payload.operationName ? truncated(payload.operationName, 128) : null;
+      const entries = started.get(ctx.extra.socket) ?? new Map();
+      started.set(ctx.extra.socket, entries);
+      entries.set(id, { requestId, operation, at: performance.now() });
       // The operation being subscribed is among them already.
       if (Object.keys(ctx.subscriptions).length > maxOperations) {
         return [
@@ -127,7 +152,8 @@ export function createWebSocketTransport(
           ),
         ];
       }
-      const request = operationRequest(ctx.extra.request, ctx.extra.apiKey, path);
+      // As useRefusedKeys refuses them over HTTP: a key the upstream refused lately reaches no cache and no upstream.
+      if (refusedKey) return [refusedKey];
       // As useRefusals refuses these over HTTP, before the parser (which recurses) sees them.
       if (documentShapeOf(request, payload.query).depth > maxNesting) {
         return [
@@ -180,7 +206,11 @@ export function createWebSocketTransport(
     },
     onNext: (_ctx, _id, _payload, _args, result: ExecutionResult) =>
       result.errors ? { ...result, errors: formatted(result.errors) } : undefined,
-    onError: (_ctx, _id, _payload, errors) => formatted(errors),
+    onError: (ctx, id, _payload, errors) => {
+      logEnd(ctx.extra.socket, id, "error");
+      return formatted(errors);
+    },
+    onComplete: (ctx, id) => logEnd(ctx.extra.socket, id, "complete"),
   });
 
   sockets.on("connection", (socket: WebSocket, request: IncomingMessage) => {

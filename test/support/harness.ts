@@ -184,8 +184,7 @@ export interface ServedGateway {
   close(): Promise<{ forced: boolean }>;
 }
 
-export async function serveGateway(harness: Harness): Promise<ServedGateway> {
-  const logger = createLogger("silent");
+export async function serveGateway(harness: Harness, logger: Logger = createLogger("silent")): Promise<ServedGateway> {
   const server = createGatewayServer(
     harness.gateway.listener,
     harness.config.server,
