@@ -267,6 +267,40 @@ describe("live transactions and metrics on a chain that moves", () => {
     }
   });
 
+  it("pushes new X-Chain transactions in order, by block height, as XChainTransaction records", async () => {
+    type XEvent = { newPrimaryNetworkTransactions: { __typename: string; txHash: string } };
+    const list = async () =>
+      (
+        await simulatorGet<{ transactions: { txHash: string; blockHeight?: number }[] }>(
+          harness,
+          "data",
+          "/v1/networks/mainnet/blockchains/x-chain/transactions?pageSize=100",
+        )
+      ).transactions;
+    const before = Math.max(...(await list()).map((tx) => tx.blockHeight ?? -1));
+    const subscription = await subscribeSse(
+      harness,
+      `subscription { newPrimaryNetworkTransactions(network: MAINNET, blockchainId: "x-chain", after: "${before}") { __typename txHash } }`,
+      {},
+    );
+    try {
+      let expected: string[] = [];
+      for (let step = 0; step < 20 && expected.length < 2; step += 1) {
+        harness.simulator.advanceClock(300);
+        expected = (await list())
+          .filter((tx) => (tx.blockHeight ?? -1) > before)
+          .map((tx) => tx.txHash)
+          .reverse();
+      }
+      expect(expected.length).toBeGreaterThanOrEqual(2);
+      const events = await take<XEvent>(subscription, expected.length);
+      expect(events.map((event) => event.data!.newPrimaryNetworkTransactions.txHash)).toEqual(expected);
+      expect(events.every((event) => event.data!.newPrimaryNetworkTransactions.__typename === "XChainTransaction")).toBe(true);
+    } finally {
+      await subscription.cancel();
+    }
+  });
+
   it("pushes a chain metric's latest point now, then each change of it, then the next interval's point", async () => {
     type MetricEvent = { chainMetricUpdates: { timestamp: number; value: number } };
     const subscription = await subscribeSse(

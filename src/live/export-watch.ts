@@ -4,11 +4,12 @@
  * the operation whenever its status or metadata changes, and ends everyone's stream when the job
  * ends. A subscriber that leaves stops counting; the poller stops with the last one.
  *
- * Each read a poller makes is charged to every subscriber's caller, 1 each (`ChargeRead`):
- * sharing a poller saves the upstream reads, not the callers' budgets, so that a caller pays the
- * same for its streams whoever else watches the job. A subscriber's first read is paid when it
- * subscribes. A subscriber that cannot pay has its stream ended with the refusal before the read;
- * when none is left, the read is not made.
+ * Each interval is charged to every subscriber's caller, 1 each (`ChargeRead`), whether this
+ * gateway reads or follows another's reads: sharing a poller saves the upstream reads, not the
+ * callers' budgets, so that a caller pays the same for its streams whoever else watches the job
+ * and on whichever gateway. A subscriber's first read is paid when it subscribes. A subscriber
+ * that cannot pay has its stream ended with the refusal before the read; when none is left, the
+ * read is not made.
  *
  * With a relay (Redis), the pollers of one operation on several gateways take turns: the one
  * whose turn it is reads the upstream and publishes what it read, the others follow what it
@@ -145,11 +146,12 @@ class Poller {
   }
 
   private async tick(): Promise<void> {
+    // Charged whether this gateway reads or follows the one that does: a caller pays the same on any gateway.
+    await this.chargeSubscribers();
+    if (this.stopped) return;
     const turn = this.topic ? await this.topic.turn() : "alone";
     if (this.stopped) return;
     if (turn === "follow") return this.schedule();
-    await this.chargeSubscribers();
-    if (this.stopped) return;
     let operation: ExportOperation | null;
     try {
       operation = await this.read(this.operationId, {

@@ -37,7 +37,7 @@ export async function send(gateway: Gateway, operation: Operation, subscription:
     }
     return { status: response.status, body: normalised(body) };
   }
-  const text = await response.text();
+  const text = await eventsUntilIdle(response.body!);
   const events = text
     .split("\n\n")
     .map((block) => block.split("\n").filter((line) => line.startsWith("event:") || line.startsWith("data:")))
@@ -168,4 +168,33 @@ export async function boundedMap<T, R>(
   };
   await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
   return results;
+}
+
+/** How long a live stream may stay silent before its events so far are the answer: on a frozen clock a live subscription never ends. */
+const LIVE_IDLE_MS = 500;
+
+/** A stream's text until it ends or sends no event (keep-alive comments aside) for LIVE_IDLE_MS; then it is cancelled. */
+async function eventsUntilIdle(body: ReadableStream<Uint8Array>): Promise<string> {
+  const reader = body.getReader();
+  const decoder = new TextDecoder();
+  let text = "";
+  let lastEventAt = performance.now();
+  for (;;) {
+    let timer: NodeJS.Timeout | undefined;
+    const idle = new Promise<"idle">((resolve) => {
+      timer = setTimeout(() => resolve("idle"), Math.max(0, lastEventAt + LIVE_IDLE_MS - performance.now()));
+    });
+    const read = await Promise.race([reader.read(), idle]);
+    clearTimeout(timer);
+    if (read === "idle") {
+      // Not awaited: the cancel waits for the read in flight, which waits for an event.
+      void reader.cancel().catch(() => {});
+      // Only whole events: a cut one is no answer.
+      return text.slice(0, text.lastIndexOf("\n\n") + 2);
+    }
+    if (read.done) return text;
+    const chunk = decoder.decode(read.value, { stream: true });
+    if (/^(event|data):/m.test(chunk)) lastEventAt = performance.now();
+    text += chunk;
+  }
 }
