@@ -10,7 +10,8 @@ import { ROUTES } from "../src/upstream/routes.ts";
 import type { EvmBlock } from "../src/upstream/types.ts";
 import { GatewayError, badUserInput } from "../src/execution/errors.ts";
 import { EVM_CHAIN_ID, afterBlockArgument, isZeroHash, quoted } from "../src/execution/identifiers.ts";
-import { itemOrError } from "../src/live/live-feed.ts";
+import { itemOrError, liveTerms } from "../src/live/live-feed.ts";
+import type { GatewayContext } from "../src/execution/context.ts";
 
 builder.queryFields((t) => ({
   latestBlocks: t.field({
@@ -81,8 +82,7 @@ builder.subscriptionFields((t) => ({
     nullable: true,
     // A subscription is charged once, for its first read.
     extensions: upstreamCalls(callCost(ROUTES.chainBlocks)),
-    description:
-      "Each new block of one EVM chain as it arrives, oldest first, each once. Subscribers of one chain share one poller of `GET /v1/chains/{chainId}/blocks` (`LIVE_BLOCKS_POLL_MS`, longer while no block arrives); each read costs every subscriber 1. Blocks that arrive between two reads are all pushed, within `LIVE_MAX_CATCH_UP`; a longer gap is an event with a `LIVE_GAP` error, and the stream goes on from the newest block. A client that falls more than `LIVE_MAX_PENDING_EVENTS` events behind has its stream ended with `SLOW_SUBSCRIBER`.",
+    description: `Each new block of one EVM chain as it arrives, oldest first, each once. ${liveTerms(ROUTES.chainBlocks, "LIVE_BLOCKS_POLL_MS", "one chain")}`,
     args: {
       chainId: t.arg.id({ required: true, description: "The chain's EVM chain id in decimal (such as 43114)." }),
       after: t.arg({
@@ -92,13 +92,8 @@ builder.subscriptionFields((t) => ({
       }),
     },
     subscribe: async (_root, args, context) => {
-      const chainId = String(args.chainId);
-      if (!EVM_CHAIN_ID.test(chainId)) {
-        throw badUserInput("chainId", `chainId must be an EVM chain id in decimal (such as 43114), got ${quoted(chainId)}`);
-      }
       const after = afterBlockArgument(args.after);
-      const chain = await context.loaders.chain.load(chainId);
-      if (!chain) throw new GatewayError(`The Data API does not index a chain ${quoted(chainId)}`, "NOT_FOUND");
+      const chainId = await indexedChainId(args.chainId, context);
       return context.live.feed.subscribe(context.live.questions.chainBlocks(chainId), {
         after,
         call: context.call,
@@ -111,8 +106,7 @@ builder.subscriptionFields((t) => ({
     type: EvmBlockRef,
     nullable: true,
     extensions: upstreamCalls(callCost(ROUTES.latestBlocks)),
-    description:
-      "Each new block of every EVM chain of a network as it arrives, each once, each chain's in order (oldest first by time across chains). Subscribers of one network share one poller of `GET /v1/blocks` (`LIVE_BLOCKS_POLL_MS`, longer while no block arrives); each read costs every subscriber 1. Blocks that arrive between two reads are all pushed, within `LIVE_MAX_CATCH_UP`; a longer gap is an event with a `LIVE_GAP` error. A client that falls more than `LIVE_MAX_PENDING_EVENTS` events behind has its stream ended with `SLOW_SUBSCRIBER`.",
+    description: `Each new block of every EVM chain of a network as it arrives, each once, each chain's in order (oldest first by time across chains). ${liveTerms(ROUTES.latestBlocks, "LIVE_BLOCKS_POLL_MS", "one network")}`,
     args: { network: t.arg({ type: NetworkRef, required: true, description: "The network whose chains' blocks to push." }) },
     subscribe: (_root, args, context) =>
       context.live.feed.subscribe(context.live.questions.networkBlocks(upstreamNetwork(args.network)), {
@@ -122,3 +116,14 @@ builder.subscriptionFields((t) => ({
     resolve: itemOrError,
   }),
 }));
+
+/** A live subscription's chain: an EVM chain id in decimal that the Data API indexes. */
+export async function indexedChainId(value: string | number, context: GatewayContext): Promise<string> {
+  const chainId = String(value);
+  if (!EVM_CHAIN_ID.test(chainId)) {
+    throw badUserInput("chainId", `chainId must be an EVM chain id in decimal (such as 43114), got ${quoted(chainId)}`);
+  }
+  const chain = await context.loaders.chain.load(chainId);
+  if (!chain) throw new GatewayError(`The Data API does not index a chain ${quoted(chainId)}`, "NOT_FOUND");
+  return chainId;
+}

@@ -3,6 +3,7 @@
  * transactions, and the links from a transaction to its chain, its block and its complete view.
  */
 import { EvmBlockRef } from "../schema/blocks.ts";
+import { indexedChainId } from "./blocks.ts";
 import { builder } from "../schema/builder.ts";
 import { EvmChainRef } from "../schema/chains.ts";
 import {
@@ -22,8 +23,8 @@ import {
   TeleporterMessageInfoRef,
 } from "../schema/evm-transfers.ts";
 import type { GatewayContext } from "../src/execution/context.ts";
-import { GatewayError, badUserInput } from "../src/execution/errors.ts";
-import { EVM_CHAIN_ID, afterBlockArgument, quoted } from "../src/execution/identifiers.ts";
+import { badUserInput } from "../src/execution/errors.ts";
+import { afterBlockArgument } from "../src/execution/identifiers.ts";
 import { itemOrError, liveTerms } from "../src/live/live-feed.ts";
 import { toPageTokenConnection } from "../src/execution/pagination.ts";
 import { BLOCK_FIELDS_KNOWN_FROM_TRANSACTION, selectsOnly } from "../src/execution/selection.ts";
@@ -327,13 +328,8 @@ builder.subscriptionFields((t) => ({
       }),
     },
     subscribe: async (_root, args, context) => {
-      const chainId = String(args.chainId);
-      if (!EVM_CHAIN_ID.test(chainId)) {
-        throw badUserInput("chainId", `chainId must be an EVM chain id in decimal (such as 43114), got ${quoted(chainId)}`);
-      }
       const after = afterBlockArgument(args.after);
-      const chain = await context.loaders.chain.load(chainId);
-      if (!chain) throw new GatewayError(`The Data API does not index a chain ${quoted(chainId)}`, "NOT_FOUND");
+      const chainId = await indexedChainId(args.chainId, context);
       return context.live.feed.subscribe(context.live.questions.addressTransactions(chainId, args.address.toLowerCase()), {
         after,
         call: context.call,

@@ -136,6 +136,10 @@ const VARIABLES: Record<
   WatchExportOperation: {
     skip: "a subscription pays its first read when it starts and 1 for each later read as its poller makes it: its charge is its calls by construction",
   },
+  // live.graphql
+  NewAddressTransactions: { skip: "a live subscription pays its first read when it starts and 1 for each poll after it" },
+  NewPrimaryNetworkTransactions: { skip: "a live subscription pays its first read when it starts and 1 for each poll after it" },
+  ChainMetricUpdates: { skip: "a live subscription pays its first read when it starts and 1 for each poll after it" },
   // metrics.graphql
   ChainMetrics: () => ({ chainId: C_CHAIN, metric: "TX_COUNT", first: 10 }),
   DailyTxCountWithBlocks: () => ({ chainId: C_CHAIN, days: 4, blocks: 100 }),

@@ -197,4 +197,35 @@ describe("newBlocks on a chain that moves (the simulator's clock driven)", () =>
       await slow.close();
     }
   });
+
+  it("charges each subscriber 1 a poll, from its own budget: a caller that runs out has its stream ended, the others go on", async () => {
+    const budgeted = await startHarness({
+      LIVE_BLOCKS_POLL_MS: "100",
+      LIVE_BLOCKS_MAX_POLL_MS: "100",
+      RATE_LIMIT_RATE: "0.1",
+      RATE_LIMIT_BURST: "12",
+      // Both callers come from one address here: only their keys' budgets are tried.
+      RATE_LIMIT_ADDRESS_RATE: "1000",
+      RATE_LIMIT_ADDRESS_BURST: "100000",
+    });
+    const poor = { "x-glacier-api-key": "poor-caller" };
+    const rich = { "x-glacier-api-key": "rich-caller" };
+    try {
+      const spending = await subscribeSse(budgeted, NEW_BLOCKS, { chainId: C_CHAIN }, poor);
+      const events = spending.rest();
+      const began = Date.now();
+      // Another caller on the same poller, later: its budget is its own.
+      await new Promise((resolve) => setTimeout(resolve, 500));
+      const other = await subscribeSse(budgeted, NEW_BLOCKS, { chainId: C_CHAIN }, rich);
+      const ended = (await events).filter((event) => event.event === "next").map((event) => JSON.parse(event.data) as BlockEvent);
+      expect(ended.at(-1)?.errors?.[0]?.extensions.code).toBe("RATE_LIMITED");
+      // 12 in the bucket, 2 spent on the request: some 10 polls of 100 ms.
+      expect(Date.now() - began).toBeGreaterThan(600);
+      expect(Date.now() - began).toBeLessThan(3_000);
+      expect(budgeted.gateway.liveCounts()).toEqual({ pollers: 1, subscribers: 1 });
+      await other.cancel();
+    } finally {
+      await budgeted.close();
+    }
+  });
 });

@@ -19,7 +19,7 @@ import { GatewayError } from "../execution/errors.ts";
 import { isTransientForPollers } from "../upstream/outcomes.ts";
 import { apiKeyHash, type CallOptions } from "../upstream/http.ts";
 import type { ExportOperation, ExportOperationStatus } from "../upstream/types.ts";
-import { SubscriberStream, chargeForRead, type ChargeRead } from "./subscriber-stream.ts";
+import { SharedPoller, SubscriberStream, type ChargeRead } from "./subscriber-stream.ts";
 import type { PollerRelay, PollerTopic, Turn } from "./poller-relay.ts";
 
 /** Reads one operation; null when it does not exist. */
@@ -77,46 +77,31 @@ export class ExportWatch {
   }
 }
 
-class Poller {
-  private readonly subscribers = new Set<SubscriberStream<ExportEvent>>();
+class Poller extends SharedPoller<ExportOperation, SubscriberStream<ExportEvent>, ExportOperation> {
   private latest: ExportOperation | undefined;
   private latestKey: string | undefined;
-  private timer: NodeJS.Timeout | undefined;
   private failures = 0;
-  private stopped = false;
-  private left: Promise<void> = Promise.resolve();
 
   constructor(
     private readonly operationId: string,
     private readonly call: CallOptions,
     private readonly read: ReadOperation,
     private readonly options: ExportWatchOptions,
-    private readonly topic: PollerTopic<ExportOperation> | undefined,
-    private readonly onStop: () => void,
+    topic: PollerTopic<ExportOperation> | undefined,
+    onStop: () => void,
   ) {
+    super(onStop);
+    this.topic = topic;
     // After the first subscriber has joined, who pays for the first read.
     queueMicrotask(() => void this.tick());
   }
 
   subscribe(chargeRead?: ChargeRead): AsyncIterableIterator<ExportEvent> {
-    const subscriber = new SubscriberStream<ExportEvent>(chargeRead, () => {
-      this.subscribers.delete(subscriber);
-      if (this.subscribers.size === 0) this.stop();
-    });
-    this.subscribers.add(subscriber);
+    const subscriber: SubscriberStream<ExportEvent> = this.add(
+      new SubscriberStream<ExportEvent>(chargeRead, () => this.leave(subscriber)),
+    );
     if (this.latest !== undefined) subscriber.push(this.latest);
     return subscriber;
-  }
-
-  /** Ends every subscriber's stream, after an error if there is one, and stops polling. */
-  finish(error?: GatewayError): Promise<void> {
-    for (const subscriber of this.subscribers) {
-      if (error) subscriber.push(error);
-      subscriber.end();
-    }
-    this.subscribers.clear();
-    this.stop();
-    return this.left;
   }
 
   /** What another gateway's poller read. */
@@ -124,14 +109,6 @@ class Poller {
     if (this.stopped) return;
     if (event instanceof GatewayError) void this.finish(event);
     else this.accept(event);
-  }
-
-  private stop(): void {
-    if (this.stopped) return;
-    this.stopped = true;
-    clearTimeout(this.timer);
-    if (this.topic) this.left = this.topic.leave();
-    this.onStop();
   }
 
   /** Hands on a change, and ends the streams when the job has ended. */
@@ -178,12 +155,6 @@ class Poller {
     if (turn === "lead") this.topic?.publish(operation);
     this.accept(operation);
     if (!this.stopped) this.schedule();
-  }
-
-  /** Has every subscriber pay for the read about to be made; ends the streams of those who cannot. */
-  private async chargeSubscribers(): Promise<void> {
-    await chargeForRead(this.subscribers, (refusal) => refusal);
-    if (this.subscribers.size === 0) this.stop();
   }
 
   /** Ends the streams with an error: the followers' too when this poller leads. */

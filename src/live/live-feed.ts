@@ -23,7 +23,7 @@ import { GatewayError } from "../execution/errors.ts";
 import { isTransientForPollers } from "../upstream/outcomes.ts";
 import type { CallOptions } from "../upstream/http.ts";
 import type { PollerRelay, PollerTopic, Turn } from "./poller-relay.ts";
-import { SubscriberStream, chargeForRead, type ChargeRead } from "./subscriber-stream.ts";
+import { SharedPoller, SubscriberStream, type ChargeRead } from "./subscriber-stream.ts";
 
 /** Where an item stands in its question's order. */
 export interface Position {
@@ -205,8 +205,7 @@ function inOrder<Item>(placed: Placed<Item>[]): Placed<Item>[] {
   );
 }
 
-class LivePoller<Item> {
-  private readonly subscribers = new Set<LiveSubscriber<Item>>();
+class LivePoller<Item> extends SharedPoller<Item, LiveSubscriber<Item>, LiveBatch> {
   private readonly heads: Heads;
   /** The newest time seen, in Unix seconds: paging back stops at an item older than it. */
   private since: number | undefined;
@@ -215,21 +214,18 @@ class LivePoller<Item> {
   /** The value now, for a question of one value. */
   private latest: Item | undefined;
   private firstRead: Promise<void> | undefined;
-  private topic: PollerTopic<LiveBatch> | undefined;
-  private timer: NodeJS.Timeout | undefined;
   private intervalMs: number;
   private tickStartedAt = 0;
   private quietSince = Date.now();
   private failures = 0;
-  private stopped = false;
-  private left: Promise<void> = Promise.resolve();
 
   constructor(
     private readonly question: LiveQuestion<Item>,
     private readonly options: LiveFeedOptions,
     join: (deliver: (event: LiveBatch | GatewayError) => void) => PollerTopic<LiveBatch> | undefined,
-    private readonly onStop: () => void,
+    onStop: () => void,
   ) {
+    super(onStop);
     this.heads = new Heads(question.latestValue === true);
     this.intervalMs = question.intervalMs;
     this.topic = join((event) => this.hear(event));
@@ -241,38 +237,13 @@ class LivePoller<Item> {
     chargeRead: ChargeRead | undefined,
     accepts: ((item: Item) => boolean) | undefined,
   ): AsyncIterableIterator<LiveEvent<Item>> {
-    const subscriber = new LiveSubscriber<Item>(this.options.maxPending, this.question, chargeRead, accepts, () => {
-      this.subscribers.delete(subscriber);
-      if (this.subscribers.size === 0) this.stop();
-    });
-    this.subscribers.add(subscriber);
+    const subscriber: LiveSubscriber<Item> = this.add(
+      new LiveSubscriber<Item>(this.options.maxPending, this.question, chargeRead, accepts, () => this.leave(subscriber)),
+    );
     this.firstRead ??= this.tick();
     if (this.latest !== undefined) subscriber.push(this.latest);
     if (after !== undefined) void this.catchUp(subscriber, after, call);
     return subscriber;
-  }
-
-  get subscriberCount(): number {
-    return this.subscribers.size;
-  }
-
-  /** Ends every subscriber's stream, after an error if there is one, and stops polling. */
-  finish(error?: GatewayError): Promise<void> {
-    for (const subscriber of this.subscribers) {
-      if (error) subscriber.push(error);
-      subscriber.end();
-    }
-    this.subscribers.clear();
-    this.stop();
-    return this.left;
-  }
-
-  private stop(): void {
-    if (this.stopped) return;
-    this.stopped = true;
-    clearTimeout(this.timer);
-    if (this.topic) this.left = this.topic.leave();
-    this.onStop();
   }
 
   private maxPages(): number {
@@ -437,12 +408,6 @@ class LivePoller<Item> {
     for (const subscriber of this.subscribers) {
       if (!subscriber.push(event)) this.subscribers.delete(subscriber);
     }
-    if (this.subscribers.size === 0) this.stop();
-  }
-
-  /** Has every subscriber pay for this interval; ends the streams of those who cannot. */
-  private async chargeSubscribers(): Promise<void> {
-    await chargeForRead(this.subscribers, (refusal) => refusal);
     if (this.subscribers.size === 0) this.stop();
   }
 

@@ -3,6 +3,7 @@
  * client asks for them, and the subscriber pays for each read the poller makes after its first.
  */
 import type { GatewayError } from "../execution/errors.ts";
+import type { PollerTopic } from "./poller-relay.ts";
 
 /** Charges a subscriber's caller for one read: null when paid, else the error that ends its stream. */
 export type ChargeRead = () => Promise<GatewayError | null>;
@@ -94,4 +95,59 @@ export async function chargeForRead<T>(
     subscriber.push(asEvent(refusal));
     subscriber.end();
   });
+}
+
+/**
+ * What every shared poller has: its subscribers, its timer, and its turn among the gateways
+ * (`topic`, with a relay); it stops with its last subscriber.
+ */
+export abstract class SharedPoller<Event, Subscriber extends SubscriberStream<Event | GatewayError>, Published> {
+  protected readonly subscribers = new Set<Subscriber>();
+  protected topic: PollerTopic<Published> | undefined;
+  protected timer: NodeJS.Timeout | undefined;
+  protected stopped = false;
+  private left: Promise<void> = Promise.resolve();
+
+  constructor(private readonly onStop: () => void) {}
+
+  get subscriberCount(): number {
+    return this.subscribers.size;
+  }
+
+  /** Ends every subscriber's stream, after an error if there is one, and stops polling. */
+  finish(error?: GatewayError): Promise<void> {
+    for (const subscriber of this.subscribers) {
+      if (error) subscriber.push(error);
+      subscriber.end();
+    }
+    this.subscribers.clear();
+    this.stop();
+    return this.left;
+  }
+
+  /** Adds a subscriber, whose leaving may stop the poller. */
+  protected add(subscriber: Subscriber): Subscriber {
+    this.subscribers.add(subscriber);
+    return subscriber;
+  }
+
+  /** A subscriber left: the last one stops the poller. */
+  protected leave(subscriber: Subscriber): void {
+    this.subscribers.delete(subscriber);
+    if (this.subscribers.size === 0) this.stop();
+  }
+
+  protected stop(): void {
+    if (this.stopped) return;
+    this.stopped = true;
+    clearTimeout(this.timer);
+    if (this.topic) this.left = this.topic.leave();
+    this.onStop();
+  }
+
+  /** Has every subscriber pay for this interval; ends the streams of those who cannot. */
+  protected async chargeSubscribers(): Promise<void> {
+    await chargeForRead(this.subscribers as Set<SubscriberStream<Event | GatewayError>>, (refusal) => refusal);
+    if (this.subscribers.size === 0) this.stop();
+  }
 }
