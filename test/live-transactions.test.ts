@@ -217,6 +217,29 @@ describe("live transactions and metrics on a chain that moves", () => {
     return list.transactions.filter((tx) => BigInt(tx.blockNumber) > after).reverse();
   }
 
+  it("gives a resuming subscriber what it missed even when the poller's first read fails and is tried again", async () => {
+    const head = cChainHead();
+    const after = head - 8n;
+    harness.simulator.resetCounters();
+    harness.simulator.setKnobs({ errorRate: 1, errorStatus: 503, errorRoutes: [ADDRESS_ROUTE] });
+    const subscription = await subscribeSse(harness, NEW_ADDRESS_TRANSACTIONS, {
+      chainId: C_CHAIN,
+      address: BUSY_ADDRESS,
+      after: String(after),
+    });
+    try {
+      await until(() => (upstreamCalls(harness)[ADDRESS_ROUTE] ?? 0) >= 1, "a first read that fails");
+      harness.simulator.setKnobs({ errorRate: 0 });
+      const missed = await addressTransactionsAfter(after);
+      expect(missed.length).toBeGreaterThan(0);
+      const events = await take<AddressEvent>(subscription, missed.length);
+      expect(events.map((event) => event.data!.newAddressTransactions.transaction.txHash)).toEqual(missed);
+    } finally {
+      harness.simulator.setKnobs({ errorRate: 0, errorRoutes: [] });
+      await subscription.cancel();
+    }
+  });
+
   it("pushes new P-Chain transactions in order; a txTypes filter shares the poller of the unfiltered stream", async () => {
     const [newest] = (await pChainTransactionsAfter(-1n)).slice(-1);
     const before = BigInt(newest!.blockNumber);

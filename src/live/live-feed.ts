@@ -213,7 +213,10 @@ class LivePoller<Item> extends SharedPoller<Item, LiveSubscriber<Item>, LiveBatc
   private firstSince: number | undefined;
   /** The value now, for a question of one value. */
   private latest: Item | undefined;
-  private firstRead: Promise<void> | undefined;
+  private ticking = false;
+  /** Settles once the first read has told where the streams stand (it may take several ticks), or the poller stops. */
+  private readonly headsKnown: Promise<void>;
+  private settleHeadsKnown: () => void = () => {};
   private intervalMs: number;
   private tickStartedAt = 0;
   private quietSince = Date.now();
@@ -225,7 +228,13 @@ class LivePoller<Item> extends SharedPoller<Item, LiveSubscriber<Item>, LiveBatc
     join: (deliver: (event: LiveBatch | GatewayError) => void) => PollerTopic<LiveBatch> | undefined,
     onStop: () => void,
   ) {
-    super(onStop);
+    super(() => {
+      this.settleHeadsKnown();
+      onStop();
+    });
+    this.headsKnown = new Promise((resolve) => {
+      this.settleHeadsKnown = resolve;
+    });
     this.heads = new Heads(question.latestValue === true);
     this.intervalMs = question.intervalMs;
     this.topic = join((event) => this.hear(event));
@@ -240,7 +249,10 @@ class LivePoller<Item> extends SharedPoller<Item, LiveSubscriber<Item>, LiveBatc
     const subscriber: LiveSubscriber<Item> = this.add(
       new LiveSubscriber<Item>(this.options.maxPending, this.question, chargeRead, accepts, () => this.leave(subscriber)),
     );
-    this.firstRead ??= this.tick();
+    if (!this.ticking) {
+      this.ticking = true;
+      void this.tick();
+    }
     if (this.latest !== undefined) subscriber.push(this.latest);
     if (after !== undefined) void this.catchUp(subscriber, after, call);
     return subscriber;
@@ -258,7 +270,7 @@ class LivePoller<Item> extends SharedPoller<Item, LiveSubscriber<Item>, LiveBatc
   private async catchUp(subscriber: LiveSubscriber<Item>, after: bigint, call: CallOptions): Promise<void> {
     subscriber.holdLive();
     try {
-      await this.firstRead;
+      await this.headsKnown;
       const head = this.heads.number("");
       if (head === undefined || after >= head) return;
       const found: Placed<Item>[] = [];
@@ -334,6 +346,7 @@ class LivePoller<Item> extends SharedPoller<Item, LiveSubscriber<Item>, LiveBatc
     }
     this.since = since;
     this.firstSince = since;
+    this.settleHeadsKnown();
     if (this.latest !== undefined) this.pushAll(this.latest);
   }
 
