@@ -277,6 +277,8 @@ class LivePoller<Item> extends SharedPoller<Item, LiveSubscriber<Item>, LiveBatc
       let pageToken: string | undefined;
       let complete = false;
       for (let page = 0; page < this.maxPages() && !complete; page += 1) {
+        // A client that left reads nothing more.
+        if (subscriber.closed) return;
         if (page > 0) {
           const refusal = await subscriber.payForRead();
           if (refusal) throw refusal;

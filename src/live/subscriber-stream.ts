@@ -20,6 +20,11 @@ export class SubscriberStream<T> implements AsyncIterableIterator<T> {
     protected readonly onLeave: () => void,
   ) {}
 
+  /** Whether the stream has ended: the client left, or it was given its last event. */
+  get closed(): boolean {
+    return this.ended;
+  }
+
   /** Pays for one read; the refusal when the caller cannot. */
   async payForRead(): Promise<GatewayError | null> {
     if (this.paidReads > 0) {
