@@ -99,6 +99,18 @@ function addressesArgument(argument: string, addresses: readonly string[], evm: 
   return addresses.join(",");
 }
 
+/** One of a network's three chains, by its blockchain id or its alias (`p-chain`, `x-chain`, `c-chain`). */
+function primaryChainArgument(argument: string, network: PrimaryNetworkName, value: string): PrimaryNetworkOrigin {
+  const origin = findPrimaryChain(network, value);
+  if (!origin) {
+    throw badUserInput(
+      argument,
+      `${argument} must be the blockchain id of the ${network} P-, X- or C-Chain, or p-chain, x-chain or c-chain; got ${JSON.stringify(value)}`,
+    );
+  }
+  return origin;
+}
+
 function timestampArgument(argument: string, value: number | null | undefined): number | undefined {
   if (value === null || value === undefined) return undefined;
   if (value < MIN_TIMESTAMP)
@@ -254,14 +266,7 @@ builder.objectFields(PrimaryNetworkRef, (t) => ({
       }),
     },
     resolve: (scope, args) => {
-      const chain = findPrimaryChain(scope.network, args.id);
-      if (!chain) {
-        throw badUserInput(
-          "id",
-          `id must be the blockchain id of the ${scope.network} P-, X- or C-Chain, or p-chain, x-chain or c-chain; got ${JSON.stringify(args.id)}`,
-        );
-      }
-      return chain;
+      return primaryChainArgument("id", scope.network, args.id);
     },
   }),
   l1Validators: t.field({
@@ -637,13 +642,7 @@ builder.subscriptionFields((t) => ({
     },
     subscribe: (_root, args, context) => {
       const network = upstreamNetwork(args.network);
-      const origin = findPrimaryChain(network, args.blockchainId);
-      if (!origin) {
-        throw badUserInput(
-          "blockchainId",
-          `blockchainId must be the blockchain id of the ${network} P-, X- or C-Chain, or p-chain, x-chain or c-chain; got ${JSON.stringify(args.blockchainId)}`,
-        );
-      }
+      const origin = primaryChainArgument("blockchainId", network, args.blockchainId);
       if (args.addresses) addressesArgument("addresses", args.addresses, origin.chain === "c-chain");
       const addresses = args.addresses ? canonicalAddresses(args.addresses).join(",") : undefined;
       const kinds = TX_TYPES_OF_CHAIN[origin.chain];

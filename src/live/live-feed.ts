@@ -273,32 +273,22 @@ class LivePoller<Item> extends SharedPoller<Item, LiveSubscriber<Item>, LiveBatc
       await this.headsKnown;
       const head = this.heads.number("");
       if (head === undefined || after >= head) return;
-      const found: Placed<Item>[] = [];
-      let pageToken: string | undefined;
-      let complete = false;
-      for (let page = 0; page < this.maxPages() && !complete; page += 1) {
-        // A client that left reads nothing more.
-        if (subscriber.closed) return;
-        if (page > 0) {
-          const refusal = await subscriber.payForRead();
+      const read = await this.pageBack(
+        this.maxPages(),
+        { apiKey: call.apiKey, requestId: call.requestId },
+        (position) => position.number <= after,
+        (position) => position.number <= head,
+        async (page) => {
+          // A client that left reads nothing more; each page after the first is paid for.
+          if (subscriber.closed) return false;
+          const refusal = page > 0 ? await subscriber.payForRead() : null;
           if (refusal) throw refusal;
-        }
-        const response = await this.question.read(this.question.pageSize, pageToken, {
-          apiKey: call.apiKey,
-          requestId: call.requestId,
-          deadline: this.deadline(),
-        });
-        for (const item of response.items) {
-          const position = this.question.position(item);
-          if (position === undefined) continue;
-          if (position.number <= after) complete = true;
-          else if (position.number <= head) found.push({ item, position });
-        }
-        if (!response.nextPageToken) complete = true;
-        pageToken = response.nextPageToken;
-      }
-      if (!complete) subscriber.push(this.gapError(`block ${after}`), false);
-      for (const { item } of inOrder(found.reverse())) subscriber.push(item, false);
+          return true;
+        },
+      );
+      if (read === undefined) return;
+      if (!read.complete) subscriber.push(this.gapError(`block ${after}`), false);
+      for (const { item, position } of read.found) subscriber.push(item, false, position);
     } catch (error) {
       subscriber.push(asGatewayError(error, this.question.what), false);
       subscriber.end();
@@ -355,26 +345,48 @@ class LivePoller<Item> extends SharedPoller<Item, LiveSubscriber<Item>, LiveBatc
   /** Pages back to the last read's newest item, within the bound, and pushes what is new, in order. */
   private async readNew(turn: Turn): Promise<void> {
     const since = this.since ?? 0;
+    const read = await this.pageBack(
+      this.question.latestValue ? 1 : this.maxPages(),
+      {},
+      (position) => position.time < since,
+      (position) => this.isNew(position),
+      async () => !this.stopped,
+    );
+    if (read === undefined || this.stopped) return;
+    const gap = !read.complete && !this.question.latestValue;
+    const items = read.found.map(({ item }) => item);
+    if (turn === "lead" && (items.length > 0 || gap)) this.topic?.publish({ items, gap });
+    this.accept(read.found, gap);
+  }
+
+  /**
+   * Reads the question's pages, newest first, at most `pages` of them, until an item is older
+   * than what is sought (`reachedOld`); keeps, oldest first, the items `sought` says.
+   * `beforePage` may stop the reading before a page: then undefined.
+   */
+  private async pageBack(
+    pages: number,
+    call: CallOptions,
+    reachedOld: (position: Position) => boolean,
+    sought: (position: Position) => boolean,
+    beforePage: (page: number) => Promise<boolean>,
+  ): Promise<{ found: Placed<Item>[]; complete: boolean } | undefined> {
     const found: Placed<Item>[] = [];
     let pageToken: string | undefined;
     let complete = false;
-    const pages = this.question.latestValue ? 1 : this.maxPages();
     for (let page = 0; page < pages && !complete; page += 1) {
-      const response = await this.question.read(this.question.pageSize, pageToken, { deadline: this.deadline() });
-      if (this.stopped) return;
+      if (!(await beforePage(page))) return undefined;
+      const response = await this.question.read(this.question.pageSize, pageToken, { ...call, deadline: this.deadline() });
       for (const item of response.items) {
         const position = this.question.position(item);
         if (position === undefined) continue;
-        if (position.time < since) complete = true;
-        else if (this.isNew(position)) found.push({ item, position });
+        if (reachedOld(position)) complete = true;
+        else if (sought(position)) found.push({ item, position });
       }
       if (!response.nextPageToken) complete = true;
       pageToken = response.nextPageToken;
     }
-    const gap = !complete && !this.question.latestValue;
-    const items = inOrder(found.reverse()).map(({ item }) => item);
-    if (turn === "lead" && (items.length > 0 || gap)) this.topic?.publish({ items, gap });
-    this.accept(items, gap);
+    return { found: inOrder(found.reverse()), complete };
   }
 
   /** What another gateway's poller read. */
@@ -387,23 +399,25 @@ class LivePoller<Item> extends SharedPoller<Item, LiveSubscriber<Item>, LiveBatc
     // Before this gateway's first read it does not know where the streams stand; that read will.
     if (this.since === undefined) return;
     const revive = this.question.revive ?? ((item: Item) => item);
-    this.accept(
-      (event.items as Item[]).map((item) => revive(item)),
-      event.gap,
-    );
+    const placed: Placed<Item>[] = [];
+    for (const heard of event.items as Item[]) {
+      const item = revive(heard);
+      const position = this.question.position(item);
+      if (position !== undefined) placed.push({ item, position });
+    }
+    this.accept(placed, event.gap);
   }
 
   /** Pushes the items, oldest first, that are new here. */
-  private accept(items: Item[], gap: boolean): void {
+  private accept(placed: Placed<Item>[], gap: boolean): void {
     if (gap) this.pushAll(this.gapError(`the read at ${this.since ?? 0}`));
-    for (const item of items) {
-      const position = this.question.position(item);
-      if (position === undefined || !this.isNew(position)) continue;
+    for (const { item, position } of placed) {
+      if (!this.isNew(position)) continue;
       this.heads.note(position);
       this.since = Math.max(this.since ?? 0, position.time);
       if (this.question.latestValue) this.latest = item;
       this.quietSince = Date.now();
-      this.pushAll(item);
+      this.pushAll(item, position);
     }
   }
 
@@ -419,9 +433,10 @@ class LivePoller<Item> extends SharedPoller<Item, LiveSubscriber<Item>, LiveBatc
     );
   }
 
-  private pushAll(event: LiveEvent<Item>): void {
+  /** Hands an event to every subscriber; an item with its position, worked out once for them all. */
+  private pushAll(event: LiveEvent<Item>, position?: Position): void {
     for (const subscriber of this.subscribers) {
-      if (!subscriber.push(event)) this.subscribers.delete(subscriber);
+      if (!subscriber.push(event, true, position)) this.subscribers.delete(subscriber);
     }
     if (this.subscribers.size === 0) this.stop();
   }
@@ -448,7 +463,7 @@ function asGatewayError(error: unknown, what: string): GatewayError {
  * come after the last item it was given: each item once, in order.
  */
 class LiveSubscriber<Item> extends SubscriberStream<LiveEvent<Item>> {
-  private held: LiveEvent<Item>[] | undefined;
+  private held: { event: LiveEvent<Item>; position: Position | undefined }[] | undefined;
   private readonly given: Heads;
 
   constructor(
@@ -469,18 +484,18 @@ class LiveSubscriber<Item> extends SubscriberStream<LiveEvent<Item>> {
   releaseLive(): void {
     const held = this.held ?? [];
     this.held = undefined;
-    for (const event of held) this.push(event);
+    for (const { event, position } of held) this.push(event, true, position);
   }
 
-  /** Queues an event; false when the stream has ended (now or before). */
-  override push(event: LiveEvent<Item>, live = true): boolean {
+  /** Queues an event (an item with its position, when known); false when the stream has ended (now or before). */
+  override push(event: LiveEvent<Item>, live = true, known?: Position): boolean {
     if (this.ended) return false;
     if (live && this.held !== undefined && !(event instanceof GatewayError && event.code !== "LIVE_GAP")) {
-      this.held.push(event);
+      this.held.push({ event, position: known });
       return this.checkPending(this.held.length);
     }
     if (!(event instanceof GatewayError)) {
-      const position = this.question.position(event);
+      const position = known ?? this.question.position(event);
       if (position === undefined || this.given.isAfter(position) === false) return true;
       this.given.note(position);
       if (this.accepts && !this.accepts(event)) return true;
