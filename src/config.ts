@@ -88,6 +88,20 @@ export interface ServerConfig {
   webSocketMaxMessageBytes: number;
   /** Operations one WebSocket may run at once, subscriptions and queries together (WS_MAX_OPERATIONS_PER_SOCKET). */
   webSocketMaxOperations: number;
+  /**
+   * Origins a browser may open a WebSocket from (WS_ALLOWED_ORIGINS, comma-separated; `*` for any).
+   * Empty, the default: only the gateway's own origin (the upgrade's `Origin` names its `Host`).
+   * An upgrade without `Origin` (not a browser) is not a cross-site one and is taken.
+   */
+  webSocketAllowedOrigins: readonly string[];
+  /** WebSockets open at once, below MAX_CONNECTIONS so that HTTP callers always have room (WS_MAX_CONNECTIONS). */
+  webSocketMaxConnections: number;
+  /** WebSockets open at once per caller address (an IPv6 /64; the forwarded one behind a trusted proxy) (WS_MAX_CONNECTIONS_PER_ADDRESS). */
+  webSocketMaxConnectionsPerAddress: number;
+  /** How long a WebSocket may run no operation before the gateway closes it (WS_IDLE_TIMEOUT_MS). */
+  webSocketIdleTimeoutMs: number;
+  /** Bytes of results a WebSocket's client may leave unread before its socket is closed (WS_MAX_UNREAD_BYTES). */
+  webSocketMaxUnreadBytes: number;
 }
 
 /** The upstream's verdicts on callers' keys, kept by hash in bounded LRUs (src/plugins/refused-keys.ts). */
@@ -293,15 +307,27 @@ function serverConfig(env: Env): ServerConfig {
       `SERVER_HEADERS_TIMEOUT_MS (${headersTimeoutMs}) must not exceed SERVER_REQUEST_TIMEOUT_MS (${requestTimeoutMs})`,
     );
   }
+  const maxConnections = integer(env, "MAX_CONNECTIONS", 1_024, 1);
   return {
     headersTimeoutMs,
     requestTimeoutMs,
     keepAliveTimeoutMs: integer(env, "SERVER_KEEPALIVE_TIMEOUT_MS", 5_000, 1),
-    maxConnections: integer(env, "MAX_CONNECTIONS", 1_024, 1),
+    maxConnections,
     maxConnectionsPerAddress: integer(env, "MAX_CONNECTIONS_PER_ADDRESS", boolean(env, "TRUST_PROXY", false) ? 0 : 64, 0),
     readyCacheMs: integer(env, "READY_CACHE_MS", 1_000, 1),
     webSocketMaxMessageBytes: integer(env, "WS_MAX_MESSAGE_BYTES", integer(env, "MAX_BODY_BYTES", 100_000, 1), 1),
     webSocketMaxOperations: integer(env, "WS_MAX_OPERATIONS_PER_SOCKET", 20, 1),
+    webSocketAllowedOrigins: (env.WS_ALLOWED_ORIGINS ?? "")
+      .split(",")
+      .map((origin) => origin.trim().replace(/\/+$/, "").toLowerCase())
+      .filter(Boolean),
+    webSocketMaxConnections: Math.min(
+      integer(env, "WS_MAX_CONNECTIONS", Math.max(1, Math.floor(maxConnections / 2)), 1),
+      maxConnections,
+    ),
+    webSocketMaxConnectionsPerAddress: integer(env, "WS_MAX_CONNECTIONS_PER_ADDRESS", 16, 1),
+    webSocketIdleTimeoutMs: integer(env, "WS_IDLE_TIMEOUT_MS", 60_000, 1),
+    webSocketMaxUnreadBytes: integer(env, "WS_MAX_UNREAD_BYTES", 1_048_576, 1),
   };
 }
 

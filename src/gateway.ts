@@ -5,7 +5,7 @@
  */
 import { useDeferStream } from "@graphql-yoga/plugin-defer-stream";
 import { usePrometheus } from "@graphql-yoga/plugin-prometheus";
-import { GraphQLError, type DocumentNode, type ExecutionResult } from "graphql";
+import type { DocumentNode } from "graphql";
 import { createYoga, type GraphiQLOptions, type Plugin, type YogaServerInstance } from "graphql-yoga";
 import { LRUCache } from "lru-cache";
 import type { IncomingMessage, ServerResponse } from "node:http";
@@ -19,9 +19,19 @@ import { useBodyLimit } from "./plugins/body-limit.ts";
 import { useCompiledExecution } from "./plugins/compiled-execution.ts";
 import { GRAPHIQL_EXAMPLES } from "./plugins/graphiql-examples.ts";
 import { persistedOperationNames } from "./plugins/persisted-documents.ts";
-import { RateLimiter, refuseSpentCallers, scrapeCharge, unusableBodyCharge, useRateLimit } from "./plugins/rate-limit.ts";
+import {
+  RateLimiter,
+  bucketsOfIncoming,
+  refuseSpentCallers,
+  scrapeCharge,
+  unusableBodyCharge,
+  useRateLimit,
+  type RateLimitDecision,
+} from "./plugins/rate-limit.ts";
+import { socketStreams, type SocketStreams } from "./plugins/socket-streams.ts";
+import type { BucketRef } from "./limits/token-buckets.ts";
 import { UpstreamReadiness, useReadiness } from "./plugins/readiness.ts";
-import { KeyVerdicts, refusedKeyError, useRefusedKeys } from "./plugins/refused-keys.ts";
+import { KeyVerdicts, useRefusedKeys } from "./plugins/refused-keys.ts";
 import { useRefusals, withLastResort } from "./plugins/refusals.ts";
 import { requestIdOf, useRequestLog } from "./plugins/request-log.ts";
 import { useResponseCache } from "./plugins/response-cache.ts";
@@ -59,26 +69,22 @@ export interface Gateway {
   metrics: GatewayMetrics;
   /** Ends every open subscription's stream, which completes it for its client; for shutdown. */
   endStreams(): Promise<void>;
-  /**
-   * Admits an operation that came over a WebSocket as an HTTP request is admitted before its
-   * body is read: its request id (the caller's, or a new one) for the context and the log, and
-   * the refusal of a key the upstream refused lately, if its key is one.
-   */
-  admitSocketOperation(request: Request): { requestId: string; refusal: GraphQLError | undefined };
+  /** What the WebSocket transport needs beside Yoga: the callers' budgets, read before a frame is, and the streams of its operations. */
+  sockets: { budget: SocketBudget | undefined; streams: SocketStreams };
   /** The live questions this gateway polls now, and their subscribers. */
   liveCounts(): { pollers: number; subscribers: number };
-  /**
-   * Charges an operation that came over a WebSocket what an HTTP request pays before it is parsed
-   * (src/plugins/rate-limit.ts); the result that refuses it, or undefined.
-   */
-  payForSocketOperation(
-    request: Request,
-    req: IncomingMessage,
-    params: { query?: unknown; operationName?: unknown },
-  ): Promise<ExecutionResult | undefined>;
   /** Charges the caller of a `/metrics` scrape answered outside Yoga (a cluster's): 0 when paid, else the seconds to wait. */
   chargeScrape(request: IncomingMessage): Promise<number>;
   close(): Promise<void>;
+}
+
+/** A WebSocket caller's budget, for what the transport checks before Yoga sees anything (src/server/websocket-admission.ts). */
+export interface SocketBudget {
+  /** The buckets a socket's caller pays from: its key (the connection params', else the upgrade's header) and its address. */
+  bucketsOf(upgrade: IncomingMessage, apiKey: string | undefined, remoteAddress: string | undefined): BucketRef[];
+  /** Whole seconds until every one of these buckets can pay 1 again, as last seen; 0 when they can now. */
+  secondsUntilServed(buckets: readonly BucketRef[]): number;
+  take(buckets: readonly BucketRef[], cost: number): Promise<RateLimitDecision>;
 }
 
 export interface GatewayOptions {
@@ -114,6 +120,7 @@ export function createGateway(config: GatewayConfig, urls: UpstreamUrls, logger:
   const compression = createCompression(config.compression);
   const requestIds = new WeakMap<Request, string>();
   const deadlines = new RequestDeadlines(config.requestTimeoutMs);
+  const streams = socketStreams();
 
   const yoga = createYoga<Record<string, never>, GatewayContext>({
     schema,
@@ -144,6 +151,7 @@ export function createGateway(config: GatewayConfig, urls: UpstreamUrls, logger:
         requestIds,
         readiness,
         compression,
+        streams,
       }),
       logger,
     ),
@@ -172,17 +180,13 @@ export function createGateway(config: GatewayConfig, urls: UpstreamUrls, logger:
     cache: upstream.cache,
     metrics,
     liveCounts: () => shared.live.feed.counts(),
-    admitSocketOperation: (request) => {
-      const requestId = requestIdOf(request);
-      requestIds.set(request, requestId);
-      const apiKey = request.headers.get(API_KEY_HEADER)?.trim();
-      const refused = apiKey ? refusedKeyError(upstream.keyVerdicts, apiKey) : undefined;
-      return { requestId, refusal: refused && new GraphQLError(refused.message, { extensions: refused.extensions }) };
-    },
     endStreams: async () => {
       await Promise.all([shared.live.feed.close(), shared.exportWatch.close()]);
     },
-    payForSocketOperation: rateLimit ? rateLimit.payForReading : async () => undefined,
+    sockets: {
+      budget: rateLimiter && socketBudget(rateLimiter, config),
+      streams,
+    },
     chargeScrape: rateLimiter ? scrapeCharge(rateLimiter, config.rateLimit) : async () => 0,
     async close() {
       stopChainRefresh();
@@ -194,6 +198,22 @@ export function createGateway(config: GatewayConfig, urls: UpstreamUrls, logger:
         shared.warpVerifier.close(),
       ]);
     },
+  };
+}
+
+/** What the WebSocket transport checks and charges before a socket's frames reach Yoga. */
+function socketBudget(limiter: RateLimiter, config: GatewayConfig): SocketBudget {
+  return {
+    bucketsOf: (upgrade, apiKey, remoteAddress) =>
+      bucketsOfIncoming(
+        {
+          headers: apiKey === undefined ? upgrade.headers : { ...upgrade.headers, [API_KEY_HEADER]: apiKey },
+          socket: { remoteAddress } as IncomingMessage["socket"],
+        },
+        config.rateLimit,
+      ),
+    secondsUntilServed: (buckets) => limiter.secondsUntilServed(buckets.map(({ name }) => name)),
+    take: (buckets, cost) => limiter.take(buckets, cost),
   };
 }
 
@@ -360,6 +380,7 @@ interface PluginParts {
   requestIds: WeakMap<Request, string>;
   readiness: UpstreamReadiness;
   compression: Compression;
+  streams: SocketStreams;
 }
 
 /** Every plugin, in the order that matters: each comment says why a plugin stands where it does. */
@@ -392,6 +413,8 @@ function pluginsInOrder(parts: PluginParts) {
     // After every plugin that sets the execute function, which it wraps.
     deadlines.executionBound() as Plugin,
     useReadiness("/ready", parts.readiness),
+    // WebSocket operations run this pipeline too: their streams are handed to the socket, not written to an HTTP body.
+    parts.streams.plugin,
     usePrometheus({
       endpoint: "/metrics",
       registry: metrics.registry,

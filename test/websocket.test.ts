@@ -39,13 +39,15 @@ async function serve(env: Record<string, string> = {}, logger?: Logger): Promise
   return served;
 }
 
-function connect(served: Served, connectionParams?: Record<string, unknown>): Client {
+/** A graphql-ws client that opens its socket for its first operation and closes it after its last (`keep` keeps it open as long). */
+function connect(served: Served, connectionParams?: Record<string, unknown>, keepMs = 0): Client {
   const client = createClient({
     url: `ws://127.0.0.1:${served.port}/graphql`,
     webSocketImpl: WebSocket,
     connectionParams,
     retryAttempts: 0,
     lazy: true,
+    lazyCloseTimeout: keepMs,
   });
   clients.push(client);
   return client;
@@ -133,13 +135,14 @@ describe("graphql-ws over WebSocket", () => {
     expect(served.harness.simulator.counters()).toEqual(
       Object.fromEntries(Object.keys(served.harness.simulator.counters()).map((route) => [route, 0])),
     );
-    await until(() => lines.filter((line) => line.msg === "graphql operation").length === 2, "two operation log lines");
-    const logged = lines.filter((line) => line.msg === "graphql operation");
-    expect(logged.map((line) => [line.transport, line.operation, line.outcome])).toEqual([
-      ["websocket", "ChainBlock", "complete"],
-      ["websocket", "ChainBlock", "error"],
+    // One line per operation, as per HTTP request: the status HTTP would have answered; a refusal as a refusal.
+    await until(() => lines.some((line) => line.msg === "request refused"), "the refusal's log line");
+    const logged = lines.filter((line) => line.msg === "graphql request" || line.msg === "request refused");
+    expect(logged.map((line) => [line.msg, line.transport, line.operation ?? null, line.status])).toEqual([
+      ["graphql request", "websocket", "ChainBlock", 200],
+      ["request refused", "websocket", null, 403],
     ]);
-    expect(logged.every((line) => typeof line.requestId === "string" && typeof line.ms === "number")).toBe(true);
+    expect(typeof logged[0]!.requestId === "string" && typeof logged[0]!.ms === "number").toBe(true);
     expect(JSON.stringify(lines)).not.toContain("bad-key");
   });
 
@@ -177,8 +180,9 @@ describe("graphql-ws over WebSocket", () => {
 
   it("rate-limits queries over the socket as over HTTP", async () => {
     const served = await serve({ RATE_LIMIT_BURST: "5", RATE_LIMIT_RATE: "0.001" });
-    const client = connect(served);
-    for (let i = 0; i < 5; i += 1)
+    const client = connect(served, undefined, 60_000);
+    // Opening the socket paid 1 of the 5.
+    for (let i = 0; i < 4; i += 1)
       expect(await run(client, { query: "{ __typename }" })).toEqual({ results: [{ data: { __typename: "Query" } }] });
     const refused = await run(client, { query: "{ __typename }" });
     expect(refused.errors).toHaveLength(1);
@@ -237,12 +241,11 @@ describe("graphql-ws over WebSocket", () => {
     const overSocket = await run(sockets[0]!, payload);
     expect(overSocket.errors![0]!.extensions).toMatchObject({ code: "RATE_LIMITED", limit: "operationsPerSocket", max: 3 });
 
-    // The 11th of the caller, on a socket of its own.
+    // The 11th of the caller, on a socket of its own: refused before it produced anything, an `error` message.
     const third = connect(served);
     const eleventh = await run(third, payload);
-    expect(eleventh.errors).toBeUndefined();
-    expect(eleventh.results).toHaveLength(1);
-    expect(eleventh.results[0]!.errors![0]!).toMatchObject({
+    expect(eleventh.results).toHaveLength(0);
+    expect(eleventh.errors![0]!).toMatchObject({
       message: expect.stringContaining("MAX_SUBSCRIPTIONS_PER_CALLER"),
       extensions: { code: "RATE_LIMITED", limit: "subscriptions", max: 10 },
     });
@@ -251,9 +254,14 @@ describe("graphql-ws over WebSocket", () => {
     await sse[0]!.cancel();
     await until(async () => {
       let first: ExecutionResult | undefined;
-      const dispose = third.subscribe(payload, { next: (result) => (first ??= result), error: () => {}, complete: () => {} });
-      await until(() => first !== undefined, "an answer");
-      if (first!.errors === undefined) return true;
+      let refused = false;
+      const dispose = third.subscribe(payload, {
+        next: (result) => (first ??= result),
+        error: () => (refused = true),
+        complete: () => {},
+      });
+      await until(() => first !== undefined || refused, "an answer");
+      if (!refused) return true;
       dispose();
       return false;
     }, "a freed slot to be taken over WebSocket");

@@ -204,7 +204,7 @@ export function useRefusals(options: RefusalOptions): Plugin {
       }
     },
 
-    async onResponse({ request, response, setResponse, fetchAPI }) {
+    async onResponse({ request, response, setResponse, fetchAPI, serverContext }) {
       const { status } = response;
       let entry = refused.get(request);
       if (!entry && status >= 400 && status < 500) {
@@ -224,9 +224,11 @@ export function useRefusals(options: RefusalOptions): Plugin {
       }
       if (!entry) return;
       options.metrics.refusal(entry.reason);
+      const transport = (serverContext as { transport?: string } | undefined)?.transport;
       options.logger.info(
         {
           requestId: options.requestIdOf(request),
+          ...(transport ? { transport } : {}),
           status,
           reason: entry.reason,
           code: entry.code,

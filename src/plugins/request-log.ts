@@ -35,14 +35,17 @@ export function useRequestLog({ logger, requestIds, graphqlEndpoint = "/graphql"
       if (typeof params.operationName === "string" && params.operationName)
         operations.set(request, truncated(params.operationName, 128));
     },
-    onResponse({ request, response }) {
+    onResponse({ request, response, serverContext }) {
       const requestId = requestIds.get(request);
       if (requestId) response.headers.set("x-request-id", requestId);
       const start = started.get(request);
       if (start === undefined) return;
+      // A WebSocket operation runs this pipeline too (src/server/websocket.ts); its status is what HTTP would have answered.
+      const transport = (serverContext as { transport?: string } | undefined)?.transport;
       logger.info(
         {
           requestId,
+          ...(transport ? { transport } : {}),
           method: truncated(request.method, 16),
           operation: operations.get(request) ?? null,
           status: response.status,

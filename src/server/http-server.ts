@@ -12,6 +12,7 @@ import { Counter, Gauge, type Registry } from "prom-client";
 import type { ServerConfig } from "../config.ts";
 import type { Logger } from "../telemetry/logger.ts";
 import type { UpgradeHandler } from "./websocket.ts";
+import { refusalAnswer } from "./refusal-answer.ts";
 
 export type RequestListener = (request: IncomingMessage, response: ServerResponse) => void;
 
@@ -56,21 +57,6 @@ export function connectionAddress(address: string): string {
     .slice(0, 4)
     .map((group) => Number.parseInt(group, 16).toString(16))
     .join(":")}::/64`;
-}
-
-/** The answer written straight to the socket to a request the server refuses before reading it. */
-function refusalAnswer(
-  status: number,
-  reason: string,
-  code: string,
-  message: string,
-  extensions: Record<string, unknown> = {},
-): string {
-  const body = JSON.stringify({ errors: [{ message, extensions: { code, ...extensions } }] });
-  return (
-    `HTTP/1.1 ${status} ${reason}\r\ncontent-type: application/json; charset=utf-8\r\n` +
-    `content-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`
-  );
 }
 
 export function createGatewayServer(

@@ -1,84 +1,95 @@
 /**
  * GraphQL over WebSocket (the graphql-ws protocol, `graphql-transport-ws`) on the HTTP server's
- * port and GraphQL path, beside SSE: each operation runs through Yoga's envelop, as graphql-yoga
- * documents it, so that it meets the same limits, masking, rate limits and subscription caps as
- * one sent over HTTP. The caller is who it would be over HTTP: its API key from the connection
- * params (`x-glacier-api-key` or `apiKey`), else the upgrade request's header; its address the
- * socket's, or behind a trusted proxy the upgrade request's last X-Forwarded-For hop. Every
- * operation pays as an HTTP request does (1, and the reading of a new document) before it is
- * parsed, then its estimate like any operation.
+ * port and GraphQL path, beside SSE. A WebSocket has no door of its own past admission: each
+ * `subscribe` becomes a Request (a JSON POST to the GraphQL path, with the upgrade's caller
+ * headers and the key of the connection params) that runs through Yoga's whole pipeline, as one
+ * sent over HTTP: budgets, refused keys, persisted-only mode, the introspection rule, suggestion
+ * masking, the error normaliser, operation limits, the response cache, the log, the metrics.
+ * A single result is the JSON body HTTP would answer; a stream is taken from the pipeline
+ * (src/plugins/socket-streams.ts). An operation refused before it produced data is an `error`
+ * message with its coded errors; otherwise `next` messages, then `complete`.
+ *
+ * Around that, what a socket may hold: the upgrade is admitted first (origin, caps, budget:
+ * src/server/websocket-admission.ts); frames are looked at before graphql-ws parses them
+ * (src/server/websocket-frames.ts); a socket that runs no operation for WS_IDLE_TIMEOUT_MS is
+ * closed, and so is one whose client leaves more than WS_MAX_UNREAD_BYTES of results unread.
  *
  * The glue between `ws` and graphql-ws is graphql-ws's own `useServer` adapted: its errors go to
- * the gateway's log instead of the console (an oversized message is a client's doing, not an
- * internal error), and a shutdown can close every socket within its grace period.
+ * the gateway's log instead of the console, and a shutdown can close every socket within its
+ * grace period.
  */
 import type { IncomingMessage } from "node:http";
 import type { Duplex } from "node:stream";
-import { GraphQLError, type ExecutionArgs, type ExecutionResult, type GraphQLFormattedError } from "graphql";
 import {
-  CloseCode,
-  handleProtocols,
-  makeServer,
-  type ConnectionInitMessage,
-  type OperationResult,
-  type SubscribePayload,
-} from "graphql-ws";
+  GraphQLError,
+  parse,
+  type ExecutionArgs,
+  type ExecutionResult,
+  type FormattedExecutionResult,
+  type GraphQLFormattedError,
+} from "graphql";
+import { CloseCode, handleProtocols, makeServer, type OperationResult, type SubscribePayload } from "graphql-ws";
 import { WebSocketServer, type WebSocket } from "ws";
 import type { GatewayConfig } from "../config.ts";
-import { documentShapeOf } from "../limits/document-shape.ts";
-import { GatewayError } from "../execution/errors.ts";
-import { truncated, type Logger } from "../telemetry/logger.ts";
-import { refusal, valueNestsDeeperThan } from "../plugins/refusals.ts";
-import { API_KEY_HEADER } from "../upstream/http.ts";
+import type { BucketRef } from "../limits/token-buckets.ts";
 import type { Gateway } from "../gateway.ts";
+import { API_KEY_HEADER } from "../upstream/http.ts";
+import type { Logger } from "../telemetry/logger.ts";
+import { initFrame, spentCallerFrame, type FrameVerdict } from "./websocket-frames.ts";
+import { UpgradeAdmission, type SocketCaller } from "./websocket-admission.ts";
+import { refusalAnswer } from "./refusal-answer.ts";
 
 /** What the HTTP server hands an upgrade request to (src/server/http-server.ts). */
 export interface UpgradeHandler {
   /** The one path upgrades are taken on; others are refused. */
   path: string;
   handleUpgrade(request: IncomingMessage, socket: Duplex, head: Buffer): void;
+  /** For a socket upgraded here: whether it runs an operation now; undefined for any other socket. */
+  busy(socket: Duplex): boolean | undefined;
   /** Closes every socket (1001, "Going away"), each after its streams completed; those still open after `graceMs` are cut. */
   close(graceMs: number): Promise<void>;
 }
 
-/** How often an idle socket is pinged; one that does not answer within as long is cut. */
+/** How often a socket is pinged; one that does not answer within as long is cut. */
 const KEEP_ALIVE_MS = 12_000;
-
-/** How long a client has to answer the close frame at shutdown before its socket is cut. */
+/** How long a client has to answer a close frame before its socket is cut. */
 const CLOSE_ANSWER_MS = 1_000;
-
+/** How often the unread bytes of all sockets are summed up. */
+const UNREAD_SWEEP_MS = 1_000;
+/** The unread bytes all sockets together may hold, in sockets' worth of WS_MAX_UNREAD_BYTES. */
+const UNREAD_SOCKETS_IN_ALL = 32;
 /** Headers of the upgrade request an operation's Request carries: who the caller is, and its request id. */
-const CARRIED_HEADERS = [API_KEY_HEADER, "x-forwarded-for", "x-request-id", "user-agent"] as const;
+const CARRIED_HEADERS = ["x-forwarded-for", "x-request-id", "user-agent"] as const;
+/** graphql-ws picks `execute` or `subscribe` from a document: any one-operation document does, both return what the pipeline made. */
+const PLACEHOLDER_DOCUMENT = parse("{ __typename }");
+
+interface SocketState {
+  caller: SocketCaller;
+  upgrade: IncomingMessage;
+  /** The key of the connection params, else of the upgrade's header. */
+  apiKey: string | undefined;
+  buckets: BucketRef[];
+  initReceived: boolean;
+  refusedInARow: number;
+  /** Operations running on the socket now (graphql-ws's own count, once the socket is acknowledged). */
+  running: () => number;
+  idle: NodeJS.Timeout | undefined;
+}
 
 interface SocketExtra {
   socket: WebSocket;
-  request: IncomingMessage;
-  /** The API key from the connection params, when it sent one there. */
-  apiKey?: string;
+  state: SocketState;
 }
 
-type ConnectionParams = ConnectionInitMessage["payload"];
-
-/** The key a client passes in its connection params: `x-glacier-api-key`, else `apiKey`. */
-export function apiKeyOfParams(params: ConnectionParams): string | undefined {
-  if (!params) return undefined;
-  for (const name of [API_KEY_HEADER, "apiKey"]) {
-    const value = params[name];
-    if (typeof value === "string" && value.trim()) return value.trim();
-  }
-  return undefined;
+/** What a subscribe turned into: the pipeline's single answer (already formatted) or its stream. */
+interface Produced {
+  single?: FormattedExecutionResult;
+  stream?: AsyncIterable<ExecutionResult>;
 }
 
-/** A Request for one operation, with the upgrade request's headers that tell who the caller is; the key of the connection params first. */
-function operationRequest(upgrade: IncomingMessage, apiKey: string | undefined, path: string): Request {
-  const headers = new Headers();
-  for (const name of CARRIED_HEADERS) {
-    const value = upgrade.headers[name];
-    if (typeof value === "string") headers.set(name, value);
-    else if (Array.isArray(value)) headers.set(name, value.join(","));
-  }
-  if (apiKey) headers.set(API_KEY_HEADER, apiKey);
-  return new Request(`http://${upgrade.headers.host ?? "gateway"}${path}`, { method: "POST", headers });
+/** What graphql-ws sends: the single answer as the pipeline formatted it (onNext passes it on as it is), or the stream. */
+function resultOf(produced: Produced): OperationResult {
+  return (produced.single as ExecutionResult | undefined) ?? produced.stream!;
 }
 
 /** Errors as the client reads them: the HTTP status and headers an error carries for Yoga say nothing on a socket. */
@@ -91,9 +102,16 @@ function formatted(errors: readonly (GraphQLError | GraphQLFormattedError)[]): G
   });
 }
 
-interface Enveloped {
-  execute(args: ExecutionArgs): OperationResult;
-  subscribe(args: ExecutionArgs): OperationResult;
+/** The JSON body of a GraphQL POST for a subscribe payload: what an HTTP client would have sent. */
+function operationBody(payload: SubscribePayload & { documentId?: unknown }): string {
+  const { query, variables, operationName, extensions, documentId } = payload;
+  return JSON.stringify({
+    ...(query ? { query } : {}),
+    ...(variables ? { variables } : {}),
+    ...(operationName ? { operationName } : {}),
+    ...(extensions ? { extensions } : {}),
+    ...(documentId !== undefined ? { documentId } : {}),
+  });
 }
 
 export function createWebSocketTransport(
@@ -102,118 +120,166 @@ export function createWebSocketTransport(
   logger: Logger,
   path = "/graphql",
 ): UpgradeHandler {
-  const { webSocketMaxMessageBytes: maxPayload, webSocketMaxOperations: maxOperations } = config.server;
-  const maxNesting = config.security.maxNestingDepth;
+  const {
+    webSocketMaxMessageBytes: maxPayload,
+    webSocketMaxOperations: maxOperations,
+    webSocketIdleTimeoutMs: idleTimeoutMs,
+    webSocketMaxUnreadBytes: maxUnread,
+  } = config.server;
+  const { budget } = gateway.sockets;
+  const admission = new UpgradeAdmission(config, budget);
   const sockets = new WebSocketServer({ noServer: true, maxPayload, handleProtocols });
-  // Each open socket's operations, by graphql-ws: a shutdown waits for them to complete.
-  const operations = new Map<WebSocket, () => number>();
-  // Each admitted operation's log entry, by socket and operation id, until it ends.
-  const started = new WeakMap<WebSocket, Map<string, { requestId: string; operation: string | null; at: number }>>();
-  /** One line per operation, as the request log writes one per HTTP request. */
-  const logEnd = (socket: WebSocket, id: string, outcome: "complete" | "error") => {
-    const entry = started.get(socket)?.get(id);
-    if (entry === undefined) return;
-    started.get(socket)!.delete(id);
-    logger.info(
-      {
-        requestId: entry.requestId,
-        transport: "websocket",
-        operation: entry.operation,
-        outcome,
-        ms: Math.round((performance.now() - entry.at) * 10) / 10,
-      },
-      "graphql operation",
-    );
-  };
+  const states = new Map<WebSocket, SocketState>();
+  const upgraded = new WeakMap<Duplex, WebSocket>();
+  /** The errors of a refused operation as the pipeline formatted them, by the placeholder errors graphql-ws is given. */
+  const refusals = new WeakMap<GraphQLError, GraphQLFormattedError>();
+  /** Single results already formatted by the pipeline, sent as they are. */
+  const answers = new WeakSet<object>();
 
-  const server = makeServer<ConnectionParams, SocketExtra>({
-    execute: (args) => (args.rootValue as Enveloped).execute(args),
-    subscribe: (args) => (args.rootValue as Enveloped).subscribe(args),
+  function closeSocket(socket: WebSocket, code: number, reason: string): void {
+    if (socket.readyState !== socket.OPEN) return;
+    socket.close(code, reason);
+    setTimeout(() => socket.terminate(), CLOSE_ANSWER_MS).unref();
+  }
+
+  /** Closes the socket once it has run no operation for WS_IDLE_TIMEOUT_MS: counted again from each operation's start and end. */
+  function restartIdle(socket: WebSocket, state: SocketState): void {
+    clearTimeout(state.idle);
+    state.idle = setTimeout(() => {
+      if (state.running() > 0) restartIdle(socket, state);
+      else closeSocket(socket, 1000, `Idle: no operation for ${idleTimeoutMs} ms`);
+    }, idleTimeoutMs);
+    state.idle.unref();
+  }
+
+  async function produce(state: SocketState, payload: SubscribePayload): Promise<Produced | GraphQLError[]> {
+    const headers = new Headers({
+      "content-type": "application/json",
+      accept: "application/graphql-response+json, application/json",
+    });
+    for (const name of CARRIED_HEADERS) {
+      const value = state.upgrade.headers[name];
+      if (typeof value === "string") headers.set(name, value);
+      else if (Array.isArray(value)) headers.set(name, value.join(","));
+    }
+    if (state.apiKey) headers.set(API_KEY_HEADER, state.apiKey);
+    const body = operationBody(payload);
+    headers.set("content-length", String(Buffer.byteLength(body)));
+    const request = new gateway.yoga.fetchAPI.Request(`http://gateway${path}`, { method: "POST", headers, body });
+    gateway.sockets.streams.expect(request);
+    const response = await gateway.yoga.handleRequest(request, {
+      req: { socket: { remoteAddress: state.caller.remoteAddress }, headers: state.upgrade.headers },
+      transport: "websocket",
+    } as never);
+    const stream = gateway.sockets.streams.take(request);
+    if (stream) return { stream };
+    let answer: FormattedExecutionResult;
+    try {
+      answer = (await response.json()) as FormattedExecutionResult;
+    } catch {
+      answer = { errors: [{ message: "Unexpected error.", extensions: { code: "INTERNAL_SERVER_ERROR" } }] };
+    }
+    if (!("data" in answer)) {
+      return formatted(answer.errors ?? []).map((error) => {
+        const placeholder = new GraphQLError(error.message);
+        refusals.set(placeholder, error);
+        return placeholder;
+      });
+    }
+    answers.add(answer);
+    return { single: answer };
+  }
+
+  const server = makeServer<Record<string, unknown> | undefined, SocketExtra>({
+    execute: (args) => resultOf(args.rootValue as Produced),
+    subscribe: (args) => resultOf(args.rootValue as Produced),
     onConnect(ctx) {
-      ctx.extra.apiKey = apiKeyOfParams(ctx.connectionParams);
-      operations.set(ctx.extra.socket, () => Object.keys(ctx.subscriptions).length);
+      ctx.extra.state.running = () => Object.keys(ctx.subscriptions).length;
       return true;
     },
-    async onSubscribe(ctx, id, payload: SubscribePayload) {
-      const request = operationRequest(ctx.extra.request, ctx.extra.apiKey, path);
-      const { requestId, refusal: refusedKey } = gateway.admitSocketOperation(request);
-      const operation =
-        typeof payload.operationName === "string" && payload.operationName ? truncated(payload.operationName, 128) : null;
-      const entries = started.get(ctx.extra.socket) ?? new Map();
-      started.set(ctx.extra.socket, entries);
-      entries.set(id, { requestId, operation, at: performance.now() });
+    async onSubscribe(ctx, _id, payload) {
+      const { state } = ctx.extra;
+      restartIdle(ctx.extra.socket, state);
       // The operation being subscribed is among them already.
       if (Object.keys(ctx.subscriptions).length > maxOperations) {
+        // Refused, but read: it pays 1 as any request does, so that a flood of them runs its caller dry.
+        if (budget) await budget.take(state.buckets, 1);
         return [
-          new GatewayError(
+          new GraphQLError(
             `Too many operations on this socket: ${maxOperations} run at once, the most WS_MAX_OPERATIONS_PER_SOCKET allows; complete one first`,
-            "RATE_LIMITED",
-            { limit: "operationsPerSocket", max: maxOperations },
+            { extensions: { code: "RATE_LIMITED", limit: "operationsPerSocket", max: maxOperations } },
           ),
         ];
       }
-      // As useRefusedKeys refuses them over HTTP: a key the upstream refused lately reaches no cache and no upstream.
-      if (refusedKey) return [refusedKey];
-      // As useRefusals refuses these over HTTP, before the parser (which recurses) sees them.
-      if (documentShapeOf(request, payload.query).depth > maxNesting) {
-        return [
-          refusal(`The document nests brackets deeper than the limit of ${maxNesting}`, "GRAPHQL_PARSE_FAILED", 400, {
-            limit: "nesting",
-            max: maxNesting,
-          }),
-        ];
-      }
-      for (const [name, value] of [
-        ["variables", payload.variables],
-        ["extensions", payload.extensions],
-      ] as const) {
-        if (valueNestsDeeperThan(value, maxNesting)) {
-          return [
-            refusal(`The ${name} nest deeper than the limit of ${maxNesting}`, "BAD_REQUEST", 400, {
-              argument: name,
-              limit: "nesting",
-              max: maxNesting,
-            }),
-          ];
-        }
-      }
-      const refused = await gateway.payForSocketOperation(request, ctx.extra.request, payload);
-      if (refused) return (refused.errors ?? []) as GraphQLError[];
-      const { schema, execute, subscribe, contextFactory, parse, validate } = gateway.yoga.getEnveloped({
-        request,
-        req: ctx.extra.request,
-        socket: ctx.extra.socket,
-        params: payload,
-      } as unknown as Parameters<typeof gateway.yoga.getEnveloped>[0]);
-      let document;
-      try {
-        document = parse(payload.query);
-      } catch (error) {
-        if (error instanceof GraphQLError) return [error];
-        throw error;
-      }
-      const errors = validate(schema, document);
-      if (errors.length > 0) return errors;
-      const args: ExecutionArgs = {
-        schema,
-        document,
-        operationName: payload.operationName,
-        variableValues: payload.variables,
-        contextValue: await contextFactory(),
-        rootValue: { execute, subscribe } satisfies Enveloped,
-      };
-      return args;
+      const produced = await produce(state, payload);
+      if (Array.isArray(produced)) return produced;
+      return {
+        schema: gateway.yoga.getEnveloped().schema,
+        document: PLACEHOLDER_DOCUMENT,
+        rootValue: produced,
+      } satisfies ExecutionArgs;
     },
-    onNext: (_ctx, _id, _payload, _args, result: ExecutionResult) =>
-      result.errors ? { ...result, errors: formatted(result.errors) } : undefined,
-    onError: (ctx, id, _payload, errors) => {
-      logEnd(ctx.extra.socket, id, "error");
-      return formatted(errors);
+    onNext: (_ctx, _id, _payload, _args, result: ExecutionResult | FormattedExecutionResult) => {
+      if (answers.has(result)) return result as ExecutionResult;
+      return result.errors ? ({ ...result, errors: formatted(result.errors) } as unknown as ExecutionResult) : undefined;
     },
-    onComplete: (ctx, id) => logEnd(ctx.extra.socket, id, "complete"),
+    onError: (ctx, _id, _payload, errors) => {
+      operationEnded(ctx.extra);
+      return errors.map((error) => refusals.get(error) ?? formatted([error])[0]!);
+    },
+    onComplete: (ctx) => operationEnded(ctx.extra),
   });
 
-  sockets.on("connection", (socket: WebSocket, request: IncomingMessage) => {
+  function operationEnded({ socket, state }: SocketExtra): void {
+    restartIdle(socket, state);
+  }
+
+  /** The caller's frame, as graphql-ws will see it; or why it goes no further. */
+  function gate(state: SocketState, data: string): FrameVerdict {
+    if (!state.initReceived) {
+      state.initReceived = true;
+      const { verdict, apiKey } = initFrame(data);
+      if (apiKey !== undefined && budget) {
+        state.apiKey = apiKey;
+        state.buckets = budget.bucketsOf(state.upgrade, apiKey, state.caller.remoteAddress);
+      } else if (apiKey !== undefined) {
+        state.apiKey = apiKey;
+      }
+      return verdict;
+    }
+    const waitSeconds = budget ? budget.secondsUntilServed(state.buckets) : 0;
+    if (waitSeconds === 0) {
+      state.refusedInARow = 0;
+      return { kind: "pass", data };
+    }
+    const verdict = spentCallerFrame(data, waitSeconds, state.refusedInARow);
+    if (verdict.kind === "refuse") state.refusedInARow += 1;
+    return verdict;
+  }
+
+  function refuseFrame(socket: WebSocket, id: string, waitSeconds: number): void {
+    if (socket.readyState !== socket.OPEN) return;
+    const error: GraphQLFormattedError = {
+      message: `Rate limit exceeded: your budget is spent; retry after ${waitSeconds} s`,
+      extensions: { code: "RATE_LIMITED", retryAfter: waitSeconds, retryAfterSeconds: waitSeconds },
+    };
+    socket.send(JSON.stringify({ id, type: "error", payload: [error] }));
+  }
+
+  sockets.on("connection", (socket: WebSocket, upgrade: IncomingMessage, caller: SocketCaller) => {
+    const headerKey = upgrade.headers[API_KEY_HEADER];
+    const state: SocketState = {
+      caller,
+      upgrade,
+      apiKey: typeof headerKey === "string" && headerKey.trim() ? headerKey.trim() : undefined,
+      buckets: caller.buckets,
+      initReceived: false,
+      refusedInARow: 0,
+      running: () => 0,
+      idle: undefined,
+    };
+    states.set(socket, state);
+    restartIdle(socket, state);
     // ws closes the socket itself on a protocol error (1002) or an oversized message (1009).
     socket.on("error", (error: Error & { code?: string }) =>
       logger.debug({ code: error.code, message: error.message }, "websocket closed on a client's error"),
@@ -229,41 +295,87 @@ export function createWebSocketTransport(
       {
         protocol: socket.protocol,
         send: (data) =>
-          new Promise<void>((resolve, reject) => {
+          new Promise<void>((resolve) => {
             if (socket.readyState !== socket.OPEN) return resolve();
-            socket.send(data, (error) => (error ? reject(error) : resolve()));
+            // A send that fails means the socket is going: its close cleans up.
+            socket.send(data, () => resolve());
+            if (socket.bufferedAmount > maxUnread) {
+              closeSocket(socket, 1013, `SLOW_SUBSCRIBER: over ${maxUnread} bytes of results unread`);
+            }
           }),
-        close: (code, reason) => socket.close(code, reason),
+        close: (code, reason) => closeSocket(socket, code ?? 1000, reason ?? ""),
         onMessage: (handle) =>
-          socket.on("message", async (data) => {
+          socket.on("message", async (data: Buffer) => {
+            const verdict = gate(state, data.toString("utf8"));
+            if (verdict.kind === "close") return closeSocket(socket, verdict.code, verdict.reason);
+            if (verdict.kind === "refuse") return refuseFrame(socket, verdict.id, budget!.secondsUntilServed(state.buckets));
             try {
-              await handle(String(data));
+              await handle(verdict.data);
             } catch (error) {
               logger.error({ err: error }, "unexpected error handling a websocket message");
-              socket.close(CloseCode.InternalServerError, "Internal server error");
+              closeSocket(socket, CloseCode.InternalServerError, "Internal server error");
             }
           }),
       },
-      { socket, request },
+      { socket, state },
     );
     socket.once("close", (code, reason) => {
       clearTimeout(pongWait);
       clearInterval(pings);
-      operations.delete(socket);
+      clearTimeout(state.idle);
+      states.delete(socket);
+      caller.release();
       void closed(code, reason.toString());
     });
   });
 
+  // Unread results of all sockets together stay bounded: the sockets holding most are closed first.
+  const sweep = setInterval(() => {
+    let unread = 0;
+    for (const socket of states.keys()) unread += socket.bufferedAmount;
+    if (unread <= maxUnread * UNREAD_SOCKETS_IN_ALL) return;
+    const heaviest = [...states.keys()].sort((a, b) => b.bufferedAmount - a.bufferedAmount);
+    for (const socket of heaviest) {
+      if (unread <= maxUnread * UNREAD_SOCKETS_IN_ALL) break;
+      unread -= socket.bufferedAmount;
+      closeSocket(socket, 1013, "SLOW_SUBSCRIBER: the gateway holds too many unread results");
+      socket.terminate();
+    }
+  }, UNREAD_SWEEP_MS).unref();
+
   return {
     path,
     handleUpgrade(request, socket, head) {
-      sockets.handleUpgrade(request, socket, head, (webSocket) => sockets.emit("connection", webSocket, request));
+      void admission.admit(request).then(
+        (admitted) => {
+          if ("status" in admitted) {
+            gateway.metrics.refusal(admitted.kind === "origin" ? "forbidden" : "rate_limited");
+            socket.end(refusalAnswer(admitted.status, admitted.reason, admitted.code, admitted.message, admitted.extensions));
+            return;
+          }
+          if (socket.destroyed) return admitted.release();
+          sockets.handleUpgrade(request, socket, head, (webSocket) => {
+            upgraded.set(socket, webSocket);
+            sockets.emit("connection", webSocket, request, admitted);
+          });
+        },
+        (error: unknown) => {
+          logger.error({ err: error }, "unexpected error admitting a websocket");
+          socket.destroy();
+        },
+      );
+    },
+    busy(socket) {
+      const webSocket = upgraded.get(socket);
+      if (!webSocket) return undefined;
+      return (states.get(webSocket)?.running() ?? 0) > 0;
     },
     async close(graceMs) {
+      clearInterval(sweep);
       // The streams were ended: each socket closes once it has sent their `complete` and answered
       // its queries in flight; those still busy at the grace period are closed all the same.
       const deadline = Date.now() + graceMs;
-      while (Date.now() < deadline && [...operations.values()].some((count) => count() > 0)) {
+      while (Date.now() < deadline && [...states.values()].some((state) => state.running() > 0)) {
         await new Promise((resolve) => setTimeout(resolve, 10));
       }
       for (const client of sockets.clients) client.close(1001, "Going away");

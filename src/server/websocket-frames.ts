@@ -1,0 +1,85 @@
+/**
+ * What the transport does with a WebSocket frame before graphql-ws parses it: the frames a
+ * client can send cheaply and make the gateway work or hold memory for.
+ *
+ * - `connection_init` is read here, within `MAX_INIT_BYTES`, and handed on with nothing but the
+ *   API key (bounded): graphql-ws keeps the params for the socket's life, so whatever else a
+ *   client put there would be held as long.
+ * - A caller whose budget is spent is refused before its frame is parsed: a `subscribe` whose id
+ *   leads the frame (as graphql-ws's client, and so Apollo's and urql's, write it) gets an `error`
+ *   message for that id, found without parsing; small control frames (`complete`, `ping`, `pong`)
+ *   pass; anything else, or more than `MAX_REFUSED_FRAMES` refusals in a row, closes the socket
+ *   with 1013 ("try again later").
+ */
+import { CloseCode, MessageType } from "graphql-ws";
+import { API_KEY_HEADER } from "../upstream/http.ts";
+
+/** The largest `connection_init` frame taken; a larger one closes the socket (4400). */
+export const MAX_INIT_BYTES = 4_096;
+/** The longest API key taken from the connection params. */
+export const MAX_API_KEY_CHARACTERS = 256;
+/** Frames refused in a row to a spent caller before its socket is closed. */
+export const MAX_REFUSED_FRAMES = 10;
+/** Control frames this small pass even when the caller's budget is spent: leaving must stay possible. */
+const CONTROL_FRAME_BYTES = 256;
+const SUBSCRIBE_HEAD = /^\s*\{\s*"id"\s*:\s*"([^"\\]{1,128})"\s*,\s*"type"\s*:\s*"subscribe"/;
+
+/** What to do with a frame. */
+export type FrameVerdict =
+  { kind: "pass"; data: string } | { kind: "close"; code: number; reason: string } | { kind: "refuse"; id: string };
+
+/** The key a client passes in its connection params: `x-glacier-api-key`, else `apiKey`. */
+export function apiKeyOfParams(params: unknown): string | undefined {
+  if (typeof params !== "object" || params === null) return undefined;
+  for (const name of [API_KEY_HEADER, "apiKey"]) {
+    const value = (params as Record<string, unknown>)[name];
+    if (typeof value === "string" && value.trim()) return value.trim();
+  }
+  return undefined;
+}
+
+/**
+ * The first frame of a socket, which must be its `connection_init`: within `MAX_INIT_BYTES`,
+ * rewritten to carry only the API key; `apiKey` is the key it named. Any other first frame passes
+ * as it is, for graphql-ws to refuse as the protocol says.
+ */
+export function initFrame(data: string): { verdict: FrameVerdict; apiKey?: string } {
+  if (data.length > MAX_INIT_BYTES) {
+    return {
+      verdict: { kind: "close", code: CloseCode.BadRequest, reason: `connection_init over ${MAX_INIT_BYTES} bytes` },
+    };
+  }
+  let message: unknown;
+  try {
+    message = JSON.parse(data);
+  } catch {
+    return { verdict: { kind: "pass", data } };
+  }
+  if (typeof message !== "object" || message === null || (message as { type?: unknown }).type !== MessageType.ConnectionInit) {
+    return { verdict: { kind: "pass", data } };
+  }
+  const apiKey = apiKeyOfParams((message as { payload?: unknown }).payload);
+  if (apiKey !== undefined && apiKey.length > MAX_API_KEY_CHARACTERS) {
+    return {
+      verdict: { kind: "close", code: CloseCode.BadRequest, reason: `API key over ${MAX_API_KEY_CHARACTERS} characters` },
+    };
+  }
+  const payload = apiKey === undefined ? undefined : { [API_KEY_HEADER]: apiKey };
+  return { verdict: { kind: "pass", data: JSON.stringify({ type: MessageType.ConnectionInit, payload }) }, apiKey };
+}
+
+/**
+ * A frame from a caller whose budget is spent for `retryAfterSeconds` more, read only as far as
+ * its head; `refusedInARow` frames were refused before it.
+ */
+export function spentCallerFrame(data: string, retryAfterSeconds: number, refusedInARow: number): FrameVerdict {
+  const tryAgain: FrameVerdict = {
+    kind: "close",
+    code: 1013,
+    reason: `RATE_LIMITED: your budget is spent; retry after ${retryAfterSeconds} s`,
+  };
+  const subscribe = SUBSCRIBE_HEAD.exec(data.slice(0, 200));
+  if (subscribe) return refusedInARow >= MAX_REFUSED_FRAMES ? tryAgain : { kind: "refuse", id: subscribe[1]! };
+  if (data.length <= CONTROL_FRAME_BYTES && !data.includes('"subscribe"')) return { kind: "pass", data };
+  return tryAgain;
+}
