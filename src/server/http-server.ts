@@ -32,7 +32,8 @@ export interface GatewayServer {
 }
 
 /** Why a connection was closed before it could send a request, or a request before it was read. */
-type Refusal = "max_connections" | "max_connections_per_address" | "request_timeout" | "headers_too_large" | "malformed";
+type Refusal =
+  "max_connections" | "max_connections_per_address" | "request_timeout" | "headers_too_large" | "malformed" | "reclaimed";
 
 /** How often refusals are summed up in one log line, so that a flood of them writes few lines. */
 const REFUSAL_LOG_INTERVAL_MS = 10_000;
@@ -69,7 +70,7 @@ export function createGatewayServer(
   const registers = registry ? [registry] : [];
   const refusals = new Counter({
     name: "gateway_connections_refused_total",
-    help: "Connections closed by the server before their request was read: over a connection cap, too slow to send, or not HTTP.",
+    help: "Connections closed by the server before their request was read: over a connection cap, too slow to send, or not HTTP; and idle or slow ones closed to make room for a new one when the process was full (reclaimed).",
     labelNames: ["reason"],
     registers,
   });
@@ -138,13 +139,34 @@ export function createGatewayServer(
       listener(request, response);
     },
   );
-  // Node closes the connections beyond this at once.
-  server.maxConnections = config.maxConnections;
-  server.on("drop", () => refuse("max_connections"));
+  // Every open connection, oldest first: when the process is full, the oldest that is not busy
+  // (idle between requests, still sending its headers, or a WebSocket running nothing) is closed
+  // to make room, so that slow or idle clients cannot hold every slot.
+  const connections = new Set<Socket>();
+  const busy = (socket: Socket) => answering.has(socket) || upgrades?.busy(socket) === true;
+  function makeRoom(): boolean {
+    for (const held of connections) {
+      if (busy(held)) continue;
+      refuse("reclaimed");
+      connections.delete(held);
+      open -= 1;
+      held.destroy();
+      return true;
+    }
+    return false;
+  }
 
   server.on("connection", (socket: Socket) => {
+    if (open >= config.maxConnections && !makeRoom()) {
+      refuse("max_connections");
+      socket.destroy();
+      return;
+    }
     open += 1;
-    socket.once("close", () => (open -= 1));
+    connections.add(socket);
+    socket.once("close", () => {
+      if (connections.delete(socket)) open -= 1;
+    });
     if (config.maxConnectionsPerAddress === 0 || socket.remoteAddress === undefined) return;
     const address = connectionAddress(socket.remoteAddress);
     const count = (openByAddress.get(address) ?? 0) + 1;

@@ -151,24 +151,54 @@ describe("row 9: connection caps", () => {
     expect(upstreamCalls(served.harness)).toEqual({});
   });
 
-  it("row 9: beyond MAX_CONNECTIONS in all, connections are closed at once", async () => {
+  it("row 9: beyond MAX_CONNECTIONS, the oldest idle or slow connection makes room for a new caller", async () => {
     const served = await serve({
       MAX_CONNECTIONS: "8",
       MAX_CONNECTIONS_PER_ADDRESS: "0",
       SERVER_HEADERS_TIMEOUT_MS: "60000",
       SERVER_REQUEST_TIMEOUT_MS: "60000",
     });
-    const allowed = await Promise.all(Array.from({ length: 8 }, (_, index) => open(served.port, `127.0.0.${index + 1}`)));
-    await until(async () => (await openOnServer(served)) === 8, "8 connections open on the server");
+    // 8 connections that send nothing (or half a request line) hold every slot.
+    const held: RawConnection[] = [];
+    for (let index = 0; index < 8; index += 1) {
+      held.push(await open(served.port, `127.0.0.${index + 1}`));
+      if (index % 2 === 1) held.at(-1)!.socket.write("POST /graphql HTTP/1.1\r\nhost: gate");
+      await until(async () => (await openOnServer(served)) === index + 1, `${index + 1} connections open on the server`);
+    }
+    // A new caller is served: the connection held longest is closed for it, and no other.
+    const answer = await exchange(await open(served.port, "127.0.0.9"), graphqlRequest("{ __typename }"));
+    expect(answer.status).toBe(200);
+    await held[0]!.whenClosed;
+    expect(held[0]!.received()).toBe("");
+    expect(held.slice(1).every((connection) => !connection.closed)).toBe(true);
+    expect(refused(await metricsText(served.harness), "reclaimed")).toBe(1);
+    expect(refused(await metricsText(served.harness), "max_connections")).toBe(0);
+    expect(upstreamCalls(served.harness)).toEqual({});
+  });
+
+  it("row 9: beyond MAX_CONNECTIONS with every connection busy, a new one is closed at once", async () => {
+    const served = await serve({
+      MAX_CONNECTIONS: "4",
+      MAX_CONNECTIONS_PER_ADDRESS: "0",
+      SERVER_HEADERS_TIMEOUT_MS: "60000",
+      SERVER_REQUEST_TIMEOUT_MS: "60000",
+    });
+    // 4 answers in flight: a block whose upstream answers in 1.5 s.
+    served.harness.simulator.setKnobs({ latencyMs: 1_500 });
+    const busy = await Promise.all(Array.from({ length: 4 }, (_, index) => open(served.port, `127.0.0.${index + 1}`)));
+    const answers = busy.map((connection, index) =>
+      exchange(connection, graphqlRequest(`{ chain(id: "43114") { block(id: "${index + 1}") { blockNumber } } }`)),
+    );
+    await until(() => served.harness.simulator.requests().length >= 4, "4 upstream calls in flight");
     const over = await open(served.port, "127.0.0.9");
     await over.whenClosed;
     expect(over.received()).toBe("");
     expect(refused(await metricsText(served.harness), "max_connections")).toBe(1);
-    const answer = await exchange(allowed[7]!, graphqlRequest("{ __typename }"));
-    expect(answer.status).toBe(200);
-    await until(async () => (await openOnServer(served)) === 7, "the server to count the closed connection");
+    expect(refused(await metricsText(served.harness), "reclaimed")).toBe(0);
+    // The busy ones are answered.
+    for (const answer of await Promise.all(answers)) expect(answer.status).toBe(200);
+    served.harness.simulator.setKnobs({ latencyMs: 0 });
     await stillServes(served.port);
-    expect(upstreamCalls(served.harness)).toEqual({});
   });
 
   it("row 9: connections count against an IPv4 address, or an IPv6 address's /64", () => {
