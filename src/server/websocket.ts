@@ -186,6 +186,15 @@ export function createWebSocketTransport(
         return placeholder;
       });
     }
+    // The socket's RateLimit-Limit and RateLimit-Remaining headers.
+    const limit = response.headers.get("ratelimit-limit");
+    const remaining = response.headers.get("ratelimit-remaining");
+    if (limit !== null && remaining !== null) {
+      answer = {
+        ...answer,
+        extensions: { ...answer.extensions, rateLimit: { limit: Number(limit), remaining: Number(remaining) } },
+      };
+    }
     answers.add(answer);
     return { single: answer };
   }

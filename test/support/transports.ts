@@ -1,0 +1,220 @@
+/**
+ * One operation, sent over any of the gateway's transports, so that a rule is tested on each:
+ * `http` (a JSON POST through `yoga.fetch`, as the other suites send it), `websocket` (graphql-ws
+ * frames over a real socket to the served gateway) and `sse` (a POST asking for
+ * `text/event-stream` over a real socket). What differs on the wire is said in the answer: HTTP
+ * has a status and headers; a socket has the `error` message that refuses an operation, or `next`
+ * messages, and its budget in `extensions.rateLimit`.
+ *
+ * A caller's headers (`x-forwarded-for` behind TRUST_PROXY, `x-glacier-api-key`) are sent as HTTP
+ * headers, or as the upgrade request's headers and the connection params' key. Each distinct
+ * caller gets one socket, kept open for its later operations (opening one costs its caller 1).
+ */
+import type { FormattedExecutionResult, GraphQLFormattedError } from "graphql";
+import WebSocket from "ws";
+import { serveGateway, type Harness, type ServedGateway } from "./harness.ts";
+
+export type Transport = "http" | "websocket" | "sse";
+/** The transports every rule of the public-traffic work is held to. */
+export const TRANSPORTS: readonly Transport[] = ["http", "websocket", "sse"];
+
+export interface Operation {
+  query?: string;
+  variables?: Record<string, unknown>;
+  operationName?: string;
+  extensions?: Record<string, unknown>;
+  documentId?: string;
+}
+
+export interface Answer {
+  transport: Transport;
+  /** HTTP and SSE: the status. A socket has none. */
+  status: number | undefined;
+  headers: Headers | undefined;
+  /** The single result, or the first event's; a refusal has `errors` and no `data`. */
+  body: FormattedExecutionResult & { errors?: GraphQLFormattedError[] };
+  /** Every result the operation produced until it completed (a subscription's events, incremental parts). */
+  results: FormattedExecutionResult[];
+  /** Refused before it produced data: a status ≥ 400, or a socket's `error` message. */
+  refused: boolean;
+  /** The caller's budget after it: the RateLimit-Remaining header, or the socket's `extensions.rateLimit`. */
+  remaining: number | undefined;
+}
+
+export interface TransportClient {
+  readonly transport: Transport;
+  send(operation: Operation, headers?: Record<string, string>): Promise<Answer>;
+  close(): Promise<void>;
+}
+
+const KEY_HEADER = "x-glacier-api-key";
+
+/** A client of `harness`'s gateway over `transport`; sockets and the served port are its own, closed with it. */
+export function over(transport: Transport, harness: Harness): TransportClient {
+  let served: Promise<ServedGateway> | undefined;
+  const port = async () => (await (served ??= serveGateway(harness))).port;
+  const sockets = new Map<string, Promise<GraphqlWsSocket>>();
+  let ids = 0;
+  return {
+    transport,
+    async send(operation, headers = {}) {
+      if (transport === "http") return sendHttp(harness, operation, headers);
+      if (transport === "sse") return sendSse(await port(), operation, headers);
+      const caller = JSON.stringify(Object.entries(headers).sort());
+      let socket = sockets.get(caller);
+      if (!socket) sockets.set(caller, (socket = GraphqlWsSocket.open(await port(), headers)));
+      const open = await socket;
+      if (open.closed) {
+        sockets.delete(caller);
+        return this.send(operation, headers);
+      }
+      return open.run(String((ids += 1)), operation);
+    },
+    async close() {
+      for (const socket of sockets.values()) (await socket.catch(() => undefined))?.close();
+      sockets.clear();
+      if (served) await (await served).close();
+    },
+  };
+}
+
+async function sendHttp(harness: Harness, operation: Operation, headers: Record<string, string>): Promise<Answer> {
+  const response = await harness.gateway.yoga.fetch("http://gateway.test/graphql", {
+    method: "POST",
+    headers: { "content-type": "application/json", accept: "application/graphql-response+json", ...headers },
+    body: JSON.stringify(operation),
+  });
+  const body = (await response.json()) as Answer["body"];
+  return {
+    transport: "http",
+    status: response.status,
+    headers: response.headers,
+    body,
+    results: [body],
+    refused: response.status >= 400 && body.data === undefined,
+    remaining: remainingOf(response.headers),
+  };
+}
+
+async function sendSse(port: number, operation: Operation, headers: Record<string, string>): Promise<Answer> {
+  const response = await fetch(`http://127.0.0.1:${port}/graphql`, {
+    method: "POST",
+    headers: { "content-type": "application/json", accept: "text/event-stream", ...headers },
+    body: JSON.stringify(operation),
+  });
+  const text = await response.text();
+  const results = text
+    .split("\n\n")
+    .map((block) =>
+      Object.fromEntries(
+        block.split("\n").map((line) => [line.slice(0, line.indexOf(":")), line.slice(line.indexOf(":") + 1).trim()]),
+      ),
+    )
+    .filter((fields) => fields.event === "next" && fields.data)
+    .map((fields) => JSON.parse(fields.data!) as FormattedExecutionResult);
+  const body = (results[0] ??
+    (response.headers.get("content-type")?.includes("json") ? JSON.parse(text) : { errors: [] })) as Answer["body"];
+  return {
+    transport: "sse",
+    status: response.status,
+    headers: response.headers,
+    body,
+    results,
+    refused: response.status >= 400 || body.data === undefined,
+    remaining: remainingOf(response.headers),
+  };
+}
+
+function remainingOf(headers: Headers): number | undefined {
+  const remaining = headers.get("ratelimit-remaining");
+  return remaining === null ? undefined : Number(remaining);
+}
+
+interface WsMessage {
+  id?: string;
+  type: string;
+  payload?: unknown;
+}
+
+/** One acknowledged graphql-transport-ws socket that runs operations one after another or side by side. */
+export class GraphqlWsSocket {
+  private readonly pending = new Map<string, (message: WsMessage) => void>();
+  /** The close code, once closed. */
+  closeCode: number | undefined;
+
+  private constructor(readonly socket: WebSocket) {
+    socket.on("message", (data) => {
+      const message = JSON.parse(String(data)) as WsMessage;
+      if (message.id !== undefined) this.pending.get(message.id)?.(message);
+    });
+    socket.once("close", (code) => {
+      this.closeCode = code;
+      for (const deliver of this.pending.values()) deliver({ type: "closed", payload: code });
+    });
+  }
+
+  get closed(): boolean {
+    return this.closeCode !== undefined;
+  }
+
+  /** Opens a socket with the caller's headers on the upgrade and its key in the connection params; resolves once acknowledged. */
+  static open(port: number, headers: Record<string, string> = {}): Promise<GraphqlWsSocket> {
+    const socket = new WebSocket(`ws://127.0.0.1:${port}/graphql`, "graphql-transport-ws", { headers });
+    return new Promise((resolve, reject) => {
+      socket.once("unexpected-response", (_request, response) =>
+        reject(new Error(`upgrade refused: HTTP ${response.statusCode}`)),
+      );
+      socket.once("error", reject);
+      socket.once("open", () => {
+        const key = headers[KEY_HEADER];
+        socket.send(JSON.stringify({ type: "connection_init", payload: key ? { [KEY_HEADER]: key } : {} }));
+      });
+      socket.once("message", (data) => {
+        const message = JSON.parse(String(data)) as WsMessage;
+        if (message.type === "connection_ack") resolve(new GraphqlWsSocket(socket));
+        else reject(new Error(`expected connection_ack, got ${String(data)}`));
+      });
+    });
+  }
+
+  /** Runs one operation to its end: its `next` payloads, or the errors of its `error` message. */
+  run(id: string, operation: Operation): Promise<Answer> {
+    const results: FormattedExecutionResult[] = [];
+    return new Promise((resolve) => {
+      const answer = (refusal?: GraphQLFormattedError[]): Answer => {
+        this.pending.delete(id);
+        const body = (refusal ? { errors: refusal } : (results[0] ?? { errors: [] })) as Answer["body"];
+        const rateLimit = (results.at(-1)?.extensions as { rateLimit?: { remaining: number } } | undefined)?.rateLimit;
+        return {
+          transport: "websocket",
+          status: undefined,
+          headers: undefined,
+          body,
+          results,
+          refused: refusal !== undefined,
+          remaining: rateLimit?.remaining,
+        };
+      };
+      this.pending.set(id, (message) => {
+        if (message.type === "next") results.push(message.payload as FormattedExecutionResult);
+        else if (message.type === "error") resolve(answer(message.payload as GraphQLFormattedError[]));
+        else if (message.type === "complete") resolve(answer());
+        else if (message.type === "closed")
+          resolve(
+            answer([
+              {
+                message: `socket closed (${String(message.payload)})`,
+                extensions: { code: "SOCKET_CLOSED", closeCode: message.payload },
+              },
+            ]),
+          );
+      });
+      if (this.closed) return this.pending.get(id)!({ type: "closed", payload: this.closeCode });
+      this.socket.send(JSON.stringify({ id, type: "subscribe", payload: { query: "", ...operation } }));
+    });
+  }
+
+  close(): void {
+    this.socket.close();
+  }
+}
