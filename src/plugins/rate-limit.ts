@@ -5,7 +5,7 @@
  * definition beyond the first (parsing and validating are work, whether or not the document then
  * runs), and 1 per `CHARACTERS_PER_TOKEN` characters of its operation name. An operation that
  * runs then pays, after validation and before any resolver, the rest of its cost: the upstream
- * calls it is estimated to make and the CPU it is estimated to take (a Warp verification), less
+ * calls it is estimated to make and the CPU it is estimated to take (a Warp verification, an introspection), less
  * the 1 already paid, and, for a document parsed before, 1 for each of its other operations.
  * When it has run, it is settled: the requests it really sent upstream (counted per request by
  * the upstream client, retries included, cache hits and requests joined onto another caller's
@@ -269,7 +269,7 @@ function rateLimited(cost: number, what: string, decision: RateLimitDecision): G
 function tooCostly(upstreamCalls: number, cpuCost: number, otherOperations: number, burst: number): GatewayError {
   const cost = upstreamCalls + cpuCost + otherOperations;
   const parts = [`${upstreamCalls} upstream calls`];
-  if (cpuCost > 0) parts.push(`CPU (Warp verifications) worth ${cpuCost} calls`);
+  if (cpuCost > 0) parts.push(`CPU (Warp verifications, introspection) worth ${cpuCost} calls`);
   if (otherOperations > 0) parts.push(`${otherOperations} for the document's other operations`);
   const estimate = parts.length > 1 ? `${parts.join(" and ")}, ${cost} in all` : parts[0]!;
   return operationOverLimit(
