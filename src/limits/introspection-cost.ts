@@ -31,11 +31,12 @@ import { getArgumentValues } from "graphql/execution/values.js";
 import { LRUCache } from "lru-cache";
 
 /**
- * An introspection costs 1 per this many values of its answer (every object and list, and every
- * entry of them, leaves and nulls included), rounded up. Answering 1,000 values (executing,
- * serializing and compressing them, and the request around them) took some 1.3 ms of CPU on a
- * loaded 2-core machine where the cheapest request took 2.5 ms for its 1 (test/hostile/cpu-share.test.ts).
- * The full introspection costs 14.
+ * An introspection costs 1, and 1 per this many values of its answer (every object and list, and
+ * every entry of them, leaves and nulls included), rounded up. On a loaded 2-core machine
+ * (test/hostile/cpu-share.test.ts) the cheapest request took some 2 ms of CPU for its 1; a full
+ * introspection (13,500 values) 14 ms; a `__type` of 200 values 3.7 ms, most of it what any
+ * answer over COMPRESSION_MIN_BYTES takes, which the 1 an introspection costs beside its values
+ * pays for. The full introspection costs 15.
  */
 export const INTROSPECTION_VALUES_PER_UNIT = 1_000;
 
@@ -141,12 +142,13 @@ class AnswerCount {
   }
 }
 
-/** What the operation's introspection costs, in units: 1 per `INTROSPECTION_VALUES_PER_UNIT` values of its answer. */
+/** What the operation's introspection costs, in units: 1, and 1 per `INTROSPECTION_VALUES_PER_UNIT` values of its answer; 0 without introspection. */
 export function introspectionCost(
   schema: GraphQLSchema,
   operation: OperationDefinitionNode,
   fragments: Record<string, FragmentDefinitionNode>,
   variables: Record<string, unknown>,
 ): number {
-  return Math.ceil(introspectionValues(schema, operation, fragments, variables) / INTROSPECTION_VALUES_PER_UNIT);
+  const values = introspectionValues(schema, operation, fragments, variables);
+  return values === 0 ? 0 : 1 + Math.ceil(values / INTROSPECTION_VALUES_PER_UNIT);
 }

@@ -39,7 +39,7 @@
  *
  * Beside the calls it estimates the CPU an operation takes where that is more than serving
  * fields: each `WarpMessage.verification` counts as `WARP_VERIFICATION_COST` calls, and an
- * introspection (`__schema`, `__type`) 1 per `INTROSPECTION_VALUES_PER_UNIT` values of its answer
+ * introspection (`__schema`, `__type`) 1 and 1 per `INTROSPECTION_VALUES_PER_UNIT` values of its answer
  * (src/limits/introspection-cost.ts).
  */
 import {
