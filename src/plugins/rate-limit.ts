@@ -30,7 +30,7 @@ import type { IncomingMessage, ServerResponse } from "node:http";
 import { isIP } from "node:net";
 import { LRUCache } from "lru-cache";
 import type { ExecutionArgs, ExecutionResult } from "graphql";
-import type { Plugin } from "graphql-yoga";
+import type { FetchAPI, Plugin } from "graphql-yoga";
 import type { RateLimitConfig } from "../config.ts";
 import type { GatewayContext } from "../execution/context.ts";
 import { GatewayError, operationOverLimit } from "../execution/errors.ts";
@@ -298,6 +298,16 @@ function tooManyStreams(max: number): GatewayError {
   );
 }
 
+/** The answer to a request refused before Yoga parses it: 429, with `Retry-After`. */
+function refusedResponse(fetchAPI: FetchAPI, cost: number, what: string, decision: RateLimitDecision): Response {
+  const { message, extensions } = rateLimited(cost, what, decision);
+  const { http: _status, ...shown } = extensions;
+  return new fetchAPI.Response(JSON.stringify({ errors: [{ message, extensions: shown }] }), {
+    status: 429,
+    headers: { "content-type": "application/json; charset=utf-8", "retry-after": String(decision.retryAfterSeconds) },
+  });
+}
+
 /** What a request has paid for at the start, for its operation to pay the rest. */
 interface Paid {
   buckets: BucketRef[];
@@ -376,6 +386,11 @@ export interface RateLimitPlugins {
     req: CallerContext["req"],
     params: { query?: unknown; operationName?: unknown },
   ): Promise<ExecutionResult | undefined>;
+  /**
+   * Charges a request to the GraphQL endpoint that is answered before it is parsed (the GraphiQL
+   * page) `cost` in all, of which it paid 1 as it came; the 429 that refuses it, or undefined.
+   */
+  payInAll(request: Request, cost: number, what: string, fetchAPI: FetchAPI): Promise<Response | undefined>;
 }
 
 /**
@@ -492,6 +507,13 @@ export function useRateLimit(config: RateLimitConfig, limiter: RateLimiter, opti
     return { errors: [rateLimited(1 + sizeCost, what, decision)] };
   }
 
+  async function payInAll(request: Request, cost: number, what: string, fetchAPI: FetchAPI): Promise<Response | undefined> {
+    const before = paid.get(request);
+    if (!before || cost <= 1) return undefined;
+    before.decision = await limiter.take(before.buckets, cost - 1);
+    return before.decision.allowed ? undefined : refusedResponse(fetchAPI, cost, what, before.decision);
+  }
+
   const beforeParsing: Plugin<GatewayContext> = {
     // The endpoints beside /graphql pay too: a health check costs the upstream calls it may make,
     // a scrape the CPU of printing every metric.
@@ -503,15 +525,7 @@ export function useRateLimit(config: RateLimitConfig, limiter: RateLimiter, opti
       const buckets = bucketsOf({ request, req: (serverContext as Partial<CallerContext>).req }, config);
       return limiter.take(buckets, cost).then((decision) => {
         if (graphql) paid.set(request, { buckets, newDocument: false, decision });
-        if (decision.allowed) return;
-        const { message, extensions } = rateLimited(cost, graphql ? "this request" : url.pathname, decision);
-        const { http: _status, ...shown } = extensions;
-        endResponse(
-          new fetchAPI.Response(JSON.stringify({ errors: [{ message, extensions: shown }] }), {
-            status: 429,
-            headers: { "content-type": "application/json; charset=utf-8", "retry-after": String(decision.retryAfterSeconds) },
-          }),
-        );
+        if (!decision.allowed) endResponse(refusedResponse(fetchAPI, cost, graphql ? "this request" : url.pathname, decision));
       });
     },
     async onParams({ params, request, context, setResult }) {
@@ -554,7 +568,7 @@ export function useRateLimit(config: RateLimitConfig, limiter: RateLimiter, opti
     },
   };
 
-  return { beforeParsing, beforeExecution, payForReading };
+  return { beforeParsing, beforeExecution, payForReading, payInAll };
 }
 
 /** How often the refusals of requests that were not read are summed up in one log line. */
