@@ -84,6 +84,13 @@ describe("the GraphiQL page", () => {
     expect(remaining(refused)).toBe(99);
   });
 
+  it("is served at the endpoint only: not at /graphql/, which the rate limit does not charge as the endpoint", async () => {
+    const gateway = await start();
+    const response = await gateway.gateway.yoga.fetch("http://gateway.test/graphql/", { headers: { accept: "text/html" } });
+    expect(response.headers.get("content-type") ?? "").not.toContain("text/html");
+    expect(Number(response.headers.get("content-length") ?? 0)).toBeLessThan(10_000);
+  });
+
   it("is not served with GRAPHIQL=false", async () => {
     const gateway = await start({ GRAPHIQL: "false" });
     const response = await view(gateway);

@@ -12,10 +12,12 @@
  * (429) before anything is sent.
  */
 import { createHash } from "node:crypto";
-import type { FetchAPI, GraphiQLOptions, Plugin } from "graphql-yoga";
+import type { IncomingMessage } from "node:http";
+import type { GraphiQLOptions, Plugin } from "graphql-yoga";
 import { asBody, compress, type ContentEncoding } from "../server/compression.ts";
 import { API_KEY_HEADER } from "../upstream/http.ts";
 import { GRAPHIQL_EXAMPLES } from "./graphiql-examples.ts";
+import type { RateLimitPlugins } from "./rate-limit.ts";
 
 /** The page costs its caller 1 per this many bytes sent: about 0.1 ms of the gateway's CPU, sending them. */
 export const PAGE_BYTES_PER_UNIT = 64 * 1024;
@@ -42,11 +44,8 @@ export interface GraphiQLPageOptions {
   endpoint: string;
   /** The encoding a request is answered in (src/server/compression.ts), undefined for identity. */
   negotiate(request: Request): ContentEncoding | undefined;
-  /**
-   * Charges the request `cost` in all (it paid 1 as it came); the answer that refuses it, or
-   * undefined when paid. Absent without a rate limit.
-   */
-  pay?: ((request: Request, cost: number, what: string, fetchAPI: FetchAPI) => Promise<Response | undefined>) | undefined;
+  /** Charges the request `cost` in all; the answer that refuses it, or undefined when paid. Absent without a rate limit. */
+  pay?: RateLimitPlugins["payInAll"] | undefined;
 }
 
 interface Encoded {
@@ -105,18 +104,14 @@ class Page {
 }
 
 function isPageRequest(request: Request, url: URL, endpoint: string): boolean {
-  return (
-    request.method === "GET" &&
-    (url.pathname === endpoint || url.pathname === `${endpoint}/`) &&
-    (request.headers.get("accept") ?? "").includes("text/html")
-  );
+  return request.method === "GET" && url.pathname === endpoint && (request.headers.get("accept") ?? "").includes("text/html");
 }
 
 /** Serves the GraphiQL page; place it after the rate limit's first plugin, which charges the 1 every request pays. */
 export function useGraphiQLPage(options: GraphiQLPageOptions): Plugin {
   const page = new Page(GRAPHIQL);
   return {
-    onRequest({ request, url, fetchAPI, endResponse }) {
+    onRequest({ request, url, serverContext, fetchAPI, endResponse }) {
       if (!isPageRequest(request, url, options.endpoint)) return;
       const encoding = options.negotiate(request) ?? "identity";
       return page.encoded(encoding).then(async ({ bytes, etag }) => {
@@ -126,7 +121,8 @@ export function useGraphiQLPage(options: GraphiQLPageOptions): Plugin {
           endResponse(new fetchAPI.Response(null, { status: 304, headers }));
           return;
         }
-        const refused = await options.pay?.(request, pageCost(bytes.byteLength), "the GraphiQL page", fetchAPI);
+        const { req } = serverContext as { req?: IncomingMessage };
+        const refused = await options.pay?.(request, req, pageCost(bytes.byteLength), "the GraphiQL page", fetchAPI);
         if (refused) {
           endResponse(refused);
           return;

@@ -387,10 +387,16 @@ export interface RateLimitPlugins {
     params: { query?: unknown; operationName?: unknown },
   ): Promise<ExecutionResult | undefined>;
   /**
-   * Charges a request to the GraphQL endpoint that is answered before it is parsed (the GraphiQL
-   * page) `cost` in all, of which it paid 1 as it came; the 429 that refuses it, or undefined.
+   * Charges a request that is answered before it is parsed (the GraphiQL page) `cost` in all, the
+   * 1 it paid as it came included; the 429 that refuses it, or undefined.
    */
-  payInAll(request: Request, cost: number, what: string, fetchAPI: FetchAPI): Promise<Response | undefined>;
+  payInAll(
+    request: Request,
+    req: CallerContext["req"],
+    cost: number,
+    what: string,
+    fetchAPI: FetchAPI,
+  ): Promise<Response | undefined>;
 }
 
 /**
@@ -507,11 +513,20 @@ export function useRateLimit(config: RateLimitConfig, limiter: RateLimiter, opti
     return { errors: [rateLimited(1 + sizeCost, what, decision)] };
   }
 
-  async function payInAll(request: Request, cost: number, what: string, fetchAPI: FetchAPI): Promise<Response | undefined> {
+  async function payInAll(
+    request: Request,
+    req: CallerContext["req"],
+    cost: number,
+    what: string,
+    fetchAPI: FetchAPI,
+  ): Promise<Response | undefined> {
     const before = paid.get(request);
-    if (!before || cost <= 1) return undefined;
-    before.decision = await limiter.take(before.buckets, cost - 1);
-    return before.decision.allowed ? undefined : refusedResponse(fetchAPI, cost, what, before.decision);
+    const buckets = before?.buckets ?? bucketsOf({ request, req }, config);
+    const rest = cost - (before ? 1 : 0);
+    if (rest <= 0) return undefined;
+    const decision = await limiter.take(buckets, rest);
+    paid.set(request, { buckets, newDocument: false, decision });
+    return decision.allowed ? undefined : refusedResponse(fetchAPI, cost, what, decision);
   }
 
   const beforeParsing: Plugin<GatewayContext> = {
