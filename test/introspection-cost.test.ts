@@ -12,14 +12,18 @@ function valuesOf(value: unknown): number {
   return 1;
 }
 
-/** The values counted before the run, and those of the introspection fields of the answer execution gives. */
-function countedAndAnswered(query: string, variables: Record<string, unknown> = {}) {
+function parsed(query: string) {
   const document = parse(query);
-  const operation = getOperationAST(document)!;
   const fragments: Record<string, FragmentDefinitionNode> = {};
   for (const definition of document.definitions) {
     if (definition.kind === Kind.FRAGMENT_DEFINITION) fragments[definition.name.value] = definition;
   }
+  return { document, operation: getOperationAST(document)!, fragments };
+}
+
+/** The values counted before the run, and those of the introspection fields of the answer execution gives. */
+function countedAndAnswered(query: string, variables: Record<string, unknown> = {}, once = parsed(query)) {
+  const { document, operation, fragments } = once;
   const result = execute({ schema, document, variableValues: variables });
   expect(result).not.toHaveProperty("errors");
   // The operations here select nothing else at their root but `__typename`.
@@ -60,6 +64,27 @@ describe("the price of an introspection", () => {
       `{ __schema { types { ...Type } } } fragment Type on __Type { name kind fields(includeDeprecated: true) { name args { name defaultValue } } }`,
     );
     expect(countedAndAnswered(query, { skip: true }).counted).toBeGreaterThan(once.counted);
+  });
+
+  it("counts again, for one parsed operation, for new values of the variables its introspection reads", () => {
+    const introspection = `__type(name: $name) { name fields(includeDeprecated: $deprecated) { name } } ... @include(if: $other) { __schema { queryType { name } } }`;
+    const { operation, fragments } = parsed(
+      `query ($name: String!, $deprecated: Boolean, $other: Boolean!, $first: Int) { ${introspection} latestBlocks(first: $first) { nodes { blockHash } } }`,
+    );
+    // What execution answers, of the same introspection without the field that calls upstream.
+    const answered = (variables: Record<string, unknown>) =>
+      countedAndAnswered(`query ($name: String!, $deprecated: Boolean, $other: Boolean!) { ${introspection} }`, variables)
+        .answered;
+    for (const [name, deprecated, other, first] of [
+      ["EvmBlock", false, true, 1],
+      ["EvmBlock", false, true, 2],
+      ["Query", true, true, 2],
+      ["Query", true, false, 2],
+      ["EvmBlock", false, false, 3],
+    ] as const) {
+      const counted = introspectionValues(schema, operation, fragments, { name, deprecated, other, first });
+      expect(counted, `${name} ${deprecated} ${other}`).toBe(answered({ name, deprecated, other }));
+    }
   });
 
   it("counts a type looked up by a variable, a type that does not exist, and nothing for an operation without introspection", () => {

@@ -6,11 +6,13 @@
  * process, so the answer's size is known before it runs: the count walks the selection over the
  * schema itself, calling the introspection types' own resolvers for every list and object it
  * selects (never for a leaf), with fragments and `@skip`/`@include` applied as execution applies
- * them. It takes about a tenth of the CPU of answering, once per operation and set of the
- * variables it declares (an undeclared variable changes nothing, and buys no new count).
+ * them. It takes about a tenth of the CPU of answering, once per operation and values of the
+ * variables its introspection reads (another variable changes nothing, and buys no new count).
  */
 import {
   SchemaMetaFieldDef,
+  visit,
+  type ASTNode,
   defaultFieldResolver,
   TypeMetaFieldDef,
   getNamedType,
@@ -45,9 +47,14 @@ const META_FIELDS = new Map([
   [TypeMetaFieldDef.name, TypeMetaFieldDef],
 ]);
 
-/** Counts remembered per operation, by its coerced variables (only those it declares: others change nothing). */
+/** Counts remembered per operation, by the values of the variables its introspection reads. */
 const COUNTS_PER_OPERATION = 16;
-const counts = new WeakMap<OperationDefinitionNode, LRUCache<string, number>>();
+interface Counts {
+  /** The variables the introspection fields read, in their arguments and directives or on the way to them. */
+  read: readonly string[];
+  byValues: LRUCache<string, number>;
+}
+const counts = new WeakMap<OperationDefinitionNode, Counts>();
 
 /** The values an answer to the operation's introspection fields holds; 0 when it has none. */
 export function introspectionValues(
@@ -58,15 +65,45 @@ export function introspectionValues(
 ): number {
   const root = schema.getQueryType();
   if (operation.operation !== "query" || !root) return 0;
-  let byVariables = counts.get(operation);
-  if (!byVariables) counts.set(operation, (byVariables = new LRUCache({ max: COUNTS_PER_OPERATION })));
-  const key = JSON.stringify(variables);
-  let values = byVariables.get(key);
+  let remembered = counts.get(operation);
+  if (!remembered) {
+    remembered = { read: variablesRead(operation, fragments), byValues: new LRUCache({ max: COUNTS_PER_OPERATION }) };
+    counts.set(operation, remembered);
+  }
+  // A variable the introspection does not read changes nothing, and buys no new count.
+  const key = JSON.stringify(remembered.read.map((name) => (name in variables ? [variables[name]] : [])));
+  let values = remembered.byValues.get(key);
   if (values === undefined) {
     values = new AnswerCount(schema, root, fragments, variables).operation(operation);
-    byVariables.set(key, values);
+    remembered.byValues.set(key, values);
   }
   return values;
+}
+
+/** The variables an operation's introspection fields read: within them, and on the root selections and fragments that lead to them. */
+function variablesRead(operation: OperationDefinitionNode, fragments: Record<string, FragmentDefinitionNode>): string[] {
+  const read = new Set<string>();
+  const walked = new Set<string>();
+  const walk = (node: ASTNode, within: boolean): void => {
+    visit(node, {
+      Variable: (variable) => void read.add(variable.name.value),
+      Field(field) {
+        if (within) return undefined;
+        // At the root: another field's arguments and directives play no part in the introspection's answer.
+        if (META_FIELDS.has(field.name.value)) walk(field, true);
+        return false;
+      },
+      FragmentSpread(spread) {
+        const fragment = fragments[spread.name.value];
+        const key = `${within}:${spread.name.value}`;
+        if (!fragment || walked.has(key)) return;
+        walked.add(key);
+        walk(fragment.selectionSet, within);
+      },
+    });
+  };
+  walk(operation.selectionSet, false);
+  return [...read].sort();
 }
 
 /** One count of an answer, with the subfields selected on each type under each field, collected once as execution does. */
