@@ -6,7 +6,7 @@
 import { useDeferStream } from "@graphql-yoga/plugin-defer-stream";
 import { usePrometheus } from "@graphql-yoga/plugin-prometheus";
 import type { DocumentNode } from "graphql";
-import { createYoga, type GraphiQLOptions, type Plugin, type YogaServerInstance } from "graphql-yoga";
+import { createYoga, type Plugin, type YogaServerInstance } from "graphql-yoga";
 import { LRUCache } from "lru-cache";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { GatewayConfig } from "./config.ts";
@@ -17,7 +17,7 @@ import { LiveQuestions } from "./live/live-questions.ts";
 import { ExportWatch } from "./live/export-watch.ts";
 import { useBodyLimit } from "./plugins/body-limit.ts";
 import { useCompiledExecution } from "./plugins/compiled-execution.ts";
-import { GRAPHIQL_EXAMPLES } from "./plugins/graphiql-examples.ts";
+import { useGraphiQLPage } from "./plugins/graphiql-page.ts";
 import { persistedOperationNames } from "./plugins/persisted-documents.ts";
 import {
   RateLimiter,
@@ -128,7 +128,8 @@ export function createGateway(config: GatewayConfig, urls: UpstreamUrls, logger:
     healthCheckEndpoint: "/health",
     landingPage: false,
     logging: logger,
-    ...graphiql(config, compression),
+    // Served by useGraphiQLPage, which its caller pays for.
+    graphiql: false,
     // Bodies beyond MAX_BODY_BYTES never reach the parser: useBodyLimit refuses a POST without
     // a declared length or over the limit, and Node's HTTP parser holds a body to its declared
     // length. Yoga's own limit would pipe every body through one more stream.
@@ -322,35 +323,6 @@ function documentCaches(config: GatewayConfig, metrics: GatewayMetrics) {
   return { documentCache, errorCache: bySource<object>() };
 }
 
-/** GraphiQL with a tab per explorer screen, its assets inlined so that it works offline. */
-function graphiql(config: GatewayConfig, compression: Compression) {
-  if (!config.graphiql) return { graphiql: false as const };
-  // Rendered once, on the first page view: its options are the same for every view, and its compressed bytes are kept.
-  let page: Promise<string> | undefined;
-  return {
-    graphiql: {
-      title: "Avalanche GraphQL gateway",
-      defaultQuery: GRAPHIQL_EXAMPLES[0]?.query,
-      defaultTabs: GRAPHIQL_EXAMPLES.map((example) => ({
-        query: example.query,
-        variables: example.variables ? JSON.stringify(example.variables, null, 2) : undefined,
-      })),
-      headers: JSON.stringify({ [API_KEY_HEADER]: "" }),
-      // Every operation as a POST with a JSON body, subscriptions too (their events over SSE):
-      // GraphiQL would send a subscription as a GET, which CSRF prevention refuses without its header.
-      method: "POST" as const,
-    },
-    renderGraphiQL: (options: GraphiQLOptions) =>
-      (page ??= import("@graphql-yoga/render-graphiql").then(
-        ({ renderGraphiQL }) => compression.staticBody(renderGraphiQL(options)),
-        (error: unknown) => {
-          page = undefined;
-          throw error;
-        },
-      )),
-  };
-}
-
 /** The short-TTL response cache (RESPONSE_CACHE_TTL_MS > 0), with its Redis tier when there is one. */
 function responseCache(config: GatewayConfig, metrics: GatewayMetrics, compression: Compression, redis?: RedisLink): Plugin[] {
   if (config.cache.responseTtlMs <= 0) return [];
@@ -392,6 +364,10 @@ function pluginsInOrder(parts: PluginParts) {
     useBodyLimit(config.security.maxBodyBytes),
     // Before any plugin that can refuse a request after reading it: every request pays first.
     ...(rateLimit ? [rateLimit.beforeParsing as Plugin] : []),
+    // After the 1 every request pays, and before anything that reads a GraphQL request.
+    ...(config.graphiql
+      ? [useGraphiQLPage({ endpoint: GRAPHQL_ENDPOINT, negotiate: parts.compression.negotiate, pay: rateLimit?.payInAll })]
+      : []),
     useRefusals({
       logger,
       metrics,

@@ -38,7 +38,9 @@
  * of every bench and test operation (test/cost-budget.test.ts).
  *
  * Beside the calls it estimates the CPU an operation takes where that is more than serving
- * fields: each `WarpMessage.verification` counts as `WARP_VERIFICATION_COST` calls.
+ * fields: each `WarpMessage.verification` counts as `WARP_VERIFICATION_COST` calls, and an
+ * introspection (`__schema`, `__type`) 1 and 1 per `INTROSPECTION_VALUES_PER_UNIT` values of its answer
+ * (src/limits/introspection-cost.ts).
  */
 import {
   GraphQLIncludeDirective,
@@ -64,6 +66,7 @@ import {
 import { getArgumentValues, getDirectiveValues, getVariableValues } from "graphql/execution/values.js";
 import { pagesToRead } from "../execution/pagination.ts";
 import { selectsOnlyFrom } from "../execution/selection.ts";
+import { introspectionCost } from "./introspection-cost.ts";
 import { ROUTES, type PagedRoute, type Route } from "../upstream/routes.ts";
 import type { ChainInfo } from "../upstream/types.ts";
 
@@ -625,7 +628,7 @@ export function estimateUpstreamCalls(
 
 export interface OperationCost {
   upstreamCalls: number;
-  /** The CPU it takes beyond serving fields, in upstream calls. */
+  /** The CPU it takes beyond serving fields (Warp verifications, introspection), in upstream calls. */
   cpuCost: number;
   /**
    * True when the estimate assumed `ASSUMED_CHAIN_COUNT` chains for want of the chain list: the
@@ -670,7 +673,7 @@ export function estimateCost(
   const upstreamCalls = Math.ceil(calls - 1e-9);
   return {
     upstreamCalls: Math.max(0, upstreamCalls),
-    cpuCost: Math.max(0, Math.ceil(estimate.cpu - 1e-9)),
+    cpuCost: Math.max(0, Math.ceil(estimate.cpu - 1e-9)) + introspectionCost(schema, operation, fragments, variables.coerced),
     wantsChainList: estimate.wantsChainList,
   };
 }

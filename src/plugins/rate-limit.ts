@@ -5,7 +5,7 @@
  * definition beyond the first (parsing and validating are work, whether or not the document then
  * runs), and 1 per `CHARACTERS_PER_TOKEN` characters of its operation name. An operation that
  * runs then pays, after validation and before any resolver, the rest of its cost: the upstream
- * calls it is estimated to make and the CPU it is estimated to take (a Warp verification), less
+ * calls it is estimated to make and the CPU it is estimated to take (a Warp verification, an introspection), less
  * the 1 already paid, and, for a document parsed before, 1 for each of its other operations.
  * When it has run, it is settled: the requests it really sent upstream (counted per request by
  * the upstream client, retries included, cache hits and requests joined onto another caller's
@@ -30,7 +30,7 @@ import type { IncomingMessage, ServerResponse } from "node:http";
 import { isIP } from "node:net";
 import { LRUCache } from "lru-cache";
 import type { ExecutionArgs, ExecutionResult } from "graphql";
-import type { Plugin } from "graphql-yoga";
+import type { FetchAPI, Plugin } from "graphql-yoga";
 import type { RateLimitConfig } from "../config.ts";
 import type { GatewayContext } from "../execution/context.ts";
 import { GatewayError, operationOverLimit } from "../execution/errors.ts";
@@ -269,7 +269,7 @@ function rateLimited(cost: number, what: string, decision: RateLimitDecision): G
 function tooCostly(upstreamCalls: number, cpuCost: number, otherOperations: number, burst: number): GatewayError {
   const cost = upstreamCalls + cpuCost + otherOperations;
   const parts = [`${upstreamCalls} upstream calls`];
-  if (cpuCost > 0) parts.push(`CPU (Warp verifications) worth ${cpuCost} calls`);
+  if (cpuCost > 0) parts.push(`CPU (Warp verifications, introspection) worth ${cpuCost} calls`);
   if (otherOperations > 0) parts.push(`${otherOperations} for the document's other operations`);
   const estimate = parts.length > 1 ? `${parts.join(" and ")}, ${cost} in all` : parts[0]!;
   return operationOverLimit(
@@ -296,6 +296,16 @@ function tooManyStreams(max: number): GatewayError {
     "RATE_LIMITED",
     { limit: "subscriptions", max, http: { status: 429 } },
   );
+}
+
+/** The answer to a request refused before Yoga parses it: 429, with `Retry-After`. */
+function refusedResponse(fetchAPI: FetchAPI, cost: number, what: string, decision: RateLimitDecision): Response {
+  const { message, extensions } = rateLimited(cost, what, decision);
+  const { http: _status, ...shown } = extensions;
+  return new fetchAPI.Response(JSON.stringify({ errors: [{ message, extensions: shown }] }), {
+    status: 429,
+    headers: { "content-type": "application/json; charset=utf-8", "retry-after": String(decision.retryAfterSeconds) },
+  });
 }
 
 /** What a request has paid for at the start, for its operation to pay the rest. */
@@ -376,6 +386,17 @@ export interface RateLimitPlugins {
     req: CallerContext["req"],
     params: { query?: unknown; operationName?: unknown },
   ): Promise<ExecutionResult | undefined>;
+  /**
+   * Charges a request that is answered before it is parsed (the GraphiQL page) `cost` in all, the
+   * 1 it paid as it came included; the 429 that refuses it, or undefined.
+   */
+  payInAll(
+    request: Request,
+    req: CallerContext["req"],
+    cost: number,
+    what: string,
+    fetchAPI: FetchAPI,
+  ): Promise<Response | undefined>;
 }
 
 /**
@@ -492,6 +513,22 @@ export function useRateLimit(config: RateLimitConfig, limiter: RateLimiter, opti
     return { errors: [rateLimited(1 + sizeCost, what, decision)] };
   }
 
+  async function payInAll(
+    request: Request,
+    req: CallerContext["req"],
+    cost: number,
+    what: string,
+    fetchAPI: FetchAPI,
+  ): Promise<Response | undefined> {
+    const before = paid.get(request);
+    const buckets = before?.buckets ?? bucketsOf({ request, req }, config);
+    const rest = cost - (before ? 1 : 0);
+    if (rest <= 0) return undefined;
+    const decision = await limiter.take(buckets, rest);
+    paid.set(request, { buckets, newDocument: false, decision });
+    return decision.allowed ? undefined : refusedResponse(fetchAPI, cost, what, decision);
+  }
+
   const beforeParsing: Plugin<GatewayContext> = {
     // The endpoints beside /graphql pay too: a health check costs the upstream calls it may make,
     // a scrape the CPU of printing every metric.
@@ -503,15 +540,7 @@ export function useRateLimit(config: RateLimitConfig, limiter: RateLimiter, opti
       const buckets = bucketsOf({ request, req: (serverContext as Partial<CallerContext>).req }, config);
       return limiter.take(buckets, cost).then((decision) => {
         if (graphql) paid.set(request, { buckets, newDocument: false, decision });
-        if (decision.allowed) return;
-        const { message, extensions } = rateLimited(cost, graphql ? "this request" : url.pathname, decision);
-        const { http: _status, ...shown } = extensions;
-        endResponse(
-          new fetchAPI.Response(JSON.stringify({ errors: [{ message, extensions: shown }] }), {
-            status: 429,
-            headers: { "content-type": "application/json; charset=utf-8", "retry-after": String(decision.retryAfterSeconds) },
-          }),
-        );
+        if (!decision.allowed) endResponse(refusedResponse(fetchAPI, cost, graphql ? "this request" : url.pathname, decision));
       });
     },
     async onParams({ params, request, context, setResult }) {
@@ -554,7 +583,7 @@ export function useRateLimit(config: RateLimitConfig, limiter: RateLimiter, opti
     },
   };
 
-  return { beforeParsing, beforeExecution, payForReading };
+  return { beforeParsing, beforeExecution, payForReading, payInAll };
 }
 
 /** How often the refusals of requests that were not read are summed up in one log line. */

@@ -5,7 +5,8 @@
  * thread pool, not the event loop; its CPU is bounded by the answer's size, which the caller
  * already paid for by its operation's cost.
  *
- * Static pages (GraphiQL, ~9 MB) are compressed once per encoding, harder, and the bytes kept.
+ * A static page (GraphiQL, ~9 MB: src/plugins/graphiql-page.ts) is compressed by its server, once per
+ * encoding, harder (`compress(…, "static")`), and its bytes kept.
  */
 import { promisify } from "node:util";
 import { brotliCompress, constants, gzip } from "node:zlib";
@@ -30,9 +31,6 @@ const DYNAMIC = { brotliQuality: 4, gzipLevel: 6 };
  * 9 MB GraphiQL page (1.85 MB); 11 would take ~20 s for 8 % less, per gateway process.
  */
 const STATIC = { brotliQuality: 9, brotliWindowBits: 24, gzipLevel: 9 };
-/** Static bodies whose compressed bytes are kept: GraphiQL, and room for a few more. */
-const MAX_STATIC_BODIES = 4;
-
 /** Responses that are streamed, event by event: never buffered, so never compressed. */
 const STREAMING = /text\/event-stream|multipart\/mixed/i;
 
@@ -87,25 +85,12 @@ export function varyOnEncoding(headers: Headers): void {
 export interface Compression {
   /** The Yoga plugin that compresses answers; place it after every plugin that reads a response's body. */
   plugin: Plugin;
-  /** Marks a page as static: its compressed bytes are made once per encoding and kept. Returns the page. */
-  staticBody(body: string): string;
   /** The encoding to answer a request in, or undefined for identity. */
   negotiate(request: Request): ContentEncoding | undefined;
   minBytes: number;
 }
 
 export function createCompression(config: CompressionConfig): Compression {
-  // Keyed by the page itself: the same string every view (rendered once), compared by identity first.
-  const staticVariants = new Map<string, Map<ContentEncoding, Promise<Buffer>>>();
-
-  function staticBody(body: string): string {
-    if (!staticVariants.has(body)) {
-      if (staticVariants.size >= MAX_STATIC_BODIES) staticVariants.delete(staticVariants.keys().next().value!);
-      staticVariants.set(body, new Map());
-    }
-    return body;
-  }
-
   function negotiate(request: Request): ContentEncoding | undefined {
     return config.enabled ? negotiateEncoding(request.headers.get("accept-encoding")) : undefined;
   }
@@ -123,31 +108,22 @@ export function createCompression(config: CompressionConfig): Compression {
       const text = await response.text();
       const headers = new fetchAPI.Headers(response.headers);
       const init = { status: response.status, statusText: response.statusText, headers };
-      const variants = staticVariants.get(text);
-      const bytes = variants ? undefined : Buffer.from(text);
-      if (bytes && bytes.byteLength < config.minBytes) {
+      const bytes = Buffer.from(text);
+      if (bytes.byteLength < config.minBytes) {
         setResponse(new fetchAPI.Response(text, init));
         return;
       }
-      let compressed: Promise<Buffer>;
-      if (variants) {
-        compressed = variants.get(encoding) ?? compress(Buffer.from(text), encoding, "static");
-        variants.set(encoding, compressed);
-      } else {
-        compressed = compress(bytes!, encoding);
-      }
       try {
-        const body = await compressed;
+        const body = await compress(bytes, encoding);
         headers.set("content-encoding", encoding);
         headers.set("content-length", String(body.byteLength));
         setResponse(new fetchAPI.Response(asBody(body), init));
       } catch {
         // Not expected of zlib on a buffer; the answer goes as it is rather than not at all.
-        variants?.delete(encoding);
         setResponse(new fetchAPI.Response(text, init));
       }
     },
   };
 
-  return { plugin, staticBody, negotiate, minBytes: config.minBytes };
+  return { plugin, negotiate, minBytes: config.minBytes };
 }

@@ -116,7 +116,7 @@ describe("row 3: Warp verification CPU", () => {
       });
       expect(refused.body.errors![0]!.message).toMatch(
         new RegExp(
-          `estimated ${ALIASES * CALLS_PER_ALIAS} upstream calls and CPU \\(Warp verifications\\) worth ${ALIASES * WARP_VERIFICATION_COST} calls, ${total} in all, more than the 500`,
+          `estimated ${ALIASES * CALLS_PER_ALIAS} upstream calls and CPU \\(Warp verifications, introspection\\) worth ${ALIASES * WARP_VERIFICATION_COST} calls, ${total} in all, more than the 500`,
         ),
       );
       expect(upstreamCalls(strict)).toEqual({});

@@ -1,0 +1,249 @@
+/**
+ * CPU without an upstream call: the gateway as a process of its own (`node --import tsx
+ * src/server.ts` on the embedded simulator, which runs in a child of its own), so that
+ * `/proc/<pid>/stat` counts only its CPU (every thread of it: compression and GC too). For each
+ * kind of request that calls nothing upstream, one caller sends N of them one at a time (one at a
+ * time is the costliest per request: nothing is shared between requests); what it paid (read from
+ * `RateLimit-Remaining`) and the CPU the gateway used for them give the CPU one unit buys. At the
+ * default RATE_LIMIT_RATE (100 units a second) a caller within its budget then keeps at most that
+ * many milliseconds of CPU busy per 10 ms: `MAX_CPU_MS_PER_UNIT` states the share.
+ */
+import type { ChildProcess } from "node:child_process";
+import { execFileSync } from "node:child_process";
+import { readFileSync } from "node:fs";
+import { Agent, request } from "node:http";
+import { getIntrospectionQuery } from "graphql";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startServerProcess, type ServerProcess } from "../support/server-process.ts";
+
+/** The default refill: what a caller may spend each second, for ever. */
+const RATE_PER_SECOND = 100;
+/**
+ * At most 5 ms of CPU per unit paid: at 100 units a second, half of one core. On a 2-core machine
+ * loaded by 4 to 6 times its cores, the dearest kind per unit, the cheapest query itself (1 unit),
+ * took 1.9 to 3.1 ms; every other kind less. The rest is margin for a loaded CI machine.
+ */
+const MAX_CPU_MS_PER_UNIT = 5;
+/**
+ * And no kind buys more than twice the CPU per unit the cheapest query buys, measured in turn with
+ * it: a price out of proportion shows however fast or loaded the machine is.
+ */
+const MAX_RATIO_TO_CHEAPEST = 2;
+
+const CLOCK_TICKS_PER_SECOND = Number(execFileSync("getconf", ["CLK_TCK"], { encoding: "utf8" }).trim()) || 100;
+
+/** The CPU the process has used, user and system, in milliseconds. */
+function cpuMs(pid: number): number {
+  const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+  // Fields after the command name (which may hold spaces): state is the 3rd, utime the 14th, stime the 15th.
+  const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+  return ((Number(fields[11]) + Number(fields[12])) * 1_000) / CLOCK_TICKS_PER_SECOND;
+}
+
+interface Sent {
+  method: "GET" | "POST";
+  headers: Record<string, string>;
+  body?: string;
+}
+
+interface Answer {
+  status: number;
+  headers: Record<string, string | string[] | undefined>;
+  bytes: number;
+}
+
+function send(url: string, agent: Agent, sent: Sent): Promise<Answer> {
+  return new Promise((resolve, reject) => {
+    const outgoing = request(
+      `${url}/graphql`,
+      {
+        method: sent.method,
+        agent,
+        headers: sent.body === undefined ? sent.headers : { ...sent.headers, "content-length": Buffer.byteLength(sent.body) },
+      },
+      (incoming) => {
+        let bytes = 0;
+        incoming.on("data", (chunk: Buffer) => (bytes += chunk.byteLength));
+        incoming.once("end", () => resolve({ status: incoming.statusCode ?? 0, headers: incoming.headers, bytes }));
+        incoming.once("error", reject);
+      },
+    );
+    outgoing.once("error", reject);
+    outgoing.end(sent.body);
+  });
+}
+
+const post = (query: string, variables: Record<string, unknown> = {}): Sent => ({
+  method: "POST",
+  // Compressed, as a browser asks: the costlier answer.
+  headers: {
+    "content-type": "application/json",
+    accept: "application/graphql-response+json",
+    "accept-encoding": "gzip, deflate, br",
+  },
+  body: JSON.stringify({ query, variables }),
+});
+const page = (headers: Record<string, string> = {}): Sent => ({ method: "GET", headers: { accept: "text/html", ...headers } });
+
+interface Kind {
+  name: string;
+  /** How many to send, measured: enough for some 0.3 s of CPU or more, so that 10 ms ticks do not matter. */
+  count: number;
+  /** The i-th request; `etag` is the page's, as a browser would have it from an earlier view. */
+  request(index: number, etag: string): Sent;
+  status: number;
+}
+
+// The response cache answers a repeated body: an attacker varies it (an undeclared variable is ignored).
+const KINDS: Kind[] = [
+  { name: "cheapest query", count: 400, request: (index) => post("{ __typename }", { n: index }), status: 200 },
+  { name: "full introspection", count: 100, request: (index) => post(getIntrospectionQuery(), { n: index }), status: 200 },
+  {
+    name: "__type",
+    count: 200,
+    request: (index) =>
+      post(
+        '{ __type(name: "EvmBlock") { name fields { name description args { name type { name kind } } type { name kind ofType { name kind } } } } }',
+        { n: index },
+      ),
+    status: 200,
+  },
+  { name: "GraphiQL page, brotli", count: 200, request: () => page({ "accept-encoding": "gzip, deflate, br" }), status: 200 },
+  { name: "GraphiQL page, gzip", count: 160, request: () => page({ "accept-encoding": "gzip" }), status: 200 },
+  { name: "GraphiQL page, uncompressed", count: 60, request: () => page(), status: 200 },
+  {
+    name: "GraphiQL page, If-None-Match",
+    count: 400,
+    request: (_index, etag) => page({ "accept-encoding": "gzip, deflate, br", "if-none-match": etag }),
+    status: 304,
+  },
+  {
+    name: "2,000-token document",
+    count: 40,
+    // New each time, so that the parse cache never holds it; refused by the breadth limit once parsed.
+    request: (index) => post(`query Wide${index} { ${"__typename ".repeat(1_995)}}`),
+    status: 400,
+  },
+];
+
+/** Each kind is measured in this many turns, the kinds in turn, so that a machine's load weighs on all of them alike. */
+const ROUNDS = 4;
+
+interface Measured {
+  statuses: Set<number>;
+  units: number;
+  cpuMs: number;
+}
+
+let gateway: ServerProcess;
+let pid: number;
+const started: ChildProcess[] = [];
+
+beforeAll(async () => {
+  gateway = await startServerProcess(
+    // As `npm start` runs it. A burst no measurement spends: nothing is refused, and the refill is the default.
+    { NODE_ENV: "production", RATE_LIMIT_BURST: "100000000" },
+    ["DATA_API_URL", "METRICS_API_URL", "WORKERS", "REDIS_URL", "RATE_LIMIT_RATE", "RATE_LIMIT_ADDRESS_RATE"],
+  );
+  started.push(gateway.child);
+  pid = gateway.child.pid!;
+  await gateway.line((line) => line.msg === "gateway listening");
+}, 90_000);
+
+afterAll(() => {
+  for (const child of started) if (child.exitCode === null && child.signalCode === null) child.kill("SIGKILL");
+});
+
+/**
+ * A document of some 1,800 units, refused unparsed for its tokens: sent before measuring, it
+ * takes a bucket far enough below its burst that the refill never meets the top, so that what
+ * the bucket lost plus what it regained is what was paid.
+ */
+const DRAIN = post(`query Drain { ${"__typename ".repeat(8_500)}}`);
+const DRAINS = 8;
+
+/** One caller: one kind of request, from an address of its own (so a bucket of its own), on one connection. */
+class Caller {
+  readonly measured: Measured = { statuses: new Set(), units: 0, cpuMs: 0 };
+  private readonly agent: Agent;
+  private etag = "";
+
+  constructor(
+    readonly kind: Kind,
+    address: string,
+  ) {
+    this.agent = new Agent({ keepAlive: true, maxSockets: 1, localAddress: address });
+  }
+
+  private send(sent: Sent): Promise<Answer> {
+    return send(gateway.url, this.agent, sent);
+  }
+
+  /** The gateway's code for this kind compiled and optimized, and the caller's bucket drained. */
+  async prepare(): Promise<void> {
+    for (let index = 0; index < Math.max(3, this.kind.count / 4); index++) {
+      this.etag = String((await this.send(this.kind.request(-1 - index, this.etag))).headers.etag ?? "");
+    }
+    for (let index = 0; index < DRAINS; index++) await this.send(DRAIN);
+  }
+
+  /** Sends `count` requests one at a time, adding what they paid and the gateway's CPU meanwhile. */
+  async measure(count: number, first: number): Promise<void> {
+    // The bucket as it is now, from one more request of the kind, not measured.
+    const before = await this.send(this.kind.request(-100 - first, this.etag));
+    const at = performance.now();
+    const cpuBefore = cpuMs(pid);
+    let answer = before;
+    for (let index = first; index < first + count; index++) {
+      answer = await this.send(this.kind.request(index, this.etag));
+      this.measured.statuses.add(answer.status);
+    }
+    this.measured.cpuMs += cpuMs(pid) - cpuBefore;
+    // What it paid: what its bucket lost, and what the bucket regained meanwhile.
+    const lost = remainingOf(before) - remainingOf(answer);
+    this.measured.units += lost + ((performance.now() - at) / 1_000) * RATE_PER_SECOND;
+  }
+
+  close(): void {
+    this.agent.destroy();
+  }
+}
+
+const remainingOf = (answer: Answer) => Number(answer.headers["ratelimit-remaining"]);
+
+describe("CPU without an upstream call", () => {
+  it(
+    `no kind of request buys more than ${MAX_CPU_MS_PER_UNIT} ms of CPU per unit (at ${RATE_PER_SECOND} units a second, ${(MAX_CPU_MS_PER_UNIT * RATE_PER_SECOND) / 10} % of one core), nor more than ${MAX_RATIO_TO_CHEAPEST} × the cheapest query`,
+    { timeout: 600_000 },
+    async () => {
+      const callers = KINDS.map((kind, index) => new Caller(kind, `127.0.0.${10 + index}`));
+      try {
+        for (const caller of callers) await caller.prepare();
+        for (let round = 0; round < ROUNDS; round++) {
+          for (const caller of callers) {
+            const count = caller.kind.count / ROUNDS;
+            await caller.measure(count, round * count);
+          }
+        }
+      } finally {
+        for (const caller of callers) caller.close();
+      }
+      const rows = callers.map(({ kind, measured }) => ({
+        kind: kind.name,
+        requests: kind.count,
+        units: Math.round(measured.units),
+        cpuMs: measured.cpuMs,
+        cpuMsPerRequest: Number((measured.cpuMs / kind.count).toFixed(2)),
+        cpuMsPerUnit: Number((measured.cpuMs / measured.units).toFixed(3)),
+      }));
+      console.table(rows);
+      const cheapest = rows[0]!.cpuMsPerUnit;
+      for (const { kind, measured } of callers) {
+        expect([...measured.statuses], kind.name).toEqual([kind.status]);
+        const perUnit = measured.cpuMs / measured.units;
+        expect(perUnit, kind.name).toBeLessThanOrEqual(MAX_CPU_MS_PER_UNIT);
+        expect(perUnit / cheapest, kind.name).toBeLessThanOrEqual(MAX_RATIO_TO_CHEAPEST);
+      }
+    },
+  );
+});
