@@ -34,6 +34,7 @@ import type { RedisLink } from "./shared-state/redis.ts";
 import type { ExportOperation } from "./upstream/types.ts";
 import { redisRecordTier, redisResponseTier } from "./shared-state/shared-tiers.ts";
 import type { Logger } from "./telemetry/logger.ts";
+import { RepeatedLines, summingRepeats } from "./telemetry/repeated-lines.ts";
 import { GatewayMetrics, OperationNameLabels } from "./telemetry/metrics.ts";
 import { RecordCache } from "./upstream/cache.ts";
 import { EvmApi } from "./upstream/evm-api.ts";
@@ -57,6 +58,11 @@ export interface Gateway {
   upstreams: Upstreams;
   cache: RecordCache;
   metrics: GatewayMetrics;
+  /**
+   * The logger for whatever a client's input reaches: its warnings and errors are written once per
+   * message every 10 s, with a count of the others (src/telemetry/repeated-lines.ts).
+   */
+  logger: Logger;
   /** Ends every open subscription's stream, which completes it for its client; for shutdown. */
   endStreams(): Promise<void>;
   /**
@@ -98,6 +104,8 @@ const READY_TIMEOUT_MS = 2_000;
 const GRAPHQL_ENDPOINT = "/graphql";
 
 export function createGateway(config: GatewayConfig, urls: UpstreamUrls, logger: Logger, options: GatewayOptions = {}): Gateway {
+  const repeatedLines = new RepeatedLines(logger);
+  const clientLogger = summingRepeats(logger, repeatedLines);
   const metrics = options.metrics ?? new GatewayMetrics();
   const upstream = connectUpstreams(config, urls, metrics, options.redis);
   const shared = startSharedServices(config, upstream.upstreams, metrics, options.redis);
@@ -120,7 +128,7 @@ export function createGateway(config: GatewayConfig, urls: UpstreamUrls, logger:
     graphqlEndpoint: GRAPHQL_ENDPOINT,
     healthCheckEndpoint: "/health",
     landingPage: false,
-    logging: logger,
+    logging: clientLogger,
     ...graphiql(config, compression),
     // Bodies beyond MAX_BODY_BYTES never reach the parser: useBodyLimit refuses a POST without
     // a declared length or over the limit, and Node's HTTP parser holds a body to its declared
@@ -145,7 +153,7 @@ export function createGateway(config: GatewayConfig, urls: UpstreamUrls, logger:
         readiness,
         compression,
       }),
-      logger,
+      clientLogger,
     ),
     context: ({ request }) => {
       const callerKey = request.headers.get(API_KEY_HEADER)?.trim();
@@ -162,7 +170,7 @@ export function createGateway(config: GatewayConfig, urls: UpstreamUrls, logger:
     maxNestingDepth: config.security.maxNestingDepth,
     refusesSpentCaller: rateLimiter ? refuseSpentCallers(rateLimiter, config.rateLimit, metrics, logger) : () => false,
     chargeUnusableBody: rateLimiter ? unusableBodyCharge(rateLimiter, config.rateLimit) : () => {},
-    logger,
+    logger: clientLogger,
   });
 
   return {
@@ -171,6 +179,7 @@ export function createGateway(config: GatewayConfig, urls: UpstreamUrls, logger:
     upstreams: upstream.upstreams,
     cache: upstream.cache,
     metrics,
+    logger: clientLogger,
     liveCounts: () => shared.live.feed.counts(),
     admitSocketOperation: (request) => {
       const requestId = requestIdOf(request);
@@ -186,6 +195,7 @@ export function createGateway(config: GatewayConfig, urls: UpstreamUrls, logger:
     chargeScrape: rateLimiter ? scrapeCharge(rateLimiter, config.rateLimit) : async () => 0,
     async close() {
       stopChainRefresh();
+      repeatedLines.flush();
       await Promise.all([
         shared.live.feed.close(),
         shared.exportWatch.close(),

@@ -43,7 +43,8 @@ export async function runGatewayProcess(config: GatewayConfig): Promise<void> {
     ? withClusterMetrics(gateway.listener, gateway.metrics.registry, gateway.chargeScrape)
     : gateway.listener;
 
-  const webSockets = createWebSocketTransport(gateway, config, logger);
+  // Its warnings and errors, which a client's frames can cause, are summed as the gateway's are.
+  const webSockets = createWebSocketTransport(gateway, config, gateway.logger);
   const { server, drain } = createGatewayServer(handler, config.server, logger, gateway.metrics.registry, webSockets);
   server.listen(config.port, config.host, () => {
     logger.info(

@@ -1,13 +1,15 @@
 /**
  * Issue 16, rows 1 and 13: whatever clients send, `/metrics` stays small (operation names are a
  * bounded set of label values, errors carry no client-chosen path) and log lines stay small
- * (client strings truncated), and every refusal is logged once and counted.
+ * (client strings truncated), and every refusal is logged once and counted. Issue 25: an error
+ * that requests cause again and again is written once per window and counted, not once each.
  */
 import { Writable } from "node:stream";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { loadConfig } from "../../src/config.ts";
 import { createGateway } from "../../src/gateway.ts";
 import { createLogger, LOGGED_BOUNDS } from "../../src/telemetry/logger.ts";
+import { RepeatedLines, summingRepeats } from "../../src/telemetry/repeated-lines.ts";
 import { execute, metricsText, startHarness, upstreamCalls, type Harness } from "../support/harness.ts";
 
 /** Log lines the gateway wrote since the last `clear`. */
@@ -189,6 +191,82 @@ describe("row 13: bounded logs", () => {
     expect(log.lines).toHaveLength(2);
     for (const entry of log.lines) expect(Buffer.byteLength(entry)).toBeLessThan(4 * LOGGED_BOUNDS.stringChars);
     expect(log.lines[0]).toContain('"type":"Error"');
+  });
+
+  it("issue 25: 1,000 requests that each cause the same unexpected error write a bounded number of lines", async () => {
+    const captured = new CapturedLog();
+    const failing = (where: "onRequest" | "onExecute") =>
+      createGateway(
+        loadConfig({ RESPONSE_CACHE_TTL_MS: "0", CHAIN_LIST_PRELOAD: "false", RATE_LIMIT: "false" }),
+        { dataApiUrl: harness.simulator.dataUrl, metricsApiUrl: harness.simulator.metricsUrl },
+        createLogger("info", {}, captured),
+        {
+          plugins: [
+            {
+              [where]: () => {
+                throw new Error(`a bug the request reaches (${where})`);
+              },
+            },
+          ],
+        },
+      );
+    // An HTTP hook's error (the last resort's line), and an error while executing (Yoga's own line).
+    for (const where of ["onRequest", "onExecute"] as const) {
+      captured.clear();
+      const gateway = failing(where);
+      try {
+        for (let index = 0; index < 1_000; index++) {
+          const response = await gateway.yoga.fetch("http://gateway.test/graphql", {
+            method: "POST",
+            headers: { "content-type": "application/json" },
+            body: JSON.stringify({ query: `query Q${letters(index)} { __typename }` }),
+          });
+          expect(response.status).toBe(500);
+          await response.arrayBuffer();
+        }
+      } finally {
+        await gateway.close();
+      }
+      await new Promise((resolve) => setImmediate(resolve));
+      const errors = captured.lines
+        .map((line) => JSON.parse(line) as { level: number; msg: string; repeated?: number })
+        .filter((line) => line.level >= 50);
+      // The first line as it was, then at shutdown the count of the others (Yoga logs an error
+      // twice per request).
+      expect(errors).toHaveLength(2);
+      expect(errors[1]!.msg).toMatch(/^\d+ more like this in the last \d+ s: /);
+      expect(errors[1]!.repeated).toBeGreaterThanOrEqual(999);
+      // One request-log line per request at most: the lines a request pays for.
+      expect(captured.lines.length).toBeLessThanOrEqual(1_000 + 2);
+    }
+  });
+
+  it("issue 25: repeated warnings are written once per window, then counted, then written again", async () => {
+    const logger = createLogger("info", {}, log);
+    const lines = new RepeatedLines(logger, 100);
+    const summing = summingRepeats(logger, lines);
+    for (let index = 0; index < 50; index++) summing.warn({ index }, "the same warning");
+    summing.error(new TypeError("a message a client chose"));
+    summing.error(new TypeError("another message a client chose"));
+    summing.info("info lines are never summed");
+    summing.info("info lines are never summed");
+    await new Promise((resolve) => setTimeout(resolve, 150));
+    summing.warn({ index: 50 }, "the same warning");
+    lines.flush();
+    await new Promise((resolve) => setImmediate(resolve));
+    const written = log.lines.map((line) => JSON.parse(line) as { msg: string; index?: number; repeated?: number });
+    expect(written.map(({ msg }) => msg)).toEqual([
+      "the same warning",
+      "a message a client chose",
+      "info lines are never summed",
+      "info lines are never summed",
+      expect.stringMatching(/^49 more like this in the last \d+ s: the same warning$/),
+      expect.stringMatching(/^1 more like this in the last \d+ s: an unexpected TypeError$/),
+      "the same warning",
+    ]);
+    expect(written[0]!.index).toBe(0);
+    expect(written[4]!.repeated).toBe(49);
+    expect(written[6]!.index).toBe(50);
   });
 
   it("row 13: an API key never reaches the log", async () => {
