@@ -142,8 +142,10 @@ export interface SecurityConfig {
   csrfPrevention: boolean;
   /** Deepest nesting of JSON (variables, extensions) and of a document's brackets; deeper requests are refused (MAX_NESTING_DEPTH). */
   maxNestingDepth: number;
-  /** Operation names that label GraphQL metrics, the first seen after persisted ones; later names are `other` (METRICS_OPERATION_NAMES). */
+  /** Operation names that label GraphQL metrics beside the persisted ones; the others are `other` (METRICS_OPERATION_NAMES). */
   metricsOperationNames: number;
+  /** At the end of each such window, the names that ran the most operations in it keep or earn the labels (METRICS_OPERATION_NAMES_WINDOW_MS). */
+  metricsOperationNamesWindowMs: number;
 }
 
 export interface UpstreamConfig {
@@ -375,6 +377,7 @@ export function loadConfig(env: Env = process.env): GatewayConfig {
       csrfPrevention: boolean(env, "CSRF_PREVENTION", true),
       maxNestingDepth: integer(env, "MAX_NESTING_DEPTH", 64, 1),
       metricsOperationNames: integer(env, "METRICS_OPERATION_NAMES", 100, 0),
+      metricsOperationNamesWindowMs: integer(env, "METRICS_OPERATION_NAMES_WINDOW_MS", 10 * 60_000, 1),
     },
     cache: {
       maxEntries: integer(env, "CACHE_MAX_ENTRIES", 10_000, 1),

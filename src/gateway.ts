@@ -35,7 +35,8 @@ import type { ExportOperation } from "./upstream/types.ts";
 import { redisRecordTier, redisResponseTier } from "./shared-state/shared-tiers.ts";
 import type { Logger } from "./telemetry/logger.ts";
 import { RepeatedLines, summingRepeats } from "./telemetry/repeated-lines.ts";
-import { GatewayMetrics, OperationNameLabels } from "./telemetry/metrics.ts";
+import { GatewayMetrics } from "./telemetry/metrics.ts";
+import { OperationNameLabels } from "./telemetry/operation-name-labels.ts";
 import { RecordCache } from "./upstream/cache.ts";
 import { EvmApi } from "./upstream/evm-api.ts";
 import { ExportJobsApi } from "./upstream/export-jobs-api.ts";
@@ -409,10 +410,11 @@ function pluginsInOrder(parts: PluginParts) {
       // Operation names are a bounded set of label values, whatever names clients send.
       metrics: {
         ...metrics.graphqlMetrics(
-          new OperationNameLabels(
-            config.security.metricsOperationNames,
-            persistedOperationNames(config.security.persistedOperationsFile),
-          ),
+          new OperationNameLabels({
+            max: config.security.metricsOperationNames,
+            windowMs: config.security.metricsOperationNamesWindowMs,
+            seeds: persistedOperationNames(config.security.persistedOperationsFile),
+          }),
         ),
         graphql_envelop_deprecated_field: false,
         graphql_envelop_request: false,
