@@ -57,6 +57,11 @@ export interface GatewayConfig {
   security: SecurityConfig;
   /** Shared by several gateways when set (REDIS_URL); everything works in one process without it. */
   redis: RedisConfig | undefined;
+  /**
+   * A Redis of its own for the cache tiers (REDIS_CACHE_URL), which may evict; without it they
+   * use `redis`. Rate-limit buckets, poller locks and relays are always on `redis`.
+   */
+  redisCache: RedisConfig | undefined;
   rateLimit: RateLimitConfig;
   /** Gateway processes sharing the port (node:cluster); `WORKERS=auto` is one per core. */
   workers: number;
@@ -244,18 +249,18 @@ function url(env: Env, name: string): string | undefined {
   return parsed.toString().replace(/\/+$/, "");
 }
 
-function redisUrl(env: Env): string | undefined {
-  const raw = env.REDIS_URL?.trim();
+function redisUrl(env: Env, name: "REDIS_URL" | "REDIS_CACHE_URL"): string | undefined {
+  const raw = env[name]?.trim();
   if (!raw) return undefined;
   let parsed: URL;
   try {
     parsed = new URL(raw);
   } catch {
-    throw new Error("REDIS_URL must be a redis:// or rediss:// URL");
+    throw new Error(`${name} must be a redis:// or rediss:// URL`);
   }
   // The URL may carry a password: never echo it.
   if (parsed.protocol !== "redis:" && parsed.protocol !== "rediss:")
-    throw new Error("REDIS_URL must be a redis:// or rediss:// URL");
+    throw new Error(`${name} must be a redis:// or rediss:// URL`);
   return raw;
 }
 
@@ -307,8 +312,8 @@ function serverConfig(env: Env): ServerConfig {
   };
 }
 
-function redisConfig(env: Env): RedisConfig | undefined {
-  const url = redisUrl(env);
+function redisConfig(env: Env, name: "REDIS_URL" | "REDIS_CACHE_URL"): RedisConfig | undefined {
+  const url = redisUrl(env, name);
   if (!url) return undefined;
   return {
     url,
@@ -391,7 +396,8 @@ export function loadConfig(env: Env = process.env): GatewayConfig {
       documentMaxEntries: integer(env, "DOCUMENT_CACHE_MAX_ENTRIES", 250, 1),
       documentMaxBytes: integer(env, "DOCUMENT_CACHE_MAX_BYTES", 256 * 1024, 1024),
     },
-    redis: redisConfig(env),
+    redis: redisConfig(env, "REDIS_URL"),
+    redisCache: redisConfig(env, "REDIS_CACHE_URL"),
     rateLimit: {
       enabled: boolean(env, "RATE_LIMIT", true),
       ratePerSecond: positiveNumber(env, "RATE_LIMIT_RATE", 100),

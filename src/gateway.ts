@@ -92,10 +92,16 @@ export interface GatewayOptions {
   /** Plugins that run first, e.g. tracing. */
   plugins?: Plugin[];
   /**
-   * Redis shared with other gateways: the second tier of both caches, the rate-limit buckets,
-   * one export poller across gateways. The caller owns it and closes it after the gateway.
+   * Redis shared with other gateways: the second tier of both caches (unless `cacheRedis`), the
+   * rate-limit buckets, one poller per question across gateways. The caller owns it and closes
+   * it after the gateway.
    */
   redis?: RedisLink;
+  /**
+   * A Redis of its own for the second tier of both caches (REDIS_CACHE_URL), one that may evict:
+   * the buckets and locks on `redis` then never share its memory. Owned and closed as `redis`.
+   */
+  cacheRedis?: RedisLink;
   /** The metrics to count on; pass the ones the RedisLink reports to, so that /metrics shows them. */
   metrics?: GatewayMetrics;
 }
@@ -108,7 +114,8 @@ export function createGateway(config: GatewayConfig, urls: UpstreamUrls, logger:
   const repeatedLines = new RepeatedLines(logger);
   const clientLogger = summingRepeats(logger, repeatedLines);
   const metrics = options.metrics ?? new GatewayMetrics();
-  const upstream = connectUpstreams(config, urls, metrics, options.redis);
+  const cacheRedis = options.cacheRedis ?? options.redis;
+  const upstream = connectUpstreams(config, urls, metrics, cacheRedis);
   const shared = startSharedServices(config, upstream.upstreams, metrics, options.redis);
   const stopChainRefresh = keepChainListFresh(config, upstream.upstreams, logger);
   const readiness = upstreamReadiness(config, upstream);
@@ -149,7 +156,7 @@ export function createGateway(config: GatewayConfig, urls: UpstreamUrls, logger:
         deadlines,
         rateLimit,
         keyVerdicts: upstream.keyVerdicts,
-        responseCache: responseCache(config, metrics, compression, options.redis),
+        responseCache: responseCache(config, metrics, compression, cacheRedis),
         requestIds,
         readiness,
         compression,

@@ -16,6 +16,7 @@ import {
 } from "@graphql-yoga/plugin-prometheus";
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from "prom-client";
 import type { RecordCache } from "../upstream/cache.ts";
+import type { RedisRole } from "../shared-state/redis.ts";
 import type { OperationNameLabels } from "./operation-name-labels.ts";
 import type { BreakerState, UpstreamObserver } from "../upstream/http.ts";
 
@@ -56,6 +57,8 @@ export class GatewayMetrics implements UpstreamObserver {
   private readonly loaderBatchSize: Histogram<"loader">;
   private readonly responseCacheLookups: Counter<"result">;
   private readonly redisAvailable: Gauge;
+  /** Made with the first cache link (REDIS_CACHE_URL), so that a gateway without one shows none. */
+  private redisCacheAvailable: Gauge | undefined;
   private readonly redisFallbacks: Counter<"operation">;
   private readonly sharedCacheLookups: Counter<"tier" | "result">;
   private readonly rateLimitDecisions: Counter<"result" | "store">;
@@ -203,8 +206,15 @@ export class GatewayMetrics implements UpstreamObserver {
     this.rateLimitDecisions.inc({ result, store });
   }
 
-  redisUp(up: boolean): void {
-    this.redisAvailable.set(up ? 1 : 0);
+  redisUp(up: boolean, role: RedisRole = "shared"): void {
+    if (role === "shared") return this.redisAvailable.set(up ? 1 : 0);
+    this.redisCacheAvailable ??= new Gauge({
+      name: "gateway_redis_cache_up",
+      help: "1 while the Redis of the cache tiers (REDIS_CACHE_URL) answers, 0 while the gateway serves from its local caches alone.",
+      aggregator: "min",
+      registers: [this.registry],
+    });
+    this.redisCacheAvailable.set(up ? 1 : 0);
   }
 
   /** A Redis command that failed or timed out, so that the gateway went on with what it holds locally. */
