@@ -7,7 +7,7 @@
  */
 import { truncated, type Logger } from "./logger.ts";
 
-export const REPEATS_WINDOW_MS = 10_000;
+const REPEATS_WINDOW_MS = 10_000;
 /** Messages with a window open at once; the lines of any further message share one window. */
 const MAX_OPEN_WINDOWS = 256;
 const OTHER_MESSAGES = "(other messages)";
