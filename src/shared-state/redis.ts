@@ -1,10 +1,10 @@
 /**
  * The optional link to Redis (REDIS_URL) that several gateways share: the second cache tier,
  * the rate-limit buckets and the export-job poller lock; and a second one (REDIS_CACHE_URL) when
- * the cache tiers have a Redis of their own. Redis is an aid, never a dependency of
- * a request: a command that fails or takes longer than REDIS_TIMEOUT_MS yields `undefined`, the
- * caller falls back to what the process holds, and the fallback is counted and logged once per
- * outage. Commands are never queued while Redis is away, so none waits for it to return.
+ * the cache tiers have a Redis of their own. Redis is an aid, never a dependency of a request: a
+ * command that fails or takes longer than REDIS_TIMEOUT_MS yields `undefined`, the caller falls
+ * back to what the process holds, and the fallback is counted and logged once per outage.
+ * Commands are never queued while Redis is away, so none waits for it to return.
  */
 import { Redis } from "ioredis";
 import type { Logger } from "../telemetry/logger.ts";
