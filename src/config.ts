@@ -57,6 +57,11 @@ export interface GatewayConfig {
   security: SecurityConfig;
   /** Shared by several gateways when set (REDIS_URL); everything works in one process without it. */
   redis: RedisConfig | undefined;
+  /**
+   * A Redis of its own for the cache tiers (REDIS_CACHE_URL), which may evict; without it they
+   * use `redis`. Rate-limit buckets, poller locks and relays are always on `redis`.
+   */
+  redisCache: RedisConfig | undefined;
   rateLimit: RateLimitConfig;
   /** Gateway processes sharing the port (node:cluster); `WORKERS=auto` is one per core. */
   workers: number;
@@ -156,8 +161,10 @@ export interface SecurityConfig {
   csrfPrevention: boolean;
   /** Deepest nesting of JSON (variables, extensions) and of a document's brackets; deeper requests are refused (MAX_NESTING_DEPTH). */
   maxNestingDepth: number;
-  /** Operation names that label GraphQL metrics, the first seen after persisted ones; later names are `other` (METRICS_OPERATION_NAMES). */
+  /** Operation names that label GraphQL metrics beside the persisted ones; the others are `other` (METRICS_OPERATION_NAMES). */
   metricsOperationNames: number;
+  /** At the end of each such window, the names that ran the most operations in it keep or earn the labels (METRICS_OPERATION_NAMES_WINDOW_MS). */
+  metricsOperationNamesWindowMs: number;
 }
 
 export interface UpstreamConfig {
@@ -256,18 +263,18 @@ function url(env: Env, name: string): string | undefined {
   return parsed.toString().replace(/\/+$/, "");
 }
 
-function redisUrl(env: Env): string | undefined {
-  const raw = env.REDIS_URL?.trim();
+function redisUrl(env: Env, name: "REDIS_URL" | "REDIS_CACHE_URL"): string | undefined {
+  const raw = env[name]?.trim();
   if (!raw) return undefined;
   let parsed: URL;
   try {
     parsed = new URL(raw);
   } catch {
-    throw new Error("REDIS_URL must be a redis:// or rediss:// URL");
+    throw new Error(`${name} must be a redis:// or rediss:// URL`);
   }
   // The URL may carry a password: never echo it.
   if (parsed.protocol !== "redis:" && parsed.protocol !== "rediss:")
-    throw new Error("REDIS_URL must be a redis:// or rediss:// URL");
+    throw new Error(`${name} must be a redis:// or rediss:// URL`);
   return raw;
 }
 
@@ -331,8 +338,8 @@ function serverConfig(env: Env): ServerConfig {
   };
 }
 
-function redisConfig(env: Env): RedisConfig | undefined {
-  const url = redisUrl(env);
+function redisConfig(env: Env, name: "REDIS_URL" | "REDIS_CACHE_URL"): RedisConfig | undefined {
+  const url = redisUrl(env, name);
   if (!url) return undefined;
   return {
     url,
@@ -401,6 +408,7 @@ export function loadConfig(env: Env = process.env): GatewayConfig {
       csrfPrevention: boolean(env, "CSRF_PREVENTION", true),
       maxNestingDepth: integer(env, "MAX_NESTING_DEPTH", 64, 1),
       metricsOperationNames: integer(env, "METRICS_OPERATION_NAMES", 100, 0),
+      metricsOperationNamesWindowMs: integer(env, "METRICS_OPERATION_NAMES_WINDOW_MS", 10 * 60_000, 1),
     },
     cache: {
       maxEntries: integer(env, "CACHE_MAX_ENTRIES", 10_000, 1),
@@ -414,7 +422,8 @@ export function loadConfig(env: Env = process.env): GatewayConfig {
       documentMaxEntries: integer(env, "DOCUMENT_CACHE_MAX_ENTRIES", 250, 1),
       documentMaxBytes: integer(env, "DOCUMENT_CACHE_MAX_BYTES", 256 * 1024, 1024),
     },
-    redis: redisConfig(env),
+    redis: redisConfig(env, "REDIS_URL"),
+    redisCache: redisConfig(env, "REDIS_CACHE_URL"),
     rateLimit: {
       enabled: boolean(env, "RATE_LIMIT", true),
       ratePerSecond: positiveNumber(env, "RATE_LIMIT_RATE", 100),

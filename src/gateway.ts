@@ -44,7 +44,9 @@ import type { RedisLink } from "./shared-state/redis.ts";
 import type { ExportOperation } from "./upstream/types.ts";
 import { redisRecordTier, redisResponseTier } from "./shared-state/shared-tiers.ts";
 import type { Logger } from "./telemetry/logger.ts";
-import { GatewayMetrics, OperationNameLabels } from "./telemetry/metrics.ts";
+import { RepeatedLines, summingRepeats } from "./telemetry/repeated-lines.ts";
+import { GatewayMetrics } from "./telemetry/metrics.ts";
+import { OperationNameLabels } from "./telemetry/operation-name-labels.ts";
 import { RecordCache } from "./upstream/cache.ts";
 import { EvmApi } from "./upstream/evm-api.ts";
 import { ExportJobsApi } from "./upstream/export-jobs-api.ts";
@@ -67,6 +69,11 @@ export interface Gateway {
   upstreams: Upstreams;
   cache: RecordCache;
   metrics: GatewayMetrics;
+  /**
+   * The logger for whatever a client's input reaches: its warnings and errors are written once per
+   * message every 10 s, with a count of the others (src/telemetry/repeated-lines.ts).
+   */
+  logger: Logger;
   /** Ends every open subscription's stream, which completes it for its client; for shutdown. */
   endStreams(): Promise<void>;
   /** What the WebSocket transport needs beside Yoga: the callers' budgets, read before a frame is, and the streams of its operations. */
@@ -91,10 +98,16 @@ export interface GatewayOptions {
   /** Plugins that run first, e.g. tracing. */
   plugins?: Plugin[];
   /**
-   * Redis shared with other gateways: the second tier of both caches, the rate-limit buckets,
-   * one export poller across gateways. The caller owns it and closes it after the gateway.
+   * Redis shared with other gateways: the second tier of both caches (unless `cacheRedis`), the
+   * rate-limit buckets, one poller per question across gateways. The caller owns it and closes
+   * it after the gateway.
    */
   redis?: RedisLink;
+  /**
+   * A Redis of its own for the second tier of both caches (REDIS_CACHE_URL), one that may evict:
+   * the buckets and locks on `redis` then never share its memory. Owned and closed as `redis`.
+   */
+  cacheRedis?: RedisLink;
   /** The metrics to count on; pass the ones the RedisLink reports to, so that /metrics shows them. */
   metrics?: GatewayMetrics;
 }
@@ -104,8 +117,11 @@ const READY_TIMEOUT_MS = 2_000;
 const GRAPHQL_ENDPOINT = "/graphql";
 
 export function createGateway(config: GatewayConfig, urls: UpstreamUrls, logger: Logger, options: GatewayOptions = {}): Gateway {
+  const repeatedLines = new RepeatedLines(logger);
+  const clientLogger = summingRepeats(logger, repeatedLines);
   const metrics = options.metrics ?? new GatewayMetrics();
-  const upstream = connectUpstreams(config, urls, metrics, options.redis);
+  const cacheRedis = options.cacheRedis ?? options.redis;
+  const upstream = connectUpstreams(config, urls, metrics, cacheRedis);
   const shared = startSharedServices(config, upstream.upstreams, metrics, options.redis);
   const stopChainRefresh = keepChainListFresh(config, upstream.upstreams, logger);
   const readiness = upstreamReadiness(config, upstream);
@@ -127,7 +143,7 @@ export function createGateway(config: GatewayConfig, urls: UpstreamUrls, logger:
     graphqlEndpoint: GRAPHQL_ENDPOINT,
     healthCheckEndpoint: "/health",
     landingPage: false,
-    logging: logger,
+    logging: clientLogger,
     // Served by useGraphiQLPage, which its caller pays for.
     graphiql: false,
     // Bodies beyond MAX_BODY_BYTES never reach the parser: useBodyLimit refuses a POST without
@@ -148,13 +164,13 @@ export function createGateway(config: GatewayConfig, urls: UpstreamUrls, logger:
         deadlines,
         rateLimit,
         keyVerdicts: upstream.keyVerdicts,
-        responseCache: responseCache(config, metrics, compression, options.redis),
+        responseCache: responseCache(config, metrics, compression, cacheRedis),
         requestIds,
         readiness,
         compression,
         streams,
       }),
-      logger,
+      clientLogger,
     ),
     context: ({ request }) => {
       const callerKey = request.headers.get(API_KEY_HEADER)?.trim();
@@ -171,7 +187,7 @@ export function createGateway(config: GatewayConfig, urls: UpstreamUrls, logger:
     maxNestingDepth: config.security.maxNestingDepth,
     refusesSpentCaller: rateLimiter ? refuseSpentCallers(rateLimiter, config.rateLimit, metrics, logger) : () => false,
     chargeUnusableBody: rateLimiter ? unusableBodyCharge(rateLimiter, config.rateLimit) : () => {},
-    logger,
+    logger: clientLogger,
   });
 
   return {
@@ -180,6 +196,7 @@ export function createGateway(config: GatewayConfig, urls: UpstreamUrls, logger:
     upstreams: upstream.upstreams,
     cache: upstream.cache,
     metrics,
+    logger: clientLogger,
     liveCounts: () => shared.live.feed.counts(),
     endStreams: async () => {
       await Promise.all([shared.live.feed.close(), shared.exportWatch.close()]);
@@ -191,6 +208,7 @@ export function createGateway(config: GatewayConfig, urls: UpstreamUrls, logger:
     chargeScrape: rateLimiter ? scrapeCharge(rateLimiter, config.rateLimit) : async () => 0,
     async close() {
       stopChainRefresh();
+      repeatedLines.flush();
       await Promise.all([
         shared.live.feed.close(),
         shared.exportWatch.close(),
@@ -398,10 +416,11 @@ function pluginsInOrder(parts: PluginParts) {
       // Operation names are a bounded set of label values, whatever names clients send.
       metrics: {
         ...metrics.graphqlMetrics(
-          new OperationNameLabels(
-            config.security.metricsOperationNames,
-            persistedOperationNames(config.security.persistedOperationsFile),
-          ),
+          new OperationNameLabels({
+            max: config.security.metricsOperationNames,
+            windowMs: config.security.metricsOperationNamesWindowMs,
+            seeds: persistedOperationNames(config.security.persistedOperationsFile),
+          }),
         ),
         graphql_envelop_deprecated_field: false,
         graphql_envelop_request: false,

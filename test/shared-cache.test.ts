@@ -1,11 +1,13 @@
 /**
  * Two gateways on one Redis (a real redis-server on loopback) over one simulator: a record or an
- * answer one gateway fetched serves the other, and Redis failing costs no request.
+ * answer one gateway fetched serves the other, and Redis failing costs no request. Records keep
+ * a lifetime fit for them, and with REDIS_CACHE_URL the caches live in a Redis of their own.
  */
 import { setTimeout as sleep } from "node:timers/promises";
 import { Redis } from "ioredis";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { startSimulator } from "../simulator/server.ts";
+import { FINAL_RECORD_TTL_MS, MAX_SHARED_RECORD_CHARS, redisRecordTier } from "../src/shared-state/shared-tiers.ts";
 import { execute, metricsText, startInstance, until, type Instance, type RunningSimulator } from "./support/harness.ts";
 import { redisServerAvailable, startRedisServer, type RedisServer } from "./support/redis-server.ts";
 
@@ -107,6 +109,38 @@ describe.skipIf(!redisServerAvailable)("the shared tier on Redis", () => {
     expect(simulator.counters()["GET /v1/chains"]).toBe(1);
   });
 
+  it("keeps a block in Redis for an hour and a chain record for its lifetime, and writes no record over the size bound", async () => {
+    const env = { REDIS_KEY_PREFIX: "record-ttl:" };
+    const gateway = await instance(env);
+    const hash = blockHash();
+    await execute(gateway, BLOCK_QUERY, { hash });
+    await flushed(gateway);
+    const client = new Redis(redis.url);
+    try {
+      // The block, by hash and by number.
+      const blockKeys = await client.keys("record-ttl:record:evm-block:*");
+      expect(blockKeys.some((key) => key.endsWith(hash.toLowerCase()))).toBe(true);
+      expect(blockKeys.length).toBe(2);
+      for (const key of blockKeys) {
+        const ttl = await client.pttl(key);
+        expect(ttl).toBeGreaterThan(FINAL_RECORD_TTL_MS - 60_000);
+        expect(ttl).toBeLessThanOrEqual(60 * 60_000);
+      }
+      const chainKeys = await client.keys("record-ttl:record:evm-chain*");
+      expect(chainKeys.length).toBeGreaterThan(0);
+      for (const key of chainKeys) expect(await client.pttl(key)).toBeLessThanOrEqual(gateway.config.cache.chainTtlMs);
+
+      const tier = redisRecordTier(gateway.redis!, gateway.gateway.metrics);
+      tier.set("small", { text: "s".repeat(1_000) }, undefined);
+      tier.set("large", { text: "l".repeat(MAX_SHARED_RECORD_CHARS) }, undefined);
+      await flushed(gateway);
+      expect(await client.exists("record-ttl:record:small", "record-ttl:record:large")).toBe(1);
+      expect(await client.exists("record-ttl:record:small")).toBe(1);
+    } finally {
+      client.disconnect();
+    }
+  });
+
   it("answers a query that one gateway cached from the other without executing it", async () => {
     const env = { RESPONSE_CACHE_TTL_MS: "60000" };
     const [first, second] = await Promise.all([instance(env), instance(env)]);
@@ -128,6 +162,41 @@ describe.skipIf(!redisServerAvailable)("the shared tier on Redis", () => {
     const other = await execute(second, query, {}, { "x-glacier-api-key": "another-caller" });
     expect(other.headers.get("x-response-cache")).toBeNull();
     expect(counter(await metricsText(second), "gateway_shared_cache_lookups_total", 'tier="response",result="miss"')).toBe(1);
+  });
+
+  it("with REDIS_CACHE_URL, keeps records and answers in that Redis and the rate-limit buckets in REDIS_URL's", async () => {
+    const caches = await startRedisServer();
+    const env = { REDIS_CACHE_URL: caches.url, REDIS_KEY_PREFIX: "apart:", RESPONSE_CACHE_TTL_MS: "60000", RATE_LIMIT: "true" };
+    const [state, cache] = [new Redis(redis.url), new Redis(caches.url)];
+    try {
+      // The second without a response cache: what serves it is the record tier.
+      const [first, second] = await Promise.all([instance(env), instance({ ...env, RESPONSE_CACHE_TTL_MS: "0" })]);
+      const hash = blockHash();
+      await execute(first, BLOCK_QUERY, { hash });
+      await Promise.all([flushed(first), first.cacheRedis!.client.ping()]);
+
+      const keys = async (client: Redis, kind: string) => client.keys(`apart:${kind}:*`);
+      expect((await keys(cache, "record")).some((key) => key.includes(hash))).toBe(true);
+      expect(await keys(cache, "response")).toHaveLength(1);
+      expect(await keys(cache, "rate-limit")).toEqual([]);
+      expect(await keys(state, "record")).toEqual([]);
+      expect(await keys(state, "response")).toEqual([]);
+      expect((await keys(state, "rate-limit")).length).toBeGreaterThan(0);
+
+      // The other gateway is served from the cache Redis: no upstream call.
+      simulator.resetCounters();
+      const served = await execute(second, BLOCK_QUERY, { hash });
+      expect(served.body.data).toMatchObject({ chain: { block: { blockHash: hash } } });
+      expect(Object.values(simulator.counters()).filter((count) => count > 0)).toEqual([]);
+      const text = await metricsText(second);
+      expect(text).toMatch(/^gateway_redis_up 1$/m);
+      expect(text).toMatch(/^gateway_redis_cache_up 1$/m);
+    } finally {
+      state.disconnect();
+      cache.disconnect();
+      await Promise.all(instances.splice(0).map((started) => started.close()));
+      await caches.stop();
+    }
   });
 
   it("goes on without a Redis that is slower than REDIS_TIMEOUT_MS", async () => {

@@ -10,7 +10,7 @@ import { createGatewayServer } from "./http-server.ts";
 import { createWebSocketTransport } from "./websocket.ts";
 import { createLogger } from "../telemetry/logger.ts";
 import { GatewayMetrics } from "../telemetry/metrics.ts";
-import { RedisLink, redactedUrl } from "../shared-state/redis.ts";
+import { RedisLink } from "../shared-state/redis.ts";
 import { upstreamsOrSimulator } from "./simulator-process.ts";
 import { createGateway } from "../gateway.ts";
 
@@ -30,20 +30,27 @@ export async function runGatewayProcess(config: GatewayConfig): Promise<void> {
   // Made before the gateway, so that the Redis link counts its fallbacks on the gateway's registry.
   const metrics = new GatewayMetrics();
   const redis = config.redis ? new RedisLink(config.redis, logger, metrics) : undefined;
-  // The chain list is loaded at start and written to Redis: give the link a moment to connect
+  const cacheRedis = config.redisCache ? new RedisLink(config.redisCache, logger, metrics, "cache") : undefined;
+  // The chain list is loaded at start and written to Redis: give the links a moment to connect
   // first, never more (without Redis, the gateway serves alone).
-  if (redis && config.redis && !(await redis.whenReady(2_000))) {
-    logger.warn(
-      { redis: redactedUrl(config.redis.url) },
-      "redis is not reachable yet: serving from the local caches until it is",
-    );
-  }
-  const gateway = createGateway(config, urls, logger, { plugins: tracing ? [tracing.plugin] : [], redis, metrics });
+  await Promise.all(
+    [redis, cacheRedis].map(async (link) => {
+      if (link && !(await link.whenReady(2_000)))
+        logger.warn({ redis: link.redactedUrl }, "redis is not reachable yet: serving from the local caches until it is");
+    }),
+  );
+  const gateway = createGateway(config, urls, logger, {
+    plugins: tracing ? [tracing.plugin] : [],
+    redis,
+    cacheRedis,
+    metrics,
+  });
   const handler = worker
     ? withClusterMetrics(gateway.listener, gateway.metrics.registry, gateway.chargeScrape)
     : gateway.listener;
 
-  const webSockets = createWebSocketTransport(gateway, config, logger);
+  // Its warnings and errors, which a client's frames can cause, are summed as the gateway's are.
+  const webSockets = createWebSocketTransport(gateway, config, gateway.logger);
   const { server, drain } = createGatewayServer(handler, config.server, logger, gateway.metrics.registry, webSockets);
   server.listen(config.port, config.host, () => {
     logger.info(
@@ -62,7 +69,7 @@ export async function runGatewayProcess(config: GatewayConfig): Promise<void> {
     logger.info({ signal, graceMs: config.shutdownGraceMs }, "shutting down");
     await drain({ graceMs: config.shutdownGraceMs, onClosing: () => gateway.endStreams() });
     await gateway.close();
-    await redis?.close();
+    await Promise.all([redis?.close(), cacheRedis?.close()]);
     await tracing?.shutdown();
     await simulator?.stop();
     logger.info("stopped");

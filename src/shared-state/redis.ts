@@ -1,9 +1,10 @@
 /**
  * The optional link to Redis (REDIS_URL) that several gateways share: the second cache tier,
- * the rate-limit buckets and the export-job poller lock. Redis is an aid, never a dependency of
- * a request: a command that fails or takes longer than REDIS_TIMEOUT_MS yields `undefined`, the
- * caller falls back to what the process holds, and the fallback is counted and logged once per
- * outage. Commands are never queued while Redis is away, so none waits for it to return.
+ * the rate-limit buckets and the export-job poller lock; and a second one (REDIS_CACHE_URL) when
+ * the cache tiers have a Redis of their own. Redis is an aid, never a dependency of a request: a
+ * command that fails or takes longer than REDIS_TIMEOUT_MS yields `undefined`, the caller falls
+ * back to what the process holds, and the fallback is counted and logged once per outage.
+ * Commands are never queued while Redis is away, so none waits for it to return.
  */
 import { Redis } from "ioredis";
 import type { Logger } from "../telemetry/logger.ts";
@@ -17,6 +18,17 @@ export interface RedisConfig {
   keyPrefix: string;
 }
 
+/**
+ * What a link is for: `shared` (REDIS_URL) holds the buckets, locks and relays, and the cache
+ * tiers unless `cache` (REDIS_CACHE_URL) holds them.
+ */
+export type RedisRole = "shared" | "cache";
+
+const SHARES: Record<RedisRole, string> = {
+  shared: "sharing cache, rate limits and pollers",
+  cache: "sharing the record and response caches",
+};
+
 export class RedisLink {
   readonly client: Redis;
   private subscriberClient: Redis | undefined;
@@ -27,12 +39,13 @@ export class RedisLink {
     private readonly config: RedisConfig,
     private readonly logger: Logger,
     private readonly metrics: GatewayMetrics,
+    private readonly role: RedisRole = "shared",
   ) {
     this.client = this.connect();
     this.client.on("ready", () => this.markUp());
     this.client.on("error", (error: Error) => this.markDown("connection", error));
     this.client.on("close", () => this.markDown("connection", new Error("connection closed")));
-    metrics.redisUp(false);
+    metrics.redisUp(false, role);
   }
 
   private connect(): Redis {
@@ -62,6 +75,11 @@ export class RedisLink {
         resolve(true);
       });
     });
+  }
+
+  /** Its URL without the password, for logs. */
+  get redactedUrl(): string {
+    return redactedUrl(this.config.url);
   }
 
   key(...parts: string[]): string {
@@ -101,17 +119,19 @@ export class RedisLink {
   private markUp(): void {
     if (this.healthy || this.closed) return;
     this.healthy = true;
-    this.metrics.redisUp(true);
-    this.logger.info({ redis: redactedUrl(this.config.url) }, "redis is available: sharing cache, rate limits and pollers");
+    this.metrics.redisUp(true, this.role);
+    this.logger.info({ redis: redactedUrl(this.config.url), role: this.role }, `redis is available: ${SHARES[this.role]}`);
   }
 
   private markDown(operation: string, error: Error): void {
     if (!this.healthy || this.closed) return;
     this.healthy = false;
-    this.metrics.redisUp(false);
+    this.metrics.redisUp(false, this.role);
     this.logger.warn(
-      { redis: redactedUrl(this.config.url), operation, error: error.message },
-      "redis is unavailable: serving from the local cache and local rate-limit buckets until it returns",
+      { redis: redactedUrl(this.config.url), role: this.role, operation, error: error.message },
+      this.role === "cache"
+        ? "the cache redis is unavailable: serving from the local caches until it returns"
+        : "redis is unavailable: serving from the local cache and local rate-limit buckets until it returns",
     );
   }
 

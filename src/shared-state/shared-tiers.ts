@@ -11,10 +11,19 @@ import type { CachedResponse, SharedResponseTier } from "../plugins/response-cac
 import type { SharedRecord, SharedRecordTier } from "../upstream/cache.ts";
 
 /**
- * How long Redis keeps a record that does not change. Each process bounds its own tier; this
- * bounds Redis's share to the records read within a day, even when Redis has no eviction policy.
+ * How long Redis keeps a record that does not change (a block, a finalized transaction, a
+ * vertex). What is read again within the hour is shared; what stays hot longer each process
+ * holds in its own tier. This bounds Redis's share to the records read within the hour, even
+ * when Redis has no eviction policy.
  */
-export const FINAL_RECORD_TTL_MS = 24 * 60 * 60_000;
+export const FINAL_RECORD_TTL_MS = 60 * 60_000;
+
+/**
+ * The largest record (as JSON, in characters) written to Redis. A larger one (a transaction with
+ * hundreds of transfers) costs Redis more memory and every reader more bytes than its upstream
+ * call costs: each process keeps it in its own tier only.
+ */
+export const MAX_SHARED_RECORD_CHARS = 32 * 1024;
 
 interface Stored {
   json: string;
@@ -57,7 +66,10 @@ export function redisRecordTier(link: RedisLink, metrics: GatewayMetrics): Share
   const tier = redisTier<unknown>(link, metrics, "record");
   return {
     get: (key): Promise<SharedRecord | undefined> => tier.get(key),
-    set: (key, value, ttlMs) => tier.set(key, JSON.stringify(value), ttlMs ?? FINAL_RECORD_TTL_MS),
+    set: (key, value, ttlMs) => {
+      const json = JSON.stringify(value);
+      if (json.length <= MAX_SHARED_RECORD_CHARS) tier.set(key, json, ttlMs ?? FINAL_RECORD_TTL_MS);
+    },
   };
 }
 

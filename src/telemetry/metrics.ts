@@ -4,8 +4,9 @@
  * and latencies by operation come from Yoga's Prometheus plugin on the same registry.
  *
  * Every label value comes from a fixed set (services, route templates, loader names, statuses,
- * refusal reasons) or, for operation names, from a bounded one (OperationNameLabels): nothing a
- * client sends can add series without bound.
+ * refusal reasons) or, for operation names, from a bounded one (OperationNameLabels), whose names
+ * that lose their label have their series removed: nothing a client sends can add series without
+ * bound.
  */
 import {
   createCounter,
@@ -15,6 +16,8 @@ import {
 } from "@graphql-yoga/plugin-prometheus";
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from "prom-client";
 import type { RecordCache } from "../upstream/cache.ts";
+import type { RedisRole } from "../shared-state/redis.ts";
+import type { OperationNameLabels } from "./operation-name-labels.ts";
 import type { BreakerState, UpstreamObserver } from "../upstream/http.ts";
 
 const BREAKER_LEVEL: Record<BreakerState, number> = { closed: 0, "half-open": 1, open: 2 };
@@ -41,39 +44,9 @@ export const REFUSAL_REASONS = [
 ] as const;
 export type RefusalReason = (typeof REFUSAL_REASONS)[number];
 
-const GRAPHQL_NAME = /^[_A-Za-z][_0-9A-Za-z]*$/;
 const OPERATION_TYPES = new Set(["query", "mutation", "subscription"]);
 
-/**
- * Operation names as label values: a bounded set. The seeds (the persisted operations' names)
- * and the first `max` other distinct names seen keep their own label; any later name, a name
- * longer than `maxLength` and anything that is not a GraphQL name are `other`.
- */
-export class OperationNameLabels {
-  static readonly OTHER = "other";
-  private readonly seeded = new Set<string>();
-  private readonly seen = new Set<string>();
-
-  constructor(
-    private readonly max: number,
-    seeds: Iterable<string> = [],
-    private readonly maxLength = 64,
-  ) {
-    for (const name of seeds) if (this.plain(name)) this.seeded.add(name);
-  }
-
-  label(name: string | undefined): string {
-    if (!name || name === "Anonymous") return "Anonymous";
-    if (this.seeded.has(name) || this.seen.has(name)) return name;
-    if (!this.plain(name) || this.seen.size >= this.max) return OperationNameLabels.OTHER;
-    this.seen.add(name);
-    return name;
-  }
-
-  private plain(name: string): boolean {
-    return name.length <= this.maxLength && GRAPHQL_NAME.test(name);
-  }
-}
+type OperationLabels = Record<string, string> & { operationName: string; operationType: string };
 
 export class GatewayMetrics implements UpstreamObserver {
   readonly registry = new Registry();
@@ -84,6 +57,8 @@ export class GatewayMetrics implements UpstreamObserver {
   private readonly loaderBatchSize: Histogram<"loader">;
   private readonly responseCacheLookups: Counter<"result">;
   private readonly redisAvailable: Gauge;
+  /** Made with the first cache link (REDIS_CACHE_URL), so that a gateway without one shows none. */
+  private redisCacheAvailable: Gauge | undefined;
   private readonly redisFallbacks: Counter<"operation">;
   private readonly sharedCacheLookups: Counter<"tier" | "result">;
   private readonly rateLimitDecisions: Counter<"result" | "store">;
@@ -172,12 +147,27 @@ export class GatewayMetrics implements UpstreamObserver {
   /**
    * The GraphQL metrics of Yoga's Prometheus plugin: request duration and errors by operation,
    * with operation names from `operationNames` and without the errors' paths (aliases are the
-   * client's to choose).
+   * client's to choose). A name that loses its label loses its series in both; in a cluster's
+   * /metrics, each worker's series of a name are summed, from the workers that label it.
    */
   graphqlMetrics(operationNames: OperationNameLabels): NonNullable<PrometheusTracingPluginConfig["metrics"]> {
     const registry = this.registry;
-    const operationLabels = (params: FillLabelsFnParams) => ({
-      operationName: operationNames.label(params.operationName),
+    // Each labelled name's series, as the way to remove each, kept until the name loses its label.
+    const series = new Map<string, Map<string, () => void>>();
+    const tracked = <L extends OperationLabels>(metric: string, labels: L, key: string): L => {
+      let ofName = series.get(labels.operationName);
+      if (ofName === undefined) series.set(labels.operationName, (ofName = new Map()));
+      if (!ofName.has(key)) ofName.set(key, () => (registry.getSingleMetric(metric) as Counter | undefined)?.remove(labels));
+      return labels;
+    };
+    operationNames.onUnlabelled((names) => {
+      for (const name of names) {
+        for (const remove of series.get(name)?.values() ?? []) remove();
+        series.delete(name);
+      }
+    });
+    const operationLabels = (params: FillLabelsFnParams, counted: boolean): OperationLabels => ({
+      operationName: operationNames.label(params.operationName, counted),
       operationType: params.operationType && OPERATION_TYPES.has(params.operationType) ? params.operationType : "unknown",
     });
     return {
@@ -188,7 +178,11 @@ export class GatewayMetrics implements UpstreamObserver {
           help: "Time spent on running the GraphQL operation from parse to execute",
           labelNames: ["operationType", "operationName"] as const,
         },
-        fillLabelsFn: operationLabels,
+        // Observed once per operation that ran: what earns its name a label.
+        fillLabelsFn: (params: FillLabelsFnParams) => {
+          const labels = operationLabels(params, true);
+          return tracked("graphql_envelop_request_duration", labels, labels.operationType);
+        },
       }),
       graphql_envelop_error_result: createCounter({
         registry,
@@ -197,12 +191,13 @@ export class GatewayMetrics implements UpstreamObserver {
           help: "Counts the amount of errors reported from all phases",
           labelNames: ["operationType", "operationName", "phase"] as const,
         },
-        fillLabelsFn: (params: FillLabelsFnParams) => ({
-          ...operationLabels(params),
-          phase: ["parse", "validate", "context", "execute", "subscribe"].includes(params.errorPhase ?? "")
+        fillLabelsFn: (params: FillLabelsFnParams) => {
+          const phase = ["parse", "validate", "context", "execute", "subscribe"].includes(params.errorPhase ?? "")
             ? params.errorPhase!
-            : "execute",
-        }),
+            : "execute";
+          const labels = { ...operationLabels(params, false), phase };
+          return tracked("graphql_envelop_error_result", labels, `${labels.operationType}:${phase}`);
+        },
       }),
     };
   }
@@ -211,8 +206,15 @@ export class GatewayMetrics implements UpstreamObserver {
     this.rateLimitDecisions.inc({ result, store });
   }
 
-  redisUp(up: boolean): void {
-    this.redisAvailable.set(up ? 1 : 0);
+  redisUp(up: boolean, role: RedisRole = "shared"): void {
+    if (role === "shared") return this.redisAvailable.set(up ? 1 : 0);
+    this.redisCacheAvailable ??= new Gauge({
+      name: "gateway_redis_cache_up",
+      help: "1 while the Redis of the cache tiers (REDIS_CACHE_URL) answers, 0 while the gateway serves from its local caches alone.",
+      aggregator: "min",
+      registers: [this.registry],
+    });
+    this.redisCacheAvailable.set(up ? 1 : 0);
   }
 
   /** A Redis command that failed or timed out, so that the gateway went on with what it holds locally. */

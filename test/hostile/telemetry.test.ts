@@ -1,13 +1,18 @@
 /**
  * Issue 16, rows 1 and 13: whatever clients send, `/metrics` stays small (operation names are a
  * bounded set of label values, errors carry no client-chosen path) and log lines stay small
- * (client strings truncated), and every refusal is logged once and counted.
+ * (client strings truncated), and every refusal is logged once and counted. Issue 25: an error
+ * that requests cause again and again is written once per window and counted, not once each; and
+ * operation names earn their labels by their requests in a window, and lose them (and their series).
  */
 import { Writable } from "node:stream";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { loadConfig } from "../../src/config.ts";
 import { createGateway } from "../../src/gateway.ts";
 import { createLogger, LOGGED_BOUNDS } from "../../src/telemetry/logger.ts";
+import { HeavyHitters } from "../../src/telemetry/heavy-hitters.ts";
+import { OperationNameLabels } from "../../src/telemetry/operation-name-labels.ts";
+import { RepeatedLines, summingRepeats } from "../../src/telemetry/repeated-lines.ts";
 import { execute, metricsText, startHarness, upstreamCalls, type Harness } from "../support/harness.ts";
 
 /** Log lines the gateway wrote since the last `clear`. */
@@ -64,7 +69,7 @@ async function get(params: Record<string, string>): Promise<Response> {
 }
 
 describe("row 1: bounded telemetry", () => {
-  it("row 1: 300 unique operation names of ~1 kB, short ones, bogus operationName params and unique aliases leave /metrics at most 101 names and small", async () => {
+  it("row 1: 300 unique operation names of ~1 kB, short ones, bogus operationName params and unique aliases leave /metrics at most 100 names besides other and Anonymous, and small", async () => {
     for (let index = 0; index < 300; index++) {
       const longName = `Q${letters(index)}${"x".repeat(1_000)}`;
       const shortName = `Short${letters(index)}`;
@@ -83,7 +88,7 @@ describe("row 1: bounded telemetry", () => {
     }
     const text = await metricsText(harness);
     const names = operationNameLabels(text);
-    expect(names.size).toBeLessThanOrEqual(101 + 1); // the first 100 names, `other`, and `Anonymous`
+    expect(names.size).toBeLessThanOrEqual(100 + 2); // the 100 names that hold a label, `other`, and `Anonymous`
     expect(names.has("other")).toBe(true);
     expect(names.has("Anonymous")).toBe(true);
     for (const name of names) expect(name.length).toBeLessThanOrEqual(64);
@@ -92,7 +97,7 @@ describe("row 1: bounded telemetry", () => {
     expect(Buffer.byteLength(text)).toBeLessThan(250_000);
     expect(upstreamCalls(harness)).toEqual({});
 
-    // Another 300 unique names add no series at all.
+    // Another 300 unique names add no series at all: the set is full until its window ends.
     const series = text.split("\n").filter((line) => line && !line.startsWith("#")).length;
     for (let index = 300; index < 600; index++) await post({ query: `query Late${letters(index)} { __typename }` });
     const later = await metricsText(harness);
@@ -138,6 +143,110 @@ describe("row 1: bounded telemetry", () => {
     } finally {
       await gateway.close();
     }
+  });
+});
+
+describe("issue 25: operation names earn labels and lose them", () => {
+  const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+  it("a name used steadily after 100 junk names earns its own label after a window, and the junk names' series are removed", async () => {
+    const windowMs = 1_500;
+    const gateway = createGateway(
+      loadConfig({
+        RESPONSE_CACHE_TTL_MS: "0",
+        CHAIN_LIST_PRELOAD: "false",
+        RATE_LIMIT: "false",
+        METRICS_OPERATION_NAMES: "100",
+        METRICS_OPERATION_NAMES_WINDOW_MS: String(windowMs),
+      }),
+      { dataApiUrl: harness.simulator.dataUrl, metricsApiUrl: harness.simulator.metricsUrl },
+      createLogger("silent"),
+    );
+    const send = async (name?: string) => {
+      const response = await gateway.yoga.fetch("http://gateway.test/graphql", {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ query: `query ${name ?? ""} { __typename }` }),
+      });
+      expect(response.status).toBe(200);
+      await response.arrayBuffer();
+    };
+    const exposition = async () => (await gateway.yoga.fetch("http://gateway.test/metrics")).text();
+    const junk = (names: Set<string>) => [...names].filter((name) => name.startsWith("Junk"));
+    try {
+      // Warm, then at the beginning of a window (they end on multiples of their length).
+      for (let index = 0; index < 5; index++) await send();
+      await sleep(windowMs - (Date.now() % windowMs));
+      const start = Date.now();
+      for (let index = 0; index < 100; index++) await send(`Junk${index}`);
+      await send("ExplorerHome");
+      const first = operationNameLabels(await exposition());
+      expect(junk(first)).toHaveLength(100);
+      expect(first.has("ExplorerHome")).toBe(false);
+      expect(first.has("other")).toBe(true);
+
+      // Used steadily, while the junk names are not sent again: at the end of the next window,
+      // only it ran operations in that window.
+      const until = start + 2 * windowMs + 200;
+      while (Date.now() < until) {
+        await send("ExplorerHome");
+        await sleep(50);
+      }
+      const text = await exposition();
+      const names = operationNameLabels(text);
+      expect(names.has("ExplorerHome")).toBe(true);
+      expect(junk(names)).toEqual([]);
+      expect(text).not.toContain("Junk");
+      // What is left: the series of ExplorerHome, `other` and `Anonymous`.
+      expect(text.split("\n").filter((line) => line.startsWith("graphql_envelop_request_duration_count"))).toHaveLength(3);
+    } finally {
+      await gateway.close();
+    }
+  });
+
+  it("at each window's end, the names that ran the most operations in it hold the labels; persisted names always do", () => {
+    let now = 0;
+    const labels = new OperationNameLabels({ max: 2, windowMs: 1_000, seeds: ["Persisted"], now: () => now });
+    const unlabelled: string[][] = [];
+    labels.onUnlabelled((names) => unlabelled.push(names));
+    expect(["JunkA", "JunkB", "Real", "Real", "Real"].map((name) => labels.label(name))).toEqual([
+      "JunkA",
+      "JunkB",
+      "other",
+      "other",
+      "other",
+    ]);
+    // An error's label does not count.
+    for (let index = 0; index < 10; index++) expect(labels.label("JunkB", false)).toBe("JunkB");
+    expect(labels.label("JunkA")).toBe("JunkA");
+    now = 1_000;
+    expect(labels.label("Real")).toBe("Real");
+    expect(unlabelled).toEqual([["JunkB"]]);
+    expect(labels.label("JunkA")).toBe("JunkA");
+    expect(labels.label("Newcomer")).toBe("other");
+    now = 2_500;
+    expect(labels.label("Real")).toBe("Real");
+    expect(labels.label("Persisted")).toBe("Persisted");
+    expect(labels.label(undefined)).toBe("Anonymous");
+    expect(labels.label(`Long${"x".repeat(64)}`)).toBe("other");
+    expect(unlabelled).toEqual([["JunkB"]]);
+    // A window with no JunkA: it loses its label.
+    now = 3_000;
+    expect(labels.label("Newcomer")).toBe("Newcomer");
+    expect(unlabelled).toEqual([["JunkB"], ["JunkA"]]);
+  });
+
+  it("the heavy-hitters summary keeps a frequent name among a flood of unique ones, and ranks it above them", () => {
+    const counts = new HeavyHitters(8);
+    for (let index = 0; index < 10_000; index++) {
+      counts.add(`Flood${index}`);
+      if (index % 5 === 0) counts.add("Frequent");
+    }
+    expect(counts.size).toBe(8);
+    expect(counts.top(1)).toEqual(["Frequent"]);
+    counts.clear();
+    for (const name of ["A", "B", "B", "C", "C", "C"]) counts.add(name);
+    expect(counts.top(2)).toEqual(["C", "B"]);
   });
 });
 
@@ -189,6 +298,82 @@ describe("row 13: bounded logs", () => {
     expect(log.lines).toHaveLength(2);
     for (const entry of log.lines) expect(Buffer.byteLength(entry)).toBeLessThan(4 * LOGGED_BOUNDS.stringChars);
     expect(log.lines[0]).toContain('"type":"Error"');
+  });
+
+  it("issue 25: 1,000 requests that each cause the same unexpected error write a bounded number of lines", async () => {
+    const captured = new CapturedLog();
+    const failing = (where: "onRequest" | "onExecute") =>
+      createGateway(
+        loadConfig({ RESPONSE_CACHE_TTL_MS: "0", CHAIN_LIST_PRELOAD: "false", RATE_LIMIT: "false" }),
+        { dataApiUrl: harness.simulator.dataUrl, metricsApiUrl: harness.simulator.metricsUrl },
+        createLogger("info", {}, captured),
+        {
+          plugins: [
+            {
+              [where]: () => {
+                throw new Error(`a bug the request reaches (${where})`);
+              },
+            },
+          ],
+        },
+      );
+    // An HTTP hook's error (the last resort's line), and an error while executing (Yoga's own line).
+    for (const where of ["onRequest", "onExecute"] as const) {
+      captured.clear();
+      const gateway = failing(where);
+      try {
+        for (let index = 0; index < 1_000; index++) {
+          const response = await gateway.yoga.fetch("http://gateway.test/graphql", {
+            method: "POST",
+            headers: { "content-type": "application/json" },
+            body: JSON.stringify({ query: `query Q${letters(index)} { __typename }` }),
+          });
+          expect(response.status).toBe(500);
+          await response.arrayBuffer();
+        }
+      } finally {
+        await gateway.close();
+      }
+      await new Promise((resolve) => setImmediate(resolve));
+      const errors = captured.lines
+        .map((line) => JSON.parse(line) as { level: number; msg: string; repeated?: number })
+        .filter((line) => line.level >= 50);
+      // The first line as it was, then at shutdown the count of the others (Yoga logs an error
+      // twice per request).
+      expect(errors).toHaveLength(2);
+      expect(errors[1]!.msg).toMatch(/^\d+ more like this in the last \d+ s: /);
+      expect(errors[1]!.repeated).toBeGreaterThanOrEqual(999);
+      // One request-log line per request at most: the lines a request pays for.
+      expect(captured.lines.length).toBeLessThanOrEqual(1_000 + 2);
+    }
+  });
+
+  it("issue 25: repeated warnings are written once per window, then counted, then written again", async () => {
+    const logger = createLogger("info", {}, log);
+    const lines = new RepeatedLines(logger, 100);
+    const summing = summingRepeats(logger, lines);
+    for (let index = 0; index < 50; index++) summing.warn({ index }, "the same warning");
+    summing.error(new TypeError("a message a client chose"));
+    summing.error(new TypeError("another message a client chose"));
+    summing.info("info lines are never summed");
+    summing.info("info lines are never summed");
+    await new Promise((resolve) => setTimeout(resolve, 150));
+    summing.warn({ index: 50 }, "the same warning");
+    lines.flush();
+    await new Promise((resolve) => setImmediate(resolve));
+    const written = log.lines.map((line) => JSON.parse(line) as { msg: string; index?: number; repeated?: number });
+    expect(written.map(({ msg }) => msg)).toEqual([
+      "the same warning",
+      "a message a client chose",
+      "info lines are never summed",
+      "info lines are never summed",
+      expect.stringMatching(/^49 more like this in the last \d+ s: the same warning$/),
+      expect.stringMatching(/^1 more like this in the last \d+ s: an unexpected TypeError$/),
+      "the same warning",
+    ]);
+    expect(written[0]!.index).toBe(0);
+    expect(written[4]!.repeated).toBe(49);
+    expect(written[6]!.index).toBe(50);
   });
 
   it("row 13: an API key never reaches the log", async () => {

@@ -59,9 +59,13 @@ export async function startHarness(env: Record<string, string> = {}, options: Ha
   };
 }
 
-/** One of several gateways over one simulator, with a RedisLink of its own when `env` sets REDIS_URL. */
+/**
+ * One of several gateways over one simulator, with a RedisLink of its own when `env` sets
+ * REDIS_URL, and another for its caches when it sets REDIS_CACHE_URL.
+ */
 export interface Instance extends Harness {
   redis: RedisLink | undefined;
+  cacheRedis: RedisLink | undefined;
 }
 
 /** Starts a gateway over a running simulator; `close` leaves the simulator running. */
@@ -70,19 +74,22 @@ export async function startInstance(simulator: RunningSimulator, env: Record<str
   const logger = createLogger("silent");
   const metrics = new GatewayMetrics();
   const redis = config.redis && new RedisLink(config.redis, logger, metrics);
+  const cacheRedis = config.redisCache && new RedisLink(config.redisCache, logger, metrics, "cache");
   const gateway = createGateway(config, { dataApiUrl: simulator.dataUrl, metricsApiUrl: simulator.metricsUrl }, logger, {
     redis,
+    cacheRedis,
     metrics,
   });
-  if (redis) await until(() => redis.up, "the gateway's Redis link to be up");
+  for (const link of [redis, cacheRedis]) if (link) await until(() => link.up, "the gateway's Redis links to be up");
   return {
     simulator,
     gateway,
     config,
     redis,
+    cacheRedis,
     async close() {
       await gateway.close();
-      await redis?.close();
+      await Promise.all([redis?.close(), cacheRedis?.close()]);
     },
   };
 }
@@ -190,7 +197,7 @@ export async function serveGateway(harness: Harness, logger: Logger = createLogg
     harness.config.server,
     logger,
     harness.gateway.metrics.registry,
-    createWebSocketTransport(harness.gateway, harness.config, logger),
+    createWebSocketTransport(harness.gateway, harness.config, harness.gateway.logger),
   );
   await new Promise<void>((resolve) => server.server.listen(0, "127.0.0.1", resolve));
   return {
