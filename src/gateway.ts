@@ -91,7 +91,8 @@ export interface SocketBudget {
   bucketsOf(upgrade: IncomingMessage, apiKey: string | undefined, remoteAddress: string | undefined): BucketRef[];
   /** Whole seconds until every one of these buckets can pay 1 again, as last seen; 0 when they can now. */
   secondsUntilServed(buckets: readonly BucketRef[]): number;
-  take(buckets: readonly BucketRef[], cost: number): Promise<RateLimitDecision>;
+  /** Takes `cost` from every bucket, or from none; with `force`, whatever they hold (for work already done). */
+  take(buckets: readonly BucketRef[], cost: number, force?: boolean): Promise<RateLimitDecision>;
 }
 
 export interface GatewayOptions {
@@ -232,7 +233,7 @@ function socketBudget(limiter: RateLimiter, config: GatewayConfig): SocketBudget
         config.rateLimit,
       ),
     secondsUntilServed: (buckets) => limiter.secondsUntilServed(buckets.map(({ name }) => name)),
-    take: (buckets, cost) => limiter.take(buckets, cost),
+    take: (buckets, cost, force) => limiter.take(buckets, cost, force),
   };
 }
 

@@ -5,6 +5,7 @@
  * - `connection_init` is read here, within `MAX_INIT_BYTES`, and handed on with nothing but the
  *   API key (bounded): graphql-ws keeps the params for the socket's life, so whatever else a
  *   client put there would be held as long.
+ * - A frame nested deeper than MAX_NESTING_DEPTH is refused unparsed, as such an HTTP body is.
  * - A caller whose budget is spent is refused before its frame is parsed: a `subscribe` whose id
  *   leads the frame (as graphql-ws's client, and so Apollo's and urql's, write it) gets an `error`
  *   message for that id, found without parsing; small control frames (`complete`, `ping`, `pong`)
@@ -12,6 +13,7 @@
  *   with 1013 ("try again later").
  */
 import { CloseCode, MessageType } from "graphql-ws";
+import { nestsDeeperThan } from "../limits/document-shape.ts";
 import { API_KEY_HEADER } from "../upstream/http.ts";
 
 /** The largest `connection_init` frame taken; a larger one closes the socket (4400). */
@@ -25,8 +27,11 @@ const CONTROL_FRAME_BYTES = 256;
 const SUBSCRIBE_HEAD = /^\s*\{\s*"id"\s*:\s*"([^"\\]{1,128})"\s*,\s*"type"\s*:\s*"subscribe"/;
 
 /** What to do with a frame. */
+/** What to do with a frame: hand it to graphql-ws, close the socket, or answer its `subscribe` with an `error`. */
 export type FrameVerdict =
-  { kind: "pass"; data: string } | { kind: "close"; code: number; reason: string } | { kind: "refuse"; id: string };
+  | { kind: "pass"; data: string }
+  | { kind: "close"; code: number; reason: string }
+  | { kind: "refuse"; id: string; why: "spent" | "nesting" };
 
 /** The key a client passes in its connection params: `x-glacier-api-key`, else `apiKey`. */
 export function apiKeyOfParams(params: unknown): string | undefined {
@@ -68,6 +73,23 @@ export function initFrame(data: string): { verdict: FrameVerdict; apiKey?: strin
   return { verdict: { kind: "pass", data: JSON.stringify({ type: MessageType.ConnectionInit, payload }) }, apiKey };
 }
 
+/** The id of a `subscribe` frame that leads with it, read from the frame's head only; undefined otherwise. */
+function subscribeId(data: string): string | undefined {
+  return SUBSCRIBE_HEAD.exec(data.slice(0, 200))?.[1];
+}
+
+/**
+ * A frame whose JSON nests deeper than `max` (MAX_NESTING_DEPTH, counted as in an HTTP body: the
+ * frame's `payload` is one level more): never parsed, as an HTTP body so nested is not. Its
+ * `subscribe` is refused by id; anything else closes the socket (4400).
+ */
+export function deepFrame(data: string, max: number): FrameVerdict | undefined {
+  if (!nestsDeeperThan(data, max + 1)) return undefined;
+  const id = subscribeId(data);
+  if (id !== undefined) return { kind: "refuse", id, why: "nesting" };
+  return { kind: "close", code: CloseCode.BadRequest, reason: `Message nested deeper than the limit of ${max}` };
+}
+
 /**
  * A frame from a caller whose budget is spent for `retryAfterSeconds` more, read only as far as
  * its head; `refusedInARow` frames were refused before it.
@@ -78,8 +100,8 @@ export function spentCallerFrame(data: string, retryAfterSeconds: number, refuse
     code: 1013,
     reason: `RATE_LIMITED: your budget is spent; retry after ${retryAfterSeconds} s`,
   };
-  const subscribe = SUBSCRIBE_HEAD.exec(data.slice(0, 200));
-  if (subscribe) return refusedInARow >= MAX_REFUSED_FRAMES ? tryAgain : { kind: "refuse", id: subscribe[1]! };
+  const id = subscribeId(data);
+  if (id !== undefined) return refusedInARow >= MAX_REFUSED_FRAMES ? tryAgain : { kind: "refuse", id, why: "spent" };
   if (data.length <= CONTROL_FRAME_BYTES && !data.includes('"subscribe"')) return { kind: "pass", data };
   return tryAgain;
 }

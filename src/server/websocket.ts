@@ -35,7 +35,8 @@ import type { BucketRef } from "../limits/token-buckets.ts";
 import type { Gateway } from "../gateway.ts";
 import { API_KEY_HEADER } from "../upstream/http.ts";
 import type { Logger } from "../telemetry/logger.ts";
-import { initFrame, spentCallerFrame, type FrameVerdict } from "./websocket-frames.ts";
+import { CHARACTERS_PER_TOKEN } from "../plugins/rate-limit.ts";
+import { deepFrame, initFrame, spentCallerFrame, type FrameVerdict } from "./websocket-frames.ts";
 import { UpgradeAdmission, type SocketCaller } from "./websocket-admission.ts";
 import { refusalAnswer } from "./refusal-answer.ts";
 
@@ -126,6 +127,7 @@ export function createWebSocketTransport(
     webSocketIdleTimeoutMs: idleTimeoutMs,
     webSocketMaxUnreadBytes: maxUnread,
   } = config.server;
+  const maxNesting = config.security.maxNestingDepth;
   const { budget } = gateway.sockets;
   const admission = new UpgradeAdmission(config, budget);
   const sockets = new WebSocketServer({ noServer: true, maxPayload, handleProtocols });
@@ -257,22 +259,36 @@ export function createWebSocketTransport(
       return verdict;
     }
     const waitSeconds = budget ? budget.secondsUntilServed(state.buckets) : 0;
-    if (waitSeconds === 0) {
-      state.refusedInARow = 0;
-      return { kind: "pass", data };
+    if (waitSeconds > 0) {
+      const verdict = spentCallerFrame(data, waitSeconds, state.refusedInARow);
+      if (verdict.kind === "refuse") state.refusedInARow += 1;
+      return verdict;
     }
-    const verdict = spentCallerFrame(data, waitSeconds, state.refusedInARow);
-    if (verdict.kind === "refuse") state.refusedInARow += 1;
-    return verdict;
+    state.refusedInARow = 0;
+    return deepFrame(data, maxNesting) ?? { kind: "pass", data };
   }
 
-  function refuseFrame(socket: WebSocket, id: string, waitSeconds: number): void {
-    if (socket.readyState !== socket.OPEN) return;
-    const error: GraphQLFormattedError = {
-      message: `Rate limit exceeded: your budget is spent; retry after ${waitSeconds} s`,
-      extensions: { code: "RATE_LIMITED", retryAfter: waitSeconds, retryAfterSeconds: waitSeconds },
-    };
-    socket.send(JSON.stringify({ id, type: "error", payload: [error] }));
+  /** Answers a `subscribe` refused before it was parsed; counted and, like HTTP's unread refusals, logged summed up. */
+  function refuseFrame(socket: WebSocket, state: SocketState, id: string, why: "spent" | "nesting", characters: number): void {
+    let error: GraphQLFormattedError;
+    if (why === "spent") {
+      const waitSeconds = budget?.secondsUntilServed(state.buckets) ?? 0;
+      gateway.metrics.refusal("rate_limited");
+      logger.warn("websocket frames refused unread: their callers are over their rate limit");
+      error = {
+        message: `Rate limit exceeded: your budget is spent; retry after ${waitSeconds} s`,
+        extensions: { code: "RATE_LIMITED", retryAfter: waitSeconds, retryAfterSeconds: waitSeconds },
+      };
+    } else {
+      // It was read and measured: it pays 1, as every request does, and its characters, as an HTTP body so nested does.
+      if (budget) void budget.take(state.buckets, 1 + Math.floor(characters / CHARACTERS_PER_TOKEN), true);
+      gateway.metrics.refusal("nesting_too_deep");
+      error = {
+        message: `The operation nests deeper than the limit of ${maxNesting}`,
+        extensions: { code: "BAD_REQUEST", limit: "nesting", max: maxNesting },
+      };
+    }
+    if (socket.readyState === socket.OPEN) socket.send(JSON.stringify({ id, type: "error", payload: [error] }));
   }
 
   sockets.on("connection", (socket: WebSocket, upgrade: IncomingMessage, caller: SocketCaller) => {
@@ -317,7 +333,7 @@ export function createWebSocketTransport(
           socket.on("message", async (data: Buffer) => {
             const verdict = gate(state, data.toString("utf8"));
             if (verdict.kind === "close") return closeSocket(socket, verdict.code, verdict.reason);
-            if (verdict.kind === "refuse") return refuseFrame(socket, verdict.id, budget!.secondsUntilServed(state.buckets));
+            if (verdict.kind === "refuse") return refuseFrame(socket, state, verdict.id, verdict.why, data.length);
             try {
               await handle(verdict.data);
             } catch (error) {

@@ -249,6 +249,19 @@ describe("sockets that hold without paying", () => {
   });
 });
 
+describe("frames nested too deep", () => {
+  it("a subscribe whose variables nest 5,000 deep is refused unparsed (BAD_REQUEST), pays its characters, and the socket serves on", async () => {
+    const served = await serve({ RATE_LIMIT_BURST: "100", RATE_LIMIT_RATE: "0.01" });
+    const socket = await GraphqlWsSocket.open(served.port);
+    const deep = `${"[".repeat(5_000)}1${"]".repeat(5_000)}`;
+    socket.socket.send(`{"id":"deep","type":"subscribe","payload":{"query":"{ __typename }","variables":{"x":${deep}}}}`);
+    const refused = await socket.run("after", { query: "{ __typename }" });
+    expect(refused.remaining).toBe(100 - 1 - (1 + 10) - 1);
+    expect(served.lines.filter((line) => (line.level as number) >= 50)).toEqual([]);
+    expect(await metricsText(served.harness)).toMatch(/gateway_refusals_total\{reason="nesting_too_deep"\} 1/);
+  });
+});
+
 describe("a spent caller over a socket", () => {
   it("is refused before its frames are parsed, and its socket is closed (1013) when it keeps sending", async () => {
     const served = await serve({ RATE_LIMIT_BURST: "6", RATE_LIMIT_RATE: "0.01" });
