@@ -21,7 +21,9 @@
  * (`x-glacier-api-key`, kept only as a hash) from the key's bucket as well, so that inventing keys
  * buys no budget: an address spends one address's budget however many keys it sends, and a key
  * one key's budget from however many addresses. The address is the socket's, or behind a trusted
- * proxy the last `X-Forwarded-For` hop (the one the proxy appended) when it is an IP address. Requests without a socket
+ * proxy the last `X-Forwarded-For` hop (the one the proxy appended) when it is an IP address; an
+ * IPv6 address is named by its /64 (`callerAddress`), so that rotating addresses inside one
+ * subscriber's /64 buys no budget and no streams. Requests without a socket
  * (`yoga.fetch`, in process) have no address: they pay from their key's bucket, else from one
  * bucket, `local`. With Redis, all gateways share each bucket; while Redis cannot answer, each
  * gateway falls back to its own buckets.
@@ -46,6 +48,7 @@ import {
   type BucketLimits,
   type BucketRef,
 } from "../limits/token-buckets.ts";
+import { callerAddress } from "../limits/caller-address.ts";
 import { API_KEY_HEADER, apiKeyHash } from "../upstream/http.ts";
 import { analyzeOperation, type OperationAnalysis } from "../limits/operation-analysis.ts";
 import { NO_FACTS, type OperationCost } from "../limits/upstream-calls.ts";
@@ -170,7 +173,8 @@ interface CallerContext {
 /**
  * The names of the buckets a request pays from: its key's hash (when it sends a key) and its
  * address (the socket's, or behind a trusted proxy the last X-Forwarded-For hop, the one the
- * proxy appended); `local` when it has neither (a request without a socket, in process).
+ * proxy appended; an IPv6 one by its /64); `local` when it has neither (a request without a
+ * socket, in process).
  */
 function bucketNames(
   apiKey: string | undefined,
@@ -183,7 +187,7 @@ function bucketNames(
   if (key) names.push(`key:${apiKeyHash(key)}`);
   const forwarded = trustProxy ? forwardedFor?.split(",").at(-1)?.trim() : undefined;
   const address = forwarded && isIP(forwarded) ? forwarded : socketAddress;
-  if (address) names.push(`address:${address}`);
+  if (address) names.push(`address:${callerAddress(address)}`);
   return names.length > 0 ? names : ["local"];
 }
 
