@@ -14,7 +14,8 @@
  * upstream sees one poller in all. Each gateway makes its own first read, which tells it where
  * each stream stands.
  *
- * Each interval costs every subscriber 1 (`ChargeRead`): sharing a poller saves upstream calls,
+ * Each upstream read costs every subscriber 1 (`ChargeRead`) before it is made, every page of an
+ * interval's, and a catch-up's pages its subscriber alone: sharing a poller saves upstream calls,
  * not callers' budgets. A subscriber that falls more than `maxPending` events behind has its
  * stream ended with `SLOW_SUBSCRIBER`, and a gateway runs at most `maxPollers` questions at once,
  * so that no client holds memory without bound.
@@ -278,12 +279,11 @@ class LivePoller<Item> extends SharedPoller<Item, LiveSubscriber<Item>, LiveBatc
         { apiKey: call.apiKey, requestId: call.requestId },
         (position) => position.number <= after,
         (position) => position.number <= head,
-        async (page) => {
-          // A client that left reads nothing more; each page after the first is paid for.
-          if (subscriber.closed) return false;
-          const refusal = page > 0 ? await subscriber.payForRead() : null;
+        async () => {
+          // A client that left reads nothing more (undefined); each page is paid for.
+          const refusal = subscriber.closed ? undefined : await subscriber.payForRead();
           if (refusal) throw refusal;
-          return true;
+          return refusal === null;
         },
       );
       if (read === undefined) return;
@@ -350,7 +350,8 @@ class LivePoller<Item> extends SharedPoller<Item, LiveSubscriber<Item>, LiveBatc
       {},
       (position) => position.time < since,
       (position) => this.isNew(position),
-      async () => !this.stopped,
+      // The interval paid for its first page; each page after it is paid for too.
+      async (page) => (page === 0 ? !this.stopped : this.chargeSubscribers()),
     );
     if (read === undefined || this.stopped) return;
     const gap = !read.complete && !this.question.latestValue;
@@ -527,5 +528,5 @@ export function itemOrError<Item>(event: LiveEvent<Item>): Item {
 
 /** What a live subscription's description says of its poller, its resume bound and its limits. */
 export function liveTerms(route: { label: string }, intervalVariable: string, sharedBy: string): string {
-  return `Subscribers of ${sharedBy} share one poller of \`${route.label}\` on every gateway (\`${intervalVariable}\`, longer while nothing changes); each interval costs every subscriber 1. What arrives between two reads is all pushed, oldest first, within \`LIVE_MAX_CATCH_UP\` items; a longer gap is an event with a \`LIVE_GAP\` error, and the stream goes on from the newest. A client that falls more than \`LIVE_MAX_PENDING_EVENTS\` events behind has its stream ended with \`SLOW_SUBSCRIBER\`.`;
+  return `Subscribers of ${sharedBy} share one poller of \`${route.label}\` on every gateway (\`${intervalVariable}\`, longer while nothing changes); each upstream read (every page of an interval's, and of a resume's catch-up) costs every subscriber 1, and each event what its selection fetches. What arrives between two reads is all pushed, oldest first, within \`LIVE_MAX_CATCH_UP\` items; a longer gap is an event with a \`LIVE_GAP\` error, and the stream goes on from the newest. A client that falls more than \`LIVE_MAX_PENDING_EVENTS\` events behind has its stream ended with \`SLOW_SUBSCRIBER\`.`;
 }

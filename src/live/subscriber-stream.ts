@@ -150,9 +150,10 @@ export abstract class SharedPoller<Event, Subscriber extends SubscriberStream<Ev
     this.onStop();
   }
 
-  /** Has every subscriber pay for this interval; ends the streams of those who cannot. */
-  protected async chargeSubscribers(): Promise<void> {
+  /** Has every subscriber pay for the read about to be made; ends the streams of those who cannot. Whether the poller goes on. */
+  protected async chargeSubscribers(): Promise<boolean> {
     await chargeForRead(this.subscribers as Set<SubscriberStream<Event | GatewayError>>, (refusal) => refusal);
     if (this.subscribers.size === 0) this.stop();
+    return !this.stopped;
   }
 }

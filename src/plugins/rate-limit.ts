@@ -13,7 +13,10 @@
  * debt if need be; nothing is given back for fewer. An operation thus pays the larger of its
  * estimate and its real calls, and a caller in debt is refused until its buckets refill. A
  * subscription pays for its first read when it starts, and 1 for each later read its poller
- * makes (src/live/export-watch.ts); a caller may hold `subscriptionsPerCaller` streams open at once.
+ * makes (src/live/); each of its events is settled as a query is, the requests its selection
+ * sent since the last settlement taken whatever the buckets hold, so that a caller in debt has
+ * its stream ended by its poller's next charge. A caller may hold `subscriptionsPerCaller` streams
+ * open at once.
  * A caller over its budget gets HTTP 429 with `Retry-After`; an operation that costs more than a
  * full bucket holds can never run, and is refused as over a limit.
  *
@@ -311,7 +314,10 @@ interface Paid {
   decision: RateLimitDecision;
 }
 
-/** What an admitted operation paid for: from which buckets, and how many upstream calls (its charge less its CPU). */
+/**
+ * What an admitted operation paid for: from which buckets, and how many upstream calls (its
+ * charge less its CPU, then what each settlement took).
+ */
 interface Admitted {
   buckets: BucketRef[];
   paidCalls: number;
@@ -421,14 +427,17 @@ export function useRateLimit(config: RateLimitConfig, limiter: RateLimiter, opti
   }
 
   /**
-   * After an operation ran: when it sent more requests upstream than its charge paid for, the
-   * rest is taken from the same buckets whatever they hold (debt, paid back as they refill, and
-   * until then its caller is refused). Nothing is given back for fewer: the charge is the larger
-   * of the estimate and the real calls, so no estimate lets a caller make more calls than it pays.
+   * After an operation ran (or a subscription's event): when it sent more requests upstream than
+   * its charge paid for, the rest is taken from the same buckets whatever they hold (debt, paid
+   * back as they refill, and until then its caller is refused). Nothing is given back for fewer:
+   * the charge is the larger of the estimate and the real calls, so no estimate lets a caller
+   * make more calls than it pays.
    */
   async function settle(context: CallerContext & GatewayContext, admitted: Admitted): Promise<void> {
     const owed = context.call.sentRequests.count - admitted.paidCalls;
     if (owed <= 0) return;
+    // A subscription's next event owes only what it sends itself.
+    admitted.paidCalls += owed;
     const decision = await limiter.take(admitted.buckets, owed, true);
     const before = paid.get(context.request);
     if (before) before.decision = decision;
@@ -546,13 +555,18 @@ export function useRateLimit(config: RateLimitConfig, limiter: RateLimiter, opti
       const buckets = paid.get(context.request)?.buckets ?? bucketsOf(context, config);
       const release = slots.hold(buckets.map(({ name }) => name));
       if (!release) return setResultAndStopExecution({ errors: [tooManyStreams(config.subscriptionsPerCaller)] });
-      if (!(await admit(args, setResultAndStopExecution))) return release();
+      const admitted = await admit(args, setResultAndStopExecution);
+      if (!admitted) return release();
       extendContext({ chargeRead: chargeRead(buckets) });
       return {
         onSubscribeResult({ result }) {
           // A stream holds its slot until it ends, or its client leaves; anything else ends at once.
-          if (!(Symbol.asyncIterator in result)) return release();
-          return { onEnd: release };
+          if (!(Symbol.asyncIterator in result)) {
+            release();
+            return void settle(context, admitted);
+          }
+          // Each event is settled before it is sent: what its selection fetched is paid for.
+          return { onNext: () => settle(context, admitted), onEnd: release };
         },
       };
     },
