@@ -557,7 +557,8 @@ export function useRateLimit(config: RateLimitConfig, limiter: RateLimiter, opti
       if (!release) return setResultAndStopExecution({ errors: [tooManyStreams(config.subscriptionsPerCaller)] });
       const admitted = await admit(args, setResultAndStopExecution);
       if (!admitted) return release();
-      extendContext({ chargeRead: chargeRead(buckets) });
+      const liveCaller = buckets.find(({ name }) => name.startsWith("address:"))?.name ?? buckets[0]!.name;
+      extendContext({ chargeRead: chargeRead(buckets), liveCaller });
       return {
         onSubscribeResult({ result }) {
           // A stream holds its slot until it ends, or its client leaves; anything else ends at once.
