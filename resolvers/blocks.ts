@@ -98,6 +98,7 @@ builder.subscriptionFields((t) => ({
         after,
         call: context.call,
         chargeRead: context.chargeRead,
+        caller: context.liveCaller,
       });
     },
     resolve: itemOrError,
@@ -112,6 +113,7 @@ builder.subscriptionFields((t) => ({
       context.live.feed.subscribe(context.live.questions.networkBlocks(upstreamNetwork(args.network)), {
         call: context.call,
         chargeRead: context.chargeRead,
+        caller: context.liveCaller,
       }),
     resolve: itemOrError,
   }),

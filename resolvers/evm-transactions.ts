@@ -334,6 +334,7 @@ builder.subscriptionFields((t) => ({
         after,
         call: context.call,
         chargeRead: context.chargeRead,
+        caller: context.liveCaller,
       });
     },
     resolve: itemOrError,

@@ -363,6 +363,7 @@ builder.subscriptionFields((t) => ({
       return context.live.feed.subscribe(context.live.questions.chainMetricLatest(scope, args.metric, interval), {
         call: context.call,
         chargeRead: context.chargeRead,
+        caller: context.liveCaller,
       });
     },
     resolve: itemOrError,

@@ -660,6 +660,7 @@ builder.subscriptionFields((t) => ({
         after,
         call: context.call,
         chargeRead: context.chargeRead,
+        caller: context.liveCaller,
         accepts: txTypes && ((tx) => txTypes.has(tx.txType)),
       });
     },

@@ -25,6 +25,8 @@ export interface LiveConfig {
   maxPendingEvents: number;
   /** Questions (a route and its arguments) a gateway polls at once. */
   maxPollers: number;
+  /** Pollers one caller (an address, an IPv6 address's /64) may be the only subscriber of: 5 % of maxPollers by default. */
+  maxPollersPerCaller: number;
 }
 
 export interface GatewayConfig {
@@ -306,6 +308,20 @@ function tracingMode(env: Env): boolean {
   throw new Error(`TRACING must be otlp or off, got "${env.TRACING}"`);
 }
 
+function liveConfig(env: Env): LiveConfig {
+  const maxPollers = integer(env, "LIVE_MAX_POLLERS", 2_000, 1);
+  return {
+    blocks: pollInterval(env, "LIVE_BLOCKS", 2_000, 8_000),
+    addressTransactions: pollInterval(env, "LIVE_ADDRESS", 4_000, 30_000),
+    primaryNetworkTransactions: pollInterval(env, "LIVE_PRIMARY_NETWORK", 4_000, 30_000),
+    chainMetrics: pollInterval(env, "LIVE_METRICS", 30_000, 300_000),
+    maxCatchUp: integer(env, "LIVE_MAX_CATCH_UP", 500, 1),
+    maxPendingEvents: integer(env, "LIVE_MAX_PENDING_EVENTS", 256, 1),
+    maxPollers,
+    maxPollersPerCaller: integer(env, "LIVE_MAX_POLLERS_PER_CALLER", Math.max(1, Math.floor(maxPollers / 20)), 1),
+  };
+}
+
 function serverConfig(env: Env): ServerConfig {
   const requestTimeoutMs = integer(env, "SERVER_REQUEST_TIMEOUT_MS", 10_000, 1);
   const headersTimeoutMs = integer(env, "SERVER_HEADERS_TIMEOUT_MS", Math.min(5_000, requestTimeoutMs), 1);
@@ -365,15 +381,7 @@ export function loadConfig(env: Env = process.env): GatewayConfig {
     requestTimeoutMs: integer(env, "REQUEST_TIMEOUT_MS", 15_000, 1),
     shutdownGraceMs: integer(env, "SHUTDOWN_GRACE_MS", 10_000, 0),
     exportPollIntervalMs: integer(env, "EXPORT_POLL_INTERVAL_MS", 2_000, 20),
-    live: {
-      blocks: pollInterval(env, "LIVE_BLOCKS", 2_000, 8_000),
-      addressTransactions: pollInterval(env, "LIVE_ADDRESS", 4_000, 30_000),
-      primaryNetworkTransactions: pollInterval(env, "LIVE_PRIMARY_NETWORK", 4_000, 30_000),
-      chainMetrics: pollInterval(env, "LIVE_METRICS", 30_000, 300_000),
-      maxCatchUp: integer(env, "LIVE_MAX_CATCH_UP", 500, 1),
-      maxPendingEvents: integer(env, "LIVE_MAX_PENDING_EVENTS", 256, 1),
-      maxPollers: integer(env, "LIVE_MAX_POLLERS", 2_000, 1),
-    },
+    live: liveConfig(env),
     tracing: tracingMode(env),
     compiledExecution: boolean(env, "GRAPHQL_JIT", true),
     upstream: {

@@ -292,6 +292,7 @@ function startSharedServices(
       maxPending: live.maxPendingEvents,
       readTimeoutMs: config.requestTimeoutMs,
       maxPollers: live.maxPollers,
+      maxPollersPerCaller: live.maxPollersPerCaller,
     },
     redis && new RedisPollerRelay<LiveBatch>(redis, "live"),
   );

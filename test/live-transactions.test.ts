@@ -401,7 +401,7 @@ describe("the gateway's bound on live questions", () => {
   let harness: Harness;
   let served: ServedGateway;
   beforeAll(async () => {
-    harness = await startHarness({ LIVE_MAX_POLLERS: "1", RATE_LIMIT_BURST: "100000" });
+    harness = await startHarness({ LIVE_MAX_POLLERS: "1", RATE_LIMIT_BURST: "100000", TRUST_PROXY: "true" });
     served = await serveGateway(harness);
   });
   afterAll(async () => {
@@ -410,10 +410,10 @@ describe("the gateway's bound on live questions", () => {
   });
 
   /** A subscription over a real socket, whose cancel closes it as a client that goes away does. */
-  async function openStream(query: string): Promise<ReadableStreamDefaultReader<Uint8Array>> {
+  async function openStream(query: string, from = "198.51.100.1"): Promise<ReadableStreamDefaultReader<Uint8Array>> {
     const response = await fetch(`http://127.0.0.1:${served.port}/graphql`, {
       method: "POST",
-      headers: { "content-type": "application/json", accept: "text/event-stream" },
+      headers: { "content-type": "application/json", accept: "text/event-stream", "x-forwarded-for": from },
       body: JSON.stringify({ query }),
     });
     return response.body!.getReader();
@@ -421,7 +421,8 @@ describe("the gateway's bound on live questions", () => {
 
   it("refuses a subscription to a new question over LIVE_MAX_POLLERS with LIVE_CAPACITY, takes one already asked, and frees the place when its clients leave", async () => {
     const blocks = 'subscription { newBlocks(chainId: "43114") { blockNumber } }';
-    const streams = [await openStream(blocks), await openStream(blocks)];
+    // Two callers: a poller no caller holds alone, which is never reclaimed for a third.
+    const streams = [await openStream(blocks), await openStream(blocks, "198.51.100.2")];
     await until(() => harness.gateway.liveCounts().subscribers === 2, "both subscriptions to start");
     expect(harness.gateway.liveCounts()).toEqual({ pollers: 1, subscribers: 2 });
     const refused = await subscribeSse(harness, NEW_ADDRESS_TRANSACTIONS, { chainId: C_CHAIN, address: BUSY_ADDRESS });

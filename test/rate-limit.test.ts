@@ -90,7 +90,9 @@ describe("who the caller is", () => {
     expect(callerOf({ request: forwarded, req: socket }, false)).toBe("address:10.0.0.7");
     expect(callerOf({ request: forwarded, req: socket }, true)).toBe("address:10.0.0.1");
     expect(callerOf({ request: request({}), req: socket }, true)).toBe("address:10.0.0.7");
-    expect(callerOf({ request: request({ "x-forwarded-for": "2001:db8::1" }), req: socket }, true)).toBe("address:2001:db8::1");
+    expect(callerOf({ request: request({ "x-forwarded-for": "2001:db8::1" }), req: socket }, true)).toBe(
+      "address:2001:db8:0:0::/64",
+    );
     expect(callerOf({ request: request({ "x-forwarded-for": "1.2.3.4, unknown" }), req: socket }, true)).toBe("address:10.0.0.7");
     expect(callerOf({ request: request({}) }, false)).toBe("local");
   });

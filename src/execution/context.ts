@@ -49,6 +49,11 @@ export interface GatewayContext {
    * error that ends the stream. Set by the rate limiter on a subscription; absent without one.
    */
   chargeRead?: () => Promise<GatewayError | null>;
+  /**
+   * Who a subscription's live poller counts against (LIVE_MAX_POLLERS_PER_CALLER): its address's
+   * bucket name (an IPv6 address's /64). Set by the rate limiter on a subscription; absent without one.
+   */
+  liveCaller?: string;
 }
 
 /**

@@ -14,14 +14,15 @@
  * upstream sees one poller in all. Each gateway makes its own first read, which tells it where
  * each stream stands.
  *
- * Each interval costs every subscriber 1 (`ChargeRead`): sharing a poller saves upstream calls,
+ * Each upstream read costs every subscriber 1 (`ChargeRead`) before it is made, every page of an
+ * interval's, and a catch-up's pages its subscriber alone: sharing a poller saves upstream calls,
  * not callers' budgets. A subscriber that falls more than `maxPending` events behind has its
- * stream ended with `SLOW_SUBSCRIBER`, and a gateway runs at most `maxPollers` questions at once,
- * so that no client holds memory without bound.
+ * stream ended with `SLOW_SUBSCRIBER`; a `PollerPool` bounds the pollers and shares them out.
  */
 import { GatewayError } from "../execution/errors.ts";
 import { isTransientForPollers } from "../upstream/outcomes.ts";
 import type { CallOptions } from "../upstream/http.ts";
+import { PollerPool, type PollerPoolLimits } from "./poller-pool.ts";
 import type { PollerRelay, PollerTopic, Turn } from "./poller-relay.ts";
 import { SharedPoller, SubscriberStream, type ChargeRead } from "./subscriber-stream.ts";
 
@@ -73,15 +74,13 @@ export interface LiveQuestion<Item> {
 
 export type LiveEvent<Item> = Item | GatewayError;
 
-export interface LiveFeedOptions {
+export interface LiveFeedOptions extends PollerPoolLimits {
   /** How far back a poller pages to fill a gap, and a subscriber's `after` may reach, in items. */
   maxCatchUp: number;
   /** Events a subscriber may leave unread before its stream ends. */
   maxPending: number;
   /** How long one read may take. */
   readTimeoutMs: number;
-  /** Questions a gateway polls at once; a subscription to a new one beyond it is refused. */
-  maxPollers: number;
 }
 
 /** What a leading poller publishes to the others: one read's new items, oldest first, and whether it left a gap. */
@@ -105,12 +104,13 @@ export class LiveFeed {
   constructor(
     private readonly options: LiveFeedOptions,
     private readonly relay?: PollerRelay<LiveBatch>,
+    private readonly pool = new PollerPool(options),
   ) {}
 
   /**
    * The question's new items from now, or from just after block `after` (a question of one
    * stream only); `accepts` leaves out items this subscriber did not ask for (a filter the route
-   * does not have), without a poller of its own.
+   * does not have), without a poller of its own; `caller` is who the pool counts it against.
    */
   subscribe<Item>(
     question: LiveQuestion<Item>,
@@ -119,29 +119,27 @@ export class LiveFeed {
       call: CallOptions;
       chargeRead?: ChargeRead | undefined;
       accepts?: (item: Item) => boolean;
+      caller?: string | undefined;
     },
   ): AsyncIterableIterator<LiveEvent<Item>> {
     let poller = this.pollers.get(question.key) as LivePoller<Item> | undefined;
     if (poller === undefined) {
-      if (this.pollers.size >= this.options.maxPollers) {
-        throw new GatewayError(
-          `The gateway polls ${this.options.maxPollers} live questions already, the most LIVE_MAX_POLLERS allows: subscribe to one already asked (such as a chain's blocks), or try later`,
-          "LIVE_CAPACITY",
-          { maxPollers: this.options.maxPollers },
-        );
-      }
+      this.pool.admit(question.key, options.caller, (key, why) => void this.pollers.get(key)?.finish(why));
       const created: LivePoller<Item> = new LivePoller(
         question,
         this.options,
         (deliver) => this.relay?.join(question.key, deliver, question.maxIntervalMs),
         () => {
-          if (this.pollers.get(question.key) === created) this.pollers.delete(question.key);
+          if (this.pollers.get(question.key) !== created) return;
+          this.pollers.delete(question.key);
+          this.pool.close(question.key);
         },
       );
       this.pollers.set(question.key, created as LivePoller<unknown>);
       poller = created;
     }
-    return poller.subscribe(options.after, options.call, options.chargeRead, options.accepts);
+    const leave = this.pool.join(question.key, options.caller);
+    return poller.subscribe(options.after, options.call, options.chargeRead, options.accepts, leave);
   }
 
   /** The questions polled now (one per question that has subscribers), and their subscribers. */
@@ -245,9 +243,10 @@ class LivePoller<Item> extends SharedPoller<Item, LiveSubscriber<Item>, LiveBatc
     call: CallOptions,
     chargeRead: ChargeRead | undefined,
     accepts: ((item: Item) => boolean) | undefined,
+    ended: () => void,
   ): AsyncIterableIterator<LiveEvent<Item>> {
     const subscriber: LiveSubscriber<Item> = this.add(
-      new LiveSubscriber<Item>(this.options.maxPending, this.question, chargeRead, accepts, () => this.leave(subscriber)),
+      new LiveSubscriber<Item>(this.options.maxPending, this.question, chargeRead, accepts, ended, () => this.leave(subscriber)),
     );
     if (!this.ticking) {
       this.ticking = true;
@@ -278,12 +277,11 @@ class LivePoller<Item> extends SharedPoller<Item, LiveSubscriber<Item>, LiveBatc
         { apiKey: call.apiKey, requestId: call.requestId },
         (position) => position.number <= after,
         (position) => position.number <= head,
-        async (page) => {
-          // A client that left reads nothing more; each page after the first is paid for.
-          if (subscriber.closed) return false;
-          const refusal = page > 0 ? await subscriber.payForRead() : null;
+        async () => {
+          // A client that left reads nothing more (undefined); each page is paid for.
+          const refusal = subscriber.closed ? undefined : await subscriber.payForRead();
           if (refusal) throw refusal;
-          return true;
+          return refusal === null;
         },
       );
       if (read === undefined) return;
@@ -350,7 +348,8 @@ class LivePoller<Item> extends SharedPoller<Item, LiveSubscriber<Item>, LiveBatc
       {},
       (position) => position.time < since,
       (position) => this.isNew(position),
-      async () => !this.stopped,
+      // The interval paid for its first page; each page after it is paid for too.
+      async (page) => (page === 0 ? !this.stopped : this.chargeSubscribers()),
     );
     if (read === undefined || this.stopped) return;
     const gap = !read.complete && !this.question.latestValue;
@@ -471,9 +470,10 @@ class LiveSubscriber<Item> extends SubscriberStream<LiveEvent<Item>> {
     private readonly question: LiveQuestion<Item>,
     chargeRead: ChargeRead | undefined,
     private readonly accepts: ((item: Item) => boolean) | undefined,
+    onEnded: () => void,
     onLeave: () => void,
   ) {
-    super(chargeRead, onLeave);
+    super(chargeRead, onLeave, onEnded);
     this.given = new Heads(question.latestValue === true);
   }
 
@@ -527,5 +527,5 @@ export function itemOrError<Item>(event: LiveEvent<Item>): Item {
 
 /** What a live subscription's description says of its poller, its resume bound and its limits. */
 export function liveTerms(route: { label: string }, intervalVariable: string, sharedBy: string): string {
-  return `Subscribers of ${sharedBy} share one poller of \`${route.label}\` on every gateway (\`${intervalVariable}\`, longer while nothing changes); each interval costs every subscriber 1. What arrives between two reads is all pushed, oldest first, within \`LIVE_MAX_CATCH_UP\` items; a longer gap is an event with a \`LIVE_GAP\` error, and the stream goes on from the newest. A client that falls more than \`LIVE_MAX_PENDING_EVENTS\` events behind has its stream ended with \`SLOW_SUBSCRIBER\`.`;
+  return `Subscribers of ${sharedBy} share one poller of \`${route.label}\` on every gateway (\`${intervalVariable}\`, longer while nothing changes); each upstream read (every page of an interval's, and of a resume's catch-up) costs every subscriber 1, and each event what its selection fetches. What arrives between two reads is all pushed, oldest first, within \`LIVE_MAX_CATCH_UP\` items; a longer gap is an event with a \`LIVE_GAP\` error, and the stream goes on from the newest. A client that falls more than \`LIVE_MAX_PENDING_EVENTS\` events behind has its stream ended with \`SLOW_SUBSCRIBER\`.`;
 }

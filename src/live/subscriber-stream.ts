@@ -18,6 +18,8 @@ export class SubscriberStream<T> implements AsyncIterableIterator<T> {
   constructor(
     private readonly chargeRead: ChargeRead | undefined,
     protected readonly onLeave: () => void,
+    /** Told once when the stream ends, whichever way. */
+    private readonly onEnded: () => void = () => {},
   ) {}
 
   /** Whether the stream has ended: the client left, or it was given its last event. */
@@ -51,6 +53,7 @@ export class SubscriberStream<T> implements AsyncIterableIterator<T> {
 
   /** No more events; those queued are still delivered. */
   end(): void {
+    if (!this.ended) this.onEnded();
     this.ended = true;
     if (this.waiting && this.queue.length === 0) {
       this.waiting({ value: undefined, done: true });
@@ -71,6 +74,7 @@ export class SubscriberStream<T> implements AsyncIterableIterator<T> {
   return(): Promise<IteratorResult<T>> {
     if (!this.ended) {
       this.ended = true;
+      this.onEnded();
       this.queue.length = 0;
       this.onLeave();
     }
@@ -150,9 +154,10 @@ export abstract class SharedPoller<Event, Subscriber extends SubscriberStream<Ev
     this.onStop();
   }
 
-  /** Has every subscriber pay for this interval; ends the streams of those who cannot. */
-  protected async chargeSubscribers(): Promise<void> {
+  /** Has every subscriber pay for the read about to be made; ends the streams of those who cannot. Whether the poller goes on. */
+  protected async chargeSubscribers(): Promise<boolean> {
     await chargeForRead(this.subscribers as Set<SubscriberStream<Event | GatewayError>>, (refusal) => refusal);
     if (this.subscribers.size === 0) this.stop();
+    return !this.stopped;
   }
 }

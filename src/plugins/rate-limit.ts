@@ -13,7 +13,10 @@
  * debt if need be; nothing is given back for fewer. An operation thus pays the larger of its
  * estimate and its real calls, and a caller in debt is refused until its buckets refill. A
  * subscription pays for its first read when it starts, and 1 for each later read its poller
- * makes (src/live/export-watch.ts); a caller may hold `subscriptionsPerCaller` streams open at once.
+ * makes (src/live/); each of its events is settled as a query is, the requests its selection
+ * sent since the last settlement taken whatever the buckets hold, so that a caller in debt has
+ * its stream ended by its poller's next charge. A caller may hold `subscriptionsPerCaller` streams
+ * open at once.
  * A caller over its budget gets HTTP 429 with `Retry-After`; an operation that costs more than a
  * full bucket holds can never run, and is refused as over a limit.
  *
@@ -21,7 +24,9 @@
  * (`x-glacier-api-key`, kept only as a hash) from the key's bucket as well, so that inventing keys
  * buys no budget: an address spends one address's budget however many keys it sends, and a key
  * one key's budget from however many addresses. The address is the socket's, or behind a trusted
- * proxy the last `X-Forwarded-For` hop (the one the proxy appended) when it is an IP address. Requests without a socket
+ * proxy the last `X-Forwarded-For` hop (the one the proxy appended) when it is an IP address; an
+ * IPv6 address is named by its /64 (`callerAddress`), so that rotating addresses inside one
+ * subscriber's /64 buys no budget and no streams. Requests without a socket
  * (`yoga.fetch`, in process) have no address: they pay from their key's bucket, else from one
  * bucket, `local`. With Redis, all gateways share each bucket; while Redis cannot answer, each
  * gateway falls back to its own buckets.
@@ -46,6 +51,7 @@ import {
   type BucketLimits,
   type BucketRef,
 } from "../limits/token-buckets.ts";
+import { callerAddress } from "../limits/caller-address.ts";
 import { API_KEY_HEADER, apiKeyHash } from "../upstream/http.ts";
 import { analyzeOperation, type OperationAnalysis } from "../limits/operation-analysis.ts";
 import { NO_FACTS, type OperationCost } from "../limits/upstream-calls.ts";
@@ -170,7 +176,8 @@ interface CallerContext {
 /**
  * The names of the buckets a request pays from: its key's hash (when it sends a key) and its
  * address (the socket's, or behind a trusted proxy the last X-Forwarded-For hop, the one the
- * proxy appended); `local` when it has neither (a request without a socket, in process).
+ * proxy appended; an IPv6 one by its /64); `local` when it has neither (a request without a
+ * socket, in process).
  */
 function bucketNames(
   apiKey: string | undefined,
@@ -183,7 +190,7 @@ function bucketNames(
   if (key) names.push(`key:${apiKeyHash(key)}`);
   const forwarded = trustProxy ? forwardedFor?.split(",").at(-1)?.trim() : undefined;
   const address = forwarded && isIP(forwarded) ? forwarded : socketAddress;
-  if (address) names.push(`address:${address}`);
+  if (address) names.push(`address:${callerAddress(address)}`);
   return names.length > 0 ? names : ["local"];
 }
 
@@ -317,7 +324,10 @@ interface Paid {
   decision: RateLimitDecision;
 }
 
-/** What an admitted operation paid for: from which buckets, and how many upstream calls (its charge less its CPU). */
+/**
+ * What an admitted operation paid for: from which buckets, and how many upstream calls (its
+ * charge less its CPU, then what each settlement took).
+ */
 interface Admitted {
   buckets: BucketRef[];
   paidCalls: number;
@@ -377,16 +387,6 @@ export interface RateLimitPlugins {
   beforeParsing: Plugin<GatewayContext>;
   beforeExecution: Plugin<GatewayContext>;
   /**
-   * What `beforeParsing` charges an HTTP request, for an operation that comes another way (a
-   * WebSocket message): its 1 and the reading of its document; the result that refuses it, or
-   * undefined. Give each operation a Request of its own.
-   */
-  payForReading(
-    request: Request,
-    req: CallerContext["req"],
-    params: { query?: unknown; operationName?: unknown },
-  ): Promise<ExecutionResult | undefined>;
-  /**
    * Charges a request that is answered before it is parsed (the GraphiQL page) `cost` in all, the
    * 1 it paid as it came included; the 429 that refuses it, or undefined.
    */
@@ -438,14 +438,17 @@ export function useRateLimit(config: RateLimitConfig, limiter: RateLimiter, opti
   }
 
   /**
-   * After an operation ran: when it sent more requests upstream than its charge paid for, the
-   * rest is taken from the same buckets whatever they hold (debt, paid back as they refill, and
-   * until then its caller is refused). Nothing is given back for fewer: the charge is the larger
-   * of the estimate and the real calls, so no estimate lets a caller make more calls than it pays.
+   * After an operation ran (or a subscription's event): when it sent more requests upstream than
+   * its charge paid for, the rest is taken from the same buckets whatever they hold (debt, paid
+   * back as they refill, and until then its caller is refused). Nothing is given back for fewer:
+   * the charge is the larger of the estimate and the real calls, so no estimate lets a caller
+   * make more calls than it pays.
    */
   async function settle(context: CallerContext & GatewayContext, admitted: Admitted): Promise<void> {
     const owed = context.call.sentRequests.count - admitted.paidCalls;
     if (owed <= 0) return;
+    // A subscription's next event owes only what it sends itself.
+    admitted.paidCalls += owed;
     const decision = await limiter.take(admitted.buckets, owed, true);
     const before = paid.get(context.request);
     if (before) before.decision = decision;
@@ -571,19 +574,25 @@ export function useRateLimit(config: RateLimitConfig, limiter: RateLimiter, opti
       const buckets = paid.get(context.request)?.buckets ?? bucketsOf(context, config);
       const release = slots.hold(buckets.map(({ name }) => name));
       if (!release) return setResultAndStopExecution({ errors: [tooManyStreams(config.subscriptionsPerCaller)] });
-      if (!(await admit(args, setResultAndStopExecution))) return release();
-      extendContext({ chargeRead: chargeRead(buckets) });
+      const admitted = await admit(args, setResultAndStopExecution);
+      if (!admitted) return release();
+      const liveCaller = buckets.find(({ name }) => name.startsWith("address:"))?.name ?? buckets[0]!.name;
+      extendContext({ chargeRead: chargeRead(buckets), liveCaller });
       return {
         onSubscribeResult({ result }) {
           // A stream holds its slot until it ends, or its client leaves; anything else ends at once.
-          if (!(Symbol.asyncIterator in result)) return release();
-          return { onEnd: release };
+          if (!(Symbol.asyncIterator in result)) {
+            release();
+            return void settle(context, admitted);
+          }
+          // Each event is settled before it is sent: what its selection fetched is paid for.
+          return { onNext: () => settle(context, admitted), onEnd: release };
         },
       };
     },
   };
 
-  return { beforeParsing, beforeExecution, payForReading, payInAll };
+  return { beforeParsing, beforeExecution, payInAll };
 }
 
 /** How often the refusals of requests that were not read are summed up in one log line. */

@@ -10,6 +10,7 @@ import type { Socket } from "node:net";
 import type { Duplex } from "node:stream";
 import { Counter, Gauge, type Registry } from "prom-client";
 import type { ServerConfig } from "../config.ts";
+import { callerAddress } from "../limits/caller-address.ts";
 import type { Logger } from "../telemetry/logger.ts";
 import type { UpgradeHandler } from "./websocket.ts";
 import { refusalAnswer } from "./refusal-answer.ts";
@@ -37,28 +38,6 @@ type Refusal =
 
 /** How often refusals are summed up in one log line, so that a flood of them writes few lines. */
 const REFUSAL_LOG_INTERVAL_MS = 10_000;
-
-/**
- * The address a connection counts against: an IPv4 address as it is, an IPv6 address by its
- * /64, the least a single subscriber is given, so that one client cannot open its cap from each
- * of its addresses.
- */
-export function connectionAddress(address: string): string {
-  const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(address);
-  if (mapped) return mapped[1]!;
-  if (!address.includes(":")) return address;
-  const [head = "", tail] = address.split("%")[0]!.split("::");
-  const left = head === "" ? [] : head.split(":");
-  const right = tail === undefined || tail === "" ? [] : tail.split(":");
-  // An embedded IPv4 tail ("::1.2.3.4") stands for two groups.
-  const rightGroups = right.length + (right.at(-1)?.includes(".") ? 1 : 0);
-  const groups =
-    tail === undefined ? left : [...left, ...Array<string>(Math.max(0, 8 - left.length - rightGroups)).fill("0"), ...right];
-  return `${groups
-    .slice(0, 4)
-    .map((group) => Number.parseInt(group, 16).toString(16))
-    .join(":")}::/64`;
-}
 
 export function createGatewayServer(
   listener: RequestListener,
@@ -168,7 +147,7 @@ export function createGatewayServer(
       if (connections.delete(socket)) open -= 1;
     });
     if (config.maxConnectionsPerAddress === 0 || socket.remoteAddress === undefined) return;
-    const address = connectionAddress(socket.remoteAddress);
+    const address = callerAddress(socket.remoteAddress);
     const count = (openByAddress.get(address) ?? 0) + 1;
     if (count > config.maxConnectionsPerAddress) {
       refuse("max_connections_per_address");

@@ -12,7 +12,7 @@ import type { GatewayConfig } from "../config.ts";
 import type { BucketRef } from "../limits/token-buckets.ts";
 import type { SocketBudget } from "../gateway.ts";
 import { API_KEY_HEADER } from "../upstream/http.ts";
-import { connectionAddress } from "./http-server.ts";
+import { callerAddress } from "../limits/caller-address.ts";
 
 /** A refusal as the HTTP answer to the upgrade: status, reason phrase, code, message, extensions. */
 export interface UpgradeRefusal {
@@ -50,13 +50,13 @@ export function originAllowed(origin: string | undefined, host: string | undefin
 }
 
 /** The address a caller is known by: the socket's, or behind a trusted proxy the last `X-Forwarded-For` hop; an IPv6 address by its /64. */
-function callerAddress(upgrade: IncomingMessage, trustProxy: boolean): string | undefined {
+function upgradeAddress(upgrade: IncomingMessage, trustProxy: boolean): string | undefined {
   const forwardedHeader = upgrade.headers["x-forwarded-for"];
   const forwarded = trustProxy
     ? (Array.isArray(forwardedHeader) ? forwardedHeader.join(",") : forwardedHeader)?.split(",").at(-1)?.trim()
     : undefined;
   const address = forwarded && isIP(forwarded) ? forwarded : upgrade.socket.remoteAddress;
-  return address === undefined ? undefined : connectionAddress(address);
+  return address === undefined ? undefined : callerAddress(address);
 }
 
 export class UpgradeAdmission {
@@ -87,7 +87,7 @@ export class UpgradeAdmission {
       };
     }
     const remoteAddress = upgrade.socket.remoteAddress;
-    const address = callerAddress(upgrade, this.config.rateLimit.trustProxy);
+    const address = upgradeAddress(upgrade, this.config.rateLimit.trustProxy);
     const headerKey = upgrade.headers[API_KEY_HEADER];
     const buckets = this.budget?.bucketsOf(upgrade, typeof headerKey === "string" ? headerKey : undefined, remoteAddress) ?? [];
     if (this.budget) {

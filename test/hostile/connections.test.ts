@@ -3,7 +3,7 @@
  * The gateway is served on a real port by the server the process uses (src/server/http-server.ts).
  */
 import { afterEach, describe, expect, it } from "vitest";
-import { connectionAddress } from "../../src/server/http-server.ts";
+import { callerAddress } from "../../src/limits/caller-address.ts";
 import { ExportTransactionsDocument } from "../generated/graphql.ts";
 import { execute, metricsText, until, upstreamCalls } from "../support/harness.ts";
 import {
@@ -202,13 +202,13 @@ describe("row 9: connection caps", () => {
   });
 
   it("row 9: connections count against an IPv4 address, or an IPv6 address's /64", () => {
-    expect(connectionAddress("203.0.113.7")).toBe("203.0.113.7");
-    expect(connectionAddress("::ffff:203.0.113.7")).toBe("203.0.113.7");
-    expect(connectionAddress("2001:db8:1:2:aaaa::1")).toBe("2001:db8:1:2::/64");
-    expect(connectionAddress("2001:db8:1:2:ffff:ffff:ffff:ffff")).toBe("2001:db8:1:2::/64");
-    expect(connectionAddress("2001:0db8::5")).toBe("2001:db8:0:0::/64");
-    expect(connectionAddress("::1")).toBe("0:0:0:0::/64");
-    expect(connectionAddress("fe80::1%eth0")).toBe("fe80:0:0:0::/64");
+    expect(callerAddress("203.0.113.7")).toBe("203.0.113.7");
+    expect(callerAddress("::ffff:203.0.113.7")).toBe("203.0.113.7");
+    expect(callerAddress("2001:db8:1:2:aaaa::1")).toBe("2001:db8:1:2::/64");
+    expect(callerAddress("2001:db8:1:2:ffff:ffff:ffff:ffff")).toBe("2001:db8:1:2::/64");
+    expect(callerAddress("2001:0db8::5")).toBe("2001:db8:0:0::/64");
+    expect(callerAddress("::1")).toBe("0:0:0:0::/64");
+    expect(callerAddress("fe80::1%eth0")).toBe("fe80:0:0:0::/64");
   });
 });
 

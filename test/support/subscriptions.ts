@@ -25,18 +25,23 @@ export function subscribeExport(harness: Harness, id: string, headers: Record<st
   return subscribeSse(harness, print(WatchExportOperationDocument), { id }, headers);
 }
 
-/** Any subscription on a gateway, over Server-Sent Events. */
+/** Any subscription on a gateway, over Server-Sent Events; `serverContext` as Node's listener would give it (a socket's address). */
 export async function subscribeSse(
   harness: Harness,
   query: string,
   variables: Record<string, unknown>,
   headers: Record<string, string> = {},
+  serverContext: Record<string, never> = {},
 ): Promise<ExportSubscription> {
-  const response = await harness.gateway.yoga.fetch("http://gateway.test/graphql", {
-    method: "POST",
-    headers: { "content-type": "application/json", accept: "text/event-stream", ...headers },
-    body: JSON.stringify({ query, variables }),
-  });
+  const response = await harness.gateway.yoga.fetch(
+    "http://gateway.test/graphql",
+    {
+      method: "POST",
+      headers: { "content-type": "application/json", accept: "text/event-stream", ...headers },
+      body: JSON.stringify({ query, variables }),
+    },
+    serverContext,
+  );
   expect(response.headers.get("content-type")).toMatch(/^text\/event-stream/);
   const reader = response.body!.getReader();
   const decoder = new TextDecoder();

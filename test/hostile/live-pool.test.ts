@@ -1,0 +1,210 @@
+/**
+ * Row 17: live work is paid for, and the pool of live pollers is shared fairly. Callers are told
+ * apart by X-Forwarded-For (TRUST_PROXY); the simulator's clock is driven, so that the blocks a
+ * poll finds are the test's to choose.
+ */
+import { afterEach, describe, expect, it } from "vitest";
+import { subscribeSse, type ExportSubscription, type SseEvent } from "../support/subscriptions.ts";
+import { execute, startHarness, until, upstreamCalls, type Harness } from "../support/harness.ts";
+
+const C_CHAIN = "43114";
+const BLOCKS_ROUTE = "GET /v1/chains/{chainId}/blocks";
+const ADDRESS_ROUTE = "GET /v1/chains/{chainId}/addresses/{address}/transactions";
+/** A block's transactions, and each one's input: some 8 upstream calls per block. */
+const COSTLY_BLOCKS = `subscription ($after: BigInt) {
+  newBlocks(chainId: "${C_CHAIN}", after: $after) { blockNumber transactions { nodes { input } } }
+}`;
+/** Nothing beyond the block: the subscription is estimated at its first read, 1. */
+const BLOCK_NUMBERS = `subscription { newBlocks(chainId: "${C_CHAIN}") { blockNumber } }`;
+
+interface Payload {
+  data?: { newBlocks?: { blockNumber: string } | null } | null;
+  errors?: { message: string; extensions: Record<string, unknown> }[];
+}
+
+let harness: Harness | undefined;
+afterEach(async () => {
+  await harness?.close();
+  harness = undefined;
+});
+
+const from = (address: string) => ({ "x-forwarded-for": address });
+
+function head(chainId = C_CHAIN): bigint {
+  return BigInt(harness!.simulator.clock().heads.find((chain) => chain.chainId === chainId)!.blockNumber);
+}
+
+function payloads(events: SseEvent[]): Payload[] {
+  return events.filter((event) => event.event === "next").map((event) => JSON.parse(event.data) as Payload);
+}
+
+/** The calls of every route but the poller's: what the events' selections fetched (and the chain's look-up). */
+function selectionCalls(): number {
+  return Object.entries(upstreamCalls(harness!))
+    .filter(([route]) => route !== BLOCKS_ROUTE)
+    .reduce((sum, [, count]) => sum + count, 0);
+}
+
+/** A gateway whose block pollers read every `pollMs`, for callers with a budget of `burst` that hardly refills. */
+async function polling(pollMs: number, burst: number, env: Record<string, string> = {}): Promise<Harness> {
+  return startHarness({
+    TRUST_PROXY: "true",
+    RATE_LIMIT_RATE: "0.001",
+    RATE_LIMIT_BURST: String(burst),
+    LIVE_BLOCKS_POLL_MS: String(pollMs),
+    LIVE_BLOCKS_MAX_POLL_MS: String(pollMs),
+    ...env,
+  });
+}
+
+/**
+ * Subscribes as `address`, lets `seconds` of blocks arrive after the poller's first read, and
+ * reads the stream until the caller's budget ends it; the head before, the blocks that arrived
+ * and the events.
+ */
+async function untilSpent(query: string, address: string, seconds: number) {
+  const subscription = await subscribeSse(harness!, query, {}, from(address));
+  await until(() => (upstreamCalls(harness!)[BLOCKS_ROUTE] ?? 0) >= 1, "the poller's first read");
+  const before = head();
+  harness!.simulator.advanceClock(seconds);
+  const arrived = Number(head() - before);
+  const events = payloads(await subscription.rest());
+  expect(events.at(-1)!.errors?.[0]?.extensions).toMatchObject({ code: "RATE_LIMITED", cost: 1 });
+  expect(events.at(-1)!.errors?.[0]?.message).toMatch(/each read of its poller for your subscription \(the stream ends\)/);
+  await until(() => harness!.gateway.liveCounts().pollers === 0, "the poller to stop");
+  return { before, arrived, events };
+}
+
+describe("row 17: live work is paid for", () => {
+  it("row 17: each event pays what its selection fetched, and a resume pays each page it reads", async () => {
+    // No poll after the first read: the reads are the first and the resume's.
+    harness = await polling(600_000, 1000);
+    const missed = 30;
+    const subscription = await subscribeSse(
+      harness,
+      COSTLY_BLOCKS,
+      { after: String(head() - BigInt(missed)) },
+      from("198.51.100.1"),
+    );
+    const events: Payload[] = [];
+    for (let index = 0; index < missed; index += 1) events.push(...payloads([(await subscription.next())!]));
+    expect(events.map((event) => event.data?.newBlocks?.blockNumber)).toEqual(
+      Array.from({ length: missed }, (_, index) => String(head() - BigInt(missed) + 1n + BigInt(index))),
+    );
+    await subscription.cancel();
+
+    const resumePages = upstreamCalls(harness)[BLOCKS_ROUTE]! - 1;
+    const fetched = selectionCalls();
+    expect(resumePages).toBe(1);
+    expect(fetched).toBeGreaterThan(4 * missed);
+    // Its first read came with the subscription's charge, which the selections' calls outgrew;
+    // each page of the resume cost 1. The follow-up costs 1.
+    const followUp = await execute(harness, "{ __typename }", {}, from("198.51.100.1"));
+    expect(Number(followUp.headers.get("ratelimit-remaining"))).toBe(1000 - fetched - resumePages - 1);
+  });
+
+  it("row 17: a caller whose events' selections put it in debt has its stream ended by the next poll's charge", async () => {
+    const burst = 150;
+    harness = await polling(100, burst);
+    // Some 30 blocks arrive, whose transactions' inputs cost more than the budget holds.
+    const { arrived, events } = await untilSpent(COSTLY_BLOCKS, "198.51.100.2", 60);
+    expect(events.filter((event) => event.data?.newBlocks)).toHaveLength(arrived);
+
+    // It paid each read after the first and every call its events made: that many beyond its budget.
+    const reads = upstreamCalls(harness)[BLOCKS_ROUTE]!;
+    const debt = selectionCalls() + reads - 1 - burst;
+    expect(debt).toBeGreaterThan(0);
+    const refused = await execute(harness, "{ __typename }", {}, from("198.51.100.2"));
+    expect(refused.status).toBe(429);
+    // Until it holds 1 again, at 0.001 a second: its debt and 1.
+    expect(Math.round(Number(refused.headers.get("retry-after")) / 1_000)).toBe(debt + 1);
+  });
+
+  it("row 17: a poll that pages back several pages costs each subscriber every page", async () => {
+    const burst = 40;
+    harness = await polling(100, burst, { LIVE_MAX_PENDING_EVENTS: "1000" });
+    // Some 300 blocks arrive before the next poll: it reads 100 a page.
+    const { before, arrived, events } = await untilSpent(BLOCK_NUMBERS, "198.51.100.3", 600);
+    expect(arrived).toBeGreaterThan(200);
+    expect(events.filter((event) => event.data?.newBlocks).map((event) => event.data!.newBlocks!.blockNumber)).toEqual(
+      Array.from({ length: arrived }, (_, index) => String(before + 1n + BigInt(index))),
+    );
+    // The subscription paid its first read; every later read, each page of the long poll too, 1:
+    // as many reads as the budget.
+    expect(upstreamCalls(harness)[BLOCKS_ROUTE]).toBe(burst);
+  });
+});
+
+/** A subscription to an address's new transactions: a question of its own, one poller. */
+function addressQuestion(index: number): string {
+  return `subscription { newAddressTransactions(chainId: "${C_CHAIN}", address: "0x${index.toString(16).padStart(40, "0")}") { transaction { txHash } } }`;
+}
+
+/** The errors of a stream that has ended. */
+async function errorsOf(subscription: ExportSubscription): Promise<Payload["errors"]> {
+  return payloads(await subscription.rest()).flatMap((event) => event.errors ?? []);
+}
+
+describe("row 17: the pool of live pollers is shared fairly", () => {
+  it("row 17: no caller holds more than its share; at capacity a question already asked is joined, and a newcomer takes a poller from the largest holder, never a shared one", async () => {
+    // No poll after the first reads: the pollers only count.
+    harness = await polling(600_000, 100_000, {
+      LIVE_MAX_POLLERS: "4",
+      LIVE_MAX_POLLERS_PER_CALLER: "2",
+      LIVE_ADDRESS_POLL_MS: "600000",
+      LIVE_ADDRESS_MAX_POLL_MS: "600000",
+    });
+    const live = () => harness!.gateway.liveCounts();
+    const started = (pollers: number, subscribers: number) =>
+      until(
+        () => live().pollers === pollers && live().subscribers === subscribers,
+        `${pollers} pollers, ${subscribers} subscribers`,
+      );
+    // One caller, however it rotates its addresses inside its /64.
+    const greedy = (index: number) => from(`2001:db8:7:7::${index + 1}`);
+
+    const held = [
+      await subscribeSse(harness, addressQuestion(0), {}, greedy(0)),
+      await subscribeSse(harness, addressQuestion(1), {}, greedy(1)),
+    ];
+    await started(2, 2);
+    await until(() => upstreamCalls(harness!)[ADDRESS_ROUTE] === 2, "the two pollers' first reads");
+    harness.simulator.resetCounters();
+    const third = await errorsOf(await subscribeSse(harness, addressQuestion(2), {}, greedy(2)));
+    expect(third?.[0]?.extensions).toEqual({ code: "LIVE_CAPACITY", maxPollers: 4, maxPollersPerCaller: 2 });
+    expect(third?.[0]?.message).toMatch(/only subscriber of 2 live questions, the most LIVE_MAX_POLLERS_PER_CALLER allows/);
+    expect(upstreamCalls(harness)).toEqual({});
+
+    // Two callers share the blocks of a chain; a fourth question fills the pool.
+    const shared = [
+      await subscribeSse(harness, BLOCK_NUMBERS, {}, from("198.51.100.10")),
+      await subscribeSse(harness, BLOCK_NUMBERS, {}, from("198.51.100.11")),
+    ];
+    const fourth = await subscribeSse(harness, addressQuestion(3), {}, from("198.51.100.12"));
+    await started(4, 5);
+    // A question already asked is joined at capacity, by a new caller and by the largest holder alike: no poller is added.
+    const joined = [
+      await subscribeSse(harness, BLOCK_NUMBERS, {}, from("198.51.100.13")),
+      await subscribeSse(harness, addressQuestion(0), {}, greedy(3)),
+    ];
+    await started(4, 7);
+
+    // A newcomer asks a new question: the caller holding most alone (2) gives one up.
+    const newcomer = await subscribeSse(harness, addressQuestion(4), {}, from("198.51.100.14"));
+    const reclaimed = await errorsOf(held[0]!);
+    expect(reclaimed?.[0]?.extensions).toEqual({ code: "LIVE_CAPACITY", maxPollers: 4, reclaimed: true });
+    expect(reclaimed?.[0]?.message).toMatch(/you were the only subscriber of 2 of them, more than any other caller/);
+    expect(await errorsOf(joined[1]!)).toEqual(reclaimed);
+    await started(4, 6);
+
+    // Now each of three callers holds one poller alone, and the fourth is shared: nobody holds more than a newcomer's next question would take.
+    harness.simulator.resetCounters();
+    const refused = await errorsOf(await subscribeSse(harness, addressQuestion(5), {}, from("198.51.100.14")));
+    expect(refused?.[0]?.extensions).toEqual({ code: "LIVE_CAPACITY", maxPollers: 4 });
+    expect(refused?.[0]?.message).toMatch(/no caller holds more of them alone than you/);
+    expect(upstreamCalls(harness)).toEqual({});
+    // The shared poller was never taken: its three subscribers, and the three lone holders', still stream.
+    expect(live()).toEqual({ pollers: 4, subscribers: 6 });
+    for (const subscription of [...shared, joined[0]!, held[1]!, fourth, newcomer]) await subscription.cancel();
+  });
+});
