@@ -5,11 +5,28 @@
  * needs many, from 127.(row).1.1 on (client.ts). Every socket an attack opens is closed at its
  * deadline; a refusal or a close is counted, never thrown.
  */
-import { sleep } from "./client.ts";
-import { AttackSocket, holdConnections, wsUrl, type GraphQLWsMessage, type Held, type Holder } from "./sockets.ts";
+import { attackerAddresses, sleep } from "./client.ts";
+import { letters } from "./requests.ts";
+import {
+  AttackSocket,
+  holdConnections,
+  messageOutcome,
+  RawConnection,
+  subscribeFrame,
+  wsUrl,
+  type GraphQLWsMessage,
+  type Held,
+  type Holder,
+} from "./sockets.ts";
 import type { Attack, AttackContext } from "./types.ts";
 
 const untilDeadline = (context: AttackContext) => sleep(Math.max(0, context.deadline - performance.now()));
+
+/** Waits until `done()` or `ms` have passed. */
+async function waitFor(done: () => boolean, ms: number): Promise<void> {
+  const until = performance.now() + ms;
+  while (!done() && performance.now() < until) await sleep(100);
+}
 
 const megabytes = (bytes: number) => Math.round(bytes / 1e5) / 10;
 
@@ -28,6 +45,50 @@ function heldFigures(context: AttackContext, holder: Holder<Held>): void {
   context.figures.attempts = holder.stats.attempts;
   context.figures.peakOpen = holder.stats.peakOpen;
   context.figures.openAtEnd = openAtEnd;
+}
+
+/**
+ * Sockets from the attacker's address that send `subscribe { __typename }` frames, each with a
+ * fresh id, as fast as the socket takes them (up to 64 kB buffered), whatever the answers say,
+ * and reopen when the gateway closes them.
+ */
+async function frameFlood(context: AttackContext, sockets: number): Promise<void> {
+  let frames = 0;
+  let completes = 0;
+  let bytes = 0;
+  const holder = holdConnections({
+    context,
+    count: sockets,
+    addressOf: () => context.address,
+    connect: (address) =>
+      socketFrom(context, address, (message) => {
+        if (message.type === "complete") completes += 1;
+        else if (message.type !== "connection_ack") context.tally.add(messageOutcome(message));
+      }),
+    async onOpen(socket) {
+      if (!(await socket.init())) return;
+      let id = 0;
+      await new Promise<void>((resolve) => {
+        const pump = () => {
+          if (!socket.open || performance.now() >= context.deadline) return resolve();
+          for (let sent = 0; sent < 64 && socket.ws.bufferedAmount < 65_536; sent += 1) {
+            const frame = subscribeFrame(String((id += 1)), "{ __typename }");
+            socket.send(frame);
+            frames += 1;
+            bytes += frame.length;
+          }
+          if (socket.ws.bufferedAmount < 65_536) setImmediate(pump);
+          else setTimeout(pump, 1);
+        };
+        pump();
+      });
+    },
+  });
+  await untilDeadline(context);
+  heldFigures(context, holder);
+  context.figures.subscribeFramesSent = frames;
+  context.figures.mbSent = megabytes(bytes);
+  context.figures.completes = completes;
 }
 
 export const TRANSPORT_ATTACKS: Attack[] = [
@@ -61,5 +122,80 @@ export const TRANSPORT_ATTACKS: Attack[] = [
       context.figures.acknowledged = acks;
       context.figures.mbSent = megabytes(inits * init.length);
     },
+  },
+  {
+    row: 18,
+    title: "idle WebSockets: 16 addresses × 64 sockets that send connection_init and hold, opened before the window",
+    async prepare(context) {
+      const addresses = attackerAddresses(context.row, 16);
+      let acks = 0;
+      const holder = holdConnections({
+        context,
+        count: 16 * 64,
+        addressOf: (index) => addresses[Math.floor(index / 64)]!,
+        connect: (address) => socketFrom(context, address),
+        async onOpen(socket) {
+          if (await socket.init()) acks += 1;
+        },
+      });
+      // Every socket acknowledged and open at once, unless the gateway will not have it.
+      await waitFor(() => holder.stats.open >= 16 * 64 && acks >= 16 * 64, 40_000);
+      context.figures.openBeforeTheWindow = holder.stats.open;
+      context.figures.acknowledgedBeforeTheWindow = acks;
+      return holder;
+    },
+    async run(context, prepared) {
+      await untilDeadline(context);
+      heldFigures(context, prepared as Holder<AttackSocket>);
+    },
+  },
+  {
+    row: 19,
+    title:
+      "slow headers: 16 addresses × 64 connections that send a header line a second and never end them, opened before the window",
+    async prepare(context) {
+      const url = new URL(context.origin);
+      const addresses = attackerAddresses(context.row, 16);
+      const lived: number[] = [];
+      const holder = holdConnections({
+        context,
+        count: 16 * 64,
+        addressOf: (index) => addresses[Math.floor(index / 64)]!,
+        connect: (address) => new RawConnection(url.hostname, Number(url.port), address, context.tally),
+        async onOpen(connection) {
+          const began = performance.now();
+          connection.write(`GET ${context.path} HTTP/1.1\r\nHost: ${url.host}\r\n`);
+          let line = 0;
+          const timer = setInterval(() => connection.write(`X-Slow-${(line += 1)}: ${letters(8)}\r\n`), 1_000);
+          void connection.closed.then(() => {
+            clearInterval(timer);
+            if (performance.now() < context.deadline) lived.push((performance.now() - began) / 1000);
+          });
+        },
+      });
+      await Promise.race([holder.settled, sleep(40_000)]);
+      context.figures.openBeforeTheWindow = holder.stats.open;
+      return { holder, lived };
+    },
+    async run(context, prepared) {
+      const { holder, lived } = prepared as { holder: Holder<RawConnection>; lived: number[] };
+      await untilDeadline(context);
+      heldFigures(context, holder);
+      lived.sort((a, b) => a - b);
+      context.figures.medianSecondsUntilClosed = lived.length
+        ? Math.round(lived[Math.floor(lived.length / 2)]! * 10) / 10
+        : "none closed";
+    },
+  },
+  {
+    row: 20,
+    title: "frame flood: one socket subscribing { __typename } as fast as it can, a fresh id each, past its budget",
+    run: (context) => frameFlood(context, 1),
+  },
+  {
+    row: 21,
+    title:
+      "frame flood: 4 sockets from one address subscribing { __typename } as fast as they can, a fresh id each, past their budget",
+    run: (context) => frameFlood(context, 4),
   },
 ];
