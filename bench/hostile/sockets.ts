@@ -42,7 +42,8 @@ export function messageOutcome(message: GraphQLWsMessage): string {
 function upgradeFailure(error: Error): string {
   const status = /Unexpected server response: (\d+)/.exec(error.message)?.[1];
   if (status) return `upgrade refused: HTTP ${status}`;
-  return failureOf(error);
+  // ws's own errors (a handshake that timed out) have no code: their message says what happened.
+  return (error as { code?: unknown }).code === undefined ? `failed: ${error.message.slice(0, 60)}` : failureOf(error);
 }
 
 export interface SocketOptions {

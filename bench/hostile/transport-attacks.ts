@@ -5,8 +5,10 @@
  * needs many, from 127.(row).1.1 on (client.ts). Every socket an attack opens is closed at its
  * deadline; a refusal or a close is counted, never thrown.
  */
-import { attackerAddresses, sleep } from "./client.ts";
-import { letters } from "./requests.ts";
+import { getIntrospectionQuery } from "graphql";
+import type { Pool } from "undici";
+import { attackerAddresses, loops, sleep } from "./client.ts";
+import { letters, MAX_STEPS, max, postCounted } from "./requests.ts";
 import {
   AttackSocket,
   holdConnections,
@@ -89,6 +91,15 @@ async function frameFlood(context: AttackContext, sockets: number): Promise<void
   context.figures.subscribeFramesSent = frames;
   context.figures.mbSent = megabytes(bytes);
   context.figures.completes = completes;
+}
+
+/** `GET path` with `headers`, its body counted but not kept: the status, content type and bytes. */
+async function getCounted(client: Pool, path: string, headers: Record<string, string>) {
+  const response = await client.request({ method: "GET", path, headers });
+  let bytes = 0;
+  for await (const chunk of response.body) bytes += (chunk as Buffer).length;
+  const contentType = String(response.headers["content-type"] ?? "").split(";")[0] || "no content type";
+  return { outcome: `${response.statusCode} ${contentType}`, bytes, encoding: response.headers["content-encoding"] };
 }
 
 export const TRANSPORT_ATTACKS: Attack[] = [
@@ -197,5 +208,97 @@ export const TRANSPORT_ATTACKS: Attack[] = [
     title:
       "frame flood: 4 sockets from one address subscribing { __typename } as fast as they can, a fresh id each, past their budget",
     run: (context) => frameFlood(context, 4),
+  },
+  {
+    row: 22,
+    title: "unread results: 16 sockets × 20 full introspections on sockets that never read",
+    async run(context) {
+      const query = getIntrospectionQuery();
+      let asked = 0;
+      let bytes = 0;
+      const sockets = range(16).map(() =>
+        socketFrom(context, context.address, (message) => {
+          if (message.type !== "connection_ack" && message.type !== "complete")
+            context.tally.add(`read after the window: ${messageOutcome(message)}`);
+        }),
+      );
+      await Promise.all(
+        sockets.map(async (socket) => {
+          if (!(await socket.init())) return;
+          socket.pauseReading();
+          for (let id = 1; id <= 20; id += 1) {
+            const frame = subscribeFrame(String(id), query);
+            if (socket.send(frame)) {
+              asked += 1;
+              bytes += frame.length;
+            }
+          }
+        }),
+      );
+      context.figures.introspectionsAsked = asked;
+      context.figures.mbSent = megabytes(bytes);
+      await untilDeadline(context);
+      // Read again: what the gateway kept for these sockets, and whether it closed them.
+      for (const socket of sockets) socket.resumeReading();
+      await Promise.race([Promise.all(sockets.map((socket) => socket.closed)), sleep(3_000)]);
+      const open = sockets.filter((socket) => socket.open).length;
+      context.tally.add("open at the end", open);
+      context.figures.mbReadAfterTheWindow = megabytes(sockets.reduce((sum, socket) => sum + socket.bytesReceived, 0));
+      context.figures.openAtEnd = open;
+      for (const socket of sockets) socket.close();
+    },
+  },
+  {
+    row: 23,
+    title: "GraphiQL flood: GET /graphql with accept: text/html and no accept-encoding, on 4 connections from one address",
+    gatewayEnv: { GRAPHIQL: "true" },
+    async run(context) {
+      const client = context.pool(4);
+      let bytes = 0;
+      let compressed = 0;
+      await loops(
+        4,
+        context.deadline,
+        MAX_STEPS,
+        async () => {
+          const answer = await getCounted(client, context.path, { accept: "text/html" });
+          context.tally.add(answer.outcome);
+          bytes += answer.bytes;
+          if (answer.encoding) compressed += 1;
+          max(context.figures, "largestAnswerBytes", answer.bytes);
+        },
+        context.tally,
+      );
+      context.figures.mbReceived = megabytes(bytes);
+      context.figures.compressedAnswers = compressed;
+    },
+  },
+  {
+    row: 24,
+    title: "introspection flood: full introspection over HTTP from two addresses, each as fast as its budget allows",
+    async run(context) {
+      const body = JSON.stringify({ query: getIntrospectionQuery() });
+      let waits = 0;
+      await Promise.all(
+        attackerAddresses(context.row, 2).map((address) => {
+          const client = context.pool(2, address);
+          return loops(
+            2,
+            context.deadline,
+            MAX_STEPS,
+            async () => {
+              const answer = await postCounted(context, client, body);
+              // Within the budget: a refusal waits as long as it says.
+              if (answer.status === 429) {
+                waits += 1;
+                await sleep(Math.min(Math.max(0, context.deadline - performance.now()), (answer.retryAfterSeconds ?? 1) * 1000));
+              }
+            },
+            context.tally,
+          );
+        }),
+      );
+      context.figures.waitsForRetryAfter = waits;
+    },
   },
 ];
