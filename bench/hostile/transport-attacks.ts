@@ -5,10 +5,11 @@
  * needs many, from 127.(row).1.1 on (client.ts). Every socket an attack opens is closed at its
  * deadline; a refusal or a close is counted, never thrown.
  */
+import { randomBytes } from "node:crypto";
 import { getIntrospectionQuery } from "graphql";
 import type { Pool } from "undici";
-import { attackerAddresses, loops, sleep } from "./client.ts";
-import { letters, MAX_STEPS, max, postCounted } from "./requests.ts";
+import { attackerAddresses, failureOf, freshCallerAddress, loops, outcomeOf, sleep } from "./client.ts";
+import { letters, MAX_STEPS, max, postCounted, sseStreams } from "./requests.ts";
 import {
   AttackSocket,
   holdConnections,
@@ -100,6 +101,48 @@ async function getCounted(client: Pool, path: string, headers: Record<string, st
   for await (const chunk of response.body) bytes += (chunk as Buffer).length;
   const contentType = String(response.headers["content-type"] ?? "").split(";")[0] || "no content type";
   return { outcome: `${response.statusCode} ${contentType}`, bytes, encoding: response.headers["content-encoding"] };
+}
+
+/** An address in the /64 2001:db8:0:(row)::/64, its last 64 bits drawn at random. */
+function addressInOne64(row: number): string {
+  const groups = Array.from({ length: 4 }, () => randomBytes(2).toString("hex"));
+  return `2001:db8:0:${row.toString(16)}:${groups.join(":")}`;
+}
+
+/** One address, in a /64 of its own: what one caller gets, beside the rotating ones. */
+const oneAddress = (row: number) => `2001:db8:1:${row.toString(16)}::1`;
+
+/**
+ * Runs `attack` twice at once, its outcomes counted under each label: from a new address of one
+ * /64 each time (`from()`), and from one address in a /64 of its own. What each returns is the
+ * figure `name`ByRotatingAddresses and `name`ByOneAddress.
+ */
+async function rotatingBesideOne(
+  context: AttackContext,
+  name: string,
+  attack: (label: string, from: () => string) => Promise<number>,
+): Promise<void> {
+  const [rotating, one] = await Promise.all([
+    attack("new address in one /64: ", () => addressInOne64(context.row)),
+    attack("one address: ", () => oneAddress(context.row)),
+  ]);
+  context.figures[`${name}ByRotatingAddresses`] = rotating;
+  context.figures[`${name}ByOneAddress`] = one;
+}
+
+const randomEvmAddress = () => `0x${randomBytes(20).toString("hex")}`;
+
+/** The gateway's `gateway_live_pollers` now (a scrape of /metrics from `address`), or what it answered instead. */
+async function livePollers(context: AttackContext, address: string): Promise<number | string> {
+  try {
+    const response = await context.pool(1, address).request({ method: "GET", path: "/metrics" });
+    const text = await response.body.text();
+    if (response.statusCode !== 200) return `/metrics: ${response.statusCode}`;
+    const values = [...text.matchAll(/^gateway_live_pollers(?:\{[^}]*\})? ([\d.e+]+)$/gm)].map((match) => Number(match[1]));
+    return values.length ? values.reduce((sum, value) => sum + value, 0) : "no gateway_live_pollers";
+  } catch (error) {
+    return `/metrics ${failureOf(error)}`;
+  }
 }
 
 export const TRANSPORT_ATTACKS: Attack[] = [
@@ -299,6 +342,113 @@ export const TRANSPORT_ATTACKS: Attack[] = [
         }),
       );
       context.figures.waitsForRetryAfter = waits;
+    },
+  },
+  {
+    row: 25,
+    title:
+      "IPv6 rotation: costly queries (101 units: 100 blocks, a transaction of each), each from a new address of one /64 in X-Forwarded-For, beside one address",
+    gatewayEnv: { TRUST_PROXY: "true" },
+    async run(context) {
+      const client = context.pool(4);
+      // 101 units each at the default limits (a block's transactions are a call per block), so
+      // that one address's burst pays for 9; a new alias each time, so that no cache answers it.
+      const costly = () => ({
+        query: `{ b${letters(8)}: latestBlocks(first: 100) { nodes { blockNumber transactions(first: 1) { nodes { txHash } } } } }`,
+      });
+      await rotatingBesideOne(context, "served", async (label, from) => {
+        let served = 0;
+        await loops(
+          2,
+          context.deadline,
+          MAX_STEPS,
+          async () => {
+            const answer = await postCounted(context, client, costly(), label, { "x-forwarded-for": from() });
+            if (outcomeOf(answer) === "200 data") served += 1;
+          },
+          context.tally,
+        );
+        return served;
+      });
+    },
+  },
+  {
+    row: 26,
+    title:
+      "IPv6 rotation: 25 newBlocks subscriptions, each from a new address of one /64 in X-Forwarded-For, where a caller may hold 10; and 25 from one address",
+    gatewayEnv: { TRUST_PROXY: "true" },
+    async run(context) {
+      const client = context.pool(50);
+      const body = { query: 'subscription { newBlocks(chainId: "43114") { blockNumber } }' };
+      const streams = (from: () => string) => range(25).map(() => ({ body, headers: { "x-forwarded-for": from() } }));
+      await rotatingBesideOne(
+        context,
+        "streamsHeld",
+        async (label, from) => (await sseStreams(context, client, streams(from), label)).openAtEnd,
+      );
+    },
+  },
+  {
+    row: 27,
+    title:
+      "poller pool: 200 addresses × 10 newAddressTransactions of random addresses over graphql-ws, then a newcomer's newBlocks(43114) (live simulator)",
+    simulatorEnv: { SIM_LIVE: "true" },
+    async prepare(context) {
+      const addresses = attackerAddresses(context.row, 200);
+      const query =
+        "subscription($chainId: ID!, $address: EvmAddress!) { newAddressTransactions(chainId: $chainId, address: $address) { __typename } }";
+      let subscribed = 0;
+      const holder = holdConnections({
+        context,
+        count: 200,
+        addressOf: (index) => addresses[index]!,
+        connect: (address) =>
+          socketFrom(context, address, (message) => {
+            if (message.type !== "connection_ack") context.tally.add(`pool subscription: ${messageOutcome(message)}`);
+          }),
+        async onOpen(socket) {
+          if (!(await socket.init())) return;
+          for (let id = 1; id <= 10; id += 1) {
+            if (socket.send(subscribeFrame(String(id), query, { chainId: "43114", address: randomEvmAddress() })))
+              subscribed += 1;
+          }
+        },
+      });
+      // Every socket open with its 10 subscriptions sent (or 40 s), then their first reads.
+      await waitFor(() => holder.current.filter((socket) => socket?.open).length >= 200 && subscribed >= 2_000, 40_000);
+      await sleep(3_000);
+      context.figures.poolSubscriptionsSent = subscribed;
+      context.figures.livePollersBeforeTheWindow = await livePollers(context, `127.${context.row}.0.2`);
+      return holder;
+    },
+    async run(context, prepared) {
+      const holder = prepared as Holder<AttackSocket>;
+      // The newcomer: a caller that has sent nothing, asking for the C-Chain's new blocks.
+      const begun = performance.now();
+      let verdict: string | undefined;
+      const newcomer = socketFrom(
+        context,
+        freshCallerAddress(context.row),
+        (message) => {
+          if (message.type === "connection_ack" || verdict) return;
+          verdict = messageOutcome(message);
+          context.figures.newcomerSecondsToFirstMessage = Math.round((performance.now() - begun) / 100) / 10;
+        },
+        "newcomer: ",
+      );
+      if (await newcomer.init()) {
+        newcomer.send(subscribeFrame("1", 'subscription { newBlocks(chainId: "43114") { blockNumber } }'));
+        // A block comes every 2 s or so on the live C-Chain: 20 s without one is no stream.
+        const waitUntil = performance.now() + 20_000;
+        while (!verdict && newcomer.open && performance.now() < waitUntil) await sleep(100);
+      }
+      verdict ??= newcomer.open ? "no event in 20 s" : "socket closed before an event";
+      newcomer.close();
+      context.tally.add(`newcomer's newBlocks: ${verdict}`);
+      context.figures.newcomerNewBlocks = verdict;
+      if (verdict !== "next data") context.legitErrors.add(`a newcomer's newBlocks: ${verdict}`);
+      await untilDeadline(context);
+      heldFigures(context, holder);
     },
   },
 ];
