@@ -48,6 +48,9 @@ function heldFigures(context: AttackContext, holder: Holder<Held>): void {
   context.figures.attempts = holder.stats.attempts;
   context.figures.peakOpen = holder.stats.peakOpen;
   context.figures.openAtEnd = openAtEnd;
+  context.figures.closedByTheGateway = Object.entries(context.tally.counts)
+    .filter(([outcome]) => outcome.includes("closed by the gateway"))
+    .reduce((sum, [, count]) => sum + count, 0);
 }
 
 /**
