@@ -3,7 +3,8 @@
  * prepares, says `ready`, waits for `go`, runs its attack to the deadline and sends its report.
  * It exits when the bench goes away.
  */
-import { runAttack, type AttackPlan, type AttackReport } from "./attacks.ts";
+import { runAttack } from "./attacks.ts";
+import type { AttackPlan, AttackReport } from "./types.ts";
 
 export type ToAttacker = { type: "plan"; plan: AttackPlan } | { type: "go" };
 export type FromAttacker = { type: "ready" } | { type: "report"; report: AttackReport } | { type: "failed"; message: string };

@@ -1,68 +1,17 @@
 /**
- * The attacks of issue 16's table, one per row, as `npm run bench:hostile` runs them beside the
+ * The attacks of issue 16's table (rows 1-16), one per row, and those of issue 25 (rows 17 on,
+ * bench/hostile/transport-attacks.ts), as `npm run bench:hostile` runs them beside the
  * legitimate load. Each runs from its own loopback address (127.0.0.(100 + row)), only against
  * the gateway on loopback, and stops by itself at its deadline or after a bounded number of
  * requests. They run in a child process (attacker.ts), so that generating them does not slow
  * the legitimate load's own event loop.
  */
-import { randomBytes } from "node:crypto";
 import { connect, type Socket } from "node:net";
 import type { Pool } from "undici";
 import { attackerAddress, failureOf, loops, outcomeOf, parseGraphQL, pool, send, sleep, Tally, type Answer } from "./client.ts";
-
-/** What the bench reads from the simulator before the attacks (bench/hostile/fixtures.ts). */
-export interface Fixtures {
-  /** A RegisterL1ValidatorTx on FUJI: its Warp message has a BLS signature to verify. */
-  registerL1ValidatorTxHash: string;
-  /** An address with C-Chain transactions on `exportDay`, for export jobs. */
-  evmAddress: string;
-  exportDay: string;
-  /** Blocks the legitimate load loads (latest-blocks' page and their parents). */
-  cachedBlocks: { chainId: string; hash: string }[];
-  /** The latest-blocks reference operation: a costly query that legitimate callers send. */
-  costlyQuery: { query: string; variables: Record<string, unknown> };
-}
-
-export interface AttackPlan {
-  row: number;
-  gatewayUrl: string;
-  seconds: number;
-  fixtures: Fixtures;
-}
-
-export interface AttackReport {
-  row: number;
-  /** Answers (or socket failures) by outcome: status and `extensions.code`. */
-  outcomes: Record<string, number>;
-  /** Figures particular to the attack. */
-  figures: Record<string, number | string>;
-}
-
-export interface AttackContext {
-  origin: string;
-  path: string;
-  address: string;
-  seconds: number;
-  /** `performance.now()` time at which every loop stops. */
-  deadline: number;
-  fixtures: Fixtures;
-  tally: Tally;
-  figures: Record<string, number | string>;
-  /** A pool of `connections` from the attacker's address; closed when the attack ends. */
-  pool(connections: number): Pool;
-}
-
-export interface Attack {
-  row: number;
-  title: string;
-  /** Gateway settings the row's scenario needs (beside the defaults). */
-  gatewayEnv?: Record<string, string>;
-  /** Simulator knobs the row's scenario needs during its phase. */
-  knobs?: (seconds: number) => Record<string, unknown>;
-  /** Work before the measured window (e.g. starting export jobs); its answers are counted too. */
-  prepare?(context: AttackContext): Promise<unknown>;
-  run(context: AttackContext, prepared: unknown): Promise<void>;
-}
+import { letters, max, MAX_STEPS, postCounted, postInTurn, sseStreams } from "./requests.ts";
+import { TRANSPORT_ATTACKS } from "./transport-attacks.ts";
+import type { Attack, AttackContext, AttackPlan, AttackReport } from "./types.ts";
 
 /** Rows that the bench does not run, and why. */
 export const SKIPPED: Record<number, string> = {
@@ -73,62 +22,12 @@ export const SKIPPED: Record<number, string> = {
 /** The key the gateway sends upstream for callers without one; in row 16, the only one the simulator accepts. */
 export const GATEWAY_KEY = "bench-hostile-gateway-key";
 
-const letters = (length: number) => Array.from(randomBytes(length), (byte) => String.fromCharCode(97 + (byte % 26))).join("");
-
 const base64 = (text: string) => Buffer.from(text).toString("base64");
 
 const aliases = (count: number, field: string) => Array.from({ length: count }, (_, index) => `a${index}: ${field}`).join(" ");
 
-/** Posts a GraphQL body and counts its outcome under `label`. */
-async function postCounted(
-  context: AttackContext,
-  client: Pool,
-  body: unknown,
-  label = "",
-  headers: Record<string, string> = {},
-): Promise<Answer> {
-  const answer = await send(client, {
-    method: "POST",
-    path: context.path,
-    headers,
-    body: typeof body === "string" ? body : JSON.stringify(body),
-  });
-  context.tally.add(`${label}${outcomeOf(answer)}`);
-  return answer;
-}
-
-function max(figures: Record<string, number | string>, name: string, value: number): void {
-  figures[name] = Math.max(Number(figures[name] ?? 0), value);
-}
-
-const MAX_STEPS = 200_000;
-
-interface LabelledBody {
-  label: string;
-  body: unknown;
-}
-
-/** `workers` loops that post `bodies` in turn until the deadline, counting each answer under its body's label. */
-function postInTurn(
-  context: AttackContext,
-  client: Pool,
-  workers: number,
-  bodies: LabelledBody[],
-  onAnswer: (answer: Answer) => void = () => {},
-): Promise<void> {
-  return loops(
-    workers,
-    context.deadline,
-    MAX_STEPS,
-    async (index) => {
-      const { label, body } = bodies[index % bodies.length]!;
-      onAnswer(await postCounted(context, client, body, label));
-    },
-    context.tally,
-  );
-}
-
-export const ATTACKS: Attack[] = [
+/** The rows of issue 16's table. */
+const HTTP_ATTACKS: Attack[] = [
   {
     row: 1,
     title: "unique huge operation names, then /metrics scrapes",
@@ -353,7 +252,13 @@ export const ATTACKS: Attack[] = [
     async run(context, prepared) {
       const ids = prepared as string[];
       if (ids.length === 0) return;
-      await subscriptions(context, ids, 200);
+      const query = "subscription($id: ID!) { exportOperation(id: $id) { operationId operationStatus } }";
+      const streams = Array.from({ length: 200 }, (_, index) => ({
+        body: { query, variables: { id: ids[index % ids.length] } },
+      }));
+      const { opened, events } = await sseStreams(context, context.pool(streams.length), streams);
+      context.figures.subscriptionsOpened = opened;
+      context.figures.subscriptionEvents = events;
     },
   },
   {
@@ -552,75 +457,7 @@ async function slowBodies(context: AttackContext, count: number, declared: numbe
     : "none closed";
 }
 
-/** `count` SSE subscriptions to export jobs (ids taken in turn), read until the deadline. */
-async function subscriptions(context: AttackContext, ids: string[], count: number): Promise<void> {
-  const client = context.pool(count);
-  const query = "subscription($id: ID!) { exportOperation(id: $id) { operationId operationStatus } }";
-  let events = 0;
-  let waiting = 0;
-  let open = 0;
-  let opened = 0;
-  await Promise.all(
-    Array.from({ length: count }, async (_, index) => {
-      waiting += 1;
-      let streaming = false;
-      try {
-        const response = await client.request({
-          method: "POST",
-          path: context.path,
-          headers: { "content-type": "application/json", accept: "text/event-stream" },
-          body: JSON.stringify({ query, variables: { id: ids[index % ids.length] } }),
-        });
-        waiting -= 1;
-        const contentType = String(response.headers["content-type"] ?? "");
-        if (!contentType.startsWith("text/event-stream")) {
-          const text = await response.body.text();
-          context.tally.add(`subscription refused: ${outcomeOf({ status: response.statusCode, contentType, text })}`);
-          return;
-        }
-        streaming = true;
-        open += 1;
-        opened += 1;
-        let buffer = "";
-        let first = true;
-        let completed = false;
-        for await (const chunk of response.body) {
-          buffer += (chunk as Buffer).toString("utf8");
-          for (let end = buffer.indexOf("\n\n"); end >= 0; end = buffer.indexOf("\n\n")) {
-            const block = buffer.slice(0, end);
-            buffer = buffer.slice(end + 2);
-            const event = /^event: ?(.*)$/m.exec(block)?.[1];
-            if (!event) continue;
-            events += 1;
-            if (event === "complete") completed = true;
-            const data = /^data: ?(.*)$/m.exec(block)?.[1] ?? "";
-            const code = parseGraphQL(data)?.errors?.[0]?.extensions?.code;
-            if (first || code !== undefined || event !== "next") {
-              context.tally.add(
-                `subscription ${first ? "first " : ""}event: ${event}${code === undefined ? "" : ` ${String(code)}`}`,
-              );
-            }
-            first = false;
-          }
-        }
-        open -= 1;
-        if (!completed && performance.now() < context.deadline)
-          context.tally.add("subscription cut by the gateway without complete");
-      } catch (error) {
-        if (performance.now() < context.deadline) {
-          if (streaming) open -= 1;
-          else waiting -= 1;
-          context.tally.add(`subscription ${failureOf(error)}`);
-        }
-      }
-    }),
-  );
-  // Streams and requests still open when the attack's pools were cut at the deadline.
-  context.tally.add("subscription open at the end", open);
-  context.tally.add("subscription without an answer at the end", waiting);
-  context.figures.subscriptionsOpened = opened;
-  context.figures.subscriptionEvents = events;
-}
+export const ATTACKS: Attack[] = [...HTTP_ATTACKS, ...TRANSPORT_ATTACKS];
 
 /** Runs one attack to its end; `ready` is called between its preparation and its measured window. */
 export async function runAttack(plan: AttackPlan, ready: () => Promise<void>): Promise<AttackReport> {
@@ -628,9 +465,12 @@ export async function runAttack(plan: AttackPlan, ready: () => Promise<void>): P
   if (!attack) throw new Error(`no attack for row ${plan.row}`);
   const url = new URL(plan.gatewayUrl);
   const pools: Pool[] = [];
+  const cleanups: (() => void)[] = [];
   const tally = new Tally();
+  const legitErrors = new Tally();
   const figures: Record<string, number | string> = {};
   const context: AttackContext = {
+    row: plan.row,
     origin: url.origin,
     path: url.pathname,
     address: attackerAddress(plan.row),
@@ -639,25 +479,45 @@ export async function runAttack(plan: AttackPlan, ready: () => Promise<void>): P
     fixtures: plan.fixtures,
     tally,
     figures,
-    pool(connections) {
-      const created = pool(url.origin, attackerAddress(plan.row), connections);
+    pool(connections, address = attackerAddress(plan.row)) {
+      const created = pool(url.origin, address, connections);
       pools.push(created);
       return created;
     },
+    legitErrors,
+    onEnd(cleanup) {
+      cleanups.push(cleanup);
+    },
+  };
+  // Pools, sockets and timers the attack still holds: closed at the deadline, and again when it ends.
+  const end = () => {
+    for (const cleanup of cleanups.splice(0)) {
+      try {
+        cleanup();
+      } catch {
+        // already closed
+      }
+    }
+    return Promise.all(pools.map((each) => each.destroy().catch(() => undefined)));
   };
   try {
     const prepared = await attack.prepare?.(context);
     await ready();
     context.deadline = performance.now() + plan.seconds * 1000;
-    // Every loop stops at the deadline; a stream still open then is cut.
-    const cut = setTimeout(() => void Promise.all(pools.map((each) => each.destroy())), plan.seconds * 1000 + 100);
+    // Every loop stops at the deadline; a stream or socket still open then is cut.
+    const cut = setTimeout(() => void end(), plan.seconds * 1000 + 100);
     try {
       await attack.run(context, prepared);
     } finally {
       clearTimeout(cut);
     }
   } finally {
-    await Promise.all(pools.map((each) => each.destroy().catch(() => undefined)));
+    await end();
   }
-  return { row: plan.row, outcomes: tally.counts, figures };
+  return {
+    row: plan.row,
+    outcomes: tally.counts,
+    figures,
+    ...(legitErrors.total > 0 ? { legitErrors: legitErrors.counts } : {}),
+  };
 }

@@ -11,6 +11,16 @@ export const legitAddress = (index: number): string => `127.0.0.${index + 1}`;
 /** The attacker of a row of the issue's table is 127.0.0.(100 + row). */
 export const attackerAddress = (row: number): string => `127.0.0.${100 + row}`;
 
+/**
+ * The attacker of a row that needs many addresses: 127.(row).1.1, 127.(row).1.2 … (250 to a
+ * third octet): loopback, and apart from the legitimate callers and every other row.
+ */
+export const attackerAddresses = (row: number, count: number): string[] =>
+  Array.from({ length: count }, (_, index) => `127.${row}.${1 + Math.floor(index / 250)}.${1 + (index % 250)}`);
+
+/** A caller that has sent nothing before, for what a newcomer gets while an attack runs. */
+export const freshCallerAddress = (row: number): string => `127.${row}.0.1`;
+
 export function pool(origin: string, localAddress: string, connections: number): Pool {
   return new Pool(origin, {
     connections,
@@ -26,6 +36,8 @@ export interface Answer {
   status: number;
   contentType: string;
   text: string;
+  /** The `retry-after` header, in seconds, when the answer has one. */
+  retryAfterSeconds?: number;
 }
 
 export async function send(
@@ -43,7 +55,8 @@ export async function send(
   });
   const text = await response.body.text();
   const contentType = String(response.headers["content-type"] ?? "").split(";")[0] ?? "";
-  return { status: response.statusCode, contentType, text };
+  const retryAfter = Number(response.headers["retry-after"]);
+  return { status: response.statusCode, contentType, text, ...(retryAfter >= 0 ? { retryAfterSeconds: retryAfter } : {}) };
 }
 
 interface GraphQLBody {

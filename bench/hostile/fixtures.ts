@@ -1,7 +1,7 @@
 /** What the attacks of `npm run bench:hostile` need from the simulator's data, read once before the phases. */
 import type { Operation } from "../measure.ts";
 import type { PlainUpstream } from "../upstream.ts";
-import type { Fixtures } from "./attacks.ts";
+import type { Fixtures } from "./types.ts";
 
 const P_CHAIN_ID = "11111111111111111111111111111111LpoYY";
 

@@ -19,6 +19,12 @@ export interface LegitResult {
   errorOutcomes: Record<string, number>;
   /** The first few error messages, to tell what went wrong. */
   errorSamples: string[];
+  /**
+   * The callers' connections: those opened, those that ended before the phase did (closed or
+   * reset by the gateway; a caller keeps one open throughout otherwise), and attempts that
+   * failed, each by its error code.
+   */
+  connections: { opened: number; lost: number; failedToOpen: number; by: Record<string, number> };
 }
 
 /**
@@ -43,11 +49,31 @@ export async function legitLoad(
     errorOutcomes[outcome] = (errorOutcomes[outcome] ?? 0) + 1;
     if (errorSamples.length < 5) errorSamples.push(`${outcome}: ${sample.slice(0, 300)}`);
   };
+  const connections: LegitResult["connections"] = { opened: 0, lost: 0, failedToOpen: 0, by: {} };
+  const codeOf = (error: unknown) => {
+    const code = (error as { code?: unknown } | null)?.code;
+    return typeof code === "string" ? code : error instanceof Error ? error.message.slice(0, 60) : "no error";
+  };
   const started = performance.now();
   const deadline = started + seconds * 1000;
   await Promise.all(
     Array.from({ length: clients }, async (_, index) => {
       const client = pool(target.origin, legitAddress(index), 1);
+      client.on("connect", () => {
+        connections.opened += 1;
+      });
+      client.on("disconnect", (_origin, _targets, error) => {
+        if (performance.now() >= deadline) return;
+        connections.lost += 1;
+        const key = `lost: ${codeOf(error)}`;
+        connections.by[key] = (connections.by[key] ?? 0) + 1;
+      });
+      client.on("connectionError", (_origin, _targets, error) => {
+        if (performance.now() >= deadline) return;
+        connections.failedToOpen += 1;
+        const key = `failed to open: ${codeOf(error)}`;
+        connections.by[key] = (connections.by[key] ?? 0) + 1;
+      });
       try {
         for (let turn = index; performance.now() < deadline; turn += 1) {
           const begun = performance.now();
@@ -82,6 +108,7 @@ export async function legitLoad(
     errors,
     errorOutcomes,
     errorSamples,
+    connections,
   };
   latencies.destroy();
   return result;
