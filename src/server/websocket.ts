@@ -20,15 +20,8 @@
  */
 import type { IncomingMessage } from "node:http";
 import type { Duplex } from "node:stream";
-import {
-  GraphQLError,
-  parse,
-  type ExecutionArgs,
-  type ExecutionResult,
-  type FormattedExecutionResult,
-  type GraphQLFormattedError,
-} from "graphql";
-import { CloseCode, handleProtocols, makeServer, type OperationResult, type SubscribePayload } from "graphql-ws";
+import { GraphQLError, type GraphQLFormattedError } from "graphql";
+import { CloseCode, handleProtocols, makeServer } from "graphql-ws";
 import { WebSocketServer, type WebSocket } from "ws";
 import type { GatewayConfig } from "../config.ts";
 import type { BucketRef } from "../limits/token-buckets.ts";
@@ -38,6 +31,7 @@ import type { Logger } from "../telemetry/logger.ts";
 import { CHARACTERS_PER_TOKEN } from "../plugins/rate-limit.ts";
 import { deepFrame, initFrame, spentCallerFrame, type FrameVerdict } from "./websocket-frames.ts";
 import { UpgradeAdmission, type SocketCaller } from "./websocket-admission.ts";
+import { SocketOperations } from "./websocket-operations.ts";
 import { refusalAnswer } from "./refusal-answer.ts";
 
 /** What the HTTP server hands an upgrade request to (src/server/http-server.ts). */
@@ -59,11 +53,6 @@ const CLOSE_ANSWER_MS = 1_000;
 const UNREAD_SWEEP_MS = 1_000;
 /** The unread bytes all sockets together may hold, in sockets' worth of WS_MAX_UNREAD_BYTES. */
 const UNREAD_SOCKETS_IN_ALL = 32;
-/** Headers of the upgrade request an operation's Request carries: who the caller is, and its request id. */
-const CARRIED_HEADERS = ["x-forwarded-for", "x-request-id", "user-agent"] as const;
-/** graphql-ws picks `execute` or `subscribe` from a document: any one-operation document does, both return what the pipeline made. */
-const PLACEHOLDER_DOCUMENT = parse("{ __typename }");
-
 interface SocketState {
   caller: SocketCaller;
   upgrade: IncomingMessage;
@@ -80,39 +69,6 @@ interface SocketState {
 interface SocketExtra {
   socket: WebSocket;
   state: SocketState;
-}
-
-/** What a subscribe turned into: the pipeline's single answer (already formatted) or its stream. */
-interface Produced {
-  single?: FormattedExecutionResult;
-  stream?: AsyncIterable<ExecutionResult>;
-}
-
-/** What graphql-ws sends: the single answer as the pipeline formatted it (onNext passes it on as it is), or the stream. */
-function resultOf(produced: Produced): OperationResult {
-  return (produced.single as ExecutionResult | undefined) ?? produced.stream!;
-}
-
-/** Errors as the client reads them: the HTTP status and headers an error carries for Yoga say nothing on a socket. */
-function formatted(errors: readonly (GraphQLError | GraphQLFormattedError)[]): GraphQLFormattedError[] {
-  return errors.map((error) => {
-    const json = error instanceof GraphQLError ? error.toJSON() : error;
-    if (!json.extensions || !("http" in json.extensions)) return json;
-    const { http: _http, ...extensions } = json.extensions;
-    return { ...json, extensions };
-  });
-}
-
-/** The JSON body of a GraphQL POST for a subscribe payload: what an HTTP client would have sent. */
-function operationBody(payload: SubscribePayload & { documentId?: unknown }): string {
-  const { query, variables, operationName, extensions, documentId } = payload;
-  return JSON.stringify({
-    ...(query ? { query } : {}),
-    ...(variables ? { variables } : {}),
-    ...(operationName ? { operationName } : {}),
-    ...(extensions ? { extensions } : {}),
-    ...(documentId !== undefined ? { documentId } : {}),
-  });
 }
 
 export function createWebSocketTransport(
@@ -133,10 +89,7 @@ export function createWebSocketTransport(
   const sockets = new WebSocketServer({ noServer: true, maxPayload, handleProtocols });
   const states = new Map<WebSocket, SocketState>();
   const upgraded = new WeakMap<Duplex, WebSocket>();
-  /** The errors of a refused operation as the pipeline formatted them, by the placeholder errors graphql-ws is given. */
-  const refusals = new WeakMap<GraphQLError, GraphQLFormattedError>();
-  /** Single results already formatted by the pipeline, sent as they are. */
-  const answers = new WeakSet<object>();
+  const operations = new SocketOperations(gateway, path);
 
   function closeSocket(socket: WebSocket, code: number, reason: string): void {
     if (socket.readyState !== socket.OPEN) return;
@@ -154,56 +107,9 @@ export function createWebSocketTransport(
     state.idle.unref();
   }
 
-  async function produce(state: SocketState, payload: SubscribePayload): Promise<Produced | GraphQLError[]> {
-    const headers = new Headers({
-      "content-type": "application/json",
-      accept: "application/graphql-response+json, application/json",
-    });
-    for (const name of CARRIED_HEADERS) {
-      const value = state.upgrade.headers[name];
-      if (typeof value === "string") headers.set(name, value);
-      else if (Array.isArray(value)) headers.set(name, value.join(","));
-    }
-    if (state.apiKey) headers.set(API_KEY_HEADER, state.apiKey);
-    const body = operationBody(payload);
-    headers.set("content-length", String(Buffer.byteLength(body)));
-    const request = new gateway.yoga.fetchAPI.Request(`http://gateway${path}`, { method: "POST", headers, body });
-    gateway.sockets.streams.expect(request);
-    const response = await gateway.yoga.handleRequest(request, {
-      req: { socket: { remoteAddress: state.caller.remoteAddress }, headers: state.upgrade.headers },
-      transport: "websocket",
-    } as never);
-    const stream = gateway.sockets.streams.take(request);
-    if (stream) return { stream };
-    let answer: FormattedExecutionResult;
-    try {
-      answer = (await response.json()) as FormattedExecutionResult;
-    } catch {
-      answer = { errors: [{ message: "Unexpected error.", extensions: { code: "INTERNAL_SERVER_ERROR" } }] };
-    }
-    if (!("data" in answer)) {
-      return formatted(answer.errors ?? []).map((error) => {
-        const placeholder = new GraphQLError(error.message);
-        refusals.set(placeholder, error);
-        return placeholder;
-      });
-    }
-    // The socket's RateLimit-Limit and RateLimit-Remaining headers.
-    const limit = response.headers.get("ratelimit-limit");
-    const remaining = response.headers.get("ratelimit-remaining");
-    if (limit !== null && remaining !== null) {
-      answer = {
-        ...answer,
-        extensions: { ...answer.extensions, rateLimit: { limit: Number(limit), remaining: Number(remaining) } },
-      };
-    }
-    answers.add(answer);
-    return { single: answer };
-  }
-
   const server = makeServer<Record<string, unknown> | undefined, SocketExtra>({
-    execute: (args) => resultOf(args.rootValue as Produced),
-    subscribe: (args) => resultOf(args.rootValue as Produced),
+    execute: operations.result,
+    subscribe: operations.result,
     onConnect(ctx) {
       ctx.extra.state.running = () => Object.keys(ctx.subscriptions).length;
       return true;
@@ -222,21 +128,12 @@ export function createWebSocketTransport(
           ),
         ];
       }
-      const produced = await produce(state, payload);
-      if (Array.isArray(produced)) return produced;
-      return {
-        schema: gateway.yoga.getEnveloped().schema,
-        document: PLACEHOLDER_DOCUMENT,
-        rootValue: produced,
-      } satisfies ExecutionArgs;
+      return operations.run({ upgrade: state.upgrade, apiKey: state.apiKey, remoteAddress: state.caller.remoteAddress }, payload);
     },
-    onNext: (_ctx, _id, _payload, _args, result: ExecutionResult | FormattedExecutionResult) => {
-      if (answers.has(result)) return result as ExecutionResult;
-      return result.errors ? ({ ...result, errors: formatted(result.errors) } as unknown as ExecutionResult) : undefined;
-    },
+    onNext: (_ctx, _id, _payload, _args, result) => operations.next(result),
     onError: (ctx, _id, _payload, errors) => {
       operationEnded(ctx.extra);
-      return errors.map((error) => refusals.get(error) ?? formatted([error])[0]!);
+      return operations.errors(errors);
     },
     onComplete: (ctx) => operationEnded(ctx.extra),
   });
