@@ -19,15 +19,10 @@ import { useBodyLimit } from "./plugins/body-limit.ts";
 import { useCompiledExecution } from "./plugins/compiled-execution.ts";
 import { useGraphiQLPage } from "./plugins/graphiql-page.ts";
 import { persistedOperationNames } from "./plugins/persisted-documents.ts";
-import {
-  RateLimiter,
-  bucketsOfIncoming,
-  refuseSpentCallers,
-  scrapeCharge,
-  unusableBodyCharge,
-  useRateLimit,
-  type RateLimitDecision,
-} from "./plugins/rate-limit.ts";
+import { useRateLimit } from "./plugins/rate-limit.ts";
+import { refuseSpentCallers, scrapeCharge, unusableBodyCharge } from "./plugins/spent-callers.ts";
+import { bucketsOfIncoming } from "./limits/caller-buckets.ts";
+import { RateLimiter, type RateLimitDecision } from "./limits/rate-limiter.ts";
 import { socketStreams, type SocketStreams } from "./plugins/socket-streams.ts";
 import type { BucketRef } from "./limits/token-buckets.ts";
 import { UpstreamReadiness, useReadiness } from "./plugins/readiness.ts";

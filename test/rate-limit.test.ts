@@ -5,7 +5,7 @@ import { Redis } from "ioredis";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { createLogger } from "../src/telemetry/logger.ts";
 import { GatewayMetrics } from "../src/telemetry/metrics.ts";
-import { callerOf } from "../src/plugins/rate-limit.ts";
+import { callerOf } from "../src/limits/caller-buckets.ts";
 import { RedisLink } from "../src/shared-state/redis.ts";
 import { LocalBuckets, secondsUntil } from "../src/limits/token-buckets.ts";
 import { execute, startHarness, upstreamCalls, type Harness } from "./support/harness.ts";

@@ -31,33 +31,18 @@
  * bucket, `local`. With Redis, all gateways share each bucket; while Redis cannot answer, each
  * gateway falls back to its own buckets.
  */
-import type { IncomingMessage, ServerResponse } from "node:http";
-import { isIP } from "node:net";
-import { LRUCache } from "lru-cache";
 import type { ExecutionArgs, ExecutionResult } from "graphql";
 import type { FetchAPI, Plugin } from "graphql-yoga";
 import type { RateLimitConfig } from "../config.ts";
 import type { GatewayContext } from "../execution/context.ts";
 import { GatewayError, operationOverLimit } from "../execution/errors.ts";
 import { documentShape, documentShapeOf, type DocumentShape } from "../limits/document-shape.ts";
-import type { Logger } from "../telemetry/logger.ts";
-import type { GatewayMetrics } from "../telemetry/metrics.ts";
-import type { RedisLink } from "../shared-state/redis.ts";
-import {
-  LocalBuckets,
-  RedisBuckets,
-  secondsUntil,
-  takeFromAll,
-  type BucketLimits,
-  type BucketRef,
-} from "../limits/token-buckets.ts";
-import { callerAddress } from "../limits/caller-address.ts";
-import { API_KEY_HEADER, apiKeyHash } from "../upstream/http.ts";
+import type { BucketRef } from "../limits/token-buckets.ts";
+import { bucketsOf, type CallerContext } from "../limits/caller-buckets.ts";
+import type { RateLimitDecision, RateLimiter } from "../limits/rate-limiter.ts";
 import { analyzeOperation, type OperationAnalysis } from "../limits/operation-analysis.ts";
 import { NO_FACTS, type OperationCost } from "../limits/upstream-calls.ts";
 
-/** Callers whose buckets one process keeps, per kind (keys, addresses); the least recently seen beyond this start full again. */
-const LOCAL_CALLERS = 10_000;
 /**
  * A new document costs 1 more per this many of its tokens beyond the first `FREE_DOCUMENT_TOKENS`,
  * and 1 per definition beyond the first: the work of parsing and validating it (some 5 ms per
@@ -84,179 +69,6 @@ export const CHARACTERS_PER_TOKEN = 1_000;
 
 /** What a request to an endpoint beside /graphql costs its caller. */
 export const ENDPOINT_COSTS: Readonly<Record<string, number>> = { "/ready": 1, "/metrics": 10 };
-
-export interface RateLimitDecision {
-  allowed: boolean;
-  /** Tokens left in the caller's fullest-spent bucket. */
-  remaining: number;
-  /** The burst of that bucket. */
-  burst: number;
-  /** Its refill rate. */
-  ratePerSecond: number;
-  /** When refused: whole seconds until every bucket holds the cost. */
-  retryAfterSeconds: number;
-}
-
-export class RateLimiter {
-  private readonly stores = new Map<BucketLimits, LocalBuckets>();
-  private readonly shared: RedisBuckets | undefined;
-  /**
-   * Buckets that held less than 1 token when last seen, with the time (Date.now()) they hold 1
-   * again: until then every request that pays from one is refused before it is read
-   * (`secondsUntilServed`), which makes a flood's refusals cost next to nothing.
-   */
-  private readonly exhausted = new LRUCache<string, number>({ max: LOCAL_CALLERS });
-
-  constructor(
-    config: RateLimitConfig,
-    private readonly metrics: GatewayMetrics,
-    redis?: RedisLink,
-  ) {
-    for (const limits of [config, config.address]) this.stores.set(limits, new LocalBuckets(limits, LOCAL_CALLERS));
-    this.shared = redis && new RedisBuckets(redis);
-  }
-
-  /**
-   * Takes `cost` from every bucket, or from none when one of them holds less; with `force`, from
-   * every bucket whatever it holds, for work already done (a bucket may go into debt).
-   */
-  async take(buckets: readonly BucketRef[], cost: number, force = false): Promise<RateLimitDecision> {
-    const shared = await this.shared?.take(buckets, cost, force);
-    const { allowed, tokens } =
-      shared ??
-      takeFromAll(
-        buckets.map(({ name, limits }) => ({ store: this.store(limits), name })),
-        cost,
-        performance.now(),
-        force,
-      );
-    this.metrics.rateLimitDecision(allowed ? "allowed" : "limited", shared ? "redis" : "local");
-    // The bucket that tells the caller most: the one that keeps it waiting longest, else the emptiest.
-    let binding = 0;
-    let retryAfterSeconds = 0;
-    tokens.forEach((held, index) => {
-      const wait = held < cost ? secondsUntil(cost, held, buckets[index]!.limits.ratePerSecond) : 0;
-      if (wait > retryAfterSeconds || (retryAfterSeconds === 0 && held < tokens[binding]!)) binding = index;
-      retryAfterSeconds = Math.max(retryAfterSeconds, wait);
-    });
-    tokens.forEach((held, index) => {
-      const { name, limits } = buckets[index]!;
-      if (held < 1) this.exhausted.set(name, Date.now() + Math.ceil(((1 - held) / limits.ratePerSecond) * 1_000));
-    });
-    const { burst, ratePerSecond } = buckets[binding]!.limits;
-    return { allowed, remaining: tokens[binding]!, burst, ratePerSecond, retryAfterSeconds: allowed ? 0 : retryAfterSeconds };
-  }
-
-  /** Whole seconds until every one of these buckets can pay 1 again, as last seen; 0 when they can now. */
-  secondsUntilServed(names: readonly string[]): number {
-    const now = Date.now();
-    let waitMs = 0;
-    for (const name of names) {
-      const until = this.exhausted.get(name);
-      if (until === undefined) continue;
-      if (until <= now) this.exhausted.delete(name);
-      else waitMs = Math.max(waitMs, until - now);
-    }
-    return Math.ceil(waitMs / 1_000);
-  }
-
-  private store(limits: BucketLimits): LocalBuckets {
-    let store = this.stores.get(limits);
-    if (!store) this.stores.set(limits, (store = new LocalBuckets(limits, LOCAL_CALLERS)));
-    return store;
-  }
-}
-
-interface CallerContext {
-  request: Request;
-  /** Node's request, in Yoga's server context when served over HTTP. */
-  req?: Pick<IncomingMessage, "socket">;
-}
-
-/**
- * The names of the buckets a request pays from: its key's hash (when it sends a key) and its
- * address (the socket's, or behind a trusted proxy the last X-Forwarded-For hop, the one the
- * proxy appended; an IPv6 one by its /64); `local` when it has neither (a request without a
- * socket, in process).
- */
-function bucketNames(
-  apiKey: string | undefined,
-  forwardedFor: string | undefined,
-  socketAddress: string | undefined,
-  trustProxy: boolean,
-): string[] {
-  const names: string[] = [];
-  const key = apiKey?.trim();
-  if (key) names.push(`key:${apiKeyHash(key)}`);
-  const forwarded = trustProxy ? forwardedFor?.split(",").at(-1)?.trim() : undefined;
-  const address = forwarded && isIP(forwarded) ? forwarded : socketAddress;
-  if (address) names.push(`address:${callerAddress(address)}`);
-  return names.length > 0 ? names : ["local"];
-}
-
-function withLimits(names: string[], config: RateLimitConfig): BucketRef[] {
-  return names.map((name) => ({ name, limits: name.startsWith("key:") ? config : config.address }));
-}
-
-function namesOf(context: CallerContext, trustProxy: boolean): string[] {
-  const { headers } = context.request;
-  return bucketNames(
-    headers.get(API_KEY_HEADER) ?? undefined,
-    headers.get("x-forwarded-for") ?? undefined,
-    context.req?.socket?.remoteAddress,
-    trustProxy,
-  );
-}
-
-/** The buckets a request pays from, read from Node's request before its body is. */
-export function bucketsOfIncoming(request: Pick<IncomingMessage, "headers" | "socket">, config: RateLimitConfig): BucketRef[] {
-  const key = request.headers[API_KEY_HEADER];
-  const forwarded = request.headers["x-forwarded-for"];
-  const names = bucketNames(
-    typeof key === "string" ? key : undefined,
-    Array.isArray(forwarded) ? forwarded.join(",") : forwarded,
-    request.socket.remoteAddress,
-    config.trustProxy,
-  );
-  return withLimits(names, config);
-}
-
-/**
- * Charges the caller of a body the gateway read but cannot use (not JSON, or nested deeper than
- * MAX_NESTING_DEPTH) 1 per `CHARACTERS_PER_TOKEN` characters, whatever its buckets hold: it is
- * refused, but reading and measuring it was work, like a document that is never parsed.
- */
-export function unusableBodyCharge(
-  limiter: RateLimiter,
-  config: RateLimitConfig,
-): (request: IncomingMessage, characters: number) => void {
-  return (request, characters) => {
-    const cost = Math.floor(characters / CHARACTERS_PER_TOKEN);
-    if (cost > 0) void limiter.take(bucketsOfIncoming(request, config), cost, true);
-  };
-}
-
-/**
- * Charges a scrape of `/metrics` answered outside Yoga (a cluster's, which the primary gathers
- * from every worker) like one answered by it: `ENDPOINT_COSTS["/metrics"]` from the caller's
- * buckets. Resolves with 0 when paid, else the whole seconds to wait.
- */
-export function scrapeCharge(limiter: RateLimiter, config: RateLimitConfig): (request: IncomingMessage) => Promise<number> {
-  return async (request) => {
-    const decision = await limiter.take(bucketsOfIncoming(request, config), ENDPOINT_COSTS["/metrics"]!);
-    return decision.allowed ? 0 : decision.retryAfterSeconds;
-  };
-}
-
-/** Who a request is, in one name: its API key's hash, else its address, else `local`. */
-export function callerOf(context: CallerContext, trustProxy: boolean): string {
-  return namesOf(context, trustProxy)[0]!;
-}
-
-/** The buckets a request pays from: its key's (when it sends one) and its address's (when it has one); `local` when neither. */
-export function bucketsOf(context: CallerContext, config: RateLimitConfig): BucketRef[] {
-  return withLimits(namesOf(context, config.trustProxy), config);
-}
 
 function rateLimited(cost: number, what: string, decision: RateLimitDecision): GatewayError {
   const seconds = decision.retryAfterSeconds;
@@ -593,51 +405,4 @@ export function useRateLimit(config: RateLimitConfig, limiter: RateLimiter, opti
   };
 
   return { beforeParsing, beforeExecution, payInAll };
-}
-
-/** How often the refusals of requests that were not read are summed up in one log line. */
-const UNREAD_REFUSALS_LOG_MS = 10_000;
-
-/**
- * Answers, before its body is read, a request whose caller could not pay even 1 when last seen:
- * HTTP 429 with `Retry-After`, and the connection closed. A flood of requests from a caller over
- * its budget then costs the gateway a few header look-ups each, not a body to read and a JSON
- * document to parse. Counted in `gateway_refusals_total{reason="rate_limited"}`; logged as one
- * line per 10 s with the count, so that a flood does not flood the log too.
- * @returns whether it answered the request.
- */
-export function refuseSpentCallers(limiter: RateLimiter, config: RateLimitConfig, metrics: GatewayMetrics, logger: Logger) {
-  let unlogged = 0;
-  let loggedAt = 0;
-  return (request: IncomingMessage, response: ServerResponse): boolean => {
-    const seconds = limiter.secondsUntilServed(bucketsOfIncoming(request, config).map(({ name }) => name));
-    if (seconds === 0) return false;
-    metrics.refusal("rate_limited");
-    unlogged += 1;
-    const now = Date.now();
-    if (now - loggedAt >= UNREAD_REFUSALS_LOG_MS) {
-      logger.warn(
-        { refused: unlogged, retryAfterSeconds: seconds },
-        "requests refused unread: their callers are over their rate limit",
-      );
-      unlogged = 0;
-      loggedAt = now;
-    }
-    const body = JSON.stringify({
-      errors: [
-        {
-          message: `Rate limit exceeded: your budget is spent until it refills at ${config.ratePerSecond} per second; retry after ${seconds} s`,
-          extensions: { code: "RATE_LIMITED", retryAfter: seconds, retryAfterSeconds: seconds },
-        },
-      ],
-    });
-    response.writeHead(429, {
-      "content-type": "application/json; charset=utf-8",
-      "content-length": Buffer.byteLength(body),
-      "retry-after": String(seconds),
-      connection: "close",
-    });
-    response.end(body);
-    return true;
-  };
 }

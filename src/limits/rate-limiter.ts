@@ -1,0 +1,99 @@
+/**
+ * The rate limiter: token buckets per caller (src/limits/token-buckets.ts), shared through Redis
+ * when there is one and local otherwise, and the buckets seen empty, so that a caller whose budget
+ * is spent can be refused before anything it sends is read.
+ */
+import { LRUCache } from "lru-cache";
+import type { RateLimitConfig } from "../config.ts";
+import type { RedisLink } from "../shared-state/redis.ts";
+import { LocalBuckets, RedisBuckets, secondsUntil, takeFromAll, type BucketLimits, type BucketRef } from "./token-buckets.ts";
+
+/** Told of each decision, for the metrics. */
+export interface RateLimitObserver {
+  rateLimitDecision(outcome: "allowed" | "limited", store: "redis" | "local"): void;
+}
+
+/** Callers whose buckets one process keeps, per kind (keys, addresses); the least recently seen beyond this start full again. */
+const LOCAL_CALLERS = 10_000;
+
+export interface RateLimitDecision {
+  allowed: boolean;
+  /** Tokens left in the caller's fullest-spent bucket. */
+  remaining: number;
+  /** The burst of that bucket. */
+  burst: number;
+  /** Its refill rate. */
+  ratePerSecond: number;
+  /** When refused: whole seconds until every bucket holds the cost. */
+  retryAfterSeconds: number;
+}
+
+export class RateLimiter {
+  private readonly stores = new Map<BucketLimits, LocalBuckets>();
+  private readonly shared: RedisBuckets | undefined;
+  /**
+   * Buckets that held less than 1 token when last seen, with the time (Date.now()) they hold 1
+   * again: until then every request that pays from one is refused before it is read
+   * (`secondsUntilServed`), which makes a flood's refusals cost next to nothing.
+   */
+  private readonly exhausted = new LRUCache<string, number>({ max: LOCAL_CALLERS });
+
+  constructor(
+    config: RateLimitConfig,
+    private readonly metrics: RateLimitObserver,
+    redis?: RedisLink,
+  ) {
+    for (const limits of [config, config.address]) this.stores.set(limits, new LocalBuckets(limits, LOCAL_CALLERS));
+    this.shared = redis && new RedisBuckets(redis);
+  }
+
+  /**
+   * Takes `cost` from every bucket, or from none when one of them holds less; with `force`, from
+   * every bucket whatever it holds, for work already done (a bucket may go into debt).
+   */
+  async take(buckets: readonly BucketRef[], cost: number, force = false): Promise<RateLimitDecision> {
+    const shared = await this.shared?.take(buckets, cost, force);
+    const { allowed, tokens } =
+      shared ??
+      takeFromAll(
+        buckets.map(({ name, limits }) => ({ store: this.store(limits), name })),
+        cost,
+        performance.now(),
+        force,
+      );
+    this.metrics.rateLimitDecision(allowed ? "allowed" : "limited", shared ? "redis" : "local");
+    // The bucket that tells the caller most: the one that keeps it waiting longest, else the emptiest.
+    let binding = 0;
+    let retryAfterSeconds = 0;
+    tokens.forEach((held, index) => {
+      const wait = held < cost ? secondsUntil(cost, held, buckets[index]!.limits.ratePerSecond) : 0;
+      if (wait > retryAfterSeconds || (retryAfterSeconds === 0 && held < tokens[binding]!)) binding = index;
+      retryAfterSeconds = Math.max(retryAfterSeconds, wait);
+    });
+    tokens.forEach((held, index) => {
+      const { name, limits } = buckets[index]!;
+      if (held < 1) this.exhausted.set(name, Date.now() + Math.ceil(((1 - held) / limits.ratePerSecond) * 1_000));
+    });
+    const { burst, ratePerSecond } = buckets[binding]!.limits;
+    return { allowed, remaining: tokens[binding]!, burst, ratePerSecond, retryAfterSeconds: allowed ? 0 : retryAfterSeconds };
+  }
+
+  /** Whole seconds until every one of these buckets can pay 1 again, as last seen; 0 when they can now. */
+  secondsUntilServed(names: readonly string[]): number {
+    const now = Date.now();
+    let waitMs = 0;
+    for (const name of names) {
+      const until = this.exhausted.get(name);
+      if (until === undefined) continue;
+      if (until <= now) this.exhausted.delete(name);
+      else waitMs = Math.max(waitMs, until - now);
+    }
+    return Math.ceil(waitMs / 1_000);
+  }
+
+  private store(limits: BucketLimits): LocalBuckets {
+    let store = this.stores.get(limits);
+    if (!store) this.stores.set(limits, (store = new LocalBuckets(limits, LOCAL_CALLERS)));
+    return store;
+  }
+}
