@@ -33,6 +33,8 @@ export interface Answer {
   headers: Headers | undefined;
   /** The single result, or the first event's; a refusal has `errors` and no `data`. */
   body: FormattedExecutionResult & { errors?: GraphQLFormattedError[] };
+  /** The body as HTTP answers it: without a socket's `extensions.rateLimit` (which is `remaining`). */
+  result: FormattedExecutionResult & { errors?: GraphQLFormattedError[] };
   /** Every result the operation produced until it completed (a subscription's events, incremental parts). */
   results: FormattedExecutionResult[];
   /** Refused before it produced data: a status ≥ 400, or a socket's `error` message. */
@@ -52,7 +54,7 @@ const KEY_HEADER = "x-glacier-api-key";
 /** A client of `harness`'s gateway over `transport`; sockets and the served port are its own, closed with it. */
 export function over(transport: Transport, harness: Harness): TransportClient {
   let served: Promise<ServedGateway> | undefined;
-  const port = async () => (await (served ??= serveGateway(harness))).port;
+  const port = async () => (await (served ??= serve(harness))).port;
   const sockets = new Map<string, Promise<GraphqlWsSocket>>();
   let ids = 0;
   return {
@@ -74,6 +76,30 @@ export function over(transport: Transport, harness: Harness): TransportClient {
       for (const socket of sockets.values()) (await socket.catch(() => undefined))?.close();
       sockets.clear();
       if (served) await (await served).close();
+      served = undefined;
+    },
+  };
+}
+
+/**
+ * The harness's gateway served on a port of its own. The listener registers its connection
+ * metrics on the gateway's registry; they are taken off when it closes, so that the same harness
+ * can be served again by the next test's client.
+ */
+async function serve(harness: Harness): Promise<ServedGateway> {
+  const registry = harness.gateway.metrics.registry;
+  const before = new Set(registry.getMetricsAsArray().map((metric) => metric.name));
+  const served = await serveGateway(harness);
+  const added = registry
+    .getMetricsAsArray()
+    .map((metric) => metric.name)
+    .filter((name) => !before.has(name));
+  return {
+    ...served,
+    async close() {
+      const closed = await served.close();
+      for (const name of added) registry.removeSingleMetric(name);
+      return closed;
     },
   };
 }
@@ -90,6 +116,7 @@ async function sendHttp(harness: Harness, operation: Operation, headers: Record<
     status: response.status,
     headers: response.headers,
     body,
+    result: body,
     results: [body],
     refused: response.status >= 400 && body.data === undefined,
     remaining: remainingOf(response.headers),
@@ -119,6 +146,7 @@ async function sendSse(port: number, operation: Operation, headers: Record<strin
     status: response.status,
     headers: response.headers,
     body,
+    result: body,
     results,
     refused: response.status >= 400 || body.data === undefined,
     remaining: remainingOf(response.headers),
@@ -185,11 +213,15 @@ export class GraphqlWsSocket {
         this.pending.delete(id);
         const body = (refusal ? { errors: refusal } : (results[0] ?? { errors: [] })) as Answer["body"];
         const rateLimit = (results.at(-1)?.extensions as { rateLimit?: { remaining: number } } | undefined)?.rateLimit;
+        const { rateLimit: _rateLimit, ...extensions } = body.extensions ?? {};
+        const { extensions: _extensions, ...rest } = body;
+        const result = Object.keys(extensions).length > 0 ? { ...rest, extensions } : rest;
         return {
           transport: "websocket",
           status: undefined,
           headers: undefined,
           body,
+          result,
           results,
           refused: refusal !== undefined,
           remaining: rateLimit?.remaining,
