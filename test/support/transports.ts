@@ -28,7 +28,7 @@ export interface Operation {
 
 export interface Answer {
   transport: Transport;
-  /** HTTP and SSE: the status. A socket has none. */
+  /** HTTP and SSE: the status. A socket has none; a refused upgrade has its HTTP status. */
   status: number | undefined;
   headers: Headers | undefined;
   /** The single result, or the first event's; a refusal has `errors` and no `data`. */
@@ -45,7 +45,8 @@ export interface Answer {
 
 export interface TransportClient {
   readonly transport: Transport;
-  send(operation: Operation, headers?: Record<string, string>): Promise<Answer>;
+  /** `operation` as an object, or as the JSON text of one, sent as it is (what JSON.stringify could not write: 5,000 levels deep). */
+  send(operation: Operation | string, headers?: Record<string, string>): Promise<Answer>;
   close(): Promise<void>;
 }
 
@@ -65,7 +66,15 @@ export function over(transport: Transport, harness: Harness): TransportClient {
       const caller = JSON.stringify(Object.entries(headers).sort());
       let socket = sockets.get(caller);
       if (!socket) sockets.set(caller, (socket = GraphqlWsSocket.open(await port(), headers)));
-      const open = await socket;
+      let open: GraphqlWsSocket;
+      try {
+        open = await socket;
+      } catch (error) {
+        // A refused upgrade is the caller's answer; its next operation tries to open a socket again.
+        sockets.delete(caller);
+        if (error instanceof UpgradeRefused) return error.answer;
+        throw error;
+      }
       if (open.closed) {
         sockets.delete(caller);
         return this.send(operation, headers);
@@ -104,11 +113,14 @@ async function serve(harness: Harness): Promise<ServedGateway> {
   };
 }
 
-async function sendHttp(harness: Harness, operation: Operation, headers: Record<string, string>): Promise<Answer> {
+/** The body of a POST, or the payload of a `subscribe` frame. */
+const jsonOf = (operation: Operation | string) => (typeof operation === "string" ? operation : JSON.stringify(operation));
+
+async function sendHttp(harness: Harness, operation: Operation | string, headers: Record<string, string>): Promise<Answer> {
   const response = await harness.gateway.yoga.fetch("http://gateway.test/graphql", {
     method: "POST",
     headers: { "content-type": "application/json", accept: "application/graphql-response+json", ...headers },
-    body: JSON.stringify(operation),
+    body: jsonOf(operation),
   });
   const body = (await response.json()) as Answer["body"];
   return {
@@ -123,11 +135,11 @@ async function sendHttp(harness: Harness, operation: Operation, headers: Record<
   };
 }
 
-async function sendSse(port: number, operation: Operation, headers: Record<string, string>): Promise<Answer> {
+async function sendSse(port: number, operation: Operation | string, headers: Record<string, string>): Promise<Answer> {
   const response = await fetch(`http://127.0.0.1:${port}/graphql`, {
     method: "POST",
     headers: { "content-type": "application/json", accept: "text/event-stream", ...headers },
-    body: JSON.stringify(operation),
+    body: jsonOf(operation),
   });
   const text = await response.text();
   const results = text
@@ -164,6 +176,30 @@ interface WsMessage {
   payload?: unknown;
 }
 
+/** An upgrade the gateway answered with an HTTP refusal instead of a socket: the status and its JSON body. */
+class UpgradeRefused extends Error {
+  readonly answer: Answer;
+  constructor(status: number, text: string) {
+    super(`upgrade refused: HTTP ${status}`);
+    let body: Answer["body"];
+    try {
+      body = JSON.parse(text) as Answer["body"];
+    } catch {
+      body = { errors: [{ message: text }] };
+    }
+    this.answer = {
+      transport: "websocket",
+      status,
+      headers: undefined,
+      body,
+      result: body,
+      results: [],
+      refused: true,
+      remaining: undefined,
+    };
+  }
+}
+
 /** One acknowledged graphql-transport-ws socket that runs operations one after another or side by side. */
 export class GraphqlWsSocket {
   private readonly pending = new Map<string, (message: WsMessage) => void>();
@@ -189,9 +225,14 @@ export class GraphqlWsSocket {
   static open(port: number, headers: Record<string, string> = {}): Promise<GraphqlWsSocket> {
     const socket = new WebSocket(`ws://127.0.0.1:${port}/graphql`, "graphql-transport-ws", { headers });
     return new Promise((resolve, reject) => {
-      socket.once("unexpected-response", (_request, response) =>
-        reject(new Error(`upgrade refused: HTTP ${response.statusCode}`)),
-      );
+      socket.once("unexpected-response", (request, response) => {
+        let text = "";
+        response.on("data", (chunk: Buffer) => (text += chunk.toString("utf8")));
+        response.on("end", () => {
+          reject(new UpgradeRefused(response.statusCode ?? 0, text));
+          request.destroy();
+        });
+      });
       socket.once("error", reject);
       socket.once("open", () => {
         const key = headers[KEY_HEADER];
@@ -206,7 +247,7 @@ export class GraphqlWsSocket {
   }
 
   /** Runs one operation to its end: its `next` payloads, or the errors of its `error` message. */
-  run(id: string, operation: Operation): Promise<Answer> {
+  run(id: string, operation: Operation | string): Promise<Answer> {
     const results: FormattedExecutionResult[] = [];
     return new Promise((resolve) => {
       const answer = (refusal?: GraphQLFormattedError[]): Answer => {
@@ -242,7 +283,8 @@ export class GraphqlWsSocket {
           );
       });
       if (this.closed) return this.pending.get(id)!({ type: "closed", payload: this.closeCode });
-      this.socket.send(JSON.stringify({ id, type: "subscribe", payload: { query: "", ...operation } }));
+      const payload = typeof operation === "string" ? operation : JSON.stringify({ query: "", ...operation });
+      this.socket.send(`{"id":${JSON.stringify(id)},"type":"subscribe","payload":${payload}}`);
     });
   }
 
