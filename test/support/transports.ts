@@ -65,7 +65,8 @@ export function over(transport: Transport, harness: Harness): TransportClient {
       if (transport === "sse") return sendSse(await port(), operation, headers);
       const caller = JSON.stringify(Object.entries(headers).sort());
       let socket = sockets.get(caller);
-      if (!socket) sockets.set(caller, (socket = GraphqlWsSocket.open(await port(), headers)));
+      // Set before anything is awaited, so that operations sent side by side share the caller's one socket.
+      if (!socket) sockets.set(caller, (socket = port().then((open) => GraphqlWsSocket.open(open, headers))));
       let open: GraphqlWsSocket;
       try {
         open = await socket;
