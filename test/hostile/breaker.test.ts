@@ -7,9 +7,9 @@
  * `text/event-stream` is another door a query can come through); the breaker sits behind all
  * three, so the same upstream calls are counted on each. `/ready` is an HTTP endpoint only.
  */
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { execute, metricsText, startHarness, upstreamCalls, type Harness } from "../support/harness.ts";
-import { over, TRANSPORTS, type TransportClient } from "../support/transports.ts";
+import { over, TRANSPORTS, useClient } from "../support/transports.ts";
 
 const BLOCK_ROUTE = "GET /v1/chains/{chainId}/blocks/{blockId}";
 const BLOCK_QUERY = 'query Block($id: String!) { chain(id: "43114") { block(id: $id) { blockNumber } } }';
@@ -43,13 +43,7 @@ async function breakerState(): Promise<string | undefined> {
 }
 
 describe.each(TRANSPORTS)("row 2: the breaker counts only the service's failures, over %s", (transport) => {
-  let client: TransportClient;
-  beforeEach(() => {
-    client = over(transport, harness);
-  });
-  afterEach(async () => {
-    await client.close();
-  });
+  const client = useClient(transport, () => harness);
 
   const block = (id: string) => client.send({ query: BLOCK_QUERY, variables: { id } });
 

@@ -14,10 +14,10 @@
  */
 import { useGraphQlJit } from "@envelop/graphql-jit";
 import { createSchema, createYoga } from "graphql-yoga";
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { RequestDeadlines } from "../../src/limits/deadline.ts";
 import { execute, metricsText, startHarness, upstreamCalls, type Harness } from "../support/harness.ts";
-import { over, type TransportClient } from "../support/transports.ts";
+import { useClient } from "../support/transports.ts";
 
 const BLOCK_ROUTE = "GET /v1/chains/{chainId}/blocks/{blockId}";
 const BLOCK_QUERY = 'query Block($id: String!) { chain(id: "43114") { chainId block(id: $id) { blockNumber } } }';
@@ -54,13 +54,7 @@ function deadlineOutcomes(metrics: string, route: string): number {
 describe.each(["http", "websocket"] as const)(
   "row 14: answers never come later than the request's deadline, over %s",
   (transport) => {
-    let client: TransportClient;
-    beforeEach(() => {
-      client = over(transport, harness);
-    });
-    afterEach(async () => {
-      await client.close();
-    });
+    const client = useClient(transport, () => harness);
 
     it("row 14: 6 concurrent requests behind one slow connection all get their answer, with the deadline error and partial data", async () => {
       // The query runs once first (a socket is opened, the document compiled and its chain loaded),

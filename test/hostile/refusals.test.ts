@@ -19,9 +19,9 @@ import { connect, type AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Plugin } from "graphql-yoga";
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { execute, metricsText, startHarness, upstreamCalls, type Harness } from "../support/harness.ts";
-import { over, TRANSPORTS, type Transport, type TransportClient } from "../support/transports.ts";
+import { over, TRANSPORTS, useClient, type Transport, type TransportClient } from "../support/transports.ts";
 
 let harness: Harness;
 let server: Server;
@@ -116,18 +116,6 @@ async function expectServing(client?: TransportClient): Promise<void> {
   expect(result).toEqual({ data: { __typename: "Query" } });
 }
 
-/** A client of the file's gateway over `transport`, made before each test of the block and closed after it. */
-function useClient(transport: Transport): { client: TransportClient } {
-  const current = {} as { client: TransportClient };
-  beforeEach(() => {
-    current.client = over(transport, harness);
-  });
-  afterEach(async () => {
-    await current.client.close();
-  });
-  return current;
-}
-
 function refusalCount(text: string, reason: string): number {
   const line = text.split("\n").find((entry) => entry.startsWith(`gateway_refusals_total{reason="${reason}"}`));
   return line ? Number(line.split(" ").at(-1)) : 0;
@@ -140,30 +128,30 @@ const nestedArray = (depth: number) => `${"[".repeat(depth)}1${"]".repeat(depth)
 // 5,000 deep: the socket is closed 4500 and the error logged with its stack, never refused as
 // BAD_REQUEST nor counted.
 describe.each(TRANSPORTS)("row 7: JSON nested deeper than MAX_NESTING_DEPTH, over %s", (transport) => {
-  const current = useClient(transport);
+  const client = useClient(transport, () => harness);
 
   (transport === "websocket" ? it.fails : it)(
     "row 7: the issue's body, 5,000 arrays deep in variables, is a 400 BAD_REQUEST, logged and counted",
     async () => {
       const before = refusalCount(await metricsText(harness), "nesting_too_deep");
-      const results = await sendOver(current.client, `{"query":"{ __typename }","variables":{"x":${nestedArray(5_000)}}}`);
+      const results = await sendOver(client, `{"query":"{ __typename }","variables":{"x":${nestedArray(5_000)}}}`);
       for (const result of results) {
         const { message, extensions } = expectRefusal(result, 400, "BAD_REQUEST");
         expect(message).toBe("The variables nest deeper than the limit of 64");
         expect(extensions).toMatchObject({ argument: "variables", limit: "nesting", max: 64 });
       }
       expect(refusalCount(await metricsText(harness), "nesting_too_deep")).toBe(before + results.length);
-      await expectServing(current.client);
+      await expectServing(client);
     },
   );
 
   it("row 7: deep extensions, and variables one level too deep; 64 levels are within the bound", async () => {
-    for (const result of await sendOver(current.client, `{"query":"{ __typename }","extensions":{"x":${nestedArray(3_000)}}}`))
+    for (const result of await sendOver(client, `{"query":"{ __typename }","extensions":{"x":${nestedArray(3_000)}}}`))
       expectRefusal(result, 400, "BAD_REQUEST");
-    for (const result of await sendOver(current.client, `{"query":"{ __typename }","variables":{"x":${nestedArray(65)}}}`))
+    for (const result of await sendOver(client, `{"query":"{ __typename }","variables":{"x":${nestedArray(65)}}}`))
       expect(expectRefusal(result, 400, "BAD_REQUEST").extensions).toMatchObject({ argument: "variables", max: 64 });
     // 64 levels are within the bound.
-    for (const within of await sendOver(current.client, `{"query":"{ __typename }","variables":{"x":${nestedArray(63)}}}`))
+    for (const within of await sendOver(client, `{"query":"{ __typename }","variables":{"x":${nestedArray(63)}}}`))
       expect(within.body).toMatchObject({ data: { __typename: "Query" } });
     if (transport !== "http") return;
     // HTTP also: through yoga.fetch as through the listener, and in a GET's query string.
@@ -177,21 +165,21 @@ describe.each(TRANSPORTS)("row 7: JSON nested deeper than MAX_NESTING_DEPTH, ove
 
   it("row 7: a document nesting brackets 10,000 deep is a 400 GRAPHQL_PARSE_FAILED, POST and GET", async () => {
     for (const document of [`{ __typename(x: ${nestedArray(10_000)}) }`, `{ ${"a { ".repeat(2_400)} b ${"}".repeat(2_400)} }`]) {
-      for (const result of await sendOver(current.client, JSON.stringify({ query: document })))
+      for (const result of await sendOver(client, JSON.stringify({ query: document })))
         expect(expectRefusal(result, 400, "GRAPHQL_PARSE_FAILED").extensions).toMatchObject({ limit: "nesting", max: 64 });
       // HTTP also: in a GET's query string.
       if (transport === "http")
         for (const accept of ACCEPTS) expectRefusal(await get({ query: document }, accept), 400, "GRAPHQL_PARSE_FAILED");
     }
-    await expectServing(current.client);
+    await expectServing(client);
   });
 });
 
 describe.each(TRANSPORTS)("row 11: INTROSPECTION=false hides every suggestion, over %s", (transport) => {
-  const current = useClient(transport);
+  const client = useClient(transport, () => harness);
 
   const refusedWithoutSuggestion = async (query: string, variables: Record<string, unknown> | undefined, code: string) => {
-    for (const result of await sendOver(current.client, JSON.stringify({ query, variables }))) {
+    for (const result of await sendOver(client, JSON.stringify({ query, variables }))) {
       expectRefusal(result, 400, code);
       expect(result.text).not.toMatch(/did you mean/i);
       expect(result.text).not.toContain("TX_COUNT");
@@ -232,30 +220,30 @@ describe.each(TRANSPORTS)("row 11: INTROSPECTION=false hides every suggestion, o
       undefined,
       "GRAPHQL_VALIDATION_FAILED",
     );
-    await expectServing(current.client);
+    await expectServing(client);
   });
 
   it("row 11: introspection itself is refused, with no suggestion", async () => {
     await refusedWithoutSuggestion(`{ __schema { types { name } } }`, undefined, "GRAPHQL_VALIDATION_FAILED");
     await refusedWithoutSuggestion(`{ __type(name: "Query") { name } }`, undefined, "GRAPHQL_VALIDATION_FAILED");
-    await expectServing(current.client);
+    await expectServing(client);
   });
 
   it("row 11: with introspection on, suggestions stay", async () => {
     const open = await startHarness({});
-    const client = over(transport, open);
+    const openClient = over(transport, open);
     try {
-      const result = await client.send({ query: `{ networkMetrics(scope: MAINNET, metric: TX_CONT) { __typename } }` });
+      const result = await openClient.send({ query: `{ networkMetrics(scope: MAINNET, metric: TX_CONT) { __typename } }` });
       expect(result.body.errors?.[0]?.message).toContain('Did you mean the enum value "TX_COUNT"?');
     } finally {
-      await client.close();
+      await openClient.close();
       await open.close();
     }
   });
 });
 
 describe.each(TRANSPORTS)("row 15: every refusal has a code and its status, over %s", (transport) => {
-  const current = useClient(transport);
+  const client = useClient(transport, () => harness);
   const aliases = `{ ${Array.from({ length: 51 }, (_, index) => `a${index}: chain(id: "43114") { chainName }`).join(" ")} }`;
   const cases: [name: string, query: string, variables: Record<string, unknown> | undefined, code: string, limit?: string][] = [
     ["a document that does not parse", "{ __typename ", undefined, "GRAPHQL_PARSE_FAILED"],
@@ -282,7 +270,7 @@ describe.each(TRANSPORTS)("row 15: every refusal has a code and its status, over
 
   for (const [name, query, variables, code, limit] of cases) {
     it(`row 15: ${name} is a 400 ${code}`, async () => {
-      const results = await sendOver(current.client, JSON.stringify({ query, variables }));
+      const results = await sendOver(client, JSON.stringify({ query, variables }));
       for (const result of results) {
         const viaPost = expectRefusal(result, 400, code);
         if (limit) expect(viaPost.extensions).toMatchObject({ limit, max: expect.any(Number) });
@@ -296,27 +284,24 @@ describe.each(TRANSPORTS)("row 15: every refusal has a code and its status, over
           expect(viaGet.message).toBe(results[index]!.body.errors![0]!.message);
         }
       }
-      await expectServing(current.client);
+      await expectServing(client);
     });
   }
 
   it("row 15: an unknown operation name is a 400 with a code, echoing nothing internal", async () => {
-    for (const unknown of await sendOver(
-      current.client,
-      JSON.stringify({ query: "query A { __typename }", operationName: "B" }),
-    )) {
+    for (const unknown of await sendOver(client, JSON.stringify({ query: "query A { __typename }", operationName: "B" }))) {
       expect(unknown.body.data).toBeUndefined();
       if (unknown.status !== undefined) expect(unknown.status).toBe(400);
       expect(unknown.body.errors?.[0]?.extensions?.code).toBeDefined();
       expect(unknown.text).not.toContain("/work/");
     }
-    await expectServing(current.client);
+    await expectServing(client);
   });
 
   it("row 15: each kind of refusal is counted under its reason", async () => {
     const before = await metricsText(harness);
-    const sent = (await sendOver(current.client, JSON.stringify({ query: aliases }))).length;
-    await sendOver(current.client, JSON.stringify({ query: "{ nope }" }));
+    const sent = (await sendOver(client, JSON.stringify({ query: aliases }))).length;
+    await sendOver(client, JSON.stringify({ query: "{ nope }" }));
     if (transport === "http") await get({ query: "{ __typename }" }, "application/json", {});
     const after = await metricsText(harness);
     for (const reason of ["over_limit", "validation_failed"])
@@ -330,17 +315,17 @@ describe.each(TRANSPORTS)("row 15: every refusal has a code and its status, over
 // one `next` event with the errors, then `complete`), not as the JSON that HTTP answers and the
 // README promises for every refusal; refusals made before the pipeline (429, 403) are JSON.
 describe("row 15: a refusal over SSE is JSON", () => {
-  const current = useClient("sse");
+  const client = useClient("sse", () => harness);
 
   it.fails("row 15: a document that does not validate, sent asking for text/event-stream, is JSON with its 400", async () => {
-    const [result] = await sendOver(current.client, JSON.stringify({ query: "{ nope }" }));
+    const [result] = await sendOver(client, JSON.stringify({ query: "{ nope }" }));
     expect(result!.status).toBe(400);
     expect(result!.contentType).toMatch(/^application\/(graphql-response\+)?json/);
   });
 });
 
 describe.each(TRANSPORTS)("issue 25: the rules WebSocket skipped before, over %s", (transport) => {
-  const current = useClient(transport);
+  const client = useClient(transport, () => harness);
 
   it("issue 25: with PERSISTED_OPERATIONS_ONLY=true a plain query is refused, and a documentId runs", async () => {
     const document = `query ChainName { chain(id: "43114") { chainName } }`;
@@ -348,44 +333,44 @@ describe.each(TRANSPORTS)("issue 25: the rules WebSocket skipped before, over %s
     const file = join(mkdtempSync(join(tmpdir(), "persisted-")), "documents.json");
     writeFileSync(file, JSON.stringify({ [`sha256:${hash}`]: document }));
     const locked = await startHarness({ PERSISTED_OPERATIONS_FILE: file, PERSISTED_OPERATIONS_ONLY: "true" });
-    const client = over(transport, locked);
+    const lockedClient = over(transport, locked);
     try {
-      const plain = await client.send({ query: document });
+      const plain = await lockedClient.send({ query: document });
       expect(plain.refused).toBe(true);
       if (plain.status !== undefined) expect(plain.status).toBe(400);
       expect(plain.body.data).toBeUndefined();
       expect(plain.body.errors?.[0]?.extensions?.code).toBe("PERSISTED_QUERY_ONLY");
-      const other = await client.send({ query: "{ __typename }" });
+      const other = await lockedClient.send({ query: "{ __typename }" });
       expect(other.body.errors?.[0]?.extensions?.code).toBe("PERSISTED_QUERY_ONLY");
       expect(upstreamCalls(locked)).toEqual({});
 
-      const known = await client.send({ documentId: `sha256:${hash}` });
+      const known = await lockedClient.send({ documentId: `sha256:${hash}` });
       expect(known.refused).toBe(false);
       expect(known.result).toEqual({ data: { chain: { chainName: expect.any(String) } } });
-      const unknown = await client.send({ documentId: `sha256:${"0".repeat(64)}` });
+      const unknown = await lockedClient.send({ documentId: `sha256:${"0".repeat(64)}` });
       expect(unknown.refused).toBe(true);
       expect(unknown.body.errors?.[0]?.extensions?.code).toBe("PERSISTED_QUERY_NOT_FOUND");
     } finally {
-      await client.close();
+      await lockedClient.close();
       await locked.close();
     }
   });
 
   it("issue 25: with INTROSPECTION=false, { __schema { types { name } } } is refused, and no message says 'Did you mean'", async () => {
-    const schema = await current.client.send({ query: "{ __schema { types { name } } }" });
+    const schema = await client.send({ query: "{ __schema { types { name } } }" });
     expect(schema.refused).toBe(true);
     expect(schema.body.data).toBeUndefined();
     expect(schema.body.errors?.[0]?.extensions?.code).toBe("GRAPHQL_VALIDATION_FAILED");
     expect(schema.body.errors?.[0]?.message).toMatch(/introspection/i);
-    const typo = await current.client.send({ query: "{ latestBlock { nodes { blockHash } } }" });
+    const typo = await client.send({ query: "{ latestBlock { nodes { blockHash } } }" });
     expect(typo.refused).toBe(true);
     expect(typo.body.errors?.[0]?.extensions?.code).toBe("GRAPHQL_VALIDATION_FAILED");
     expect(JSON.stringify([schema.body, typo.body])).not.toMatch(/did you mean/i);
-    await expectServing(current.client);
+    await expectServing(client);
   });
 
   it("issue 25: a variable that does not coerce is refused with extensions.code BAD_USER_INPUT", async () => {
-    const result = await current.client.send({
+    const result = await client.send({
       query: "query($n: Int!) { latestBlocks(first: $n) { nodes { blockHash } } }",
       variables: { n: "ten" },
     });

@@ -9,11 +9,11 @@
  * and query builders are tested without a transport.
  */
 import { print } from "graphql";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { buildPath, buildQuery } from "../../src/upstream/http.ts";
 import { WatchExportOperationDocument } from "../generated/graphql.ts";
 import { upstreamCalls, useHarness } from "../support/harness.ts";
-import { over, TRANSPORTS, type Operation, type Transport, type TransportClient } from "../support/transports.ts";
+import { TRANSPORTS, useClient, type Operation, type Transport } from "../support/transports.ts";
 
 const harness = useHarness();
 
@@ -43,13 +43,7 @@ const NODE_QUERY = "query Refetch($id: ID!) { node(id: $id) { id } __typename }"
 describe.each(TRANSPORTS)(
   "row 5: values that reach an upstream path are validated like direct arguments, over %s",
   (transport) => {
-    let client: TransportClient;
-    beforeEach(() => {
-      client = over(transport, harness);
-    });
-    afterEach(async () => {
-      await client.close();
-    });
+    const client = useClient(transport, () => harness);
 
     const send = (query: string, variables?: Record<string, unknown>) => client.send({ query, variables });
 
@@ -157,13 +151,7 @@ describe.each(TRANSPORTS)(
 describe.each(["websocket", "sse"] as const satisfies readonly Transport[])(
   "row 5: a subscription's id is validated like a query's, over %s",
   (transport) => {
-    let client: TransportClient;
-    beforeEach(() => {
-      client = over(transport, harness);
-    });
-    afterEach(async () => {
-      await client.close();
-    });
+    const client = useClient(transport, () => harness);
 
     it("row 5: exportOperation(id:) with dot segments or 17 kB, as a subscription: 0 calls", async () => {
       for (const id of ["..", LONG]) {

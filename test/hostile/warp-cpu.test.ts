@@ -6,11 +6,11 @@
  * is charged by the same pipeline), each on a gateway of its own, so that the one check is made
  * on each. A socket's opening costs its caller 1; a socket's refusal carries no budget.
  */
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { newDocumentCost } from "../../src/plugins/rate-limit.ts";
 import { WARP_VERIFICATION_COST } from "../../src/limits/upstream-calls.ts";
 import { metricsText, registerL1ValidatorTx, startHarness, upstreamCalls, type Harness } from "../support/harness.ts";
-import { over, TRANSPORTS, type TransportClient } from "../support/transports.ts";
+import { over, TRANSPORTS, useClient } from "../support/transports.ts";
 
 const ALIASES = 49;
 /** Estimated upstream calls per alias: the message, the one look-up expected to find its subnet, the validator page. */
@@ -37,7 +37,7 @@ async function verifications(harness: Harness): Promise<Record<string, number>> 
 
 describe.each(TRANSPORTS)("row 3: Warp verification CPU, over %s", (transport) => {
   let harness: Harness;
-  let client: TransportClient;
+  const client = useClient(transport, () => harness);
   /** What opening the caller's socket cost it: 1 on a WebSocket, nothing otherwise. */
   const opening = transport === "websocket" ? 1 : 0;
 
@@ -51,10 +51,6 @@ describe.each(TRANSPORTS)("row 3: Warp verification CPU, over %s", (transport) =
   beforeEach(() => {
     harness.gateway.cache.clear();
     harness.simulator.resetCounters();
-    client = over(transport, harness);
-  });
-  afterEach(async () => {
-    await client.close();
   });
 
   it("row 3: 49 aliases of one verification check it once, charge its CPU per alias, and another caller is answered meanwhile", async () => {

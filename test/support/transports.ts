@@ -11,6 +11,7 @@
  * caller gets one socket, kept open for its later operations (opening one costs its caller 1).
  */
 import type { FormattedExecutionResult, GraphQLFormattedError } from "graphql";
+import { afterEach, beforeEach } from "vitest";
 import WebSocket from "ws";
 import { serveGateway, type Harness, type ServedGateway } from "./harness.ts";
 
@@ -88,6 +89,26 @@ export function over(transport: Transport, harness: Harness): TransportClient {
       if (served) await (await served).close();
       served = undefined;
     },
+  };
+}
+
+/**
+ * A client over `transport` of the gateway `harness()` returns (read when each test starts), made
+ * before each test of the block that calls this and closed after it, with its sockets and port.
+ */
+export function useClient(transport: Transport, harness: () => Harness): TransportClient {
+  let current: TransportClient | undefined;
+  beforeEach(() => {
+    current = over(transport, harness());
+  });
+  afterEach(async () => {
+    await current?.close();
+    current = undefined;
+  });
+  return {
+    transport,
+    send: (operation, headers) => current!.send(operation, headers),
+    close: async () => current?.close(),
   };
 }
 
