@@ -2,23 +2,29 @@
  * Row 2: answers the caller's own input causes (4xx) never count against the service, so no
  * caller can open the circuit breaker for every other caller. Only 5xx, resets, timeouts and
  * malformed 2xx bodies do.
+ *
+ * Transports: every test sends its queries over HTTP, WebSocket and SSE (a POST asking for
+ * `text/event-stream` is another door a query can come through); the breaker sits behind all
+ * three, so the same upstream calls are counted on each. `/ready` is an HTTP endpoint only.
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { execute, metricsText, startHarness, upstreamCalls, type Harness } from "../support/harness.ts";
+import { over, TRANSPORTS, useClient } from "../support/transports.ts";
 
 const BLOCK_ROUTE = "GET /v1/chains/{chainId}/blocks/{blockId}";
 const BLOCK_QUERY = 'query Block($id: String!) { chain(id: "43114") { block(id: $id) { blockNumber } } }';
+/** A breaker that opens on little: 3 calls in 10 s of which half failed. */
+const FRAGILE = {
+  UPSTREAM_RETRIES: "0",
+  BREAKER_VOLUME_THRESHOLD: "3",
+  BREAKER_ERROR_PERCENTAGE: "50",
+  BREAKER_RESET_MS: "60000",
+};
 
 let harness: Harness;
 
 beforeAll(async () => {
-  // A breaker that opens on little: 3 calls in 10 s of which half failed.
-  harness = await startHarness({
-    UPSTREAM_RETRIES: "0",
-    BREAKER_VOLUME_THRESHOLD: "3",
-    BREAKER_ERROR_PERCENTAGE: "50",
-    BREAKER_RESET_MS: "60000",
-  });
+  harness = await startHarness(FRAGILE);
   // The chain list, once: the requests below then make one call each, to the block route.
   await execute(harness, '{ chain(id: "43114") { chainId } }');
 });
@@ -36,21 +42,25 @@ async function breakerState(): Promise<string | undefined> {
   return /gateway_upstream_breaker_state\{service="Data API"\} (\d)/.exec(await metricsText(harness))?.[1];
 }
 
-async function expectServiceStillServes() {
-  expect(await breakerState()).toBe("0");
-  expect((await harness.gateway.yoga.fetch("http://gateway.test/ready")).status).toBe(200);
-  harness.simulator.resetCounters();
-  harness.gateway.cache.clear();
-  await execute(harness, '{ chain(id: "43114") { chainId } }');
-  harness.simulator.resetCounters();
-  const block = await execute(harness, BLOCK_QUERY, { id: "100" });
-  expect(block.body.errors).toBeUndefined();
-  expect(block.body.data).toEqual({ chain: { block: { blockNumber: "100" } } });
-  expect(upstreamCalls(harness)).toEqual({ [BLOCK_ROUTE]: 1 });
-  expect((await execute(harness, "{ __typename }")).body).toEqual({ data: { __typename: "Query" } });
-}
+describe.each(TRANSPORTS)("row 2: the breaker counts only the service's failures, over %s", (transport) => {
+  const client = useClient(transport, () => harness);
 
-describe("row 2: the breaker counts only the service's failures", () => {
+  const block = (id: string) => client.send({ query: BLOCK_QUERY, variables: { id } });
+
+  async function expectServiceStillServes() {
+    expect(await breakerState()).toBe("0");
+    expect((await harness.gateway.yoga.fetch("http://gateway.test/ready")).status).toBe(200);
+    harness.simulator.resetCounters();
+    harness.gateway.cache.clear();
+    await client.send({ query: '{ chain(id: "43114") { chainId } }' });
+    harness.simulator.resetCounters();
+    const served = await block("100");
+    expect(served.body.errors).toBeUndefined();
+    expect(served.body.data).toEqual({ chain: { block: { blockNumber: "100" } } });
+    expect(upstreamCalls(harness)).toEqual({ [BLOCK_ROUTE]: 1 });
+    expect((await client.send({ query: "{ __typename }" })).result).toEqual({ data: { __typename: "Query" } });
+  }
+
   it("row 2: 35 answers of 400, 413, 414, 422, 429, 431 and 404 leave the breaker closed for everyone", async () => {
     const statuses = [400, 413, 414, 422, 429, 431];
     const codes: Record<number, string> = {
@@ -64,15 +74,16 @@ describe("row 2: the breaker counts only the service's failures", () => {
     for (const status of statuses) {
       harness.simulator.setKnobs({ errorRate: 1, errorStatus: status, errorRoutes: [BLOCK_ROUTE] });
       for (let attempt = 0; attempt < 5; attempt += 1) {
-        const result = await execute(harness, BLOCK_QUERY, { id: String(200 + attempt) });
+        const result = await block(String(200 + attempt));
+        expect(result.refused).toBe(false);
         expect(result.body.errors![0]!.extensions).toMatchObject({ code: codes[status], upstream: { status } });
       }
     }
     // Blocks that do not exist: real 404s from the simulator, each a null block.
     harness.simulator.setKnobs({ errorRate: 0 });
     for (let attempt = 0; attempt < 5; attempt += 1) {
-      const result = await execute(harness, BLOCK_QUERY, { id: `0x${String(attempt).padStart(64, "f")}` });
-      expect(result.body).toEqual({ data: { chain: { block: null } } });
+      const result = await block(`0x${String(attempt).padStart(64, "f")}`);
+      expect(result.result).toEqual({ data: { chain: { block: null } } });
     }
     // Every one of them reached the service: none was refused by an open circuit.
     expect(upstreamCalls(harness)).toEqual({ [BLOCK_ROUTE]: 35 });
@@ -83,10 +94,11 @@ describe("row 2: the breaker counts only the service's failures", () => {
     const hugeId = Buffer.from(`EvmChain:${"A".repeat(17_000)}`).toString("base64");
     const hugeCursor = Buffer.from(JSON.stringify([1, "x".repeat(20_000), 10, -1, null, "any"])).toString("base64url");
     for (let attempt = 0; attempt < 25; attempt += 1) {
-      const node = await execute(harness, "query N($id: ID!) { node(id: $id) { id } }", { id: hugeId });
+      const node = await client.send({ query: "query N($id: ID!) { node(id: $id) { id } }", variables: { id: hugeId } });
       expect(node.body.errors![0]!.extensions).toMatchObject({ code: "BAD_USER_INPUT", argument: "id" });
-      const page = await execute(harness, "query P($after: String) { latestBlocks(after: $after) { pageInfo { endCursor } } }", {
-        after: hugeCursor,
+      const page = await client.send({
+        query: "query P($after: String) { latestBlocks(after: $after) { pageInfo { endCursor } } }",
+        variables: { after: hugeCursor },
       });
       expect(page.body.errors![0]!.extensions).toMatchObject({ code: "BAD_USER_INPUT", argument: "after" });
     }
@@ -95,23 +107,21 @@ describe("row 2: the breaker counts only the service's failures", () => {
   });
 
   it("row 2: the service's own failures (5xx) still open it", async () => {
-    const fragile = await startHarness({
-      UPSTREAM_RETRIES: "0",
-      BREAKER_VOLUME_THRESHOLD: "3",
-      BREAKER_ERROR_PERCENTAGE: "50",
-      BREAKER_RESET_MS: "60000",
-    });
+    const fragile = await startHarness(FRAGILE);
+    const fragileClient = over(transport, fragile);
     try {
-      await execute(fragile, '{ chain(id: "43114") { chainId } }');
+      await fragileClient.send({ query: '{ chain(id: "43114") { chainId } }' });
       fragile.simulator.setKnobs({ errorRate: 1, errorStatus: 500, errorRoutes: [BLOCK_ROUTE] });
       fragile.simulator.resetCounters();
       const messages: string[] = [];
       for (let attempt = 0; attempt < 6; attempt += 1) {
-        messages.push((await execute(fragile, BLOCK_QUERY, { id: String(300 + attempt) })).body.errors![0]!.message);
+        const result = await fragileClient.send({ query: BLOCK_QUERY, variables: { id: String(300 + attempt) } });
+        messages.push(result.body.errors![0]!.message);
       }
       expect(messages.at(-1)).toMatch(/circuit open/);
       expect(upstreamCalls(fragile)[BLOCK_ROUTE]).toBeLessThan(6);
     } finally {
+      await fragileClient.close();
       await fragile.close();
     }
   });

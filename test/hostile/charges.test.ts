@@ -2,6 +2,12 @@
  * Row 8 (and row 13's operation names): documents that fail validation, extra operations, and
  * long operation names are charged before any parsing, so the work done before a refusal is
  * bounded per caller. Callers are told apart by X-Forwarded-For (TRUST_PROXY).
+ *
+ * Transports: every test that sends operations runs over HTTP, WebSocket and SSE (a POST asking
+ * for `text/event-stream` is charged by the same pipeline). Budgets are computed exactly; a
+ * socket's opening costs its caller 1, and a socket's refusal carries no budget, so what it was
+ * charged shows in the next answer's, or in the refusal's message. The lexer's counts are no
+ * transport's.
  */
 import { afterEach, describe, expect, it } from "vitest";
 import { documentShape } from "../../src/limits/document-shape.ts";
@@ -11,33 +17,54 @@ import {
   FREE_DOCUMENT_TOKENS,
   newDocumentCost,
 } from "../../src/plugins/rate-limit.ts";
-import { execute, startHarness, upstreamCalls, type Harness } from "../support/harness.ts";
+import { startHarness, upstreamCalls, type Harness } from "../support/harness.ts";
+import { over, TRANSPORTS, type Answer, type Transport, type TransportClient } from "../support/transports.ts";
 
 let harness: Harness | undefined;
+let client: TransportClient | undefined;
 
-async function start(env: Record<string, string> = {}): Promise<Harness> {
+async function start(transport: Transport, env: Record<string, string> = {}) {
   // Refills so slowly that no test sees a token come back.
   harness = await startHarness({ TRUST_PROXY: "true", RATE_LIMIT_RATE: "0.001", ...env });
-  return harness;
+  const opened = over(transport, harness);
+  client = opened;
+  const gateway = harness;
+  /** What opening the caller's socket cost it: 1 on a WebSocket, nothing otherwise. */
+  const opening = transport === "websocket" ? 1 : 0;
+  const send = (address: string, query: string, operationName?: string) =>
+    opened.send({ query, ...(operationName ? { operationName } : {}) }, from(address));
+  return { gateway, send, opening };
 }
 
 afterEach(async () => {
+  await client?.close();
   await harness?.close();
+  client = undefined;
   harness = undefined;
 });
 
 const from = (address: string) => ({ "x-forwarded-for": address });
-const remaining = (response: { headers: Headers }) => Number(response.headers.get("ratelimit-remaining"));
+
+/**
+ * The answer as its transport says it: HTTP and SSE by their status and RateLimit-Remaining; a
+ * socket by an `error` message (a status of 400 or more) or by a result, whose
+ * `extensions.rateLimit` has the budget (a refusal carries none).
+ */
+function expectAnswer(answer: Answer, status: number, remaining?: number): void {
+  if (answer.transport === "websocket") expect(answer.refused).toBe(status >= 400);
+  else expect(answer.status).toBe(status);
+  if (remaining !== undefined && !(answer.transport === "websocket" && answer.refused)) expect(answer.remaining).toBe(remaining);
+}
 
 /** A document of ~4,985 `__typename` fields, unique by its operation name. */
 const wide = (index: number) => `query Wide${index} { ${"__typename ".repeat(4_985)}}`;
 /** `count` operations, each `{ __typename }`. */
 const many = (count: number) => Array.from({ length: count }, (_, index) => `query O${index} { __typename }`).join(" ");
 
-async function servesOthers(gateway: Harness): Promise<void> {
-  const other = await execute(gateway, "{ __typename }", {}, from("192.0.2.99"));
-  expect(other.status).toBe(200);
-  expect(other.body).toEqual({ data: { __typename: "Query" } });
+async function servesOthers(send: (address: string, query: string) => Promise<Answer>): Promise<void> {
+  const other = await send("192.0.2.99", "{ __typename }");
+  expectAnswer(other, 200);
+  expect(other.result).toEqual({ data: { __typename: "Query" } });
 }
 
 describe("row 8: charges before parsing", () => {
@@ -68,80 +95,86 @@ describe("row 8: charges before parsing", () => {
     // A long name is one token, and still read.
     expect(newDocumentCost(`query Q${"x".repeat(95_000)} { __typename }`)).toBe(95);
   });
+});
 
+describe.each(TRANSPORTS)("row 8: charges before parsing, over %s", (transport) => {
   it("row 8: 8 unique 4,985-field documents refused by a limit are each charged 1 and their reading, and a spent caller is refused before parsing", async () => {
     const per = 1 + newDocumentCost(wide(0));
     const burst = 8 * per + Math.floor(per / 2);
-    const gateway = await start({ RATE_LIMIT_BURST: String(burst) });
-    const attacker = from("192.0.2.8");
-    let expected = burst;
+    const { gateway, send, opening } = await start(transport, { RATE_LIMIT_BURST: String(burst) });
+    const attacker = "192.0.2.8";
+    let expected = burst - opening;
     for (let index = 0; index < 8; index++) {
-      const response = await execute(gateway, wide(index), {}, attacker);
+      const response = await send(attacker, wide(index));
       expected -= per;
       // Refused by the token limit as it is parsed, after it was charged.
-      expect(response.status).toBe(400);
+      expectAnswer(response, 400, expected);
       expect(response.body.errors).toHaveLength(1);
-      expect(remaining(response)).toBe(expected);
+      expect(response.body.errors![0]!.extensions).toMatchObject({ code: "BAD_USER_INPUT", limit: "tokens" });
     }
-    expect(expected).toBe(Math.floor(per / 2));
+    expect(expected).toBe(Math.floor(per / 2) - opening);
 
     // Half a document's charge left: the next is refused before it is parsed (a document that
     // does not even parse gets RATE_LIMITED, not a syntax error); it keeps the 1 it took first,
     // and pays for the characters it made the gateway read.
     const unparsable = `${wide(9)} {{{ not graphql`;
-    const refused = await execute(gateway, unparsable, {}, attacker);
-    expect(refused.status).toBe(429);
-    expect(refused.headers.get("retry-after")).not.toBeNull();
+    const refused = await send(attacker, unparsable);
+    expectAnswer(refused, 429, expected - 1 - Math.floor(unparsable.length / CHARACTERS_PER_TOKEN));
+    if (refused.headers) expect(refused.headers.get("retry-after")).not.toBeNull();
     expect(refused.body.errors).toHaveLength(1);
     const cost = 1 + newDocumentCost(unparsable);
     const read = Math.floor(unparsable.length / CHARACTERS_PER_TOKEN);
     expect(read).toBe(54);
-    expect(refused.body.errors![0]!.extensions).toMatchObject({ code: "RATE_LIMITED", cost });
+    expect(refused.body.errors![0]!.extensions).toMatchObject({ code: "RATE_LIMITED", cost, retryAfter: expect.any(Number) });
+    // What each transport was charged, said in the message.
     expect(refused.body.errors![0]!.message).toContain(
       `this request (1, and ${cost - 1} for its new document's 4994 tokens and 2 definitions) costs ${cost} and ${expected - 1 - read} of your ${burst} remain`,
     );
-    expect(remaining(refused)).toBe(expected - 1 - read);
     expect(upstreamCalls(gateway)).toEqual({});
-    await servesOthers(gateway);
+    await servesOthers(send);
   });
 
   it("row 8: a document that fails to parse is charged for its reading", async () => {
-    const gateway = await start({ RATE_LIMIT_BURST: "500" });
+    const { gateway, send, opening } = await start(transport, { RATE_LIMIT_BURST: "500" });
     const broken = `{ ${"__typename ".repeat(1_500)}`;
-    const response = await execute(gateway, broken, {}, from("192.0.2.9"));
-    expect(response.status).toBe(400);
+    const response = await send("192.0.2.9", broken);
+    expectAnswer(response, 400, 500 - 1 - newDocumentCost(broken));
     expect(response.body.errors![0]!.message).toMatch(/Syntax Error/);
+    expect(response.body.errors![0]!.extensions).toMatchObject({ code: "GRAPHQL_PARSE_FAILED" });
     expect(newDocumentCost(broken)).toBe(
       Math.floor((1_501 - FREE_DOCUMENT_TOKENS) / DOCUMENT_TOKENS_PER_CHARGE) + Math.floor(broken.length / CHARACTERS_PER_TOKEN),
     );
-    expect(remaining(response)).toBe(500 - 1 - newDocumentCost(broken));
-    await servesOthers(gateway);
+    // The caller's next request (1) sees the charge on every transport.
+    const next = await send("192.0.2.9", "{ __typename }");
+    expectAnswer(next, 200, 500 - opening - 1 - newDocumentCost(broken) - 1);
+    await servesOthers(send);
+    expect(upstreamCalls(gateway)).toEqual({});
   });
 
   it("row 8: a 1,000-operation document is charged 1 per definition beyond the first, new or not", async () => {
-    const gateway = await start({ RATE_LIMIT_BURST: "3000", MAX_QUERY_TOKENS: "10000" });
-    const attacker = from("192.0.2.10");
+    const { gateway, send, opening } = await start(transport, { RATE_LIMIT_BURST: "3000", MAX_QUERY_TOKENS: "10000" });
+    const attacker = "192.0.2.10";
     const query = many(1_000);
-    const response = await execute(gateway, query, {}, attacker, "O500");
-    expect(response.status).toBe(200);
-    expect(response.body).toEqual({ data: { __typename: "Query" } });
+    const response = await send(attacker, query, "O500");
     const first = 1 + newDocumentCost(query);
-    expect(remaining(response)).toBe(3_000 - first);
+    expectAnswer(response, 200, 3_000 - opening - first);
+    expect(response.result).toEqual({ data: { __typename: "Query" } });
 
     // Sent again, the parse cache holds it: 1 for the request, nothing for its reading, and 1 for each other operation again.
-    const again = await execute(gateway, query, {}, attacker, "O7");
-    expect(again.status).toBe(200);
-    expect(remaining(again)).toBe(3_000 - first - 1 - 999);
+    const again = await send(attacker, query, "O7");
+    expectAnswer(again, 200, 3_000 - opening - first - 1 - 999);
     expect(upstreamCalls(gateway)).toEqual({});
-    await servesOthers(gateway);
+    await servesOthers(send);
   });
 
   it("row 8: with the default limits a 1,000-operation document is refused before it is parsed: reading it costs more than a full bucket", async () => {
-    const gateway = await start({ RATE_LIMIT_BURST: "500" });
+    const { gateway, send, opening } = await start(transport, { RATE_LIMIT_BURST: "500" });
     const query = many(1_000);
-    const response = await execute(gateway, query, {}, from("192.0.2.11"), "O0");
-    expect(response.status).toBe(400);
+    const response = await send("192.0.2.11", query, "O0");
     const cost = 1 + newDocumentCost(query);
+    // It was read and measured: 1, and 1 per 1,000 characters of it.
+    const read = 1 + Math.floor(query.length / CHARACTERS_PER_TOKEN);
+    expectAnswer(response, 400, 500 - read);
     expect(response.body.errors![0]!.extensions).toEqual({
       code: "BAD_USER_INPUT",
       limit: "documentSize",
@@ -151,34 +184,38 @@ describe("row 8: charges before parsing", () => {
     expect(response.body.errors![0]!.message).toBe(
       `Reading this request (5000 tokens and 1000 definitions) costs ${cost}, more than the 500 that RATE_LIMIT_BURST allows at once, so it can never run; send a smaller document, one operation at a time`,
     );
-    // It was read and measured: 1, and 1 per 1,000 characters of it.
-    expect(remaining(response)).toBe(499 - Math.floor(query.length / CHARACTERS_PER_TOKEN));
+    const next = await send("192.0.2.11", "{ __typename }");
+    expectAnswer(next, 200, 500 - opening - read - 1);
     expect(upstreamCalls(gateway)).toEqual({});
-    await servesOthers(gateway);
+    await servesOthers(send);
   });
 
   it("row 13: a request with a 95 kB unknown operationName is charged for it, every time", async () => {
-    const gateway = await start({ RATE_LIMIT_BURST: "500" });
-    const attacker = from("192.0.2.13");
+    const { gateway, send, opening } = await start(transport, { RATE_LIMIT_BURST: "500" });
+    const attacker = "192.0.2.13";
     const name = `Q${"x".repeat(95_000)}`;
     const costs = 1 + Math.floor(name.length / CHARACTERS_PER_TOKEN);
-    const statuses: number[] = [];
+    const answers: Answer[] = [];
     for (let index = 0; index < 6; index++) {
-      const response = await execute(gateway, "{ __typename }", {}, attacker, name);
-      statuses.push(response.status);
-      if (response.status === 429)
-        expect(response.body.errors![0]!.extensions).toMatchObject({ code: "RATE_LIMITED", cost: costs });
-      else expect(remaining(response)).toBe(500 - (index + 1) * costs);
+      const response = await send(attacker, "{ __typename }", name);
+      answers.push(response);
+      if (index < 5) {
+        // Refused for its unknown name, and charged for it.
+        expectAnswer(response, 400, 500 - opening - (index + 1) * costs);
+        expect(response.body.errors![0]!.extensions!.code).not.toBe("RATE_LIMITED");
+      }
     }
     // 500 pays for five of 96, not a sixth.
-    expect(statuses.slice(0, 5).every((status) => status !== 429)).toBe(true);
-    expect(statuses[5]).toBe(429);
+    expectAnswer(answers[5]!, 429);
+    expect(answers[5]!.body.errors![0]!.extensions).toMatchObject({ code: "RATE_LIMITED", cost: costs });
     // The sixth was read all the same: its 1 and its name's 95 characters' worth are paid, into
     // debt (20 - 1 - 95), so that even a request of cost 1 is refused now.
-    const owing = await execute(gateway, "{ __typename }", {}, attacker);
-    expect(owing.status).toBe(429);
-    expect(Number(owing.headers.get("retry-after"))).toBeGreaterThan(1_000);
+    const owing = await send(attacker, "{ __typename }");
+    expectAnswer(owing, 429);
+    expect(owing.body.errors![0]!.extensions).toMatchObject({ code: "RATE_LIMITED" });
+    const retryAfter = owing.headers ? Number(owing.headers.get("retry-after")) : owing.body.errors![0]!.extensions!.retryAfter;
+    expect(retryAfter).toBeGreaterThan(1_000);
     expect(upstreamCalls(gateway)).toEqual({});
-    await servesOthers(gateway);
+    await servesOthers(send);
   });
 });

@@ -4,12 +4,24 @@
  * 500 with a stack trace; with introspection off, no message suggests a name; an error thrown
  * in a plugin's HTTP hook is answered as JSON. Each refusal goes nowhere upstream and leaves the
  * gateway serving.
+ *
+ * Transports: each refusal of an operation is sent over HTTP (a POST to the gateway's listener,
+ * with each `accept`), WebSocket (refused with an `error` message, whose errors carry the code)
+ * and SSE (a POST asking for `text/event-stream`, refused with its status). HTTP only: GET query
+ * strings, CSRF, malformed JSON bytes, bodies over the limit or without a length, unsupported
+ * methods, media types and paths, and errors thrown in a plugin's HTTP hook: they are HTTP framing,
+ * which a socket's frames and SSE's POSTs (HTTP's own listener) have no other form of.
  */
+import { createHash } from "node:crypto";
+import { mkdtempSync, writeFileSync } from "node:fs";
 import { createServer, type Server } from "node:http";
 import { connect, type AddressInfo } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import type { Plugin } from "graphql-yoga";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { execute, metricsText, startHarness, upstreamCalls, type Harness } from "../support/harness.ts";
+import { over, TRANSPORTS, useClient, type Transport, type TransportClient } from "../support/transports.ts";
 
 let harness: Harness;
 let server: Server;
@@ -32,8 +44,10 @@ const ACCEPTS = ["application/json", "application/graphql-response+json"] as con
 const CSRF = { "x-graphql-yoga-csrf": "1" };
 
 interface Answer {
-  status: number;
-  contentType: string;
+  transport: Transport;
+  /** None on a socket. */
+  status: number | undefined;
+  contentType: string | undefined;
   text: string;
   body: { data?: unknown; errors?: { message: string; extensions?: Record<string, unknown> }[] };
 }
@@ -41,6 +55,7 @@ interface Answer {
 async function answer(response: Response): Promise<Answer> {
   const text = await response.text();
   return {
+    transport: "http",
     status: response.status,
     contentType: response.headers.get("content-type") ?? "",
     text,
@@ -61,10 +76,30 @@ async function get(params: Record<string, string>, accept: string, headers: Reco
   return answer(await harness.gateway.yoga.fetch(`http://gateway.test/graphql?${query}`, { headers: { accept, ...headers } }));
 }
 
-/** The shape every refusal has; the first error's code and message are returned for more checks. */
+/**
+ * A request body sent as each transport sends it: over HTTP a POST to the listener with each
+ * `accept`; over a WebSocket or SSE, once through `client` (the body's JSON text as it is).
+ */
+async function sendOver(client: TransportClient, body: string): Promise<Answer[]> {
+  if (client.transport === "http") {
+    const answers: Answer[] = [];
+    for (const accept of ACCEPTS) answers.push(await post(body, accept));
+    return answers;
+  }
+  const { transport, status, headers, body: result } = await client.send(body);
+  return [
+    { transport, status, contentType: headers?.get("content-type") ?? undefined, text: JSON.stringify(result), body: result },
+  ];
+}
+
+/**
+ * The shape every refusal has, on every transport (a socket has no status: its `error` message
+ * refuses); the first error's code and message are returned for more checks. JSON is checked
+ * over HTTP; SSE's is its own test.
+ */
 function expectRefusal(result: Answer, status: number, code: string): { message: string; extensions: Record<string, unknown> } {
-  expect(result.status).toBe(status);
-  expect(result.contentType).toMatch(/^application\/(graphql-response\+)?json/);
+  if (result.transport !== "websocket") expect(result.status).toBe(status);
+  if (result.transport === "http") expect(result.contentType).toMatch(/^application\/(graphql-response\+)?json/);
   expect(result.body.data).toBeUndefined();
   expect(result.body.errors?.[0]?.extensions?.code).toBe(code);
   expect(result.text).not.toContain("/work/");
@@ -74,9 +109,11 @@ function expectRefusal(result: Answer, status: number, code: string): { message:
   return { message: result.body.errors![0]!.message, extensions: result.body.errors![0]!.extensions! };
 }
 
-async function expectServing(): Promise<void> {
-  const result = await execute(harness, "{ __typename }");
-  expect(result.body).toEqual({ data: { __typename: "Query" } });
+async function expectServing(client?: TransportClient): Promise<void> {
+  const result = client
+    ? (await client.send({ query: "{ __typename }" })).result
+    : (await execute(harness, "{ __typename }")).body;
+  expect(result).toEqual({ data: { __typename: "Query" } });
 }
 
 function refusalCount(text: string, reason: string): number {
@@ -86,51 +123,63 @@ function refusalCount(text: string, reason: string): number {
 
 const nestedArray = (depth: number) => `${"[".repeat(depth)}1${"]".repeat(depth)}`;
 
-describe("row 7: JSON nested deeper than MAX_NESTING_DEPTH", () => {
-  it("row 7: the issue's body, 5,000 arrays deep in variables, is a 400 BAD_REQUEST over HTTP, logged and counted", async () => {
-    const before = refusalCount(await metricsText(harness), "nesting_too_deep");
-    for (const accept of ACCEPTS) {
-      const result = await post(`{"query":"{ __typename }","variables":{"x":${nestedArray(5_000)}}}`, accept);
-      const { message, extensions } = expectRefusal(result, 400, "BAD_REQUEST");
-      expect(message).toBe("The variables nest deeper than the limit of 64");
-      expect(extensions).toMatchObject({ argument: "variables", limit: "nesting", max: 64 });
-    }
-    expect(refusalCount(await metricsText(harness), "nesting_too_deep")).toBe(before + 2);
-    await expectServing();
-  });
+// Gateway bug (reported), marked `it.fails` on WebSocket: src/server/websocket.ts rebuilds the
+// operation's body with JSON.stringify (operationBody), which throws RangeError on variables
+// 5,000 deep: the socket is closed 4500 and the error logged with its stack, never refused as
+// BAD_REQUEST nor counted.
+describe.each(TRANSPORTS)("row 7: JSON nested deeper than MAX_NESTING_DEPTH, over %s", (transport) => {
+  const client = useClient(transport, () => harness);
 
-  it("row 7: deep extensions, through yoga.fetch and over HTTP, and deep variables in a GET query string", async () => {
+  (transport === "websocket" ? it.fails : it)(
+    "row 7: the issue's body, 5,000 arrays deep in variables, is a 400 BAD_REQUEST, logged and counted",
+    async () => {
+      const before = refusalCount(await metricsText(harness), "nesting_too_deep");
+      const results = await sendOver(client, `{"query":"{ __typename }","variables":{"x":${nestedArray(5_000)}}}`);
+      for (const result of results) {
+        const { message, extensions } = expectRefusal(result, 400, "BAD_REQUEST");
+        expect(message).toBe("The variables nest deeper than the limit of 64");
+        expect(extensions).toMatchObject({ argument: "variables", limit: "nesting", max: 64 });
+      }
+      expect(refusalCount(await metricsText(harness), "nesting_too_deep")).toBe(before + results.length);
+      await expectServing(client);
+    },
+  );
+
+  it("row 7: deep extensions, and variables one level too deep; 64 levels are within the bound", async () => {
+    for (const result of await sendOver(client, `{"query":"{ __typename }","extensions":{"x":${nestedArray(3_000)}}}`))
+      expectRefusal(result, 400, "BAD_REQUEST");
+    for (const result of await sendOver(client, `{"query":"{ __typename }","variables":{"x":${nestedArray(65)}}}`))
+      expect(expectRefusal(result, 400, "BAD_REQUEST").extensions).toMatchObject({ argument: "variables", max: 64 });
+    // 64 levels are within the bound.
+    for (const within of await sendOver(client, `{"query":"{ __typename }","variables":{"x":${nestedArray(63)}}}`))
+      expect(within.body).toMatchObject({ data: { __typename: "Query" } });
+    if (transport !== "http") return;
+    // HTTP also: through yoga.fetch as through the listener, and in a GET's query string.
     for (const accept of ACCEPTS) {
       const body = `{"query":"{ __typename }","extensions":{"x":${nestedArray(3_000)}}}`;
-      expectRefusal(await post(body, accept), 400, "BAD_REQUEST");
       expectRefusal(await post(body, accept, { overHttp: false }), 400, "BAD_REQUEST");
       const viaGet = await get({ query: "{ __typename }", variables: `{"x":${nestedArray(65)}}` }, accept);
       expect(expectRefusal(viaGet, 400, "BAD_REQUEST").extensions).toMatchObject({ argument: "variables", max: 64 });
     }
-    // 64 levels are within the bound.
-    const within = await post(`{"query":"{ __typename }","variables":{"x":${nestedArray(63)}}}`, "application/json");
-    expect(within.body).toEqual({ data: { __typename: "Query" } });
   });
 
   it("row 7: a document nesting brackets 10,000 deep is a 400 GRAPHQL_PARSE_FAILED, POST and GET", async () => {
-    for (const accept of ACCEPTS) {
-      for (const document of [
-        `{ __typename(x: ${nestedArray(10_000)}) }`,
-        `{ ${"a { ".repeat(2_400)} b ${"}".repeat(2_400)} }`,
-      ]) {
-        const viaPost = expectRefusal(await post(JSON.stringify({ query: document }), accept), 400, "GRAPHQL_PARSE_FAILED");
-        expect(viaPost.extensions).toMatchObject({ limit: "nesting", max: 64 });
-        expectRefusal(await get({ query: document }, accept), 400, "GRAPHQL_PARSE_FAILED");
-      }
+    for (const document of [`{ __typename(x: ${nestedArray(10_000)}) }`, `{ ${"a { ".repeat(2_400)} b ${"}".repeat(2_400)} }`]) {
+      for (const result of await sendOver(client, JSON.stringify({ query: document })))
+        expect(expectRefusal(result, 400, "GRAPHQL_PARSE_FAILED").extensions).toMatchObject({ limit: "nesting", max: 64 });
+      // HTTP also: in a GET's query string.
+      if (transport === "http")
+        for (const accept of ACCEPTS) expectRefusal(await get({ query: document }, accept), 400, "GRAPHQL_PARSE_FAILED");
     }
-    await expectServing();
+    await expectServing(client);
   });
 });
 
-describe("row 11: INTROSPECTION=false hides every suggestion", () => {
+describe.each(TRANSPORTS)("row 11: INTROSPECTION=false hides every suggestion, over %s", (transport) => {
+  const client = useClient(transport, () => harness);
+
   const refusedWithoutSuggestion = async (query: string, variables: Record<string, unknown> | undefined, code: string) => {
-    for (const accept of ACCEPTS) {
-      const result = await post(JSON.stringify({ query, variables }), accept);
+    for (const result of await sendOver(client, JSON.stringify({ query, variables }))) {
       expectRefusal(result, 400, code);
       expect(result.text).not.toMatch(/did you mean/i);
       expect(result.text).not.toContain("TX_COUNT");
@@ -171,21 +220,30 @@ describe("row 11: INTROSPECTION=false hides every suggestion", () => {
       undefined,
       "GRAPHQL_VALIDATION_FAILED",
     );
-    await expectServing();
+    await expectServing(client);
+  });
+
+  it("row 11: introspection itself is refused, with no suggestion", async () => {
+    await refusedWithoutSuggestion(`{ __schema { types { name } } }`, undefined, "GRAPHQL_VALIDATION_FAILED");
+    await refusedWithoutSuggestion(`{ __type(name: "Query") { name } }`, undefined, "GRAPHQL_VALIDATION_FAILED");
+    await expectServing(client);
   });
 
   it("row 11: with introspection on, suggestions stay", async () => {
     const open = await startHarness({});
+    const openClient = over(transport, open);
     try {
-      const result = await execute(open, `{ networkMetrics(scope: MAINNET, metric: TX_CONT) { __typename } }`);
+      const result = await openClient.send({ query: `{ networkMetrics(scope: MAINNET, metric: TX_CONT) { __typename } }` });
       expect(result.body.errors?.[0]?.message).toContain('Did you mean the enum value "TX_COUNT"?');
     } finally {
+      await openClient.close();
       await open.close();
     }
   });
 });
 
-describe("row 15: every refusal is JSON with a code and its status, POST and GET alike", () => {
+describe.each(TRANSPORTS)("row 15: every refusal has a code and its status, over %s", (transport) => {
+  const client = useClient(transport, () => harness);
   const aliases = `{ ${Array.from({ length: 51 }, (_, index) => `a${index}: chain(id: "43114") { chainName }`).join(" ")} }`;
   const cases: [name: string, query: string, variables: Record<string, unknown> | undefined, code: string, limit?: string][] = [
     ["a document that does not parse", "{ __typename ", undefined, "GRAPHQL_PARSE_FAILED"],
@@ -212,18 +270,122 @@ describe("row 15: every refusal is JSON with a code and its status, POST and GET
 
   for (const [name, query, variables, code, limit] of cases) {
     it(`row 15: ${name} is a 400 ${code}`, async () => {
-      for (const accept of ACCEPTS) {
-        const viaPost = expectRefusal(await post(JSON.stringify({ query, variables }), accept), 400, code);
+      const results = await sendOver(client, JSON.stringify({ query, variables }));
+      for (const result of results) {
+        const viaPost = expectRefusal(result, 400, code);
         if (limit) expect(viaPost.extensions).toMatchObject({ limit, max: expect.any(Number) });
+      }
+      if (transport === "http") {
+        // HTTP also: the same refusal in a GET's query string.
         const params: Record<string, string> = { query };
         if (variables) params.variables = JSON.stringify(variables);
-        const viaGet = expectRefusal(await get(params, accept), 400, code);
-        expect(viaGet.message).toBe(viaPost.message);
+        for (const [index, accept] of ACCEPTS.entries()) {
+          const viaGet = expectRefusal(await get(params, accept), 400, code);
+          expect(viaGet.message).toBe(results[index]!.body.errors![0]!.message);
+        }
       }
-      await expectServing();
+      await expectServing(client);
     });
   }
 
+  it("row 15: an unknown operation name is a 400 with a code, echoing nothing internal", async () => {
+    for (const unknown of await sendOver(client, JSON.stringify({ query: "query A { __typename }", operationName: "B" }))) {
+      expect(unknown.body.data).toBeUndefined();
+      if (unknown.status !== undefined) expect(unknown.status).toBe(400);
+      expect(unknown.body.errors?.[0]?.extensions?.code).toBeDefined();
+      expect(unknown.text).not.toContain("/work/");
+    }
+    await expectServing(client);
+  });
+
+  it("row 15: each kind of refusal is counted under its reason", async () => {
+    const before = await metricsText(harness);
+    const sent = (await sendOver(client, JSON.stringify({ query: aliases }))).length;
+    await sendOver(client, JSON.stringify({ query: "{ nope }" }));
+    if (transport === "http") await get({ query: "{ __typename }" }, "application/json", {});
+    const after = await metricsText(harness);
+    for (const reason of ["over_limit", "validation_failed"])
+      expect(refusalCount(after, reason)).toBe(refusalCount(before, reason) + sent);
+    if (transport === "http") expect(refusalCount(after, "csrf")).toBe(refusalCount(before, "csrf") + 1);
+  });
+});
+
+// Noticed, marked `it.fails`: over SSE, a refusal the GraphQL pipeline makes (parse, validation,
+// variables, limits) is answered with its status but as an event stream (`text/event-stream`,
+// one `next` event with the errors, then `complete`), not as the JSON that HTTP answers and the
+// README promises for every refusal; refusals made before the pipeline (429, 403) are JSON.
+describe("row 15: a refusal over SSE is JSON", () => {
+  const client = useClient("sse", () => harness);
+
+  it.fails("row 15: a document that does not validate, sent asking for text/event-stream, is JSON with its 400", async () => {
+    const [result] = await sendOver(client, JSON.stringify({ query: "{ nope }" }));
+    expect(result!.status).toBe(400);
+    expect(result!.contentType).toMatch(/^application\/(graphql-response\+)?json/);
+  });
+});
+
+describe.each(TRANSPORTS)("issue 25: the rules WebSocket skipped before, over %s", (transport) => {
+  const client = useClient(transport, () => harness);
+
+  it("issue 25: with PERSISTED_OPERATIONS_ONLY=true a plain query is refused, and a documentId runs", async () => {
+    const document = `query ChainName { chain(id: "43114") { chainName } }`;
+    const hash = createHash("sha256").update(document).digest("hex");
+    const file = join(mkdtempSync(join(tmpdir(), "persisted-")), "documents.json");
+    writeFileSync(file, JSON.stringify({ [`sha256:${hash}`]: document }));
+    const locked = await startHarness({ PERSISTED_OPERATIONS_FILE: file, PERSISTED_OPERATIONS_ONLY: "true" });
+    const lockedClient = over(transport, locked);
+    try {
+      const plain = await lockedClient.send({ query: document });
+      expect(plain.refused).toBe(true);
+      if (plain.status !== undefined) expect(plain.status).toBe(400);
+      expect(plain.body.data).toBeUndefined();
+      expect(plain.body.errors?.[0]?.extensions?.code).toBe("PERSISTED_QUERY_ONLY");
+      const other = await lockedClient.send({ query: "{ __typename }" });
+      expect(other.body.errors?.[0]?.extensions?.code).toBe("PERSISTED_QUERY_ONLY");
+      expect(upstreamCalls(locked)).toEqual({});
+
+      const known = await lockedClient.send({ documentId: `sha256:${hash}` });
+      expect(known.refused).toBe(false);
+      expect(known.result).toEqual({ data: { chain: { chainName: expect.any(String) } } });
+      const unknown = await lockedClient.send({ documentId: `sha256:${"0".repeat(64)}` });
+      expect(unknown.refused).toBe(true);
+      expect(unknown.body.errors?.[0]?.extensions?.code).toBe("PERSISTED_QUERY_NOT_FOUND");
+    } finally {
+      await lockedClient.close();
+      await locked.close();
+    }
+  });
+
+  it("issue 25: with INTROSPECTION=false, { __schema { types { name } } } is refused, and no message says 'Did you mean'", async () => {
+    const schema = await client.send({ query: "{ __schema { types { name } } }" });
+    expect(schema.refused).toBe(true);
+    expect(schema.body.data).toBeUndefined();
+    expect(schema.body.errors?.[0]?.extensions?.code).toBe("GRAPHQL_VALIDATION_FAILED");
+    expect(schema.body.errors?.[0]?.message).toMatch(/introspection/i);
+    const typo = await client.send({ query: "{ latestBlock { nodes { blockHash } } }" });
+    expect(typo.refused).toBe(true);
+    expect(typo.body.errors?.[0]?.extensions?.code).toBe("GRAPHQL_VALIDATION_FAILED");
+    expect(JSON.stringify([schema.body, typo.body])).not.toMatch(/did you mean/i);
+    await expectServing(client);
+  });
+
+  it("issue 25: a variable that does not coerce is refused with extensions.code BAD_USER_INPUT", async () => {
+    const result = await client.send({
+      query: "query($n: Int!) { latestBlocks(first: $n) { nodes { blockHash } } }",
+      variables: { n: "ten" },
+    });
+    expect(result.refused).toBe(true);
+    if (result.status !== undefined) expect(result.status).toBe(400);
+    expect(result.body.data).toBeUndefined();
+    expect(result.body.errors).toHaveLength(1);
+    expect(result.body.errors![0]!.extensions).not.toEqual({});
+    expect(result.body.errors![0]!.extensions).toEqual({ code: "BAD_USER_INPUT" });
+    expect(result.body.errors![0]!.message).toMatch(/\$n.*"ten"/);
+    expect(upstreamCalls(harness)).toEqual({});
+  });
+});
+
+describe("row 15: framing only HTTP has (HTTP only)", () => {
   it("row 15: a CSRF-refused request (a GET, or a simple POST, without a preflight header) is a 400 BAD_REQUEST", async () => {
     for (const accept of ACCEPTS) {
       const viaGet = expectRefusal(await get({ query: "{ __typename }" }, accept, {}), 400, "BAD_REQUEST");
@@ -237,16 +399,13 @@ describe("row 15: every refusal is JSON with a code and its status, POST and GET
     await expectServing();
   });
 
-  it("row 15: malformed JSON, a JSON array and an unknown operation name are 400 BAD_REQUEST, echoing nothing internal", async () => {
+  it("row 15: malformed JSON and a JSON array are 400 BAD_REQUEST, echoing nothing internal", async () => {
     for (const accept of ACCEPTS) {
       for (const overHttp of [true, false]) {
         const malformed = expectRefusal(await post(`{ not json ${"x".repeat(2_000)}`, accept, { overHttp }), 400, "BAD_REQUEST");
         expect(malformed.message).toBe("POST body sent invalid JSON.");
         expectRefusal(await post("[]", accept, { overHttp }), 400, "BAD_REQUEST");
       }
-      const unknown = await post(JSON.stringify({ query: "query A { __typename }", operationName: "B" }), accept);
-      expect(unknown.status).toBe(400);
-      expect(unknown.body.errors?.[0]?.extensions?.code).toBeDefined();
     }
     await expectServing();
   });
@@ -290,18 +449,9 @@ describe("row 15: every refusal is JSON with a code and its status, POST and GET
     expectRefusal(elsewhere, 404, "NOT_FOUND");
     await expectServing();
   });
-
-  it("row 15: each kind of refusal is counted under its reason", async () => {
-    const before = await metricsText(harness);
-    await post(JSON.stringify({ query: aliases }), "application/json");
-    await post(JSON.stringify({ query: "{ nope }" }), "application/json");
-    await get({ query: "{ __typename }" }, "application/json", {});
-    const after = await metricsText(harness);
-    for (const reason of ["over_limit", "validation_failed", "csrf"])
-      expect(refusalCount(after, reason)).toBe(refusalCount(before, reason) + 1);
-  });
 });
 
+// HTTP only: the hooks throw on HTTP paths of their own, not on an operation.
 describe("no stack trace ever reaches a client", () => {
   it("row 15: an error thrown in a plugin's HTTP hook is a JSON 500 without a stack, over HTTP too", async () => {
     const throwing: Plugin = {

@@ -11,6 +11,7 @@
  * caller gets one socket, kept open for its later operations (opening one costs its caller 1).
  */
 import type { FormattedExecutionResult, GraphQLFormattedError } from "graphql";
+import { afterEach, beforeEach } from "vitest";
 import WebSocket from "ws";
 import { serveGateway, type Harness, type ServedGateway } from "./harness.ts";
 
@@ -28,11 +29,13 @@ export interface Operation {
 
 export interface Answer {
   transport: Transport;
-  /** HTTP and SSE: the status. A socket has none. */
+  /** HTTP and SSE: the status. A socket has none; a refused upgrade has its HTTP status. */
   status: number | undefined;
   headers: Headers | undefined;
   /** The single result, or the first event's; a refusal has `errors` and no `data`. */
   body: FormattedExecutionResult & { errors?: GraphQLFormattedError[] };
+  /** The body as HTTP answers it: without a socket's `extensions.rateLimit` (which is `remaining`). */
+  result: FormattedExecutionResult & { errors?: GraphQLFormattedError[] };
   /** Every result the operation produced until it completed (a subscription's events, incremental parts). */
   results: FormattedExecutionResult[];
   /** Refused before it produced data: a status ≥ 400, or a socket's `error` message. */
@@ -43,7 +46,8 @@ export interface Answer {
 
 export interface TransportClient {
   readonly transport: Transport;
-  send(operation: Operation, headers?: Record<string, string>): Promise<Answer>;
+  /** `operation` as an object, or as the JSON text of one, sent as it is (what JSON.stringify could not write: 5,000 levels deep). */
+  send(operation: Operation | string, headers?: Record<string, string>): Promise<Answer>;
   close(): Promise<void>;
 }
 
@@ -52,7 +56,7 @@ const KEY_HEADER = "x-glacier-api-key";
 /** A client of `harness`'s gateway over `transport`; sockets and the served port are its own, closed with it. */
 export function over(transport: Transport, harness: Harness): TransportClient {
   let served: Promise<ServedGateway> | undefined;
-  const port = async () => (await (served ??= serveGateway(harness))).port;
+  const port = async () => (await (served ??= serve(harness))).port;
   const sockets = new Map<string, Promise<GraphqlWsSocket>>();
   let ids = 0;
   return {
@@ -62,8 +66,17 @@ export function over(transport: Transport, harness: Harness): TransportClient {
       if (transport === "sse") return sendSse(await port(), operation, headers);
       const caller = JSON.stringify(Object.entries(headers).sort());
       let socket = sockets.get(caller);
-      if (!socket) sockets.set(caller, (socket = GraphqlWsSocket.open(await port(), headers)));
-      const open = await socket;
+      // Set before anything is awaited, so that operations sent side by side share the caller's one socket.
+      if (!socket) sockets.set(caller, (socket = port().then((open) => GraphqlWsSocket.open(open, headers))));
+      let open: GraphqlWsSocket;
+      try {
+        open = await socket;
+      } catch (error) {
+        // A refused upgrade is the caller's answer; its next operation tries to open a socket again.
+        sockets.delete(caller);
+        if (error instanceof UpgradeRefused) return error.answer;
+        throw error;
+      }
       if (open.closed) {
         sockets.delete(caller);
         return this.send(operation, headers);
@@ -74,15 +87,62 @@ export function over(transport: Transport, harness: Harness): TransportClient {
       for (const socket of sockets.values()) (await socket.catch(() => undefined))?.close();
       sockets.clear();
       if (served) await (await served).close();
+      served = undefined;
     },
   };
 }
 
-async function sendHttp(harness: Harness, operation: Operation, headers: Record<string, string>): Promise<Answer> {
+/**
+ * A client over `transport` of the gateway `harness()` returns (read when each test starts), made
+ * before each test of the block that calls this and closed after it, with its sockets and port.
+ */
+export function useClient(transport: Transport, harness: () => Harness): TransportClient {
+  let current: TransportClient | undefined;
+  beforeEach(() => {
+    current = over(transport, harness());
+  });
+  afterEach(async () => {
+    await current?.close();
+    current = undefined;
+  });
+  return {
+    transport,
+    send: (operation, headers) => current!.send(operation, headers),
+    close: async () => current?.close(),
+  };
+}
+
+/**
+ * The harness's gateway served on a port of its own. The listener registers its connection
+ * metrics on the gateway's registry; they are taken off when it closes, so that the same harness
+ * can be served again by the next test's client.
+ */
+async function serve(harness: Harness): Promise<ServedGateway> {
+  const registry = harness.gateway.metrics.registry;
+  const before = new Set(registry.getMetricsAsArray().map((metric) => metric.name));
+  const served = await serveGateway(harness);
+  const added = registry
+    .getMetricsAsArray()
+    .map((metric) => metric.name)
+    .filter((name) => !before.has(name));
+  return {
+    ...served,
+    async close() {
+      const closed = await served.close();
+      for (const name of added) registry.removeSingleMetric(name);
+      return closed;
+    },
+  };
+}
+
+/** The body of a POST, or the payload of a `subscribe` frame. */
+const jsonOf = (operation: Operation | string) => (typeof operation === "string" ? operation : JSON.stringify(operation));
+
+async function sendHttp(harness: Harness, operation: Operation | string, headers: Record<string, string>): Promise<Answer> {
   const response = await harness.gateway.yoga.fetch("http://gateway.test/graphql", {
     method: "POST",
     headers: { "content-type": "application/json", accept: "application/graphql-response+json", ...headers },
-    body: JSON.stringify(operation),
+    body: jsonOf(operation),
   });
   const body = (await response.json()) as Answer["body"];
   return {
@@ -90,17 +150,18 @@ async function sendHttp(harness: Harness, operation: Operation, headers: Record<
     status: response.status,
     headers: response.headers,
     body,
+    result: body,
     results: [body],
     refused: response.status >= 400 && body.data === undefined,
     remaining: remainingOf(response.headers),
   };
 }
 
-async function sendSse(port: number, operation: Operation, headers: Record<string, string>): Promise<Answer> {
+async function sendSse(port: number, operation: Operation | string, headers: Record<string, string>): Promise<Answer> {
   const response = await fetch(`http://127.0.0.1:${port}/graphql`, {
     method: "POST",
     headers: { "content-type": "application/json", accept: "text/event-stream", ...headers },
-    body: JSON.stringify(operation),
+    body: jsonOf(operation),
   });
   const text = await response.text();
   const results = text
@@ -119,6 +180,7 @@ async function sendSse(port: number, operation: Operation, headers: Record<strin
     status: response.status,
     headers: response.headers,
     body,
+    result: body,
     results,
     refused: response.status >= 400 || body.data === undefined,
     remaining: remainingOf(response.headers),
@@ -134,6 +196,30 @@ interface WsMessage {
   id?: string;
   type: string;
   payload?: unknown;
+}
+
+/** An upgrade the gateway answered with an HTTP refusal instead of a socket: the status and its JSON body. */
+class UpgradeRefused extends Error {
+  readonly answer: Answer;
+  constructor(status: number, text: string) {
+    super(`upgrade refused: HTTP ${status}`);
+    let body: Answer["body"];
+    try {
+      body = JSON.parse(text) as Answer["body"];
+    } catch {
+      body = { errors: [{ message: text }] };
+    }
+    this.answer = {
+      transport: "websocket",
+      status,
+      headers: undefined,
+      body,
+      result: body,
+      results: [],
+      refused: true,
+      remaining: undefined,
+    };
+  }
 }
 
 /** One acknowledged graphql-transport-ws socket that runs operations one after another or side by side. */
@@ -161,9 +247,14 @@ export class GraphqlWsSocket {
   static open(port: number, headers: Record<string, string> = {}): Promise<GraphqlWsSocket> {
     const socket = new WebSocket(`ws://127.0.0.1:${port}/graphql`, "graphql-transport-ws", { headers });
     return new Promise((resolve, reject) => {
-      socket.once("unexpected-response", (_request, response) =>
-        reject(new Error(`upgrade refused: HTTP ${response.statusCode}`)),
-      );
+      socket.once("unexpected-response", (request, response) => {
+        let text = "";
+        response.on("data", (chunk: Buffer) => (text += chunk.toString("utf8")));
+        response.on("end", () => {
+          reject(new UpgradeRefused(response.statusCode ?? 0, text));
+          request.destroy();
+        });
+      });
       socket.once("error", reject);
       socket.once("open", () => {
         const key = headers[KEY_HEADER];
@@ -178,18 +269,22 @@ export class GraphqlWsSocket {
   }
 
   /** Runs one operation to its end: its `next` payloads, or the errors of its `error` message. */
-  run(id: string, operation: Operation): Promise<Answer> {
+  run(id: string, operation: Operation | string): Promise<Answer> {
     const results: FormattedExecutionResult[] = [];
     return new Promise((resolve) => {
       const answer = (refusal?: GraphQLFormattedError[]): Answer => {
         this.pending.delete(id);
         const body = (refusal ? { errors: refusal } : (results[0] ?? { errors: [] })) as Answer["body"];
         const rateLimit = (results.at(-1)?.extensions as { rateLimit?: { remaining: number } } | undefined)?.rateLimit;
+        const { rateLimit: _rateLimit, ...extensions } = body.extensions ?? {};
+        const { extensions: _extensions, ...rest } = body;
+        const result = Object.keys(extensions).length > 0 ? { ...rest, extensions } : rest;
         return {
           transport: "websocket",
           status: undefined,
           headers: undefined,
           body,
+          result,
           results,
           refused: refusal !== undefined,
           remaining: rateLimit?.remaining,
@@ -210,7 +305,8 @@ export class GraphqlWsSocket {
           );
       });
       if (this.closed) return this.pending.get(id)!({ type: "closed", payload: this.closeCode });
-      this.socket.send(JSON.stringify({ id, type: "subscribe", payload: { query: "", ...operation } }));
+      const payload = typeof operation === "string" ? operation : JSON.stringify({ query: "", ...operation });
+      this.socket.send(`{"id":${JSON.stringify(id)},"type":"subscribe","payload":${payload}}`);
     });
   }
 
