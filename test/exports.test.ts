@@ -323,8 +323,10 @@ describe("Subscription.exportOperation over Server-Sent Events", () => {
 
   it("refuses a malformed id before any upstream call", async () => {
     const subscription = await subscribe("a/b");
-    const events = await subscription.rest();
-    expect(JSON.parse(events[0]!.data)).toMatchObject({ errors: [{ extensions: { code: "BAD_USER_INPUT", argument: "id" } }] });
+    expect(subscription.refusal).toMatchObject({
+      status: 400,
+      errors: [{ extensions: { code: "BAD_USER_INPUT", argument: "id" } }],
+    });
     expect(upstreamCalls(harness)).toEqual({});
   });
 });

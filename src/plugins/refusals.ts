@@ -9,7 +9,7 @@
  * error that escapes a plugin's HTTP hooks is answered as a JSON 500 (withLastResort).
  */
 import { GraphQLError, type GraphQLFormattedError } from "graphql";
-import { isAsyncIterable, type Plugin } from "graphql-yoga";
+import { isAsyncIterable, processRegularResult, type Plugin } from "graphql-yoga";
 import type { Logger } from "../telemetry/logger.ts";
 import { truncated } from "../telemetry/logger.ts";
 import { documentShapeOf } from "../limits/document-shape.ts";
@@ -69,6 +69,8 @@ export function valueNestsDeeperThan(value: unknown, max: number): boolean {
 }
 
 const SUGGESTION = / ?Did you mean [^?]*\?/g;
+/** What a client asks for when it wants a stream. */
+const STREAMING = /text\/event-stream|multipart\/mixed/i;
 const CSRF_MESSAGE = "Required CSRF header(s) not present";
 
 function reasonFor(code: unknown, status: number, extensions: Record<string, unknown>, message = ""): RefusalReason {
@@ -186,12 +188,18 @@ export function useRefusals(options: RefusalOptions): Plugin {
       }
     },
 
-    onResultProcess({ request, result, setResult }) {
+    onResultProcess({ request, result, setResult, setResultProcessor }) {
       if (Array.isArray(result) || isAsyncIterable(result) || !result.errors?.length) return;
       // No data: nothing ran, so the errors refuse the request; with data, they belong to fields.
       const refusesRequest = !("data" in result) || result.data === undefined;
       const errors = result.errors.map((error) => normalized(error as GraphQLError, refusesRequest));
       setResult({ ...result, errors });
+      // A refusal is JSON whatever was asked for: a client that asked for an event stream or
+      // multipart (graphql-sse, meros) reads a refusal from the status and a JSON body, as
+      // graphql-sse's own server answers one.
+      if (refusesRequest && STREAMING.test(request.headers.get("accept") ?? "")) {
+        setResultProcessor(processRegularResult, "application/json");
+      }
       const { message } = result.errors[0]!;
       const { extensions } = errors[0]!;
       if (refusesRequest && extensions.code !== "INTERNAL_SERVER_ERROR") {

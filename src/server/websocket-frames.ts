@@ -14,6 +14,7 @@
  */
 import { CloseCode, MessageType } from "graphql-ws";
 import { nestsDeeperThan } from "../limits/document-shape.ts";
+import { valueNestsDeeperThan } from "../plugins/refusals.ts";
 import { API_KEY_HEADER } from "../upstream/http.ts";
 
 /** The largest `connection_init` frame taken; a larger one closes the socket (4400). */
@@ -31,7 +32,8 @@ const SUBSCRIBE_HEAD = /^\s*\{\s*"id"\s*:\s*"([^"\\]{1,128})"\s*,\s*"type"\s*:\s
 export type FrameVerdict =
   | { kind: "pass"; data: string }
   | { kind: "close"; code: number; reason: string }
-  | { kind: "refuse"; id: string; why: "spent" | "nesting" };
+  | { kind: "refuse"; id: string; why: "spent" }
+  | { kind: "refuse"; id: string; why: "nesting"; part: "variables" | "extensions" };
 
 /** The key a client passes in its connection params: `x-glacier-api-key`, else `apiKey`. */
 export function apiKeyOfParams(params: unknown): string | undefined {
@@ -79,15 +81,31 @@ function subscribeId(data: string): string | undefined {
 }
 
 /**
- * A frame whose JSON nests deeper than `max` (MAX_NESTING_DEPTH, counted as in an HTTP body: the
- * frame's `payload` is one level more): never parsed, as an HTTP body so nested is not. Its
- * `subscribe` is refused by id; anything else closes the socket (4400).
+ * A frame whose variables or extensions nest deeper than `max` (MAX_NESTING_DEPTH), which
+ * graphql-ws must not take: the body of its operation could not be written again. Its `subscribe`
+ * is refused by id, naming what nests too deep as an HTTP refusal does; a frame nested deeper that
+ * is no `subscribe` closes the socket (4400).
  */
 export function deepFrame(data: string, max: number): FrameVerdict | undefined {
-  if (!nestsDeeperThan(data, max + 1)) return undefined;
-  const id = subscribeId(data);
-  if (id !== undefined) return { kind: "refuse", id, why: "nesting" };
-  return { kind: "close", code: CloseCode.BadRequest, reason: `Message nested deeper than the limit of ${max}` };
+  // The frame's envelope (message, payload, variables) is three levels: within them, nothing to look at.
+  if (!nestsDeeperThan(data, max + 2)) return undefined;
+  const close: FrameVerdict = {
+    kind: "close",
+    code: CloseCode.BadRequest,
+    reason: `Message nested deeper than the limit of ${max}`,
+  };
+  let message: { id?: unknown; type?: unknown; payload?: { variables?: unknown; extensions?: unknown } };
+  try {
+    // Parsing is bounded by WS_MAX_MESSAGE_BYTES and does not recurse; writing it again would.
+    message = JSON.parse(data) as typeof message;
+  } catch {
+    return close;
+  }
+  if (message?.type !== MessageType.Subscribe || typeof message.id !== "string") return close;
+  for (const part of ["variables", "extensions"] as const) {
+    if (valueNestsDeeperThan(message.payload?.[part], max)) return { kind: "refuse", id: message.id, why: "nesting", part };
+  }
+  return undefined;
 }
 
 /**

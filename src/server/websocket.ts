@@ -166,9 +166,15 @@ export function createWebSocketTransport(
   }
 
   /** Answers a `subscribe` refused before it was parsed; counted and, like HTTP's unread refusals, logged summed up. */
-  function refuseFrame(socket: WebSocket, state: SocketState, id: string, why: "spent" | "nesting", characters: number): void {
+  function refuseFrame(
+    socket: WebSocket,
+    state: SocketState,
+    verdict: FrameVerdict & { kind: "refuse" },
+    characters: number,
+  ): void {
+    const { id } = verdict;
     let error: GraphQLFormattedError;
-    if (why === "spent") {
+    if (verdict.why === "spent") {
       const waitSeconds = budget?.secondsUntilServed(state.buckets) ?? 0;
       gateway.metrics.refusal("rate_limited");
       logger.warn("websocket frames refused unread: their callers are over their rate limit");
@@ -181,9 +187,10 @@ export function createWebSocketTransport(
       if (budget) void budget.take(state.buckets, 1 + Math.floor(characters / CHARACTERS_PER_TOKEN), true);
       gateway.metrics.refusal("nesting_too_deep");
       error = {
-        message: `The operation nests deeper than the limit of ${maxNesting}`,
-        extensions: { code: "BAD_REQUEST", limit: "nesting", max: maxNesting },
+        message: `The ${verdict.part} nest deeper than the limit of ${maxNesting}`,
+        extensions: { code: "BAD_REQUEST", argument: verdict.part, limit: "nesting", max: maxNesting },
       };
+      logger.info({ transport: "websocket", status: 400, reason: "nesting_too_deep", code: "BAD_REQUEST" }, "request refused");
     }
     if (socket.readyState === socket.OPEN) socket.send(JSON.stringify({ id, type: "error", payload: [error] }));
   }
@@ -230,7 +237,7 @@ export function createWebSocketTransport(
           socket.on("message", async (data: Buffer) => {
             const verdict = gate(state, data.toString("utf8"));
             if (verdict.kind === "close") return closeSocket(socket, verdict.code, verdict.reason);
-            if (verdict.kind === "refuse") return refuseFrame(socket, state, verdict.id, verdict.why, data.length);
+            if (verdict.kind === "refuse") return refuseFrame(socket, state, verdict, data.length);
             try {
               await handle(verdict.data);
             } catch (error) {

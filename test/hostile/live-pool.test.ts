@@ -141,7 +141,9 @@ function addressQuestion(index: number): string {
 }
 
 /** The errors of a stream that has ended. */
+/** The errors of a stream's events, or of its refusal (a JSON answer) when it was refused before it started. */
 async function errorsOf(subscription: ExportSubscription): Promise<Payload["errors"]> {
+  if (subscription.refusal) return subscription.refusal.errors as Payload["errors"];
   return payloads(await subscription.rest()).flatMap((event) => event.errors ?? []);
 }
 

@@ -123,27 +123,22 @@ function refusalCount(text: string, reason: string): number {
 
 const nestedArray = (depth: number) => `${"[".repeat(depth)}1${"]".repeat(depth)}`;
 
-// Gateway bug (reported), marked `it.fails` on WebSocket: src/server/websocket.ts rebuilds the
-// operation's body with JSON.stringify (operationBody), which throws RangeError on variables
-// 5,000 deep: the socket is closed 4500 and the error logged with its stack, never refused as
-// BAD_REQUEST nor counted.
+// Over WebSocket such a frame is refused before graphql-ws takes it (src/server/websocket-frames.ts):
+// the operation's body could not be written again for the pipeline.
 describe.each(TRANSPORTS)("row 7: JSON nested deeper than MAX_NESTING_DEPTH, over %s", (transport) => {
   const client = useClient(transport, () => harness);
 
-  (transport === "websocket" ? it.fails : it)(
-    "row 7: the issue's body, 5,000 arrays deep in variables, is a 400 BAD_REQUEST, logged and counted",
-    async () => {
-      const before = refusalCount(await metricsText(harness), "nesting_too_deep");
-      const results = await sendOver(client, `{"query":"{ __typename }","variables":{"x":${nestedArray(5_000)}}}`);
-      for (const result of results) {
-        const { message, extensions } = expectRefusal(result, 400, "BAD_REQUEST");
-        expect(message).toBe("The variables nest deeper than the limit of 64");
-        expect(extensions).toMatchObject({ argument: "variables", limit: "nesting", max: 64 });
-      }
-      expect(refusalCount(await metricsText(harness), "nesting_too_deep")).toBe(before + results.length);
-      await expectServing(client);
-    },
-  );
+  it("row 7: the issue's body, 5,000 arrays deep in variables, is a 400 BAD_REQUEST, logged and counted", async () => {
+    const before = refusalCount(await metricsText(harness), "nesting_too_deep");
+    const results = await sendOver(client, `{"query":"{ __typename }","variables":{"x":${nestedArray(5_000)}}}`);
+    for (const result of results) {
+      const { message, extensions } = expectRefusal(result, 400, "BAD_REQUEST");
+      expect(message).toBe("The variables nest deeper than the limit of 64");
+      expect(extensions).toMatchObject({ argument: "variables", limit: "nesting", max: 64 });
+    }
+    expect(refusalCount(await metricsText(harness), "nesting_too_deep")).toBe(before + results.length);
+    await expectServing(client);
+  });
 
   it("row 7: deep extensions, and variables one level too deep; 64 levels are within the bound", async () => {
     for (const result of await sendOver(client, `{"query":"{ __typename }","extensions":{"x":${nestedArray(3_000)}}}`))
@@ -310,14 +305,13 @@ describe.each(TRANSPORTS)("row 15: every refusal has a code and its status, over
   });
 });
 
-// Noticed, marked `it.fails`: over SSE, a refusal the GraphQL pipeline makes (parse, validation,
-// variables, limits) is answered with its status but as an event stream (`text/event-stream`,
-// one `next` event with the errors, then `complete`), not as the JSON that HTTP answers and the
-// README promises for every refusal; refusals made before the pipeline (429, 403) are JSON.
+// Over SSE, a refusal the GraphQL pipeline makes (parse, validation, variables, limits) is JSON
+// with its status, as the refusals made before the pipeline (429, 403) are, and as graphql-sse's
+// own server answers one: not an event stream.
 describe("row 15: a refusal over SSE is JSON", () => {
   const client = useClient("sse", () => harness);
 
-  it.fails("row 15: a document that does not validate, sent asking for text/event-stream, is JSON with its 400", async () => {
+  it("row 15: a document that does not validate, sent asking for text/event-stream, is JSON with its 400", async () => {
     const [result] = await sendOver(client, JSON.stringify({ query: "{ nope }" }));
     expect(result!.status).toBe(400);
     expect(result!.contentType).toMatch(/^application\/(graphql-response\+)?json/);

@@ -128,19 +128,14 @@ describe.each(TRANSPORTS)("a caller over its budget, over %s", (transport) => {
     expect(upstreamCalls(harness)).toEqual({});
   });
 
-  // Gateway bug (reported): a spent caller's frames refused on a socket (src/server/websocket.ts,
-  // refuseFrame) are neither counted in gateway_refusals_total nor logged, as HTTP's are.
-  (transport === "websocket" ? it.fails : it)(
-    'counts each refusal in gateway_refusals_total{reason="rate_limited"}',
-    async () => {
-      const { harness, send, opening } = await clientOf(transport, { RATE_LIMIT_BURST: "2" });
-      const before = refusedRateLimited(await harness.gateway.metrics.registry.metrics());
-      for (let sent = 0; sent < 2 - opening; sent++) expect((await send("{ __typename }")).refused).toBe(false);
-      for (let sent = 0; sent < 3; sent++) expectRateLimited(await send("{ __typename }"));
-      // Read from the registry: a scrape would have to be paid for from a spent bucket.
-      expect(refusedRateLimited(await harness.gateway.metrics.registry.metrics())).toBe(before + 3);
-    },
-  );
+  it('counts each refusal in gateway_refusals_total{reason="rate_limited"}', async () => {
+    const { harness, send, opening } = await clientOf(transport, { RATE_LIMIT_BURST: "2" });
+    const before = refusedRateLimited(await harness.gateway.metrics.registry.metrics());
+    for (let sent = 0; sent < 2 - opening; sent++) expect((await send("{ __typename }")).refused).toBe(false);
+    for (let sent = 0; sent < 3; sent++) expectRateLimited(await send("{ __typename }"));
+    // Read from the registry: a scrape would have to be paid for from a spent bucket.
+    expect(refusedRateLimited(await harness.gateway.metrics.registry.metrics())).toBe(before + 3);
+  });
 
   it("with an invented key is refused all the same: the address's bucket is spent", async () => {
     const { harness, send, opening } = await clientOf(transport, { RATE_LIMIT_BURST: "2" });
@@ -172,16 +167,12 @@ describe("a body the gateway read but cannot use, over HTTP (on the listener, wh
   });
 });
 
-// Gateway bugs (reported), marked `it.fails` on WebSocket: src/server/websocket.ts rebuilds the
-// operation's body with JSON.stringify (operationBody), which throws RangeError on the issue's
-// 5,000-deep variables: the socket is closed 4500 and the error logged with its stack, where HTTP
-// answers 400 BAD_REQUEST. And a socket's operation refused for nesting pays 1, never its
-// characters: that charge is the HTTP listener's (src/server/json-body-listener.ts).
+// A socket's frame nested too deep is refused before graphql-ws takes it, and pays 1 and its
+// characters as such an HTTP body does on the listener (src/server/json-body-listener.ts).
 describe.each(["websocket", "sse"] as const)("a body the gateway read but cannot use, over %s", (transport) => {
   const nested = (depth: number) => `${"[".repeat(depth)}1${"]".repeat(depth)}`;
-  const onSocket = transport === "websocket" ? it.fails : it;
 
-  onSocket("row 7: the issue's body, 5,000 arrays deep, is refused BAD_REQUEST, and its caller served after", async () => {
+  it("row 7: the issue's body, 5,000 arrays deep, is refused BAD_REQUEST, and its caller served after", async () => {
     const { harness, send, sendBody } = await clientOf(transport, { RATE_LIMIT_BURST: "100" });
     const refused = await sendBody(`{"query":"{ __typename }","variables":{"x":${nested(5_000)}}}`);
     expect(refused.refused).toBe(true);
@@ -191,21 +182,18 @@ describe.each(["websocket", "sse"] as const)("a body the gateway read but cannot
     expect(upstreamCalls(harness)).toEqual({});
   });
 
-  onSocket(
-    "row 7: pays its characters: a 10 kB body nested 1,000 deep costs 1 and 10, and the caller's next request sees it",
-    async () => {
-      const { harness, send, sendBody, opening } = await clientOf(transport, { RATE_LIMIT_BURST: "100" });
-      const unpadded = `{"query":"{ __typename }","variables":{"x":${nested(1_000)},"pad":""}}`;
-      const body = unpadded.replace('"pad":""', `"pad":"${"p".repeat(10_046 - unpadded.length)}"`);
-      expect(body).toHaveLength(10_046);
-      const refused = await sendBody(body);
-      expect(refused.refused).toBe(true);
-      expect(refused.body).toMatchObject({ errors: [{ extensions: { code: "BAD_REQUEST", limit: "nesting" } }] });
-      // 100, less the deep request's 1 and its 10,046 characters' 10, less this request's 1 (and a socket's opening).
-      expect((await send("{ __typename }")).remaining).toBe(88 - opening);
-      expect(upstreamCalls(harness)).toEqual({});
-    },
-  );
+  it("row 7: pays its characters: a 10 kB body nested 1,000 deep costs 1 and 10, and the caller's next request sees it", async () => {
+    const { harness, send, sendBody, opening } = await clientOf(transport, { RATE_LIMIT_BURST: "100" });
+    const unpadded = `{"query":"{ __typename }","variables":{"x":${nested(1_000)},"pad":""}}`;
+    const body = unpadded.replace('"pad":""', `"pad":"${"p".repeat(10_046 - unpadded.length)}"`);
+    expect(body).toHaveLength(10_046);
+    const refused = await sendBody(body);
+    expect(refused.refused).toBe(true);
+    expect(refused.body).toMatchObject({ errors: [{ extensions: { code: "BAD_REQUEST", limit: "nesting" } }] });
+    // 100, less the deep request's 1 and its 10,046 characters' 10, less this request's 1 (and a socket's opening).
+    expect((await send("{ __typename }")).remaining).toBe(88 - opening);
+    expect(upstreamCalls(harness)).toEqual({});
+  });
 });
 
 describe.each(TRANSPORTS)("answers from the response cache, over %s", (transport) => {

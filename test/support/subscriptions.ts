@@ -1,5 +1,5 @@
 /** Export-job subscriptions over Server-Sent Events, read event by event. */
-import { print } from "graphql";
+import { print, type GraphQLFormattedError } from "graphql";
 import { expect } from "vitest";
 import {
   ExportTransactionsDocument,
@@ -14,6 +14,8 @@ export interface SseEvent {
 }
 
 export interface ExportSubscription {
+  /** A subscription refused before it started (its arguments, its caller's budget, capacity) is a JSON answer with its status, not a stream. */
+  refusal: { status: number; errors: GraphQLFormattedError[] } | undefined;
   next(): Promise<SseEvent | undefined>;
   /** Every event until the stream ends. */
   rest(): Promise<SseEvent[]>;
@@ -42,7 +44,17 @@ export async function subscribeSse(
     },
     serverContext,
   );
-  expect(response.headers.get("content-type")).toMatch(/^text\/event-stream/);
+  if (!response.headers.get("content-type")?.startsWith("text/event-stream")) {
+    expect(response.headers.get("content-type")).toMatch(/^application\/(graphql-response\+)?json/);
+    expect(response.status).toBeGreaterThanOrEqual(400);
+    const { errors } = (await response.json()) as { errors: GraphQLFormattedError[] };
+    return {
+      refusal: { status: response.status, errors },
+      next: async () => undefined,
+      rest: async () => [],
+      cancel: async () => {},
+    };
+  }
   const reader = response.body!.getReader();
   const decoder = new TextDecoder();
   let buffer = "";
@@ -71,7 +83,7 @@ export async function subscribeSse(
     for (let event = await next(); event; event = await next()) events.push(event);
     return events;
   }
-  return { next, rest, cancel: () => reader.cancel() };
+  return { refusal: undefined, next, rest, cancel: () => reader.cancel() };
 }
 
 export function operationsOf(events: SseEvent[]): ExportOperationFieldsFragment[] {
