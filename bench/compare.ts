@@ -1,0 +1,166 @@
+/**
+ * `npm run bench:compare -- [ref] [KEY=value ...]`: the working tree against another commit, in
+ * one run. `ref` (default `HEAD`, the last commit) is built in a temporary worktree; both builds
+ * are started beside each other on one simulator, and each reference operation is loaded on one,
+ * then the other, for BENCH_ROUNDS rounds (default 4; the order alternates each round), with the
+ * response cache on and off. Every figure is a ratio of the two in the same round: its median
+ * over the rounds, with their spread. Writes bench/results/compare.{json,md}.
+ *
+ * Knobs: BENCH_SECONDS (per load, default 5), BENCH_CONNECTIONS (default 32), BENCH_OPERATIONS
+ * (comma-separated names), BENCH_ROUNDS; `KEY=value` arguments are given to both gateways.
+ * The ref's build uses this checkout's node_modules: a ref whose package-lock differs is built
+ * against today's dependencies (the report says so).
+ */
+import { execFileSync, execSync } from "node:child_process";
+import { existsSync, mkdtempSync, rmSync, symlinkSync } from "node:fs";
+import { writeFile } from "node:fs/promises";
+import { cpus, loadavg, tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { buildGateway } from "./build.ts";
+import { gatewayBody, load, median, round, warmUp, type LoadResult, type Operation } from "./measure.ts";
+import { referenceOperations } from "./operations/index.ts";
+import { startGateway, startSimulator, type Running } from "./processes.ts";
+import { PlainUpstream } from "./upstream.ts";
+
+const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 4);
+const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 32);
+const SELECTED = process.env.BENCH_OPERATIONS?.split(",");
+const root = fileURLToPath(new URL("..", import.meta.url));
+const args = process.argv.slice(2);
+const ref = args.find((arg) => !arg.includes("=")) ?? "HEAD";
+const gatewayEnv = Object.fromEntries(args.filter((arg) => arg.includes("=")).map((arg) => arg.split(/=(.*)/s).slice(0, 2)));
+const CACHES = { cached: {}, uncached: { RESPONSE_CACHE_TTL_MS: "0" } } as const;
+
+function log(message: string): void {
+  process.stderr.write(`[bench:compare] ${message}\n`);
+}
+
+/** Builds `ref` in a temporary worktree; returns its entry point and how to remove the worktree. */
+function buildRef(): { entry: string; commit: string; sameLock: boolean; remove: () => void } {
+  const commit = execFileSync("git", ["rev-parse", "--short", ref], { cwd: root, encoding: "utf8" }).trim();
+  const dir = mkdtempSync(join(tmpdir(), `bench-ref-${commit}-`));
+  execFileSync("git", ["worktree", "add", "--detach", dir, commit], { cwd: root, stdio: "ignore" });
+  const remove = () => {
+    execFileSync("git", ["worktree", "remove", "--force", dir], { cwd: root, stdio: "ignore" });
+    rmSync(dir, { recursive: true, force: true });
+  };
+  try {
+    symlinkSync(join(root, "node_modules"), join(dir, "node_modules"));
+    log(`building ${ref} (${commit}) in ${dir}`);
+    try {
+      execSync("npm run -s build", { cwd: dir, stdio: ["ignore", "pipe", "inherit"] });
+    } catch {
+      if (!existsSync(join(dir, "dist/src/server.js"))) throw new Error(`${ref} emitted no dist/src/server.js`);
+    }
+    const lock = (cwd: string) => execFileSync("git", ["hash-object", "package-lock.json"], { cwd, encoding: "utf8" }).trim();
+    return { entry: join(dir, "dist/src/server.js"), commit, sameLock: lock(dir) === lock(root), remove };
+  } catch (error) {
+    remove();
+    throw error;
+  }
+}
+
+interface Figure {
+  /** Per round: tree / ref. */
+  rps: number[];
+  p99: number[];
+  ref: LoadResult[];
+  tree: LoadResult[];
+}
+
+function spread(ratios: number[]): { median: number; min: number; max: number } {
+  return { median: round(median(ratios), 3), min: round(Math.min(...ratios), 3), max: round(Math.max(...ratios), 3) };
+}
+
+async function main(): Promise<void> {
+  const built = buildRef();
+  buildGateway(log);
+  const simulator = await startSimulator();
+  const upstream = new PlainUpstream(simulator.dataUrl, simulator.metricsUrl);
+  const running: Running[] = [];
+  const figures: Record<string, Figure> = {};
+  const loadAtStart = loadavg();
+  try {
+    const selected = referenceOperations.filter((operation) => !SELECTED || SELECTED.includes(operation.name));
+    const operations: Operation[] = await Promise.all(
+      selected.map(async (operation) => ({ ...operation, ...(await operation.prepare(upstream)) })),
+    );
+    for (const [cache, cacheEnv] of Object.entries(CACHES)) {
+      const env = { ...cacheEnv, ...gatewayEnv };
+      const ref = await startGateway(simulator, { ...env, BENCH_GATEWAY_ENTRY: built.entry });
+      const tree = await startGateway(simulator, env);
+      running.push(ref, tree);
+      for (const operation of operations) {
+        const body = gatewayBody(operation);
+        const figure: Figure = { rps: [], p99: [], ref: [], tree: [] };
+        for (const target of [ref, tree]) await warmUp(target, body);
+        for (let roundIndex = 0; roundIndex < ROUNDS; roundIndex += 1) {
+          const order = roundIndex % 2 === 0 ? ([ref, tree] as const) : ([tree, ref] as const);
+          const results = new Map<Running, LoadResult>();
+          for (const target of order) results.set(target, await load({ url: target.url, body, connections: CONNECTIONS, seconds: SECONDS }));
+          const [a, b] = [results.get(ref)!, results.get(tree)!];
+          if (a.errors > 0 || b.errors > 0) log(`${operation.name} (${cache}): errors ref ${a.errors}, tree ${b.errors}`);
+          figure.ref.push(a);
+          figure.tree.push(b);
+          figure.rps.push(b.rps / a.rps);
+          figure.p99.push(b.p99 / Math.max(a.p99, 0.5));
+        }
+        figures[`${operation.name} (${cache})`] = figure;
+        log(`${operation.name} (${cache}): rps × ${round(median(figure.rps), 3)}, p99 × ${round(median(figure.p99), 3)}`);
+      }
+      await Promise.all(running.splice(0).map((process) => process.stop()));
+    }
+  } finally {
+    await Promise.all(running.map((process) => process.stop()));
+    await simulator.stop();
+    await upstream.close();
+    built.remove();
+  }
+  const head = execFileSync("git", ["rev-parse", "--short", "HEAD"], { cwd: root, encoding: "utf8" }).trim();
+  const dirty = execFileSync("git", ["status", "--porcelain", "--untracked-files=no"], { cwd: root, encoding: "utf8" }).trim() !== "";
+  const results = {
+    date: new Date().toISOString(),
+    ref: { name: ref, commit: built.commit, sameDependencies: built.sameLock },
+    tree: { commit: head, uncommittedChanges: dirty },
+    machine: { cpus: cpus().length, model: cpus()[0]?.model ?? "unknown", node: process.version },
+    loadAverage: { start: loadAtStart, end: loadavg() },
+    settings: { seconds: SECONDS, rounds: ROUNDS, connections: CONNECTIONS, gatewayEnv },
+    figures: Object.fromEntries(
+      Object.entries(figures).map(([name, figure]) => [
+        name,
+        {
+          rpsRatio: spread(figure.rps),
+          p99Ratio: spread(figure.p99),
+          ref: { rps: round(median(figure.ref.map((r) => r.rps)), 0), p99: median(figure.ref.map((r) => r.p99)) },
+          tree: { rps: round(median(figure.tree.map((r) => r.rps)), 0), p99: median(figure.tree.map((r) => r.p99)) },
+        },
+      ]),
+    ),
+  };
+  await writeFile(new URL("results/compare.json", import.meta.url), `${JSON.stringify(results, null, 2)}\n`);
+  const rows = Object.entries(results.figures).map(
+    ([name, figure]) =>
+      `| ${name} | ${figure.ref.rps} | ${figure.tree.rps} | ${figure.rpsRatio.median} (${figure.rpsRatio.min}–${figure.rpsRatio.max}) | ${figure.ref.p99} | ${figure.tree.p99} | ${figure.p99Ratio.median} (${figure.p99Ratio.min}–${figure.p99Ratio.max}) |`,
+  );
+  const markdown = [
+    "# The working tree against a commit, in one run",
+    "",
+    `Written by \`npm run bench:compare\` on ${results.date}: the tree at ${head}${dirty ? " with uncommitted changes" : ""} against ${ref} (${built.commit})${built.sameLock ? "" : ", built with the tree's dependencies (its package-lock differs)"}; ${JSON.stringify(results.machine)}; load average ${loadAtStart.map((value) => round(value, 2)).join(", ")} at the start.`,
+    "",
+    `Both production builds ran side by side on one simulator; each operation was loaded with ${CONNECTIONS} connections for ${SECONDS} s on one, then the other, ${ROUNDS} rounds in alternating order. Ratios are tree / ref per round: the median, and the lowest and highest round in brackets. Gateway settings beyond the bench's: ${JSON.stringify(gatewayEnv)}.`,
+    "",
+    "| operation (response cache) | ref req/s | tree req/s | req/s ratio | ref p99 ms | tree p99 ms | p99 ratio |",
+    "|---|---|---|---|---|---|---|",
+    ...rows,
+    "",
+  ].join("\n");
+  await writeFile(new URL("results/compare.md", import.meta.url), markdown);
+  process.stdout.write(markdown);
+}
+
+main().catch((error: unknown) => {
+  process.stderr.write(`${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+  process.exit(1);
+});
