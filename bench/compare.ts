@@ -99,7 +99,8 @@ async function main(): Promise<void> {
         for (let roundIndex = 0; roundIndex < ROUNDS; roundIndex += 1) {
           const order = roundIndex % 2 === 0 ? ([ref, tree] as const) : ([tree, ref] as const);
           const results = new Map<Running, LoadResult>();
-          for (const target of order) results.set(target, await load({ url: target.url, body, connections: CONNECTIONS, seconds: SECONDS }));
+          for (const target of order)
+            results.set(target, await load({ url: target.url, body, connections: CONNECTIONS, seconds: SECONDS }));
           const [a, b] = [results.get(ref)!, results.get(tree)!];
           if (a.errors > 0 || b.errors > 0) log(`${operation.name} (${cache}): errors ref ${a.errors}, tree ${b.errors}`);
           figure.ref.push(a);
@@ -119,7 +120,8 @@ async function main(): Promise<void> {
     built.remove();
   }
   const head = execFileSync("git", ["rev-parse", "--short", "HEAD"], { cwd: root, encoding: "utf8" }).trim();
-  const dirty = execFileSync("git", ["status", "--porcelain", "--untracked-files=no"], { cwd: root, encoding: "utf8" }).trim() !== "";
+  const dirty =
+    execFileSync("git", ["status", "--porcelain", "--untracked-files=no"], { cwd: root, encoding: "utf8" }).trim() !== "";
   const results = {
     date: new Date().toISOString(),
     ref: { name: ref, commit: built.commit, sameDependencies: built.sameLock },
