@@ -77,10 +77,17 @@ export interface TransportClient {
 
 const KEY_HEADER = "x-glacier-api-key";
 
-/** A client of `harness`'s gateway over `transport`; sockets and the served port are its own, closed with it. */
-export function over(transport: Transport, harness: Harness): TransportClient {
+/**
+ * A client of `harness`'s gateway over `transport`; sockets and the served port are its own, closed
+ * with it. `serveOn` serves the gateway for WebSocket and SSE (default: on 127.0.0.1).
+ */
+export function over(
+  transport: Transport,
+  harness: Harness,
+  serveOn: (harness: Harness) => Promise<ServedGateway> = serve,
+): TransportClient {
   let served: Promise<ServedGateway> | undefined;
-  const port = async () => (await (served ??= serve(harness))).port;
+  const port = async () => (await (served ??= serveOn(harness))).port;
   const sockets = new Map<string, Promise<GraphqlWsSocket>>();
   let ids = 0;
   /** The caller's open socket, or the answer that refused its upgrade. */
