@@ -292,9 +292,12 @@ export class GraphqlWsSocket {
     return this.closeCode !== undefined;
   }
 
-  /** Opens a socket with the caller's headers on the upgrade and its key in the connection params; resolves once acknowledged. */
-  static open(port: number, headers: Record<string, string> = {}): Promise<GraphqlWsSocket> {
-    const socket = new WebSocket(`ws://127.0.0.1:${port}/graphql`, "graphql-transport-ws", { headers });
+  /**
+   * Opens a socket with the caller's headers on the upgrade and its key in the connection params,
+   * from `localAddress` if given; resolves once acknowledged.
+   */
+  static open(port: number, headers: Record<string, string> = {}, localAddress?: string): Promise<GraphqlWsSocket> {
+    const socket = new WebSocket(`ws://127.0.0.1:${port}/graphql`, "graphql-transport-ws", { headers, localAddress });
     return new Promise((resolve, reject) => {
       socket.once("unexpected-response", (request, response) => {
         let text = "";
