@@ -1,6 +1,9 @@
 /**
  * Row 9: connections that never finish sending, and more connections than a client may hold.
  * The gateway is served on a real port by the server the process uses (src/server/http-server.ts).
+ *
+ * Transports: HTTP only: these are the HTTP listener's own bounds on connections (a socket counts
+ * against them as the connection it is; its own caps are in websocket.test.ts).
  */
 import { afterEach, describe, expect, it } from "vitest";
 import { callerAddress } from "../../src/limits/caller-address.ts";

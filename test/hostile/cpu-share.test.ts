@@ -7,6 +7,11 @@
  * `RateLimit-Remaining`) and the CPU the gateway used for them give the CPU one unit buys. At the
  * default RATE_LIMIT_RATE (100 units a second) a caller within its budget then keeps at most that
  * many milliseconds of CPU busy per 10 ms: `MAX_CPU_MS_PER_UNIT` states the share.
+ *
+ * Transports: HTTP (each kind) and WebSocket (the operations: one caller's operations one at a time
+ * on its one socket, its budget read from a `{ __typename }` before and after, as a socket's
+ * refusal carries none). SSE answers the same operations through the same listener as HTTP, in
+ * another framing; the GraphiQL page is HTTP's alone.
  */
 import type { ChildProcess } from "node:child_process";
 import { execFileSync } from "node:child_process";
@@ -15,6 +20,7 @@ import { Agent, request } from "node:http";
 import { getIntrospectionQuery } from "graphql";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startServerProcess, type ServerProcess } from "../support/server-process.ts";
+import { GraphqlWsSocket, type Operation } from "../support/transports.ts";
 
 /** The default refill: what a caller may spend each second, for ever. */
 const RATE_PER_SECOND = 100;
@@ -89,25 +95,25 @@ interface Kind {
   name: string;
   /** How many to send, measured: enough for some 0.3 s of CPU or more, so that 10 ms ticks do not matter. */
   count: number;
-  /** The i-th request; `etag` is the page's, as a browser would have it from an earlier view. */
-  request(index: number, etag: string): Sent;
-  status: number;
+  /** Over HTTP: the i-th request; `etag` is the page's, as a browser would have it from an earlier view. */
+  request?(index: number, etag: string): Sent;
+  /** Over a WebSocket: the i-th operation. */
+  operation?(index: number): Operation;
+  /** What each is answered: its HTTP status; over a socket, `next` (a result) or `error` (a refusal). */
+  status: number | "next" | "error";
 }
+
+const INTROSPECTION = getIntrospectionQuery();
+const TYPE_QUERY =
+  '{ __type(name: "EvmBlock") { name fields { name description args { name type { name kind } } type { name kind ofType { name kind } } } } }';
+/** A 2,000-token document, new for each `name`: the parse cache, shared by every caller, never holds it. */
+const wide = (name: string) => `query ${name} { ${"__typename ".repeat(1_995)}}`;
 
 // The response cache answers a repeated body: an attacker varies it (an undeclared variable is ignored).
 const KINDS: Kind[] = [
   { name: "cheapest query", count: 400, request: (index) => post("{ __typename }", { n: index }), status: 200 },
-  { name: "full introspection", count: 100, request: (index) => post(getIntrospectionQuery(), { n: index }), status: 200 },
-  {
-    name: "__type",
-    count: 200,
-    request: (index) =>
-      post(
-        '{ __type(name: "EvmBlock") { name fields { name description args { name type { name kind } } type { name kind ofType { name kind } } } } }',
-        { n: index },
-      ),
-    status: 200,
-  },
+  { name: "full introspection", count: 100, request: (index) => post(INTROSPECTION, { n: index }), status: 200 },
+  { name: "__type", count: 200, request: (index) => post(TYPE_QUERY, { n: index }), status: 200 },
   { name: "GraphiQL page, brotli", count: 200, request: () => page({ "accept-encoding": "gzip, deflate, br" }), status: 200 },
   { name: "GraphiQL page, gzip", count: 160, request: () => page({ "accept-encoding": "gzip" }), status: 200 },
   { name: "GraphiQL page, uncompressed", count: 60, request: () => page(), status: 200 },
@@ -121,8 +127,28 @@ const KINDS: Kind[] = [
     name: "2,000-token document",
     count: 40,
     // New each time, so that the parse cache never holds it; refused by the breadth limit once parsed.
-    request: (index) => post(`query Wide${index} { ${"__typename ".repeat(1_995)}}`),
+    request: (index) => post(wide(`Wide${index}`)),
     status: 400,
+  },
+  // The same operations over a WebSocket.
+  {
+    name: "cheapest query, WebSocket",
+    count: 400,
+    operation: (n) => ({ query: "{ __typename }", variables: { n } }),
+    status: "next",
+  },
+  {
+    name: "full introspection, WebSocket",
+    count: 100,
+    operation: (n) => ({ query: INTROSPECTION, variables: { n } }),
+    status: "next",
+  },
+  { name: "__type, WebSocket", count: 200, operation: (n) => ({ query: TYPE_QUERY, variables: { n } }), status: "next" },
+  {
+    name: "2,000-token document, WebSocket",
+    count: 40,
+    operation: (index) => ({ query: wide(`WideOverSocket${index}`) }),
+    status: "error",
   },
 ];
 
@@ -130,7 +156,7 @@ const KINDS: Kind[] = [
 const ROUNDS = 4;
 
 interface Measured {
-  statuses: Set<number>;
+  statuses: Set<Kind["status"]>;
   units: number;
   cpuMs: number;
 }
@@ -159,18 +185,21 @@ afterAll(() => {
  * takes a bucket far enough below its burst that the refill never meets the top, so that what
  * the bucket lost plus what it regained is what was paid.
  */
-const DRAIN = post(`query Drain { ${"__typename ".repeat(8_500)}}`);
+const DRAIN_QUERY = `query Drain { ${"__typename ".repeat(8_500)}}`;
+const DRAIN = post(DRAIN_QUERY);
 const DRAINS = 8;
 
-/** One caller: one kind of request, from an address of its own (so a bucket of its own), on one connection. */
+/** One caller: one kind of request, from an address of its own (so a bucket of its own), on one connection or socket. */
 class Caller {
   readonly measured: Measured = { statuses: new Set(), units: 0, cpuMs: 0 };
   private readonly agent: Agent;
+  private socket: GraphqlWsSocket | undefined;
   private etag = "";
+  private ids = 0;
 
   constructor(
     readonly kind: Kind,
-    address: string,
+    private readonly address: string,
   ) {
     this.agent = new Agent({ keepAlive: true, maxSockets: 1, localAddress: address });
   }
@@ -179,33 +208,60 @@ class Caller {
     return send(gateway.url, this.agent, sent);
   }
 
+  /** Runs an operation on the caller's socket (opened again if the gateway closed it for idling); what it was answered, and the budget a result carries. */
+  private async run(operation: Operation): Promise<{ status: Kind["status"]; remaining: number | undefined }> {
+    if (!this.socket || this.socket.closed) {
+      this.socket = await GraphqlWsSocket.open(Number(new URL(gateway.url).port), {}, this.address);
+    }
+    const answer = await this.socket.run(String((this.ids += 1)), operation);
+    return { status: answer.refused ? "error" : "next", remaining: answer.remaining };
+  }
+
+  /** The i-th of the kind; what it was answered, and the budget it says is left. */
+  private async exchange(index: number): Promise<{ status: Kind["status"]; remaining: number | undefined }> {
+    if (this.kind.operation) return this.run(this.kind.operation(index));
+    const answer = await this.send(this.kind.request!(index, this.etag));
+    this.etag = String(answer.headers.etag ?? this.etag);
+    return { status: answer.status, remaining: remainingOf(answer) };
+  }
+
+  /** The budget left, from a `{ __typename }` on the socket, which pays 1. */
+  private async probe(index: number): Promise<number> {
+    const { remaining } = await this.run({ query: "{ __typename }", variables: { probe: index } });
+    return remaining!;
+  }
+
   /** The gateway's code for this kind compiled and optimized, and the caller's bucket drained. */
   async prepare(): Promise<void> {
-    for (let index = 0; index < Math.max(3, this.kind.count / 4); index++) {
-      this.etag = String((await this.send(this.kind.request(-1 - index, this.etag))).headers.etag ?? "");
+    for (let index = 0; index < Math.max(3, this.kind.count / 4); index++) await this.exchange(-1 - index);
+    for (let index = 0; index < DRAINS; index++) {
+      if (this.kind.operation) await this.run({ query: DRAIN_QUERY });
+      else await this.send(DRAIN);
     }
-    for (let index = 0; index < DRAINS; index++) await this.send(DRAIN);
   }
 
   /** Sends `count` requests one at a time, adding what they paid and the gateway's CPU meanwhile. */
   async measure(count: number, first: number): Promise<void> {
-    // The bucket as it is now, from one more request of the kind, not measured.
-    const before = await this.send(this.kind.request(-100 - first, this.etag));
+    // The bucket as it is now: from one more request of the kind, not measured; over a socket, from a probe.
+    const before = this.kind.operation ? await this.probe(first) : (await this.exchange(-100 - first)).remaining!;
     const at = performance.now();
     const cpuBefore = cpuMs(pid);
-    let answer = before;
+    let last: number | undefined;
     for (let index = first; index < first + count; index++) {
-      answer = await this.send(this.kind.request(index, this.etag));
+      const answer = await this.exchange(index);
       this.measured.statuses.add(answer.status);
+      last = answer.remaining;
     }
     this.measured.cpuMs += cpuMs(pid) - cpuBefore;
+    // Over a socket, a probe after, less its own 1.
+    const after = this.kind.operation ? (await this.probe(-first - 1)) + 1 : last!;
     // What it paid: what its bucket lost, and what the bucket regained meanwhile.
-    const lost = remainingOf(before) - remainingOf(answer);
-    this.measured.units += lost + ((performance.now() - at) / 1_000) * RATE_PER_SECOND;
+    this.measured.units += before - after + ((performance.now() - at) / 1_000) * RATE_PER_SECOND;
   }
 
   close(): void {
     this.agent.destroy();
+    this.socket?.close();
   }
 }
 

@@ -6,34 +6,76 @@
  * budget and no streams. The machine has no /64 of its own to send from, so those requests come
  * through `yoga.fetch` with the socket address Node's listener would give (or through
  * X-Forwarded-For behind a trusted proxy); an IPv4-mapped address comes over a real socket.
+ *
+ * Transports: row 4, X-Forwarded-For's /64 (TRUST_PROXY) and the IPv4-mapped address run over
+ * HTTP, WebSocket and SSE (a POST asking for `text/event-stream`), each over a real socket (the
+ * upgrade request carries the caller's key and X-Forwarded-For); the stream cap across a /64 over
+ * SSE and WebSocket. A socket's opening costs its caller (key and address) 1, so over WebSocket
+ * each key or address that opens one has a unit less to run operations with: rotating them buys
+ * even less there. HTTP only (SSE through `yoga.fetch`, for the streams): a /64 as the socket's
+ * own address, which no real socket here can come from.
  */
-import { createServer, type Server } from "node:http";
+import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterEach, describe, expect, it } from "vitest";
-import { execute, startHarness, upstreamCalls, type Harness } from "../support/harness.ts";
+import { execute, serveGateway, startHarness, upstreamCalls, type Harness, type ServedGateway } from "../support/harness.ts";
 import { startExportJob, subscribeSse, type ExportSubscription } from "../support/subscriptions.ts";
+import { over, TRANSPORTS, type Answer, type Stream, type Transport, type TransportClient } from "../support/transports.ts";
 
 /** One upstream call. */
 const COSTS_1 = "{ latestBlocks(first: 1) { nodes { blockHash } } }";
 const BURST = 10;
 const REQUESTS = 20;
 
+/** What opening a caller's socket costs it: 1 on a WebSocket, nothing otherwise. */
+const openingOf = (transport: Transport) => (transport === "websocket" ? 1 : 0);
+
+/** `count` answers of which the first `served` were served, the rest refused. */
+const firstServed = (served: number, count = REQUESTS) => Array.from({ length: count }, (_, index) => index < served);
+
+/**
+ * Served (200), or refused for its budget: 429 over HTTP and SSE (a refused upgrade too), an
+ * `error` message on a socket, or the socket closed with 1013 once it kept sending while spent.
+ */
+function servedOrRateLimited(answer: Answer): boolean {
+  if (answer.status !== undefined) expect(answer.status).toBe(answer.refused ? 429 : 200);
+  if (!answer.refused) return true;
+  const { code, closeCode } = answer.body.errors?.[0]?.extensions ?? {};
+  if (answer.transport === "websocket" && code === "SOCKET_CLOSED") expect(closeCode).toBe(1013);
+  else expect(code).toBe("RATE_LIMITED");
+  return false;
+}
+
 interface Served {
   harness: Harness;
-  server: Server;
-  /** Sends COSTS_1 by POST or GET; the HTTP status. */
-  send(method: "POST" | "GET", headers?: Record<string, string>, query?: string): Promise<number>;
+  /** Sends COSTS_1 from the loopback address: by POST or GET over HTTP, else over the transport; whether it was served. */
+  send(method: "POST" | "GET", headers?: Record<string, string>, query?: string): Promise<boolean>;
+  close(): Promise<void>;
 }
 
 let served: Served | undefined;
+/** The gateway and client of the tests that start their own. */
+let harness: Harness | undefined;
+let client: TransportClient | undefined;
 
-async function serve(): Promise<Served> {
+async function serve(transport: Transport): Promise<Served> {
   // Refills so slowly that no test sees a token come back.
   const harness = await startHarness({ RATE_LIMIT_RATE: "0.001", RATE_LIMIT_BURST: String(BURST) });
+  if (transport !== "http") {
+    const client = over(transport, harness);
+    return {
+      harness,
+      send: async (_method, headers = {}, query = COSTS_1) => servedOrRateLimited(await client.send({ query }, headers)),
+      async close() {
+        await client.close();
+        await harness.close();
+      },
+    };
+  }
   const server = createServer(harness.gateway.listener);
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}/graphql`;
-  async function send(method: "POST" | "GET", headers: Record<string, string> = {}, query = COSTS_1): Promise<number> {
+  async function send(method: "POST" | "GET", headers: Record<string, string> = {}, query = COSTS_1): Promise<boolean> {
     const response =
       method === "POST"
         ? await fetch(base, {
@@ -43,51 +85,62 @@ async function serve(): Promise<Served> {
           })
         : await fetch(`${base}?query=${encodeURIComponent(query)}`, { headers: { "x-graphql-yoga-csrf": "1", ...headers } });
     const body = (await response.json()) as { errors?: { extensions: { code: string } }[] };
+    expect([200, 429]).toContain(response.status);
     if (response.status === 429) expect(body.errors?.[0]?.extensions.code).toBe("RATE_LIMITED");
-    return response.status;
+    return response.status === 200;
   }
-  return { harness, server, send };
+  async function close(): Promise<void> {
+    server.closeAllConnections();
+    await new Promise((resolve) => server.close(resolve));
+    await harness.close();
+  }
+  return { harness, send, close };
 }
 
 afterEach(async () => {
-  if (!served) return;
-  served.server.closeAllConnections();
-  await new Promise((resolve) => served!.server.close(resolve));
-  await served.harness.close();
-  served = undefined;
+  await served?.close();
+  await client?.close();
+  await harness?.close();
+  [served, client, harness] = [undefined, undefined, undefined];
 });
 
 const freshKey = () => ({ "x-glacier-api-key": `rot-${Math.random().toString(36).slice(2)}` });
 const methodOf = (index: number) => (index % 2 === 0 ? "POST" : "GET");
 
-async function statuses(headersOf: (index: number) => Record<string, string>): Promise<number[]> {
-  const statuses: number[] = [];
-  for (let index = 0; index < REQUESTS; index++) statuses.push(await served!.send(methodOf(index), headersOf(index)));
-  return statuses;
+async function verdicts(headersOf: (index: number) => Record<string, string>): Promise<boolean[]> {
+  const verdicts: boolean[] = [];
+  for (let index = 0; index < REQUESTS; index++) verdicts.push(await served!.send(methodOf(index), headersOf(index)));
+  return verdicts;
 }
 
-describe("row 4: invented API keys", () => {
-  it("row 4: 20 requests each with a fresh key from one address run out of budget exactly as one key would", async () => {
-    served = await serve();
-    const oneKey = freshKey();
-    const withOneKey = await statuses(() => oneKey);
-    const oneKeyCalls = upstreamCalls(served.harness);
-    expect(withOneKey.filter((status) => status === 200)).toHaveLength(BURST);
-    expect(withOneKey.filter((status) => status === 429)).toHaveLength(REQUESTS - BURST);
-    expect(oneKeyCalls).toEqual({ "GET /v1/blocks": BURST });
+describe.each(TRANSPORTS)("row 4: invented API keys, over %s", (transport) => {
+  const opening = openingOf(transport);
 
-    served.server.closeAllConnections();
-    await new Promise((resolve) => served!.server.close(resolve));
-    await served.harness.close();
-    served = await serve();
-    const rotating = await statuses(() => freshKey());
-    expect(rotating).toEqual(withOneKey);
-    expect(upstreamCalls(served.harness)).toEqual(oneKeyCalls);
+  it("row 4: 20 requests each with a fresh key from one address run out of budget exactly as one key would", async () => {
+    served = await serve(transport);
+    const oneKey = freshKey();
+    const withOneKey = await verdicts(() => oneKey);
+    const oneKeyCalls = upstreamCalls(served.harness);
+    // Each request pays 1 (over WebSocket, the key's one socket 1 as well).
+    expect(withOneKey).toEqual(firstServed(BURST - opening));
+    expect(oneKeyCalls).toEqual({ "GET /v1/blocks": BURST - opening });
+
+    await served.close();
+    served = await serve(transport);
+    const rotating = await verdicts(() => freshKey());
+    // Each key pays the address's bucket as well; over WebSocket each key's socket too, so that
+    // rotating keys buys less than one key's budget there.
+    expect(rotating).toEqual(firstServed(BURST / (1 + opening)));
+    expect(upstreamCalls(served.harness)).toEqual({ "GET /v1/blocks": BURST / (1 + opening) });
+    if (opening === 0) {
+      expect(rotating).toEqual(withOneKey);
+      expect(upstreamCalls(served.harness)).toEqual(oneKeyCalls);
+    }
 
     // The address is spent for requests without a key too; a caller elsewhere is served.
     served.harness.simulator.resetCounters();
-    expect(await served.send("POST")).toBe(429);
-    expect(await served.send("GET", freshKey(), "{ __typename }")).toBe(429);
+    expect(await served.send("POST")).toBe(false);
+    expect(await served.send("GET", freshKey(), "{ __typename }")).toBe(false);
     expect(upstreamCalls(served.harness)).toEqual({});
     const elsewhere = await execute(served.harness, "{ __typename }", {}, freshKey());
     expect(elsewhere.status).toBe(200);
@@ -95,19 +148,21 @@ describe("row 4: invented API keys", () => {
   });
 
   it("row 4: a key keeps one key's budget across addresses, and a keyed address's neighbours are not its keys", async () => {
-    served = await serve();
+    served = await serve(transport);
     const key = freshKey();
-    // Half the key's budget from the socket's address, the other half in process (no address).
-    for (let index = 0; index < BURST / 2; index++) expect(await served.send("POST", key)).toBe(200);
+    // Half the key's budget from the socket's address (over WebSocket, its socket's opening is
+    // part of it), the other half in process (no address).
+    for (let index = 0; index < BURST / 2 - opening; index++) expect(await served.send("POST", key)).toBe(true);
     for (let index = 0; index < BURST / 2; index++) expect((await execute(served.harness, COSTS_1, {}, key)).status).toBe(200);
     served.harness.simulator.resetCounters();
     const spent = await execute(served.harness, COSTS_1, {}, key);
     expect(spent.status).toBe(429);
     expect(spent.body.errors![0]!.extensions).toMatchObject({ code: "RATE_LIMITED" });
     expect(upstreamCalls(served.harness)).toEqual({});
-    // The address has half its budget left, for its other callers.
-    for (let index = 0; index < BURST / 2; index++) expect(await served.send("POST", freshKey())).toBe(200);
-    expect(await served.send("POST", freshKey())).toBe(429);
+    // The address has half its budget left, for its other callers (over WebSocket, each new key's socket costs it 1 too).
+    const others = Math.floor(BURST / 2 / (1 + opening));
+    for (let index = 0; index < others; index++) expect(await served.send("POST", freshKey())).toBe(true);
+    expect(await served.send("POST", freshKey())).toBe(false);
   });
 });
 
@@ -118,7 +173,6 @@ function inside(prefix: string): string {
 }
 
 type Via = "socket" | "forwarded";
-const viaName = (via: Via) => (via === "socket" ? "the socket's" : "X-Forwarded-For, TRUST_PROXY");
 
 /**
  * A request from `address`: as Node's listener gives it a socket's address, or behind a trusted
@@ -155,93 +209,167 @@ async function statusFrom(harness: Harness, via: Via, address: string): Promise<
 }
 
 const ROTATIONS = 40;
+const EXPORT_WATCH = (id: string) => `subscription { exportOperation(id: "${id}") { operationStatus } }`;
 
-describe("a caller is a caller however it is addressed", () => {
-  let harness: Harness | undefined;
-  afterEach(async () => {
-    await harness?.close();
-    harness = undefined;
+describe("a caller is a caller however it is addressed (the socket's own address: HTTP only, a /64 no real socket here comes from)", () => {
+  it("40 addresses rotated inside one IPv6 /64 (the socket's) get one address's budget", async () => {
+    const env = { RATE_LIMIT_RATE: "0.001", RATE_LIMIT_BURST: String(BURST) };
+    const statusesOf = async (addressOf: () => string, count = ROTATIONS) => {
+      const statuses: number[] = [];
+      for (let index = 0; index < count; index++) statuses.push(await statusFrom(harness!, "socket", addressOf()));
+      return statuses;
+    };
+    harness = await startHarness(env);
+    const oneAddress = await statusesOf(() => "2001:db8:1:1::7");
+    expect(oneAddress.filter((status) => status === 200)).toHaveLength(BURST);
+    expect(upstreamCalls(harness)).toEqual({ "GET /v1/blocks": BURST });
+    await harness.close();
+
+    harness = await startHarness(env);
+    const rotating = await statusesOf(() => inside("2001:db8:1:2"));
+    expect(rotating).toEqual(oneAddress);
+    expect(upstreamCalls(harness)).toEqual({ "GET /v1/blocks": BURST });
+    // The next /64 is another caller.
+    expect(await statusesOf(() => inside("2001:db8:1:3"), BURST)).toEqual(Array<number>(BURST).fill(200));
   });
 
-  async function statusesOf(via: Via, addressOf: () => string, count = ROTATIONS): Promise<number[]> {
-    const statuses: number[] = [];
-    for (let index = 0; index < count; index++) statuses.push(await statusFrom(harness!, via, addressOf()));
-    return statuses;
-  }
-
-  for (const via of ["socket", "forwarded"] as const) {
-    it(`40 addresses rotated inside one IPv6 /64 (${viaName(via)}) get one address's budget`, async () => {
-      const env = { RATE_LIMIT_RATE: "0.001", RATE_LIMIT_BURST: String(BURST), TRUST_PROXY: String(via === "forwarded") };
-      harness = await startHarness(env);
-      const oneAddress = await statusesOf(via, () => "2001:db8:1:1::7");
-      expect(oneAddress.filter((status) => status === 200)).toHaveLength(BURST);
-      expect(upstreamCalls(harness)).toEqual({ "GET /v1/blocks": BURST });
-      await harness.close();
-
-      harness = await startHarness(env);
-      const rotating = await statusesOf(via, () => inside("2001:db8:1:2"));
-      expect(rotating).toEqual(oneAddress);
-      expect(upstreamCalls(harness)).toEqual({ "GET /v1/blocks": BURST });
-      // The next /64 is another caller.
-      expect(await statusesOf(via, () => inside("2001:db8:1:3"), BURST)).toEqual(Array<number>(BURST).fill(200));
+  it("streams are capped at MAX_SUBSCRIPTIONS_PER_CALLER across one /64 (the socket's; SSE through yoga.fetch)", async () => {
+    harness = await startHarness({ EXPORT_POLL_INTERVAL_MS: "600000", MAX_SUBSCRIPTIONS_PER_CALLER: "10" });
+    const id = await startExportJob(harness);
+    const subscribe = async (address: string) => {
+      const { headers, serverContext } = from("socket", address);
+      const subscription = await subscribeSse(harness!, EXPORT_WATCH(id), {}, headers, serverContext);
+      expect(await subscription.next()).toMatchObject({ event: "next" });
+      return subscription;
+    };
+    const open: ExportSubscription[] = [];
+    for (let index = 0; index < 10; index++) open.push(await subscribe(inside("2001:db8:2:2")));
+    harness.simulator.resetCounters();
+    const eleventh = await postFrom(harness, "socket", inside("2001:db8:2:2"), EXPORT_WATCH(id), "text/event-stream");
+    expect(eleventh.status).toBe(429);
+    expect(JSON.parse(sseData(await eleventh.text()))).toMatchObject({
+      errors: [{ extensions: { code: "RATE_LIMITED", limit: "subscriptions", max: 10 } }],
     });
-  }
+    expect(upstreamCalls(harness)).toEqual({});
+    // Another /64 is another caller.
+    open.push(await subscribe(inside("2001:db8:2:3")));
+    for (const subscription of open) await subscription.cancel();
+  });
+});
+
+describe.each(TRANSPORTS)("a caller is a caller however it is addressed, over %s", (transport) => {
+  const opening = openingOf(transport);
+
+  it("40 addresses rotated inside one IPv6 /64 (X-Forwarded-For, TRUST_PROXY) get one address's budget", async () => {
+    const env = { RATE_LIMIT_RATE: "0.001", RATE_LIMIT_BURST: String(BURST), TRUST_PROXY: "true" };
+    /** COSTS_1 from each address in turn: over HTTP in process from the proxy's socket, else over the transport; whether each was served. */
+    const verdictsOf = async (addressOf: () => string, count = ROTATIONS) => {
+      const verdicts: boolean[] = [];
+      for (let index = 0; index < count; index++) {
+        const address = addressOf();
+        if (transport === "http") {
+          const status = await statusFrom(harness!, "forwarded", address);
+          expect([200, 429]).toContain(status);
+          verdicts.push(status === 200);
+        } else {
+          verdicts.push(servedOrRateLimited(await client!.send({ query: COSTS_1 }, { "x-forwarded-for": address })));
+        }
+      }
+      return verdicts;
+    };
+    harness = await startHarness(env);
+    client = over(transport, harness);
+    const oneAddress = await verdictsOf(() => "2001:db8:1:1::7");
+    // Over WebSocket the address's one socket costs 1 as well.
+    expect(oneAddress).toEqual(firstServed(BURST - opening, ROTATIONS));
+    expect(upstreamCalls(harness)).toEqual({ "GET /v1/blocks": BURST - opening });
+    await client.close();
+    await harness.close();
+
+    harness = await startHarness(env);
+    client = over(transport, harness);
+    const rotating = await verdictsOf(() => inside("2001:db8:1:2"));
+    // Over WebSocket each address is a socket of its own, which the /64 pays for too.
+    expect(rotating).toEqual(firstServed(BURST / (1 + opening), ROTATIONS));
+    if (opening === 0) expect(rotating).toEqual(oneAddress);
+    expect(upstreamCalls(harness)).toEqual({ "GET /v1/blocks": BURST / (1 + opening) });
+    // The next /64 is another caller.
+    expect(await verdictsOf(() => inside("2001:db8:1:3"), BURST)).toEqual(firstServed(BURST / (1 + opening), BURST));
+  });
 
   it("an IPv4-mapped IPv6 socket address is its IPv4 address", async () => {
     harness = await startHarness({ RATE_LIMIT_RATE: "0.001", RATE_LIMIT_BURST: String(BURST) });
     // A dual-stack listener sees an IPv4 client as ::ffff:127.0.0.1.
-    const server = createServer(harness.gateway.listener);
-    await new Promise<void>((resolve) => server.listen(0, "::", resolve));
-    try {
-      const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}/graphql`;
-      for (let index = 0; index < BURST; index++) {
-        const response = await fetch(base, {
-          method: "POST",
-          headers: { "content-type": "application/json" },
-          body: JSON.stringify({ query: COSTS_1 }),
-        });
-        expect(response.status).toBe(200);
-        await response.arrayBuffer();
+    if (transport === "http") {
+      const server = createServer(harness.gateway.listener);
+      await new Promise<void>((resolve) => server.listen(0, "::", resolve));
+      try {
+        const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}/graphql`;
+        for (let index = 0; index < BURST; index++) {
+          const response = await fetch(base, {
+            method: "POST",
+            headers: { "content-type": "application/json" },
+            body: JSON.stringify({ query: COSTS_1 }),
+          });
+          expect(response.status).toBe(200);
+          await response.arrayBuffer();
+        }
+      } finally {
+        server.closeAllConnections();
+        await new Promise((resolve) => server.close(resolve));
       }
-    } finally {
-      server.closeAllConnections();
-      await new Promise((resolve) => server.close(resolve));
+    } else {
+      client = over(transport, harness, serveDualStack);
+      // Over WebSocket, the socket's opening is the first unit.
+      for (let index = 0; index < BURST - opening; index++) {
+        expect(servedOrRateLimited(await client.send({ query: COSTS_1 }))).toBe(true);
+      }
+      await client.close();
     }
     expect(await statusFrom(harness, "socket", "127.0.0.1")).toBe(429);
     expect(await statusFrom(harness, "socket", "::ffff:127.0.0.1")).toBe(429);
     expect(await statusFrom(harness, "socket", "127.0.0.2")).toBe(200);
   });
-
-  for (const via of ["socket", "forwarded"] as const) {
-    it(`streams are capped at MAX_SUBSCRIPTIONS_PER_CALLER across one /64 (${viaName(via)})`, async () => {
-      harness = await startHarness({
-        TRUST_PROXY: String(via === "forwarded"),
-        EXPORT_POLL_INTERVAL_MS: "600000",
-        MAX_SUBSCRIPTIONS_PER_CALLER: "10",
-      });
-      const id = await startExportJob(harness);
-      const query = `subscription { exportOperation(id: "${id}") { operationStatus } }`;
-      const subscribe = async (address: string) => {
-        const { headers, serverContext } = from(via, address);
-        const subscription = await subscribeSse(harness!, query, {}, headers, serverContext);
-        expect(await subscription.next()).toMatchObject({ event: "next" });
-        return subscription;
-      };
-      const open: ExportSubscription[] = [];
-      for (let index = 0; index < 10; index++) open.push(await subscribe(inside("2001:db8:2:2")));
-      harness.simulator.resetCounters();
-      const eleventh = await postFrom(harness, via, inside("2001:db8:2:2"), query, "text/event-stream");
-      expect(eleventh.status).toBe(429);
-      expect(JSON.parse(sseData(await eleventh.text()))).toMatchObject({
-        errors: [{ extensions: { code: "RATE_LIMITED", limit: "subscriptions", max: 10 } }],
-      });
-      expect(upstreamCalls(harness)).toEqual({});
-      // Another /64 is another caller.
-      open.push(await subscribe(inside("2001:db8:2:3")));
-      for (const subscription of open) await subscription.cancel();
-    });
-  }
 });
+
+describe.each(["sse", "websocket"] as const)("streams of one /64, over %s", (transport) => {
+  it("streams are capped at MAX_SUBSCRIPTIONS_PER_CALLER across one /64 (X-Forwarded-For, TRUST_PROXY)", async () => {
+    harness = await startHarness({ TRUST_PROXY: "true", EXPORT_POLL_INTERVAL_MS: "600000", MAX_SUBSCRIPTIONS_PER_CALLER: "10" });
+    client = over(transport, harness);
+    const id = await startExportJob(harness);
+    const watch = (address: string) => client!.subscribe({ query: EXPORT_WATCH(id) }, { "x-forwarded-for": address });
+    const subscribe = async (address: string) => {
+      const subscription = await watch(address);
+      expect(await subscription.next()).toMatchObject({ event: "next" });
+      return subscription;
+    };
+    const open: Stream[] = [];
+    for (let index = 0; index < 10; index++) open.push(await subscribe(inside("2001:db8:2:2")));
+    harness.simulator.resetCounters();
+    // Refused before it starts: JSON with its 429 over SSE, an `error` message over WebSocket.
+    const eleventh = await (await watch(inside("2001:db8:2:2"))).refusal();
+    if (transport === "sse") expect(eleventh?.status).toBe(429);
+    expect(eleventh).toMatchObject({
+      errors: [{ extensions: { code: "RATE_LIMITED", limit: "subscriptions", max: 10 } }],
+    });
+    expect(upstreamCalls(harness)).toEqual({});
+    // Another /64 is another caller.
+    open.push(await subscribe(inside("2001:db8:2:3")));
+    for (const subscription of open) await subscription.cancel();
+  });
+});
+
+/**
+ * The harness's gateway served as the process serves it, but on a dual-stack listener ("::"),
+ * where a client from 127.0.0.1 has the socket address ::ffff:127.0.0.1.
+ */
+async function serveDualStack(harness: Harness): Promise<ServedGateway> {
+  const served = await serveGateway(harness);
+  const { server } = served.server;
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  await new Promise<void>((resolve) => server.listen(0, "::", resolve));
+  return { ...served, port: (server.address() as AddressInfo).port };
+}
 
 /** The first event's data of an SSE answer, or the answer itself when it is not a stream. */
 function sseData(text: string): string {

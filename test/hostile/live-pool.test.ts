@@ -2,10 +2,18 @@
  * Row 17: live work is paid for, and the pool of live pollers is shared fairly. Callers are told
  * apart by X-Forwarded-For (TRUST_PROXY); the simulator's clock is driven, so that the blocks a
  * poll finds are the test's to choose.
+ *
+ * Transports: SSE (a POST asking for `text/event-stream` to the served port) and WebSocket
+ * (graphql-ws frames): subscriptions are streams, which a plain HTTP POST has no form of. A
+ * subscription refused before it starts is JSON with its status over SSE, an `error` message over
+ * WebSocket; a socket's opening costs its caller 1, which the budgets below count; a caller's
+ * follow-up query goes over the same transport, its budget read from what the answer carries.
+ * Upstream calls are counted the same on both.
  */
 import { afterEach, describe, expect, it } from "vitest";
-import { subscribeSse, type ExportSubscription, type SseEvent } from "../support/subscriptions.ts";
-import { execute, startHarness, until, upstreamCalls, type Harness } from "../support/harness.ts";
+import type { SseEvent } from "../support/subscriptions.ts";
+import { startHarness, until, upstreamCalls, type Harness } from "../support/harness.ts";
+import { over, type Stream, type TransportClient } from "../support/transports.ts";
 
 const C_CHAIN = "43114";
 const BLOCKS_ROUTE = "GET /v1/chains/{chainId}/blocks";
@@ -23,8 +31,11 @@ interface Payload {
 }
 
 let harness: Harness | undefined;
+let client: TransportClient | undefined;
 afterEach(async () => {
+  await client?.close();
   await harness?.close();
+  client = undefined;
   harness = undefined;
 });
 
@@ -45,9 +56,17 @@ function selectionCalls(): number {
     .reduce((sum, [, count]) => sum + count, 0);
 }
 
-/** A gateway whose block pollers read every `pollMs`, for callers with a budget of `burst` that hardly refills. */
-async function polling(pollMs: number, burst: number, env: Record<string, string> = {}): Promise<Harness> {
-  return startHarness({
+/**
+ * A gateway whose block pollers read every `pollMs`, for callers with a budget of `burst` that
+ * hardly refills; and the test's client of it over `transport`.
+ */
+async function polling(
+  transport: StreamTransport,
+  pollMs: number,
+  burst: number,
+  env: Record<string, string> = {},
+): Promise<Harness> {
+  harness = await startHarness({
     TRUST_PROXY: "true",
     RATE_LIMIT_RATE: "0.001",
     RATE_LIMIT_BURST: String(burst),
@@ -55,7 +74,16 @@ async function polling(pollMs: number, burst: number, env: Record<string, string
     LIVE_BLOCKS_MAX_POLL_MS: String(pollMs),
     ...env,
   });
+  client = over(transport, harness);
+  return harness;
 }
+
+type StreamTransport = "sse" | "websocket";
+/** What opening a caller's socket costs it: 1 on a WebSocket, nothing over SSE. */
+const openingOf = (transport: StreamTransport) => (transport === "websocket" ? 1 : 0);
+
+const subscribe = (query: string, headers: Record<string, string>, variables: Record<string, unknown> = {}) =>
+  client!.subscribe({ query, variables }, headers);
 
 /**
  * Subscribes as `address`, lets `seconds` of blocks arrive after the poller's first read, and
@@ -63,7 +91,7 @@ async function polling(pollMs: number, burst: number, env: Record<string, string
  * and the events.
  */
 async function untilSpent(query: string, address: string, seconds: number) {
-  const subscription = await subscribeSse(harness!, query, {}, from(address));
+  const subscription = await subscribe(query, from(address));
   await until(() => (upstreamCalls(harness!)[BLOCKS_ROUTE] ?? 0) >= 1, "the poller's first read");
   const before = head();
   harness!.simulator.advanceClock(seconds);
@@ -75,17 +103,14 @@ async function untilSpent(query: string, address: string, seconds: number) {
   return { before, arrived, events };
 }
 
-describe("row 17: live work is paid for", () => {
+describe.each(["sse", "websocket"] as const)("row 17: live work is paid for, over %s", (transport) => {
+  const opening = openingOf(transport);
+
   it("row 17: each event pays what its selection fetched, and a resume pays each page it reads", async () => {
     // No poll after the first read: the reads are the first and the resume's.
-    harness = await polling(600_000, 1000);
+    harness = await polling(transport, 600_000, 1000);
     const missed = 30;
-    const subscription = await subscribeSse(
-      harness,
-      COSTLY_BLOCKS,
-      { after: String(head() - BigInt(missed)) },
-      from("198.51.100.1"),
-    );
+    const subscription = await subscribe(COSTLY_BLOCKS, from("198.51.100.1"), { after: String(head() - BigInt(missed)) });
     const events: Payload[] = [];
     for (let index = 0; index < missed; index += 1) events.push(...payloads([(await subscription.next())!]));
     expect(events.map((event) => event.data?.newBlocks?.blockNumber)).toEqual(
@@ -98,31 +123,36 @@ describe("row 17: live work is paid for", () => {
     expect(resumePages).toBe(1);
     expect(fetched).toBeGreaterThan(4 * missed);
     // Its first read came with the subscription's charge, which the selections' calls outgrew;
-    // each page of the resume cost 1. The follow-up costs 1.
-    const followUp = await execute(harness, "{ __typename }", {}, from("198.51.100.1"));
-    expect(Number(followUp.headers.get("ratelimit-remaining"))).toBe(1000 - fetched - resumePages - 1);
+    // each page of the resume cost 1 (and a socket's opening 1). The follow-up costs 1.
+    const followUp = await client!.send({ query: "{ __typename }" }, from("198.51.100.1"));
+    expect(followUp.refused).toBe(false);
+    expect(followUp.remaining).toBe(1000 - opening - fetched - resumePages - 1);
   });
 
   it("row 17: a caller whose events' selections put it in debt has its stream ended by the next poll's charge", async () => {
     const burst = 150;
-    harness = await polling(100, burst);
+    harness = await polling(transport, 100, burst);
     // Some 30 blocks arrive, whose transactions' inputs cost more than the budget holds.
     const { arrived, events } = await untilSpent(COSTLY_BLOCKS, "198.51.100.2", 60);
     expect(events.filter((event) => event.data?.newBlocks)).toHaveLength(arrived);
 
-    // It paid each read after the first and every call its events made: that many beyond its budget.
+    // It paid each read after the first and every call its events made (and a socket's opening):
+    // that many beyond its budget.
     const reads = upstreamCalls(harness)[BLOCKS_ROUTE]!;
-    const debt = selectionCalls() + reads - 1 - burst;
+    const debt = selectionCalls() + reads - 1 + opening - burst;
     expect(debt).toBeGreaterThan(0);
-    const refused = await execute(harness, "{ __typename }", {}, from("198.51.100.2"));
-    expect(refused.status).toBe(429);
-    // Until it holds 1 again, at 0.001 a second: its debt and 1.
-    expect(Math.round(Number(refused.headers.get("retry-after")) / 1_000)).toBe(debt + 1);
+    const refused = await client!.send({ query: "{ __typename }" }, from("198.51.100.2"));
+    expect(refused.refused).toBe(true);
+    if (refused.status !== undefined) expect(refused.status).toBe(429);
+    expect(refused.body.errors![0]!.extensions).toMatchObject({ code: "RATE_LIMITED" });
+    // Until it holds 1 again, at 0.001 a second: its debt and 1 (Retry-After, or the socket's error's retryAfter).
+    const retryAfter = refused.headers ? refused.headers.get("retry-after") : refused.body.errors![0]!.extensions!.retryAfter;
+    expect(Math.round(Number(retryAfter) / 1_000)).toBe(debt + 1);
   });
 
   it("row 17: a poll that pages back several pages costs each subscriber every page", async () => {
     const burst = 40;
-    harness = await polling(100, burst, { LIVE_MAX_PENDING_EVENTS: "1000" });
+    harness = await polling(transport, 100, burst, { LIVE_MAX_PENDING_EVENTS: "1000" });
     // Some 300 blocks arrive before the next poll: it reads 100 a page.
     const { before, arrived, events } = await untilSpent(BLOCK_NUMBERS, "198.51.100.3", 600);
     expect(arrived).toBeGreaterThan(200);
@@ -130,8 +160,8 @@ describe("row 17: live work is paid for", () => {
       Array.from({ length: arrived }, (_, index) => String(before + 1n + BigInt(index))),
     );
     // The subscription paid its first read; every later read, each page of the long poll too, 1:
-    // as many reads as the budget.
-    expect(upstreamCalls(harness)[BLOCKS_ROUTE]).toBe(burst);
+    // as many reads as the budget (less a socket's opening).
+    expect(upstreamCalls(harness)[BLOCKS_ROUTE]).toBe(burst - opening);
   });
 });
 
@@ -140,17 +170,20 @@ function addressQuestion(index: number): string {
   return `subscription { newAddressTransactions(chainId: "${C_CHAIN}", address: "0x${index.toString(16).padStart(40, "0")}") { transaction { txHash } } }`;
 }
 
-/** The errors of a stream that has ended. */
-/** The errors of a stream's events, or of its refusal (a JSON answer) when it was refused before it started. */
-async function errorsOf(subscription: ExportSubscription): Promise<Payload["errors"]> {
-  if (subscription.refusal) return subscription.refusal.errors as Payload["errors"];
+/**
+ * The errors of a stream that has ended: of its events, or of its refusal when it was refused
+ * before it started (JSON with its status over SSE, an `error` message over WebSocket).
+ */
+async function errorsOf(subscription: Stream): Promise<Payload["errors"]> {
+  const refusal = await subscription.refusal();
+  if (refusal) return refusal.errors as Payload["errors"];
   return payloads(await subscription.rest()).flatMap((event) => event.errors ?? []);
 }
 
-describe("row 17: the pool of live pollers is shared fairly", () => {
+describe.each(["sse", "websocket"] as const)("row 17: the pool of live pollers is shared fairly, over %s", (transport) => {
   it("row 17: no caller holds more than its share; at capacity a question already asked is joined, and a newcomer takes a poller from the largest holder, never a shared one", async () => {
     // No poll after the first reads: the pollers only count.
-    harness = await polling(600_000, 100_000, {
+    harness = await polling(transport, 600_000, 100_000, {
       LIVE_MAX_POLLERS: "4",
       LIVE_MAX_POLLERS_PER_CALLER: "2",
       LIVE_ADDRESS_POLL_MS: "600000",
@@ -165,34 +198,25 @@ describe("row 17: the pool of live pollers is shared fairly", () => {
     // One caller, however it rotates its addresses inside its /64.
     const greedy = (index: number) => from(`2001:db8:7:7::${index + 1}`);
 
-    const held = [
-      await subscribeSse(harness, addressQuestion(0), {}, greedy(0)),
-      await subscribeSse(harness, addressQuestion(1), {}, greedy(1)),
-    ];
+    const held = [await subscribe(addressQuestion(0), greedy(0)), await subscribe(addressQuestion(1), greedy(1))];
     await started(2, 2);
     await until(() => upstreamCalls(harness!)[ADDRESS_ROUTE] === 2, "the two pollers' first reads");
     harness.simulator.resetCounters();
-    const third = await errorsOf(await subscribeSse(harness, addressQuestion(2), {}, greedy(2)));
+    const third = await errorsOf(await subscribe(addressQuestion(2), greedy(2)));
     expect(third?.[0]?.extensions).toEqual({ code: "LIVE_CAPACITY", maxPollers: 4, maxPollersPerCaller: 2 });
     expect(third?.[0]?.message).toMatch(/only subscriber of 2 live questions, the most LIVE_MAX_POLLERS_PER_CALLER allows/);
     expect(upstreamCalls(harness)).toEqual({});
 
     // Two callers share the blocks of a chain; a fourth question fills the pool.
-    const shared = [
-      await subscribeSse(harness, BLOCK_NUMBERS, {}, from("198.51.100.10")),
-      await subscribeSse(harness, BLOCK_NUMBERS, {}, from("198.51.100.11")),
-    ];
-    const fourth = await subscribeSse(harness, addressQuestion(3), {}, from("198.51.100.12"));
+    const shared = [await subscribe(BLOCK_NUMBERS, from("198.51.100.10")), await subscribe(BLOCK_NUMBERS, from("198.51.100.11"))];
+    const fourth = await subscribe(addressQuestion(3), from("198.51.100.12"));
     await started(4, 5);
     // A question already asked is joined at capacity, by a new caller and by the largest holder alike: no poller is added.
-    const joined = [
-      await subscribeSse(harness, BLOCK_NUMBERS, {}, from("198.51.100.13")),
-      await subscribeSse(harness, addressQuestion(0), {}, greedy(3)),
-    ];
+    const joined = [await subscribe(BLOCK_NUMBERS, from("198.51.100.13")), await subscribe(addressQuestion(0), greedy(3))];
     await started(4, 7);
 
     // A newcomer asks a new question: the caller holding most alone (2) gives one up.
-    const newcomer = await subscribeSse(harness, addressQuestion(4), {}, from("198.51.100.14"));
+    const newcomer = await subscribe(addressQuestion(4), from("198.51.100.14"));
     const reclaimed = await errorsOf(held[0]!);
     expect(reclaimed?.[0]?.extensions).toEqual({ code: "LIVE_CAPACITY", maxPollers: 4, reclaimed: true });
     expect(reclaimed?.[0]?.message).toMatch(/you were the only subscriber of 2 of them, more than any other caller/);
@@ -200,8 +224,10 @@ describe("row 17: the pool of live pollers is shared fairly", () => {
     await started(4, 6);
 
     // Now each of three callers holds one poller alone, and the fourth is shared: nobody holds more than a newcomer's next question would take.
+    // The fourth's and the newcomer's pollers have made their first reads: a stream may start before its poller's first read.
+    await until(() => upstreamCalls(harness!)[ADDRESS_ROUTE] === 2, "the fourth's and the newcomer's first reads");
     harness.simulator.resetCounters();
-    const refused = await errorsOf(await subscribeSse(harness, addressQuestion(5), {}, from("198.51.100.14")));
+    const refused = await errorsOf(await subscribe(addressQuestion(5), from("198.51.100.14")));
     expect(refused?.[0]?.extensions).toEqual({ code: "LIVE_CAPACITY", maxPollers: 4 });
     expect(refused?.[0]?.message).toMatch(/no caller holds more of them alone than you/);
     expect(upstreamCalls(harness)).toEqual({});

@@ -1,4 +1,8 @@
-/** Row 6: `GET /ready` asked thousands of times must not become thousands of upstream health checks. */
+/**
+ * Row 6: `GET /ready` asked thousands of times must not become thousands of upstream health checks.
+ *
+ * Transports: HTTP only: `/ready` is an HTTP endpoint of the listener, not a GraphQL operation.
+ */
 import { afterEach, describe, expect, it } from "vitest";
 import { UpstreamReadiness, type HealthRoute } from "../../src/plugins/readiness.ts";
 import { execute, metricsText, startHarness, until, upstreamCalls, type Harness } from "../support/harness.ts";

@@ -2,6 +2,9 @@
  * Row 12: SIGTERM with subscriptions open. The real entry point (`node --import tsx src/server.ts`)
  * on the embedded simulator: open streams complete at once, a request in flight is answered,
  * and the process exits then, long before the grace period.
+ *
+ * Transports: HTTP and SSE only: this is the process's HTTP listener and its drain (a socket's
+ * `complete` and its close with 1001 on shutdown are test/websocket.test.ts's).
  */
 import type { ChildProcess } from "node:child_process";
 import { afterAll, describe, expect, it } from "vitest";

@@ -4,16 +4,24 @@
  * (client strings truncated), and every refusal is logged once and counted. Issue 25: an error
  * that requests cause again and again is written once per window and counted, not once each; and
  * operation names earn their labels by their requests in a window, and lose them (and their series).
+ *
+ * Transports: the operations run over HTTP (POSTs through `yoga.fetch`, and GETs where HTTP has
+ * them), WebSocket and SSE (a POST asking for `text/event-stream`): a socket's operation names
+ * label the metrics through the same pipeline, and its refusals and unexpected errors are logged
+ * as an HTTP request's are, within the same bounds. What the metrics and the log say is read
+ * from the gateway itself. The label set's, the heavy hitters' and the logger's own rules are no
+ * transport's.
  */
 import { Writable } from "node:stream";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { loadConfig } from "../../src/config.ts";
-import { createGateway } from "../../src/gateway.ts";
-import { createLogger, LOGGED_BOUNDS } from "../../src/telemetry/logger.ts";
+import { createGateway, type GatewayOptions } from "../../src/gateway.ts";
+import { createLogger, LOGGED_BOUNDS, type Logger } from "../../src/telemetry/logger.ts";
 import { HeavyHitters } from "../../src/telemetry/heavy-hitters.ts";
 import { OperationNameLabels } from "../../src/telemetry/operation-name-labels.ts";
 import { RepeatedLines, summingRepeats } from "../../src/telemetry/repeated-lines.ts";
-import { execute, metricsText, startHarness, upstreamCalls, type Harness } from "../support/harness.ts";
+import { metricsText, startHarness, upstreamCalls, type Harness } from "../support/harness.ts";
+import { over, TRANSPORTS, useClient, type Answer, type TransportClient } from "../support/transports.ts";
 
 /** Log lines the gateway wrote since the last `clear`. */
 class CapturedLog extends Writable {
@@ -54,59 +62,89 @@ function operationNameLabels(text: string): Set<string> {
   return new Set([...text.matchAll(/operationName="([^"]*)"/g)].map((match) => match[1]!));
 }
 
-async function post(body: Record<string, unknown>): Promise<Response> {
-  return harness.gateway.yoga.fetch("http://gateway.test/graphql", {
-    method: "POST",
-    headers: { "content-type": "application/json", accept: "application/json" },
-    body: JSON.stringify(body),
-  });
+/**
+ * A gateway of its own over the file's simulator, as startHarness builds one (with `env`, `logger`
+ * and `options`), in a harness's shape so that a client can serve it; closing it leaves the
+ * simulator running.
+ */
+function gatewayOf(env: Record<string, string>, logger: Logger = createLogger("silent"), options: GatewayOptions = {}): Harness {
+  const config = loadConfig({ RESPONSE_CACHE_TTL_MS: "0", CHAIN_LIST_PRELOAD: "false", RATE_LIMIT: "false", ...env });
+  const urls = { dataApiUrl: harness.simulator.dataUrl, metricsApiUrl: harness.simulator.metricsUrl };
+  const gateway = createGateway(config, urls, logger, options);
+  return { simulator: harness.simulator, gateway, config, close: () => gateway.close() };
 }
 
-async function get(params: Record<string, string>): Promise<Response> {
-  return harness.gateway.yoga.fetch(`http://gateway.test/graphql?${new URLSearchParams(params)}`, {
+/** The exposition of a gateway's metrics. */
+async function exposition(of: Harness): Promise<string> {
+  return (await of.gateway.yoga.fetch("http://gateway.test/metrics")).text();
+}
+
+/** Answered with `status` over HTTP and SSE; over a socket, refused (an `error` message) when `status` is 400 or more, else served. */
+function expectAnswer(answer: Pick<Answer, "status" | "refused">, status: number): void {
+  if (answer.status !== undefined) expect(answer.status).toBe(status);
+  expect(answer.refused).toBe(status >= 400);
+}
+
+/**
+ * Sends an operation as `client`'s transport does; over HTTP, as the `index`-th of a series,
+ * every fourth by GET (through `yoga.fetch`, as the others).
+ */
+async function sendNth(client: TransportClient, of: Harness, index: number, query: string, operationName?: string) {
+  if (client.transport !== "http" || index % 4 !== 0) return client.send({ query, ...(operationName ? { operationName } : {}) });
+  const params = new URLSearchParams({ query, ...(operationName ? { operationName } : {}) });
+  const response = await of.gateway.yoga.fetch(`http://gateway.test/graphql?${params}`, {
     headers: { accept: "application/json", "x-graphql-yoga-csrf": "1" },
   });
+  const body = (await response.json()) as Answer["body"];
+  return { status: response.status, refused: response.status >= 400 && body.data === undefined, body };
 }
 
-describe("row 1: bounded telemetry", () => {
+describe.each(TRANSPORTS)("row 1: bounded telemetry, over %s", (transport) => {
   it("row 1: 300 unique operation names of ~1 kB, short ones, bogus operationName params and unique aliases leave /metrics at most 100 names besides other and Anonymous, and small", async () => {
-    for (let index = 0; index < 300; index++) {
-      const longName = `Q${letters(index)}${"x".repeat(1_000)}`;
-      const shortName = `Short${letters(index)}`;
-      // Every fourth request goes by GET; the others by POST.
-      const send =
-        index % 4 === 0
-          ? (query: string, operationName?: string) => get({ query, ...(operationName ? { operationName } : {}) })
-          : (query: string, operationName?: string) => post({ query, operationName });
-      expect((await send(`query ${longName} { __typename }`)).status).toBe(200);
-      expect((await send(`query ${shortName} { __typename }`)).status).toBe(200);
-      // An operationName that names no operation of the document: refused, and counted as an error by that name.
-      expect((await send(`query A { __typename }`, `Bogus${letters(index)}${"y".repeat(1_000)}`)).status).toBe(400);
-      // An error whose path is a unique alias (refused before any upstream call).
-      const aliased = await send(`{ alias${letters(index)}: chain(id: "not a chain id") { chainName } }`);
-      expect(((await aliased.json()) as { errors?: unknown[] }).errors).toHaveLength(1);
+    // A gateway of its own: the names another transport's test labelled hold their labels for a window.
+    const labelled = gatewayOf({ METRICS_OPERATION_NAMES: "100" });
+    const client = over(transport, labelled);
+    try {
+      for (let index = 0; index < 300; index++) {
+        const longName = `Q${letters(index)}${"x".repeat(1_000)}`;
+        const shortName = `Short${letters(index)}`;
+        // Over HTTP every fourth request goes by GET; the others by POST.
+        const send = (query: string, operationName?: string) => sendNth(client, labelled, index, query, operationName);
+        expectAnswer(await send(`query ${longName} { __typename }`), 200);
+        expectAnswer(await send(`query ${shortName} { __typename }`), 200);
+        // An operationName that names no operation of the document: refused, and counted as an error by that name.
+        expectAnswer(await send(`query A { __typename }`, `Bogus${letters(index)}${"y".repeat(1_000)}`), 400);
+        // An error whose path is a unique alias (refused before any upstream call).
+        const aliased = await send(`{ alias${letters(index)}: chain(id: "not a chain id") { chainName } }`);
+        expect(aliased.body.errors).toHaveLength(1);
+      }
+      const text = await exposition(labelled);
+      const names = operationNameLabels(text);
+      expect(names.size).toBeLessThanOrEqual(100 + 2); // the 100 names that hold a label, `other`, and `Anonymous`
+      expect(names.has("other")).toBe(true);
+      expect(names.has("Anonymous")).toBe(true);
+      for (const name of names) expect(name.length).toBeLessThanOrEqual(64);
+      expect(text).not.toMatch(/path="/);
+      expect(text).not.toContain("xxxxxxxxxx");
+      expect(Buffer.byteLength(text)).toBeLessThan(250_000);
+      expect(upstreamCalls(labelled)).toEqual({});
+
+      // Another 300 unique names add no series at all: the set is full until its window ends.
+      const series = text.split("\n").filter((line) => line && !line.startsWith("#")).length;
+      for (let index = 300; index < 600; index++) {
+        expectAnswer(await client.send({ query: `query Late${letters(index)} { __typename }` }), 200);
+      }
+      const later = await exposition(labelled);
+      const seriesLater = later.split("\n").filter((line) => line && !line.startsWith("#")).length;
+      expect(seriesLater).toBe(series);
+      expect(operationNameLabels(later)).toEqual(names);
+
+      const alive = await client.send({ query: "{ __typename }" });
+      expect(alive.result).toEqual({ data: { __typename: "Query" } });
+    } finally {
+      await client.close();
+      await labelled.close();
     }
-    const text = await metricsText(harness);
-    const names = operationNameLabels(text);
-    expect(names.size).toBeLessThanOrEqual(100 + 2); // the 100 names that hold a label, `other`, and `Anonymous`
-    expect(names.has("other")).toBe(true);
-    expect(names.has("Anonymous")).toBe(true);
-    for (const name of names) expect(name.length).toBeLessThanOrEqual(64);
-    expect(text).not.toMatch(/path="/);
-    expect(text).not.toContain("xxxxxxxxxx");
-    expect(Buffer.byteLength(text)).toBeLessThan(250_000);
-    expect(upstreamCalls(harness)).toEqual({});
-
-    // Another 300 unique names add no series at all: the set is full until its window ends.
-    const series = text.split("\n").filter((line) => line && !line.startsWith("#")).length;
-    for (let index = 300; index < 600; index++) await post({ query: `query Late${letters(index)} { __typename }` });
-    const later = await metricsText(harness);
-    const seriesLater = later.split("\n").filter((line) => line && !line.startsWith("#")).length;
-    expect(seriesLater).toBe(series);
-    expect(operationNameLabels(later)).toEqual(names);
-
-    const alive = await execute(harness, "{ __typename }");
-    expect(alive.body).toEqual({ data: { __typename: "Query" } });
   });
 
   it("row 1: the names of persisted operations keep their own label however many names came first", async () => {
@@ -117,61 +155,29 @@ describe("row 1: bounded telemetry", () => {
     const document = "query PersistedProbe { __typename }";
     const file = join(mkdtempSync(join(tmpdir(), "persisted-")), "operations.json");
     writeFileSync(file, JSON.stringify({ [createHash("sha256").update(document).digest("hex")]: document }));
-    const config = loadConfig({
-      RESPONSE_CACHE_TTL_MS: "0",
-      CHAIN_LIST_PRELOAD: "false",
-      RATE_LIMIT: "false",
-      METRICS_OPERATION_NAMES: "2",
-      PERSISTED_OPERATIONS_FILE: file,
-    });
-    const gateway = createGateway(
-      config,
-      { dataApiUrl: harness.simulator.dataUrl, metricsApiUrl: harness.simulator.metricsUrl },
-      createLogger("silent"),
-    );
+    const persisting = gatewayOf({ METRICS_OPERATION_NAMES: "2", PERSISTED_OPERATIONS_FILE: file });
+    const client = over(transport, persisting);
     try {
-      const send = (query: string) =>
-        gateway.yoga.fetch("http://gateway.test/graphql", {
-          method: "POST",
-          headers: { "content-type": "application/json" },
-          body: JSON.stringify({ query }),
-        });
+      const send = async (query: string) => expectAnswer(await client.send({ query }), 200);
       for (const name of ["First", "Second", "Third"]) await send(`query ${name} { __typename }`);
       await send(document);
-      const names = operationNameLabels(await (await gateway.yoga.fetch("http://gateway.test/metrics")).text());
+      const names = operationNameLabels(await exposition(persisting));
       expect(names).toEqual(new Set(["First", "Second", "other", "PersistedProbe"]));
     } finally {
-      await gateway.close();
+      await client.close();
+      await persisting.close();
     }
   });
 });
 
-describe("issue 25: operation names earn labels and lose them", () => {
+describe.each(TRANSPORTS)("issue 25: operation names earn labels and lose them, over %s", (transport) => {
   const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
   it("a name used steadily after 100 junk names earns its own label after a window, and the junk names' series are removed", async () => {
     const windowMs = 1_500;
-    const gateway = createGateway(
-      loadConfig({
-        RESPONSE_CACHE_TTL_MS: "0",
-        CHAIN_LIST_PRELOAD: "false",
-        RATE_LIMIT: "false",
-        METRICS_OPERATION_NAMES: "100",
-        METRICS_OPERATION_NAMES_WINDOW_MS: String(windowMs),
-      }),
-      { dataApiUrl: harness.simulator.dataUrl, metricsApiUrl: harness.simulator.metricsUrl },
-      createLogger("silent"),
-    );
-    const send = async (name?: string) => {
-      const response = await gateway.yoga.fetch("http://gateway.test/graphql", {
-        method: "POST",
-        headers: { "content-type": "application/json" },
-        body: JSON.stringify({ query: `query ${name ?? ""} { __typename }` }),
-      });
-      expect(response.status).toBe(200);
-      await response.arrayBuffer();
-    };
-    const exposition = async () => (await gateway.yoga.fetch("http://gateway.test/metrics")).text();
+    const windowed = gatewayOf({ METRICS_OPERATION_NAMES: "100", METRICS_OPERATION_NAMES_WINDOW_MS: String(windowMs) });
+    const client = over(transport, windowed);
+    const send = async (name?: string) => expectAnswer(await client.send({ query: `query ${name ?? ""} { __typename }` }), 200);
     const junk = (names: Set<string>) => [...names].filter((name) => name.startsWith("Junk"));
     try {
       // Warm, then at the beginning of a window (they end on multiples of their length).
@@ -180,7 +186,7 @@ describe("issue 25: operation names earn labels and lose them", () => {
       const start = Date.now();
       for (let index = 0; index < 100; index++) await send(`Junk${index}`);
       await send("ExplorerHome");
-      const first = operationNameLabels(await exposition());
+      const first = operationNameLabels(await exposition(windowed));
       expect(junk(first)).toHaveLength(100);
       expect(first.has("ExplorerHome")).toBe(false);
       expect(first.has("other")).toBe(true);
@@ -192,7 +198,7 @@ describe("issue 25: operation names earn labels and lose them", () => {
         await send("ExplorerHome");
         await sleep(50);
       }
-      const text = await exposition();
+      const text = await exposition(windowed);
       const names = operationNameLabels(text);
       expect(names.has("ExplorerHome")).toBe(true);
       expect(junk(names)).toEqual([]);
@@ -200,10 +206,13 @@ describe("issue 25: operation names earn labels and lose them", () => {
       // What is left: the series of ExplorerHome, `other` and `Anonymous`.
       expect(text.split("\n").filter((line) => line.startsWith("graphql_envelop_request_duration_count"))).toHaveLength(3);
     } finally {
-      await gateway.close();
+      await client.close();
+      await windowed.close();
     }
   });
+});
 
+describe("issue 25: operation names earn labels and lose them: the label set and its counts (no transport's)", () => {
   it("at each window's end, the names that ran the most operations in it hold the labels; persisted names always do", () => {
     let now = 0;
     const labels = new OperationNameLabels({ max: 2, windowMs: 1_000, seeds: ["Persisted"], now: () => now });
@@ -250,18 +259,19 @@ describe("issue 25: operation names earn labels and lose them", () => {
   });
 });
 
-describe("row 13: bounded logs", () => {
+describe.each(TRANSPORTS)("row 13: bounded logs, over %s", (transport) => {
+  const client = useClient(transport, () => harness);
+
   it("row 13: 20 requests with a 95 kB unknown operationName log a few hundred bytes each, each refusal once, and are counted", async () => {
     const before = await metricsText(harness);
     const refused = (text: string) => Number(/gateway_refusals_total\{reason="malformed_request"\} (\d+)/.exec(text)?.[1] ?? 0);
     for (let index = 0; index < 20; index++) {
-      const response = await post({
+      const answer = await client.send({
         query: "query Known { __typename }",
         operationName: `U${letters(index)}${"n".repeat(95_000)}`,
       });
-      expect(response.status).toBe(400);
-      const body = (await response.json()) as { errors: { extensions: { code: string } }[] };
-      expect(body.errors[0]!.extensions.code).toBeDefined();
+      expectAnswer(answer, 400);
+      expect(answer.body.errors![0]!.extensions!.code).toBeDefined();
     }
     expect(log.lines.filter((line) => line.includes('"msg":"request refused"'))).toHaveLength(20);
     expect(log.lines.filter((line) => line.includes('"msg":"graphql request"'))).toHaveLength(20);
@@ -269,69 +279,47 @@ describe("row 13: bounded logs", () => {
     expect(log.bytes).toBeLessThan(20 * 1_500);
     expect(refused(await metricsText(harness))).toBe(refused(before) + 20);
     expect(upstreamCalls(harness)).toEqual({});
-    const alive = await execute(harness, "{ __typename }");
-    expect(alive.body).toEqual({ data: { __typename: "Query" } });
+    const alive = await client.send({ query: "{ __typename }" });
+    expect(alive.result).toEqual({ data: { __typename: "Query" } });
   });
 
-  it("row 13: a variable that echoes 90 kB of client input, and an unexpected error with a long message, are logged truncated", async () => {
-    const response = await post({
+  it("row 13: a variable that echoes 90 kB of client input is logged truncated", async () => {
+    const answer = await client.send({
       query: "query($n: Int!) { latestBlocks(first: $n) { nodes { blockHash } } }",
       variables: { n: "z".repeat(90_000) },
     });
-    expect(response.status).toBe(400);
+    expectAnswer(answer, 400);
     const line = log.lines.find((entry) => entry.includes('"msg":"request refused"'));
     expect(line).toContain('"reason":"invalid_variables"');
     expect(Buffer.byteLength(line!)).toBeLessThan(1_000);
-
-    log.clear();
-    const logger = createLogger("info", {}, log);
-    logger.error(new Error(`unexpected ${"q".repeat(50_000)}`));
-    logger.info(
-      {
-        deep: { a: { b: { c: { d: { e: 1 } } } } },
-        list: Array.from({ length: 1_000 }, (_, index) => index),
-        name: "n".repeat(50_000),
-      },
-      "m".repeat(50_000),
-    );
-    await new Promise((resolve) => setImmediate(resolve));
-    expect(log.lines).toHaveLength(2);
-    for (const entry of log.lines) expect(Buffer.byteLength(entry)).toBeLessThan(4 * LOGGED_BOUNDS.stringChars);
-    expect(log.lines[0]).toContain('"type":"Error"');
   });
 
   it("issue 25: 1,000 requests that each cause the same unexpected error write a bounded number of lines", async () => {
     const captured = new CapturedLog();
     const failing = (where: "onRequest" | "onExecute") =>
-      createGateway(
-        loadConfig({ RESPONSE_CACHE_TTL_MS: "0", CHAIN_LIST_PRELOAD: "false", RATE_LIMIT: "false" }),
-        { dataApiUrl: harness.simulator.dataUrl, metricsApiUrl: harness.simulator.metricsUrl },
-        createLogger("info", {}, captured),
-        {
-          plugins: [
-            {
-              [where]: () => {
-                throw new Error(`a bug the request reaches (${where})`);
-              },
+      gatewayOf({}, createLogger("info", {}, captured), {
+        plugins: [
+          {
+            [where]: () => {
+              throw new Error(`a bug the request reaches (${where})`);
             },
-          ],
-        },
-      );
+          },
+        ],
+      });
     // An HTTP hook's error (the last resort's line), and an error while executing (Yoga's own line).
     for (const where of ["onRequest", "onExecute"] as const) {
       captured.clear();
       const gateway = failing(where);
+      const client = over(transport, gateway);
       try {
         for (let index = 0; index < 1_000; index++) {
-          const response = await gateway.yoga.fetch("http://gateway.test/graphql", {
-            method: "POST",
-            headers: { "content-type": "application/json" },
-            body: JSON.stringify({ query: `query Q${letters(index)} { __typename }` }),
-          });
-          expect(response.status).toBe(500);
-          await response.arrayBuffer();
+          const answer = await client.send({ query: `query Q${letters(index)} { __typename }` });
+          // A 500 over HTTP and SSE; over a socket, an `error` message.
+          expectAnswer(answer, 500);
+          expect(answer.body.errors![0]!.extensions!.code).toBe("INTERNAL_SERVER_ERROR");
         }
       } finally {
+        await client.close();
         await gateway.close();
       }
       await new Promise((resolve) => setImmediate(resolve));
@@ -346,6 +334,25 @@ describe("row 13: bounded logs", () => {
       // One request-log line per request at most: the lines a request pays for.
       expect(captured.lines.length).toBeLessThanOrEqual(1_000 + 2);
     }
+  });
+});
+
+describe("row 13: bounded logs: the logger's own bounds (no transport's)", () => {
+  it("row 13: an unexpected error with a long message, and long values, are logged truncated", async () => {
+    const logger = createLogger("info", {}, log);
+    logger.error(new Error(`unexpected ${"q".repeat(50_000)}`));
+    logger.info(
+      {
+        deep: { a: { b: { c: { d: { e: 1 } } } } },
+        list: Array.from({ length: 1_000 }, (_, index) => index),
+        name: "n".repeat(50_000),
+      },
+      "m".repeat(50_000),
+    );
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(log.lines).toHaveLength(2);
+    for (const entry of log.lines) expect(Buffer.byteLength(entry)).toBeLessThan(4 * LOGGED_BOUNDS.stringChars);
+    expect(log.lines[0]).toContain('"type":"Error"');
   });
 
   it("issue 25: repeated warnings are written once per window, then counted, then written again", async () => {

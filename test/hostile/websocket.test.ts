@@ -2,6 +2,8 @@
  * Issue 25: what a WebSocket client can do that an HTTP one cannot, and what bounds it. The
  * gateway is served as the process serves it (HTTP and graphql-ws on one loopback port); clients
  * are raw graphql-transport-ws sockets from chosen loopback addresses.
+ *
+ * Transports: WebSocket only, by design: upgrade admission, frames and socket bounds have no HTTP form.
  */
 import { Writable } from "node:stream";
 import { getIntrospectionQuery } from "graphql";

@@ -9,11 +9,16 @@
  * A caller's headers (`x-forwarded-for` behind TRUST_PROXY, `x-glacier-api-key`) are sent as HTTP
  * headers, or as the upgrade request's headers and the connection params' key. Each distinct
  * caller gets one socket, kept open for its later operations (opening one costs its caller 1).
+ *
+ * A subscription is read event by event (`subscribe`) over SSE (a POST asking for
+ * `text/event-stream` over a real socket) or WebSocket (graphql-ws frames on the caller's socket);
+ * its events are told as SSE names them (`next`, `complete`), whatever the transport.
  */
 import type { FormattedExecutionResult, GraphQLFormattedError } from "graphql";
 import { afterEach, beforeEach } from "vitest";
 import WebSocket from "ws";
 import { serveGateway, type Harness, type ServedGateway } from "./harness.ts";
+import { subscribeSse, type SseEvent } from "./subscriptions.ts";
 
 export type Transport = "http" | "websocket" | "sse";
 /** The transports every rule of the public-traffic work is held to. */
@@ -44,44 +49,87 @@ export interface Answer {
   remaining: number | undefined;
 }
 
+/** A subscription refused before it started: SSE's JSON answer with its status, a socket's `error` message (or refused upgrade). */
+export interface Refusal {
+  status: number | undefined;
+  errors: GraphQLFormattedError[];
+}
+
+/** A subscription's stream, read event by event. */
+export interface Stream {
+  /** Its refusal, or undefined once its first event came (over a socket, it waits for the first message). */
+  refusal(): Promise<Refusal | undefined>;
+  /** The next event, `next` (its payload as JSON) or `complete`; undefined once it ended (or was refused). */
+  next(): Promise<SseEvent | undefined>;
+  /** Every event until the stream ends. */
+  rest(): Promise<SseEvent[]>;
+  cancel(): Promise<void>;
+}
+
 export interface TransportClient {
   readonly transport: Transport;
   /** `operation` as an object, or as the JSON text of one, sent as it is (what JSON.stringify could not write: 5,000 levels deep). */
   send(operation: Operation | string, headers?: Record<string, string>): Promise<Answer>;
+  /** A subscription, over SSE or WebSocket (a plain POST has no stream). */
+  subscribe(operation: { query: string; variables?: Record<string, unknown> }, headers?: Record<string, string>): Promise<Stream>;
   close(): Promise<void>;
 }
 
 const KEY_HEADER = "x-glacier-api-key";
 
-/** A client of `harness`'s gateway over `transport`; sockets and the served port are its own, closed with it. */
-export function over(transport: Transport, harness: Harness): TransportClient {
+/**
+ * A client of `harness`'s gateway over `transport`; sockets and the served port are its own, closed
+ * with it. `serveOn` serves the gateway for WebSocket and SSE (default: on 127.0.0.1).
+ */
+export function over(
+  transport: Transport,
+  harness: Harness,
+  serveOn: (harness: Harness) => Promise<ServedGateway> = serve,
+): TransportClient {
   let served: Promise<ServedGateway> | undefined;
-  const port = async () => (await (served ??= serve(harness))).port;
+  const port = async () => (await (served ??= serveOn(harness))).port;
   const sockets = new Map<string, Promise<GraphqlWsSocket>>();
   let ids = 0;
+  /** The caller's open socket, or the answer that refused its upgrade. */
+  async function socketOf(headers: Record<string, string>): Promise<GraphqlWsSocket | Answer> {
+    const caller = JSON.stringify(Object.entries(headers).sort());
+    let socket = sockets.get(caller);
+    // Set before anything is awaited, so that operations sent side by side share the caller's one socket.
+    if (!socket) sockets.set(caller, (socket = port().then((open) => GraphqlWsSocket.open(open, headers))));
+    let open: GraphqlWsSocket;
+    try {
+      open = await socket;
+    } catch (error) {
+      // A refused upgrade is the caller's answer; its next operation tries to open a socket again.
+      sockets.delete(caller);
+      if (error instanceof UpgradeRefused) return error.answer;
+      throw error;
+    }
+    if (!open.closed) return open;
+    sockets.delete(caller);
+    return socketOf(headers);
+  }
   return {
     transport,
     async send(operation, headers = {}) {
       if (transport === "http") return sendHttp(harness, operation, headers);
       if (transport === "sse") return sendSse(await port(), operation, headers);
-      const caller = JSON.stringify(Object.entries(headers).sort());
-      let socket = sockets.get(caller);
-      // Set before anything is awaited, so that operations sent side by side share the caller's one socket.
-      if (!socket) sockets.set(caller, (socket = port().then((open) => GraphqlWsSocket.open(open, headers))));
-      let open: GraphqlWsSocket;
-      try {
-        open = await socket;
-      } catch (error) {
-        // A refused upgrade is the caller's answer; its next operation tries to open a socket again.
-        sockets.delete(caller);
-        if (error instanceof UpgradeRefused) return error.answer;
-        throw error;
+      const open = await socketOf(headers);
+      return open instanceof GraphqlWsSocket ? open.run(String((ids += 1)), operation) : open;
+    },
+    async subscribe({ query, variables = {} }, headers = {}) {
+      if (transport === "http") throw new Error("a subscription streams over SSE or WebSocket, not over a plain POST");
+      if (transport === "sse") {
+        // subscribeSse's POST, sent to the served port instead of yoga.fetch.
+        const url = `http://127.0.0.1:${await port()}/graphql`;
+        const listener = { gateway: { yoga: { fetch: (_url: string, init: RequestInit) => fetch(url, init) } } };
+        const stream = await subscribeSse(listener as unknown as Harness, query, variables, headers);
+        return { ...stream, refusal: async () => stream.refusal };
       }
-      if (open.closed) {
-        sockets.delete(caller);
-        return this.send(operation, headers);
-      }
-      return open.run(String((ids += 1)), operation);
+      const open = await socketOf(headers);
+      if (open instanceof GraphqlWsSocket) return open.stream(String((ids += 1)), { query, variables });
+      const refused = { status: open.status, errors: open.body.errors ?? [] };
+      return { refusal: async () => refused, next: async () => undefined, rest: async () => [], cancel: async () => {} };
     },
     async close() {
       for (const socket of sockets.values()) (await socket.catch(() => undefined))?.close();
@@ -108,6 +156,7 @@ export function useClient(transport: Transport, harness: () => Harness): Transpo
   return {
     transport,
     send: (operation, headers) => current!.send(operation, headers),
+    subscribe: (operation, headers) => current!.subscribe(operation, headers),
     close: async () => current?.close(),
   };
 }
@@ -243,9 +292,12 @@ export class GraphqlWsSocket {
     return this.closeCode !== undefined;
   }
 
-  /** Opens a socket with the caller's headers on the upgrade and its key in the connection params; resolves once acknowledged. */
-  static open(port: number, headers: Record<string, string> = {}): Promise<GraphqlWsSocket> {
-    const socket = new WebSocket(`ws://127.0.0.1:${port}/graphql`, "graphql-transport-ws", { headers });
+  /**
+   * Opens a socket with the caller's headers on the upgrade and its key in the connection params,
+   * from `localAddress` if given; resolves once acknowledged.
+   */
+  static open(port: number, headers: Record<string, string> = {}, localAddress?: string): Promise<GraphqlWsSocket> {
+    const socket = new WebSocket(`ws://127.0.0.1:${port}/graphql`, "graphql-transport-ws", { headers, localAddress });
     return new Promise((resolve, reject) => {
       socket.once("unexpected-response", (request, response) => {
         let text = "";
@@ -308,6 +360,47 @@ export class GraphqlWsSocket {
       const payload = typeof operation === "string" ? operation : JSON.stringify({ query: "", ...operation });
       this.socket.send(`{"id":${JSON.stringify(id)},"type":"subscribe","payload":${payload}}`);
     });
+  }
+
+  /** Subscribes, and reads the operation's messages as a stream's events: `next` and `complete`; an `error` message is its refusal. */
+  stream(id: string, operation: Operation): Stream {
+    const messages: WsMessage[] = [];
+    let wake = () => {};
+    let read = 0;
+    this.pending.set(id, (message) => {
+      messages.push(message);
+      wake();
+    });
+    const message = async (index: number): Promise<WsMessage> => {
+      while (messages.length <= index) await new Promise<void>((resolve) => (wake = resolve));
+      return messages[index]!;
+    };
+    const ended = () => read > 0 && messages[read - 1]!.type !== "next";
+    const stream: Stream = {
+      refusal: async () => {
+        const first = await message(0);
+        return first.type === "error" ? { status: undefined, errors: first.payload as GraphQLFormattedError[] } : undefined;
+      },
+      next: async () => {
+        if (ended()) return undefined;
+        const { type, payload } = await message(read++);
+        if (type === "next") return { event: "next", data: JSON.stringify(payload) };
+        this.pending.delete(id);
+        return type === "complete" ? { event: "complete", data: "" } : undefined;
+      },
+      rest: async () => {
+        const events: SseEvent[] = [];
+        for (let event = await stream.next(); event; event = await stream.next()) events.push(event);
+        return events;
+      },
+      cancel: async () => {
+        if (!this.pending.delete(id) || this.closed) return;
+        this.socket.send(JSON.stringify({ id, type: "complete" }));
+      },
+    };
+    if (this.closed) messages.push({ type: "closed", payload: this.closeCode });
+    else this.socket.send(JSON.stringify({ id, type: "subscribe", payload: { query: "", ...operation } }));
+    return stream;
   }
 
   close(): void {
