@@ -40,7 +40,8 @@ export class PollerPool {
       throw new GatewayError(
         `You are the only subscriber of ${held} live questions, the most LIVE_MAX_POLLERS_PER_CALLER allows: close one, or subscribe to a question already asked (such as a chain's blocks)`,
         "LIVE_CAPACITY",
-        { maxPollers, maxPollersPerCaller },
+        // Refused before the stream starts: over SSE the answer's status says it is the caller's share.
+        { maxPollers, maxPollersPerCaller, http: { status: 429 } },
       );
     }
     if (this.holders.size >= maxPollers) {
@@ -49,7 +50,7 @@ export class PollerPool {
         throw new GatewayError(
           `The gateway polls ${maxPollers} live questions already, the most LIVE_MAX_POLLERS allows, and no caller holds more of them alone than you: subscribe to one already asked (such as a chain's blocks), or try later`,
           "LIVE_CAPACITY",
-          { maxPollers },
+          { maxPollers, http: { status: 503, headers: { "Retry-After": "30" } } },
         );
       }
       const [taken] = largest;
