@@ -16,7 +16,7 @@ import type {
   PrimaryNetworkTransaction,
   UpstreamNetwork,
 } from "../upstream/types.ts";
-import type { LiveQuestion, Position } from "./live-feed.ts";
+import type { LiveQuestion, Position } from "./live-question.ts";
 
 function timing(interval: PollInterval): Pick<LiveQuestion<unknown>, "intervalMs" | "maxIntervalMs"> {
   return { intervalMs: interval.baseMs, maxIntervalMs: interval.maxMs };

@@ -1,0 +1,292 @@
+/**
+ * One question's poller on this gateway: reads the newest page at the question's interval (or
+ * follows the gateway whose turn it is), pages back to fill a gap within `maxCatchUp`, and hands
+ * each new item, in order, to its subscribers; see live-feed.ts for the whole design.
+ */
+import { GatewayError } from "../execution/errors.ts";
+import { isTransientForPollers } from "../upstream/outcomes.ts";
+import type { CallOptions } from "../upstream/http.ts";
+import type { LiveEvent, LiveQuestion, Position } from "./live-question.ts";
+import { LiveSubscriber } from "./live-subscriber.ts";
+import type { PollerTopic, Turn } from "./poller-relay.ts";
+import { Heads, inOrder, type Placed } from "./stream-heads.ts";
+import { SharedPoller, type ChargeRead } from "./subscriber-stream.ts";
+
+/** How a poller reads and how far its subscribers may fall behind. */
+export interface LivePollerOptions {
+  /** How far back a poller pages to fill a gap, and a subscriber's `after` may reach, in items. */
+  maxCatchUp: number;
+  /** Events a subscriber may leave unread before its stream ends. */
+  maxPending: number;
+  /** How long one read may take. */
+  readTimeoutMs: number;
+}
+
+/** What a leading poller publishes to the others: one read's new items, oldest first, and whether it left a gap. */
+export interface LiveBatch {
+  items: unknown[];
+  gap: boolean;
+}
+
+/** Consecutive failed reads a poller rides out (outages, rate limits) before it ends the streams. */
+const MAX_TRANSIENT_FAILURES = 5;
+/**
+ * Back-off: once nothing has arrived for the question's longest interval, each interval is
+ * BACK_OFF times the last, up to the longest. A chain whose blocks come about as often as the
+ * poller reads often gives an empty read; backing off then would delay its next block.
+ */
+const BACK_OFF = 1.5;
+
+export class LivePoller<Item> extends SharedPoller<Item, LiveSubscriber<Item>, LiveBatch> {
+  private readonly heads: Heads;
+  /** The newest time seen, in Unix seconds: paging back stops at an item older than it. */
+  private since: number | undefined;
+  /** The newest time of the first read: a stream first seen later counts from it. */
+  private firstSince: number | undefined;
+  /** The value now, for a question of one value. */
+  private latest: Item | undefined;
+  private ticking = false;
+  /** Settles once the first read has told where the streams stand (it may take several ticks), or the poller stops. */
+  private readonly headsKnown: Promise<void>;
+  private settleHeadsKnown: () => void = () => {};
+  private intervalMs: number;
+  private tickStartedAt = 0;
+  private quietSince = Date.now();
+  private failures = 0;
+
+  constructor(
+    private readonly question: LiveQuestion<Item>,
+    private readonly options: LivePollerOptions,
+    join: (deliver: (event: LiveBatch | GatewayError) => void) => PollerTopic<LiveBatch> | undefined,
+    onStop: () => void,
+  ) {
+    super(() => {
+      this.settleHeadsKnown();
+      onStop();
+    });
+    this.headsKnown = new Promise((resolve) => {
+      this.settleHeadsKnown = resolve;
+    });
+    this.heads = new Heads(question.latestValue === true);
+    this.intervalMs = question.intervalMs;
+    this.topic = join((event) => this.hear(event));
+  }
+
+  subscribe(
+    after: bigint | undefined,
+    call: CallOptions,
+    chargeRead: ChargeRead | undefined,
+    accepts: ((item: Item) => boolean) | undefined,
+    ended: () => void,
+  ): AsyncIterableIterator<LiveEvent<Item>> {
+    const subscriber: LiveSubscriber<Item> = this.add(
+      new LiveSubscriber<Item>(this.options.maxPending, this.question, chargeRead, accepts, ended, () => this.leave(subscriber)),
+    );
+    if (!this.ticking) {
+      this.ticking = true;
+      void this.tick();
+    }
+    if (this.latest !== undefined) subscriber.push(this.latest);
+    if (after !== undefined) void this.catchUp(subscriber, after, call);
+    return subscriber;
+  }
+
+  private maxPages(): number {
+    return Math.max(1, Math.ceil(this.options.maxCatchUp / this.question.pageSize));
+  }
+
+  private deadline(): number {
+    return Date.now() + this.options.readTimeoutMs;
+  }
+
+  /** One stream's items after `after` up to the poller's head, read for this subscriber alone, then live. */
+  private async catchUp(subscriber: LiveSubscriber<Item>, after: bigint, call: CallOptions): Promise<void> {
+    subscriber.holdLive();
+    try {
+      await this.headsKnown;
+      const head = this.heads.number("");
+      if (head === undefined || after >= head) return;
+      const read = await this.pageBack(
+        this.maxPages(),
+        { apiKey: call.apiKey, requestId: call.requestId },
+        (position) => position.number <= after,
+        (position) => position.number <= head,
+        async () => {
+          // A client that left reads nothing more (undefined); each page is paid for.
+          const refusal = subscriber.closed ? undefined : await subscriber.payForRead();
+          if (refusal) throw refusal;
+          return refusal === null;
+        },
+      );
+      if (read === undefined) return;
+      if (!read.complete) subscriber.push(this.gapError(`block ${after}`), false);
+      for (const { item, position } of read.found) subscriber.push(item, false, position);
+    } catch (error) {
+      subscriber.push(asGatewayError(error, this.question.what), false);
+      subscriber.end();
+    } finally {
+      subscriber.releaseLive();
+    }
+  }
+
+  private async tick(): Promise<void> {
+    this.tickStartedAt = Date.now();
+    await this.chargeSubscribers();
+    if (this.stopped) return;
+    let turn: Turn = "alone";
+    try {
+      if (this.since === undefined) {
+        await this.readFirst();
+      } else {
+        turn = this.topic ? await this.topic.turn() : "alone";
+        if (this.stopped) return;
+        if (turn !== "follow") await this.readNew(turn);
+      }
+      this.failures = 0;
+    } catch (error) {
+      if (this.stopped) return;
+      this.failures += 1;
+      if (!isTransientForPollers(error) || this.failures > MAX_TRANSIENT_FAILURES) {
+        const ended = asGatewayError(error, this.question.what);
+        if (turn === "lead") this.topic?.publish(ended);
+        void this.finish(ended);
+        return;
+      }
+    }
+    if (!this.stopped) this.schedule();
+  }
+
+  /** Learns where each stream stands; nothing is pushed but a value's value now. */
+  private async readFirst(): Promise<void> {
+    const response = await this.question.read(this.question.firstPageSize, undefined, { deadline: this.deadline() });
+    if (this.stopped) return;
+    let since = 0;
+    for (const item of response.items) {
+      const position = this.question.position(item);
+      if (position === undefined) continue;
+      this.heads.note(position);
+      since = Math.max(since, position.time);
+      if (this.question.latestValue && this.latest === undefined) this.latest = item;
+    }
+    this.since = since;
+    this.firstSince = since;
+    this.settleHeadsKnown();
+    if (this.latest !== undefined) this.pushAll(this.latest);
+  }
+
+  /** Pages back to the last read's newest item, within the bound, and pushes what is new, in order. */
+  private async readNew(turn: Turn): Promise<void> {
+    const since = this.since ?? 0;
+    const read = await this.pageBack(
+      this.question.latestValue ? 1 : this.maxPages(),
+      {},
+      (position) => position.time < since,
+      (position) => this.isNew(position),
+      // The interval paid for its first page; each page after it is paid for too.
+      async (page) => (page === 0 ? !this.stopped : this.chargeSubscribers()),
+    );
+    if (read === undefined || this.stopped) return;
+    const gap = !read.complete && !this.question.latestValue;
+    const items = read.found.map(({ item }) => item);
+    if (turn === "lead" && (items.length > 0 || gap)) this.topic?.publish({ items, gap });
+    this.accept(read.found, gap);
+  }
+
+  /**
+   * Reads the question's pages, newest first, at most `pages` of them, until an item is older
+   * than what is sought (`reachedOld`); keeps, oldest first, the items `sought` says.
+   * `beforePage` may stop the reading before a page: then undefined.
+   */
+  private async pageBack(
+    pages: number,
+    call: CallOptions,
+    reachedOld: (position: Position) => boolean,
+    sought: (position: Position) => boolean,
+    beforePage: (page: number) => Promise<boolean>,
+  ): Promise<{ found: Placed<Item>[]; complete: boolean } | undefined> {
+    const found: Placed<Item>[] = [];
+    let pageToken: string | undefined;
+    let complete = false;
+    for (let page = 0; page < pages && !complete; page += 1) {
+      if (!(await beforePage(page))) return undefined;
+      const response = await this.question.read(this.question.pageSize, pageToken, { ...call, deadline: this.deadline() });
+      for (const item of response.items) {
+        const position = this.question.position(item);
+        if (position === undefined) continue;
+        if (reachedOld(position)) complete = true;
+        else if (sought(position)) found.push({ item, position });
+      }
+      if (!response.nextPageToken) complete = true;
+      pageToken = response.nextPageToken;
+    }
+    return { found: inOrder(found.reverse()), complete };
+  }
+
+  /** What another gateway's poller read. */
+  private hear(event: LiveBatch | GatewayError): void {
+    if (this.stopped) return;
+    if (event instanceof GatewayError) {
+      void this.finish(event);
+      return;
+    }
+    // Before this gateway's first read it does not know where the streams stand; that read will.
+    if (this.since === undefined) return;
+    const revive = this.question.revive ?? ((item: Item) => item);
+    const placed: Placed<Item>[] = [];
+    for (const heard of event.items as Item[]) {
+      const item = revive(heard);
+      const position = this.question.position(item);
+      if (position !== undefined) placed.push({ item, position });
+    }
+    this.accept(placed, event.gap);
+  }
+
+  /** Pushes the items, oldest first, that are new here. */
+  private accept(placed: Placed<Item>[], gap: boolean): void {
+    if (gap) this.pushAll(this.gapError(`the read at ${this.since ?? 0}`));
+    for (const { item, position } of placed) {
+      if (!this.isNew(position)) continue;
+      this.heads.note(position);
+      this.since = Math.max(this.since ?? 0, position.time);
+      if (this.question.latestValue) this.latest = item;
+      this.quietSince = Date.now();
+      this.pushAll(item, position);
+    }
+  }
+
+  private isNew(position: Position): boolean {
+    return this.heads.isAfter(position) ?? position.time > (this.firstSince ?? 0);
+  }
+
+  private gapError(since: string): GatewayError {
+    return new GatewayError(
+      `More than ${this.options.maxCatchUp} items of ${this.question.what} arrived after ${since}: those between are not pushed; the stream goes on from the newest`,
+      "LIVE_GAP",
+      { maxCatchUp: this.options.maxCatchUp },
+    );
+  }
+
+  /** Hands an event to every subscriber; an item with its position, worked out once for them all. */
+  private pushAll(event: LiveEvent<Item>, position?: Position): void {
+    for (const subscriber of this.subscribers) {
+      if (!subscriber.push(event, true, position)) this.subscribers.delete(subscriber);
+    }
+    if (this.subscribers.size === 0) this.stop();
+  }
+
+  /** The next tick, an interval after this one began (not after it ended: a read's time is not added to the delay). */
+  private schedule(): void {
+    const { intervalMs, maxIntervalMs } = this.question;
+    const quiet = Date.now() - this.quietSince >= maxIntervalMs;
+    this.intervalMs = quiet ? Math.min(maxIntervalMs, Math.round(this.intervalMs * BACK_OFF)) : intervalMs;
+    const wait = Math.max(0, this.tickStartedAt + this.intervalMs - Date.now());
+    this.timer = setTimeout(() => void this.tick(), wait);
+    this.timer.unref();
+  }
+}
+
+function asGatewayError(error: unknown, what: string): GatewayError {
+  return error instanceof GatewayError
+    ? error
+    : new GatewayError(`The newest items of ${what} could not be read`, "UPSTREAM_ERROR");
+}
