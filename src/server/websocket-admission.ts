@@ -33,6 +33,8 @@ export interface SocketCaller {
   remoteAddress: string | undefined;
   /** The buckets the socket's frames are checked against before they are read, until connection_init names a key. */
   buckets: BucketRef[];
+  /** What its budget held once opening the socket was paid: how many operations it may send before the first is charged; undefined without a budget. */
+  remaining: number | undefined;
   release(): void;
 }
 
@@ -114,11 +116,13 @@ export class UpgradeAdmission {
         extensions: { limit: "webSocketsPerAddress", max: server.webSocketMaxConnectionsPerAddress },
       };
     }
+    let remaining: number | undefined;
     if (this.budget) {
       const decision = await this.budget.take(buckets, 1);
       if (!decision.allowed) return rateLimited(decision.retryAfterSeconds);
+      remaining = decision.remaining;
     }
-    return { address, remoteAddress, buckets, release: this.hold(address) };
+    return { address, remoteAddress, buckets, remaining, release: this.hold(address) };
   }
 
   private hold(address: string | undefined): () => void {

@@ -30,6 +30,8 @@ export interface SocketOperationCaller {
   upgrade: IncomingMessage;
   apiKey: string | undefined;
   remoteAddress: string | undefined;
+  /** Told what the caller's budget holds once the operation was charged (0 when it was refused for its budget). */
+  charged(remaining: number): void;
 }
 
 /** What a subscribe turned into: the pipeline's single answer (already formatted) or its stream. */
@@ -92,6 +94,9 @@ export class SocketOperations {
       req: { socket: { remoteAddress: caller.remoteAddress }, headers: caller.upgrade.headers },
       transport: "websocket",
     } as never);
+    const remainingHeader = response.headers.get("ratelimit-remaining");
+    if (remainingHeader !== null) caller.charged(Number(remainingHeader));
+    else if (response.status === 429) caller.charged(0);
     const stream = gateway.sockets.streams.take(request);
     if (stream) return this.executionArgs({ stream });
     let answer: FormattedExecutionResult;
@@ -109,11 +114,10 @@ export class SocketOperations {
     }
     // The socket's RateLimit-Limit and RateLimit-Remaining headers.
     const limit = response.headers.get("ratelimit-limit");
-    const remaining = response.headers.get("ratelimit-remaining");
-    if (limit !== null && remaining !== null) {
+    if (limit !== null && remainingHeader !== null) {
       answer = {
         ...answer,
-        extensions: { ...answer.extensions, rateLimit: { limit: Number(limit), remaining: Number(remaining) } },
+        extensions: { ...answer.extensions, rateLimit: { limit: Number(limit), remaining: Number(remainingHeader) } },
       };
     }
     this.answers.add(answer);

@@ -61,6 +61,10 @@ interface SocketState {
   buckets: BucketRef[];
   initReceived: boolean;
   refusedInARow: number;
+  /** `subscribe` frames handed to graphql-ws whose operation has not been charged yet. */
+  admitting: number;
+  /** What the caller's budget held when its last operation (or the upgrade) was charged. */
+  remaining: number | undefined;
   /** Operations running on the socket now (graphql-ws's own count, once the socket is acknowledged). */
   running: () => number;
   idle: NodeJS.Timeout | undefined;
@@ -116,19 +120,33 @@ export function createWebSocketTransport(
     },
     async onSubscribe(ctx, _id, payload) {
       const { state } = ctx.extra;
-      restartIdle(ctx.extra.socket, state);
-      // The operation being subscribed is among them already.
-      if (Object.keys(ctx.subscriptions).length > maxOperations) {
-        // Refused, but read: it pays 1 as any request does, so that a flood of them runs its caller dry.
-        if (budget) await budget.take(state.buckets, 1);
-        return [
-          new GraphQLError(
-            `Too many operations on this socket: ${maxOperations} run at once, the most WS_MAX_OPERATIONS_PER_SOCKET allows; complete one first`,
-            { extensions: { code: "RATE_LIMITED", limit: "operationsPerSocket", max: maxOperations } },
-          ),
-        ];
+      // Counted before the first await: graphql-ws calls this as it reads the frame, before the next frame is gated.
+      state.admitting += 1;
+      try {
+        restartIdle(ctx.extra.socket, state);
+        // The operation being subscribed is among them already.
+        if (Object.keys(ctx.subscriptions).length > maxOperations) {
+          // Refused, but read: it pays 1 as any request does, so that a flood of them runs its caller dry.
+          if (budget) state.remaining = (await budget.take(state.buckets, 1)).remaining;
+          return [
+            new GraphQLError(
+              `Too many operations on this socket: ${maxOperations} run at once, the most WS_MAX_OPERATIONS_PER_SOCKET allows; complete one first`,
+              { extensions: { code: "RATE_LIMITED", limit: "operationsPerSocket", max: maxOperations } },
+            ),
+          ];
+        }
+        const caller = {
+          upgrade: state.upgrade,
+          apiKey: state.apiKey,
+          remoteAddress: state.caller.remoteAddress,
+          charged: (remaining: number) => {
+            state.remaining = remaining;
+          },
+        };
+        return await operations.run(caller, payload);
+      } finally {
+        state.admitting -= 1;
       }
-      return operations.run({ upgrade: state.upgrade, apiKey: state.apiKey, remoteAddress: state.caller.remoteAddress }, payload);
     },
     onNext: (_ctx, _id, _payload, _args, result) => operations.next(result),
     onError: (ctx, _id, _payload, errors) => {
@@ -161,6 +179,14 @@ export function createWebSocketTransport(
       if (verdict.kind === "refuse") state.refusedInARow += 1;
       return verdict;
     }
+    // The frames of one read reach here together, before the first of them is charged: a caller
+    // has no more operations in admission than its budget held when it was last charged, so that
+    // a flood is refused here, unread, and not in the pipeline one by one.
+    if (budget && state.admitting >= Math.max(1, Math.floor(state.remaining ?? Infinity)) && data.includes('"subscribe"')) {
+      const verdict = spentCallerFrame(data, 1, state.refusedInARow);
+      if (verdict.kind === "refuse") state.refusedInARow += 1;
+      return verdict;
+    }
     state.refusedInARow = 0;
     return deepFrame(data, maxNesting) ?? { kind: "pass", data };
   }
@@ -175,7 +201,7 @@ export function createWebSocketTransport(
     const { id } = verdict;
     let error: GraphQLFormattedError;
     if (verdict.why === "spent") {
-      const waitSeconds = budget?.secondsUntilServed(state.buckets) ?? 0;
+      const waitSeconds = Math.max(1, budget?.secondsUntilServed(state.buckets) ?? 0);
       gateway.metrics.refusal("rate_limited");
       logger.warn("websocket frames refused unread: their callers are over their rate limit");
       error = {
@@ -204,6 +230,8 @@ export function createWebSocketTransport(
       buckets: caller.buckets,
       initReceived: false,
       refusedInARow: 0,
+      admitting: 0,
+      remaining: caller.remaining,
       running: () => 0,
       idle: undefined,
     };

@@ -293,6 +293,30 @@ describe("a spent caller over a socket", () => {
     expect(upstreamCalls(served.harness)).toEqual({});
   });
 
+  it("a burst of subscribes sent at once reaches the pipeline only as far as the budget goes; the rest is refused unread (row 20)", async () => {
+    const served = await serve({ RATE_LIMIT_BURST: "20", RATE_LIMIT_RATE: "0.01" });
+    const socket = rawSocket(served, { localAddress: "127.0.0.42" });
+    await socket.upgrade;
+    socket.socket.send(JSON.stringify({ type: "connection_init" }));
+    await until(() => socket.messages.some((message) => message.type === "connection_ack"), "the ack");
+    served.lines.length = 0;
+    // Written in one go, they reach the gateway together, before the first of them is charged.
+    for (let id = 0; id < 300; id += 1) {
+      socket.socket.send(JSON.stringify({ id: String(id), type: "subscribe", payload: { query: "{ __typename }" } }));
+    }
+    const { code } = await socket.closed;
+    expect(code).toBe(1013);
+    // The opening paid 1: 19 operations are what the budget held, and only they ran.
+    await until(() => served.lines.filter((line) => line.msg === "graphql request").length >= 19, "the paid operations");
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    expect(served.lines.filter((line) => line.msg === "graphql request")).toHaveLength(19);
+    const refusedUnread = socket.messages.filter((message) => message.type === "error");
+    expect(refusedUnread).toHaveLength(MAX_REFUSED_FRAMES);
+    expect(refusedUnread.every((message) => JSON.stringify(message).includes("your budget is spent"))).toBe(true);
+    // None was refused in the pipeline, after being parsed.
+    expect(served.lines.filter((line) => line.msg === "request refused")).toEqual([]);
+  });
+
   it("operations beyond WS_MAX_OPERATIONS_PER_SOCKET each cost 1", async () => {
     const served = await serve({ WS_MAX_OPERATIONS_PER_SOCKET: "1", RATE_LIMIT_BURST: "100", RATE_LIMIT_RATE: "0.01" });
     served.harness.simulator.setKnobs({ exportJobMs: 600_000 });
