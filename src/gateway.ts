@@ -10,7 +10,7 @@ import { createYoga, type Plugin, type YogaServerInstance } from "graphql-yoga";
 import { LRUCache } from "lru-cache";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { GatewayConfig } from "./config.ts";
-import { createContext, type GatewayContext, type SharedServices, type Upstreams } from "./execution/context.ts";
+import { contextForEvent, createContext, type GatewayContext, type SharedServices, type Upstreams } from "./execution/context.ts";
 import { RequestDeadlines } from "./limits/deadline.ts";
 import { LiveFeed } from "./live/live-feed.ts";
 import type { LiveBatch } from "./live/live-poller.ts";
@@ -18,6 +18,7 @@ import { LiveQuestions } from "./live/live-questions.ts";
 import { ExportWatch } from "./live/export-watch.ts";
 import { useBodyLimit } from "./plugins/body-limit.ts";
 import { useCompiledExecution } from "./plugins/compiled-execution.ts";
+import { useEventExecution } from "./plugins/event-execution.ts";
 import { useGraphiQLPage } from "./plugins/graphiql-page.ts";
 import { persistedOperationNames } from "./plugins/persisted-documents.ts";
 import { useRateLimit } from "./plugins/rate-limit.ts";
@@ -166,6 +167,7 @@ export function createGateway(config: GatewayConfig, urls: UpstreamUrls, logger:
         readiness,
         compression,
         streams,
+        contextForEvent: (parent, deadline) => contextForEvent(shared, parent, deadline),
       }),
       clientLogger,
     ),
@@ -369,12 +371,17 @@ interface PluginParts {
   readiness: UpstreamReadiness;
   compression: Compression;
   streams: SocketStreams;
+  contextForEvent(parent: GatewayContext, deadline: number): GatewayContext;
 }
 
 /** Every plugin, in the order that matters: each comment says why a plugin stands where it does. */
 function pluginsInOrder(parts: PluginParts) {
   const { config, logger, metrics, deadlines, rateLimit, requestIds } = parts;
   return [
+    // Each event of a subscription its own execution, with its own deadline and loaders. It sets
+    // the subscribe function, which the plugins after it wrap (tracing's) and none replaces
+    // (graphql-jit never runs a subscription).
+    useEventExecution({ timeoutMs: deadlines.timeoutMs, contextFor: parts.contextForEvent }) as Plugin,
     ...parts.first,
     deadlines.arrival(),
     useBodyLimit(config.security.maxBodyBytes),

@@ -161,3 +161,14 @@ export function createContext(shared: SharedServices, call: CallOptions): Gatewa
     loaders: new RequestLoaders(shared.upstreams, counted, shared.observeBatch),
   };
 }
+
+/**
+ * The context one event of a subscription executes with: its own deadline and loaders (records
+ * an event loaded are not another's, and a deadline passed long ago would fail every call), the
+ * opening request's everything else. Its count of requests sent is the opening request's own
+ * object, which the rate limiter settles event by event.
+ */
+export function contextForEvent(shared: SharedServices, parent: GatewayContext, deadline: number): GatewayContext {
+  const call = { ...parent.call, deadline };
+  return { ...parent, call, loaders: new RequestLoaders(shared.upstreams, call, shared.observeBatch) };
+}

@@ -8,7 +8,9 @@
  *   deadline the answer is sent as it stands then, `data: null` and one TIMEOUT error, with
  *   HTTP 504 (the gateway timed out; a GraphQL client reads the error from the JSON body).
  *
- * So no answer arrives later than REQUEST_TIMEOUT_MS plus a few tens of milliseconds.
+ * So no answer arrives later than REQUEST_TIMEOUT_MS plus a few tens of milliseconds. Each event
+ * of a subscription is its own execution with a deadline of its own, REQUEST_TIMEOUT_MS after its
+ * execution starts, bounded the same way (src/plugins/event-execution.ts).
  */
 import type { ExecutionArgs, ExecutionResult } from "graphql";
 import type { Plugin } from "graphql-yoga";
@@ -20,7 +22,7 @@ const COMPLETION_GRACE_MS = 75;
 
 type Execute = (args: ExecutionArgs) => unknown;
 
-function isPromiseLike(value: unknown): value is PromiseLike<unknown> {
+export function isPromiseLike(value: unknown): value is PromiseLike<unknown> {
   return typeof (value as PromiseLike<unknown> | null)?.then === "function";
 }
 
@@ -55,22 +57,7 @@ export class RequestDeadlines {
           const running = (executeFn as Execute)(args);
           if (!isPromiseLike(running)) return running;
           const deadline = (args.contextValue as GatewayContext).call.deadline ?? Date.now() + timeoutMs;
-          return new Promise((resolve, reject) => {
-            const timer = setTimeout(
-              () => resolve(timedOut(timeoutMs)),
-              Math.max(0, deadline - Date.now()) + COMPLETION_GRACE_MS,
-            );
-            running.then(
-              (result) => {
-                clearTimeout(timer);
-                resolve(result);
-              },
-              (error: unknown) => {
-                clearTimeout(timer);
-                reject(error);
-              },
-            );
-          });
+          return withinDeadline(running, deadline, timeoutMs);
         };
         setExecuteFn(bounded as typeof executeFn);
       },
@@ -78,11 +65,36 @@ export class RequestDeadlines {
   }
 }
 
-function timedOut(timeoutMs: number): ExecutionResult {
+/**
+ * What `running` completes with, or, shortly after `deadline` when it has not completed by then,
+ * `data: null` and one TIMEOUT error in its place (a query's answer, a subscription's event).
+ */
+export function withinDeadline<T>(
+  running: PromiseLike<T>,
+  deadline: number,
+  timeoutMs: number,
+  what = "The request",
+): Promise<T | ExecutionResult> {
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => resolve(timedOut(timeoutMs, what)), Math.max(0, deadline - Date.now()) + COMPLETION_GRACE_MS);
+    running.then(
+      (result) => {
+        clearTimeout(timer);
+        resolve(result);
+      },
+      (error: unknown) => {
+        clearTimeout(timer);
+        reject(error);
+      },
+    );
+  });
+}
+
+function timedOut(timeoutMs: number, what: string): ExecutionResult {
   return {
     data: null,
     errors: [
-      new GatewayError(`The request took longer than REQUEST_TIMEOUT_MS (${timeoutMs} ms) and was cut short`, "TIMEOUT", {
+      new GatewayError(`${what} took longer than REQUEST_TIMEOUT_MS (${timeoutMs} ms) and was cut short`, "TIMEOUT", {
         timeoutMs,
         http: { status: 504 },
       }),
