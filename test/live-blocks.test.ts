@@ -171,7 +171,7 @@ describe("newBlocks on a chain that moves (the simulator's clock driven)", () =>
     }
   });
 
-  it("ends the stream of a subscriber that stops reading with SLOW_SUBSCRIBER once it is LIVE_MAX_PENDING_EVENTS behind", async () => {
+  it("ends the stream of a subscriber that stops reading with SLOW_SUBSCRIBER once a poll brings more while LIVE_MAX_PENDING_EVENTS are unread", async () => {
     const slow = await startHarness({
       LIVE_BLOCKS_POLL_MS: "100",
       LIVE_BLOCKS_MAX_POLL_MS: "100",
@@ -181,8 +181,12 @@ describe("newBlocks on a chain that moves (the simulator's clock driven)", () =>
     try {
       const before = BigInt(slow.simulator.clock().heads.find((head) => head.chainId === C_CHAIN)!.blockNumber);
       const subscription = await subscribeSse(slow, NEW_BLOCKS, { chainId: C_CHAIN, after: String(before) });
-      // Some 30 blocks arrive; the client reads none of them until the gateway has given up on it.
-      slow.simulator.advanceClock(60);
+      // Some 3 blocks a poll arrive; the client reads none of them until the gateway has given up on
+      // it: a poll's blocks alone never end a stream, a poll that finds more than 5 unread does.
+      for (let step = 0; step < 30 && slow.gateway.liveCounts().subscribers > 0; step += 1) {
+        slow.simulator.advanceClock(6);
+        await new Promise((resolve) => setTimeout(resolve, 150));
+      }
       await until(() => slow.gateway.liveCounts().subscribers === 0, "the slow stream to be ended");
       const events = await subscription.rest();
       const payloads = events.filter((event) => event.event === "next").map((event) => JSON.parse(event.data) as BlockEvent);
