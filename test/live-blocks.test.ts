@@ -72,6 +72,30 @@ describe("newBlocks", () => {
     }
   });
 
+  it.each([
+    [100, 0],
+    [101, 1],
+    [150, 1],
+  ])(
+    "bounds a resume %i blocks back at LIVE_MAX_CATCH_UP (100) blocks exactly, not whole pages: %i LIVE_GAP, then 100 blocks",
+    async (missed, gaps) => {
+      await until(() => harness.gateway.liveCounts().pollers === 0, "the last test's poller to stop");
+      harness.simulator.resetCounters();
+      const subscription = await subscribeSse(harness, NEW_BLOCKS, { chainId: C_CHAIN, after: String(head - BigInt(missed)) });
+      try {
+        const events = await take(subscription, gaps + 100);
+        if (gaps > 0) expect(events.shift()!.errors?.[0]?.extensions.code).toBe("LIVE_GAP");
+        const numbers = events.map((event) => BigInt(event.data!.newBlocks!.blockNumber));
+        expect(numbers).toEqual(Array.from({ length: 100 }, (_, index) => head - 99n + BigInt(index)));
+        // The poller's first read, then the resume's: 101 blocks, in pages of 100 and 1.
+        expect(upstreamCalls(harness)).toEqual({ [BLOCKS_ROUTE]: 3 });
+        expect(harness.simulator.requests().map((request) => request.query.pageSize)).toEqual(["1", "100", "1"]);
+      } finally {
+        await subscription.cancel();
+      }
+    },
+  );
+
   it("has subscribers of one chain share one poller: five streams, one upstream read", async () => {
     harness.simulator.resetCounters();
     const subscriptions = await Promise.all(
