@@ -72,6 +72,30 @@ describe("newBlocks", () => {
     }
   });
 
+  it.each([
+    [100, 0],
+    [101, 1],
+    [150, 1],
+  ])(
+    "bounds a resume %i blocks back at LIVE_MAX_CATCH_UP (100) blocks exactly, not whole pages: %i LIVE_GAP, then 100 blocks",
+    async (missed, gaps) => {
+      await until(() => harness.gateway.liveCounts().pollers === 0, "the last test's poller to stop");
+      harness.simulator.resetCounters();
+      const subscription = await subscribeSse(harness, NEW_BLOCKS, { chainId: C_CHAIN, after: String(head - BigInt(missed)) });
+      try {
+        const events = await take(subscription, gaps + 100);
+        if (gaps > 0) expect(events.shift()!.errors?.[0]?.extensions.code).toBe("LIVE_GAP");
+        const numbers = events.map((event) => BigInt(event.data!.newBlocks!.blockNumber));
+        expect(numbers).toEqual(Array.from({ length: 100 }, (_, index) => head - 99n + BigInt(index)));
+        // The poller's first read, then the resume's: 101 blocks, in pages of 100 and 1.
+        expect(upstreamCalls(harness)).toEqual({ [BLOCKS_ROUTE]: 3 });
+        expect(harness.simulator.requests().map((request) => request.query.pageSize)).toEqual(["1", "100", "1"]);
+      } finally {
+        await subscription.cancel();
+      }
+    },
+  );
+
   it("has subscribers of one chain share one poller: five streams, one upstream read", async () => {
     harness.simulator.resetCounters();
     const subscriptions = await Promise.all(
@@ -171,7 +195,7 @@ describe("newBlocks on a chain that moves (the simulator's clock driven)", () =>
     }
   });
 
-  it("ends the stream of a subscriber that stops reading with SLOW_SUBSCRIBER once it is LIVE_MAX_PENDING_EVENTS behind", async () => {
+  it("ends the stream of a subscriber that stops reading with SLOW_SUBSCRIBER once a poll brings more while LIVE_MAX_PENDING_EVENTS are unread", async () => {
     const slow = await startHarness({
       LIVE_BLOCKS_POLL_MS: "100",
       LIVE_BLOCKS_MAX_POLL_MS: "100",
@@ -181,8 +205,12 @@ describe("newBlocks on a chain that moves (the simulator's clock driven)", () =>
     try {
       const before = BigInt(slow.simulator.clock().heads.find((head) => head.chainId === C_CHAIN)!.blockNumber);
       const subscription = await subscribeSse(slow, NEW_BLOCKS, { chainId: C_CHAIN, after: String(before) });
-      // Some 30 blocks arrive; the client reads none of them until the gateway has given up on it.
-      slow.simulator.advanceClock(60);
+      // Some 3 blocks a poll arrive; the client reads none of them until the gateway has given up on
+      // it: a poll's blocks alone never end a stream, a poll that finds more than 5 unread does.
+      for (let step = 0; step < 30 && slow.gateway.liveCounts().subscribers > 0; step += 1) {
+        slow.simulator.advanceClock(6);
+        await new Promise((resolve) => setTimeout(resolve, 150));
+      }
       await until(() => slow.gateway.liveCounts().subscribers === 0, "the slow stream to be ended");
       const events = await subscription.rest();
       const payloads = events.filter((event) => event.event === "next").map((event) => JSON.parse(event.data) as BlockEvent);

@@ -4,10 +4,11 @@
  *
  * A poller reads the question's newest page at the route's interval, which grows while nothing
  * changes and returns to its base when something does. Items that arrived between two reads are
- * pushed each once, in order: the poller pages back to the last item it pushed, within
- * `maxCatchUp`; a longer gap is said with a `LIVE_GAP` event and the stream goes on from the
- * newest. A subscriber that passes `after` (the last block number it saw) first gets what came
- * after it, within the same bound, from reads of its own; then the shared stream, without repeats.
+ * pushed each once, in order: the poller pages back to the last item it pushed, reading at most
+ * `maxCatchUp` + 1 items; a longer gap is said with one `LIVE_GAP` event, then come the newest
+ * `maxCatchUp` items and the stream goes on. A subscriber that passes `after` (the last block
+ * number it saw) first gets what came after it, within the same bound, from reads of its own;
+ * then the shared stream, without repeats.
  *
  * With a relay (Redis), the pollers of one question on several gateways take turns: the one whose
  * turn it is reads and publishes the new items, the others push what it publishes, so that the
@@ -16,8 +17,9 @@
  *
  * Each upstream read costs every subscriber 1 (`ChargeRead`) before it is made, every page of an
  * interval's, and a catch-up's pages its subscriber alone: sharing a poller saves upstream calls,
- * not callers' budgets. A subscriber that falls more than `maxPending` events behind has its
- * stream ended with `SLOW_SUBSCRIBER`; a `PollerPool` bounds the pollers and shares them out.
+ * not callers' budgets. A read's events reach a subscriber together, however many: its stream
+ * ends with `SLOW_SUBSCRIBER` only when more than `maxPending` events of earlier reads are still
+ * unread as they arrive; a `PollerPool` bounds the pollers and shares them out.
  */
 import { GatewayError } from "../execution/errors.ts";
 import type { CallOptions } from "../upstream/http.ts";
@@ -94,5 +96,5 @@ export function itemOrError<Item>(event: LiveEvent<Item>): Item {
 
 /** What a live subscription's description says of its poller, its resume bound and its limits. */
 export function liveTerms(route: { label: string }, intervalVariable: string, sharedBy: string): string {
-  return `Subscribers of ${sharedBy} share one poller of \`${route.label}\` on every gateway (\`${intervalVariable}\`, longer while nothing changes); each upstream read (every page of an interval's, and of a resume's catch-up) costs every subscriber 1, and each event what its selection fetches. What arrives between two reads is all pushed, oldest first, within \`LIVE_MAX_CATCH_UP\` items; a longer gap is an event with a \`LIVE_GAP\` error, and the stream goes on from the newest. A client that falls more than \`LIVE_MAX_PENDING_EVENTS\` events behind has its stream ended with \`SLOW_SUBSCRIBER\`.`;
+  return `Subscribers of ${sharedBy} share one poller of \`${route.label}\` on every gateway (\`${intervalVariable}\`, longer while nothing changes); each upstream read (every page of an interval's, and of a resume's catch-up) costs every subscriber 1, and each event what its selection fetches. What arrives between two reads is all pushed, oldest first, up to \`LIVE_MAX_CATCH_UP\` items; a longer gap is one event with a \`LIVE_GAP\` error, then the newest \`LIVE_MAX_CATCH_UP\` items, and the stream goes on. A read's events come together; a client that still has more than \`LIVE_MAX_PENDING_EVENTS\` events of earlier reads unread when a read's events come has its stream ended with \`SLOW_SUBSCRIBER\`.`;
 }

@@ -1,13 +1,13 @@
 /**
  * One question's poller on this gateway: reads the newest page at the question's interval (or
- * follows the gateway whose turn it is), pages back to fill a gap within `maxCatchUp`, and hands
- * each new item, in order, to its subscribers; see live-feed.ts for the whole design.
+ * follows the gateway whose turn it is), pages back to fill a gap within `maxCatchUp` items, and
+ * hands each read's new items, in order, to its subscribers; see live-feed.ts for the whole design.
  */
 import { GatewayError } from "../execution/errors.ts";
 import { isTransientForPollers } from "../upstream/outcomes.ts";
 import type { CallOptions } from "../upstream/http.ts";
 import type { LiveEvent, LiveQuestion, Position } from "./live-question.ts";
-import { LiveSubscriber } from "./live-subscriber.ts";
+import { LiveSubscriber, type Delivery } from "./live-subscriber.ts";
 import type { PollerTopic, Turn } from "./poller-relay.ts";
 import { Heads, inOrder, type Placed } from "./stream-heads.ts";
 import { SharedPoller, type ChargeRead } from "./subscriber-stream.ts";
@@ -16,7 +16,7 @@ import { SharedPoller, type ChargeRead } from "./subscriber-stream.ts";
 export interface LivePollerOptions {
   /** How far back a poller pages to fill a gap, and a subscriber's `after` may reach, in items. */
   maxCatchUp: number;
-  /** Events a subscriber may leave unread before its stream ends. */
+  /** Events of earlier reads a subscriber may leave unread as a read's events arrive; more ends its stream. */
   maxPending: number;
   /** How long one read may take. */
   readTimeoutMs: number;
@@ -91,10 +91,6 @@ export class LivePoller<Item> extends SharedPoller<Item, LiveSubscriber<Item>, L
     return subscriber;
   }
 
-  private maxPages(): number {
-    return Math.max(1, Math.ceil(this.options.maxCatchUp / this.question.pageSize));
-  }
-
   private deadline(): number {
     return Date.now() + this.options.readTimeoutMs;
   }
@@ -107,10 +103,9 @@ export class LivePoller<Item> extends SharedPoller<Item, LiveSubscriber<Item>, L
       const head = this.heads.number("");
       if (head === undefined || after >= head) return;
       const read = await this.pageBack(
-        this.maxPages(),
         { apiKey: call.apiKey, requestId: call.requestId },
-        (position) => position.number <= after,
-        (position) => position.number <= head,
+        // What came after the poller's head comes live.
+        (position) => (position.number <= after ? "old" : position.number <= head ? "sought" : "ahead"),
         async () => {
           // A client that left reads nothing more (undefined); each page is paid for.
           const refusal = subscriber.closed ? undefined : await subscriber.payForRead();
@@ -119,8 +114,9 @@ export class LivePoller<Item> extends SharedPoller<Item, LiveSubscriber<Item>, L
         },
       );
       if (read === undefined) return;
-      if (!read.complete) subscriber.push(this.gapError(`block ${after}`), false);
-      for (const { item, position } of read.found) subscriber.push(item, false, position);
+      const events: Delivery<Item>[] = read.found.map(({ item, position }) => ({ event: item, position }));
+      if (read.gap) events.unshift({ event: this.gapError(`block ${after}`) });
+      subscriber.pushRead(events, false);
     } catch (error) {
       subscriber.push(asGatewayError(error, this.question.what), false);
       subscriber.end();
@@ -178,48 +174,51 @@ export class LivePoller<Item> extends SharedPoller<Item, LiveSubscriber<Item>, L
   private async readNew(turn: Turn): Promise<void> {
     const since = this.since ?? 0;
     const read = await this.pageBack(
-      this.question.latestValue ? 1 : this.maxPages(),
       {},
-      (position) => position.time < since,
-      (position) => this.isNew(position),
+      (position) => (position.time < since || !this.isNew(position) ? "old" : "sought"),
       // The interval paid for its first page; each page after it is paid for too.
       async (page) => (page === 0 ? !this.stopped : this.chargeSubscribers()),
     );
     if (read === undefined || this.stopped) return;
-    const gap = !read.complete && !this.question.latestValue;
+    const gap = read.gap && !this.question.latestValue;
     const items = read.found.map(({ item }) => item);
     if (turn === "lead" && (items.length > 0 || gap)) this.topic?.publish({ items, gap });
     this.accept(read.found, gap);
   }
 
   /**
-   * Reads the question's pages, newest first, at most `pages` of them, until an item is older
-   * than what is sought (`reachedOld`); keeps, oldest first, the items `sought` says.
-   * `beforePage` may stop the reading before a page: then undefined.
+   * Reads the question's pages, newest first, until an item is older than what is sought (then
+   * the gap is filled) or `maxCatchUp` + 1 items were read: more than `maxCatchUp` sought, or not
+   * knowing, is a gap, and the newest `maxCatchUp` are kept, oldest first. Items ahead of what is
+   * sought are read but not counted. `beforePage` may stop the reading before a page: then undefined.
    */
   private async pageBack(
-    pages: number,
     call: CallOptions,
-    reachedOld: (position: Position) => boolean,
-    sought: (position: Position) => boolean,
+    classify: (position: Position) => "old" | "sought" | "ahead",
     beforePage: (page: number) => Promise<boolean>,
-  ): Promise<{ found: Placed<Item>[]; complete: boolean } | undefined> {
+  ): Promise<{ found: Placed<Item>[]; gap: boolean } | undefined> {
+    const { maxCatchUp } = this.options;
     const found: Placed<Item>[] = [];
+    let counted = 0;
     let pageToken: string | undefined;
     let complete = false;
-    for (let page = 0; page < pages && !complete; page += 1) {
+    for (let page = 0; !complete && counted <= maxCatchUp; page += 1) {
       if (!(await beforePage(page))) return undefined;
-      const response = await this.question.read(this.question.pageSize, pageToken, { ...call, deadline: this.deadline() });
+      const pageSize = Math.min(this.question.pageSize, maxCatchUp + 1 - counted);
+      const response = await this.question.read(pageSize, pageToken, { ...call, deadline: this.deadline() });
       for (const item of response.items) {
         const position = this.question.position(item);
-        if (position === undefined) continue;
-        if (reachedOld(position)) complete = true;
-        else if (sought(position)) found.push({ item, position });
+        const kind = position && classify(position);
+        if (kind === "ahead") continue;
+        counted += 1;
+        if (kind === "old") complete = true;
+        else if (kind === "sought" && position) found.push({ item, position });
       }
       if (!response.nextPageToken) complete = true;
       pageToken = response.nextPageToken;
     }
-    return { found: inOrder(found.reverse()), complete };
+    const gap = !complete || found.length > maxCatchUp;
+    return { found: inOrder(found.reverse()).slice(-maxCatchUp), gap };
   }
 
   /** What another gateway's poller read. */
@@ -241,17 +240,18 @@ export class LivePoller<Item> extends SharedPoller<Item, LiveSubscriber<Item>, L
     this.accept(placed, event.gap);
   }
 
-  /** Pushes the items, oldest first, that are new here. */
+  /** Pushes the items, oldest first, that are new here: the subscribers get them as one read. */
   private accept(placed: Placed<Item>[], gap: boolean): void {
-    if (gap) this.pushAll(this.gapError(`the read at ${this.since ?? 0}`));
+    const events: Delivery<Item>[] = gap ? [{ event: this.gapError(`the read at ${this.since ?? 0}`) }] : [];
     for (const { item, position } of placed) {
       if (!this.isNew(position)) continue;
       this.heads.note(position);
       this.since = Math.max(this.since ?? 0, position.time);
       if (this.question.latestValue) this.latest = item;
       this.quietSince = Date.now();
-      this.pushAll(item, position);
+      events.push({ event: item, position });
     }
+    if (events.length > 0) this.pushRead(events);
   }
 
   private isNew(position: Position): boolean {
@@ -259,17 +259,23 @@ export class LivePoller<Item> extends SharedPoller<Item, LiveSubscriber<Item>, L
   }
 
   private gapError(since: string): GatewayError {
+    const { maxCatchUp } = this.options;
     return new GatewayError(
-      `More than ${this.options.maxCatchUp} items of ${this.question.what} arrived after ${since}: those between are not pushed; the stream goes on from the newest`,
+      `More than ${maxCatchUp} items of ${this.question.what} arrived after ${since}: the newest ${maxCatchUp} follow, those before them are not pushed`,
       "LIVE_GAP",
-      { maxCatchUp: this.options.maxCatchUp },
+      { maxCatchUp },
     );
   }
 
-  /** Hands an event to every subscriber; an item with its position, worked out once for them all. */
-  private pushAll(event: LiveEvent<Item>, position?: Position): void {
+  /** Hands an event to every subscriber. */
+  private pushAll(event: LiveEvent<Item>): void {
+    this.pushRead([{ event }]);
+  }
+
+  /** Hands one read's events to every subscriber, who takes them together. */
+  private pushRead(events: Delivery<Item>[]): void {
     for (const subscriber of this.subscribers) {
-      if (!subscriber.push(event, true, position)) this.subscribers.delete(subscriber);
+      if (!subscriber.pushRead(events)) this.subscribers.delete(subscriber);
     }
     if (this.subscribers.size === 0) this.stop();
   }

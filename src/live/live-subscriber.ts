@@ -3,12 +3,23 @@ import type { LiveEvent, LiveQuestion, Position } from "./live-question.ts";
 import { Heads } from "./stream-heads.ts";
 import { SubscriberStream, type ChargeRead } from "./subscriber-stream.ts";
 
+/** One event of a read, with its item's position when the poller knows it. */
+export interface Delivery<Item> {
+  event: LiveEvent<Item>;
+  position?: Position | undefined;
+}
+
 /**
  * One subscriber's stream. Live events wait while its catch-up runs, then pass only when they
  * come after the last item it was given: each item once, in order.
+ *
+ * A read's events (a poll's, a catch-up's: up to `maxCatchUp` items and a `LIVE_GAP`) arrive
+ * together. The stream is slow when, as a read's events arrive, more than `maxPending` events of
+ * earlier reads are still unread (or held, during a catch-up): a burst the gateway itself made
+ * is not the client's doing, a client that leaves it unread until the next read is.
  */
 export class LiveSubscriber<Item> extends SubscriberStream<LiveEvent<Item>> {
-  private held: { event: LiveEvent<Item>; position: Position | undefined }[] | undefined;
+  private held: Delivery<Item>[] | undefined;
   private readonly given: Heads;
 
   constructor(
@@ -27,35 +38,61 @@ export class LiveSubscriber<Item> extends SubscriberStream<LiveEvent<Item>> {
     this.held = [];
   }
 
+  /** The live events held during the catch-up follow it, with it. */
   releaseLive(): void {
     const held = this.held ?? [];
     this.held = undefined;
-    for (const { event, position } of held) this.push(event, true, position);
+    if (this.ended) return;
+    for (const { event, position } of held) this.give(event, position);
   }
 
-  /** Queues an event (an item with its position, when known); false when the stream has ended (now or before). */
+  /** Queues one event, a read of its own; false when the stream has ended (now or before). */
   override push(event: LiveEvent<Item>, live = true, known?: Position): boolean {
-    if (this.ended) return false;
-    if (live && this.held !== undefined && !(event instanceof GatewayError && event.code !== "LIVE_GAP")) {
-      this.held.push({ event, position: known });
-      return this.checkPending(this.held.length);
-    }
-    if (!(event instanceof GatewayError)) {
-      const position = known ?? this.question.position(event);
-      if (position === undefined || this.given.isAfter(position) === false) return true;
-      this.given.note(position);
-      if (this.accepts && !this.accepts(event)) return true;
-    }
-    return this.checkPending(this.deliver(event));
+    return this.pushRead([{ event, position: known }], live);
   }
 
-  private checkPending(pending: number): boolean {
-    if (pending <= this.maxPending) return true;
+  /**
+   * Queues one read's events, oldest first (a live read's are held during a catch-up); false
+   * when the stream has ended (now or before). An error other than `LIVE_GAP` is the stream's
+   * last event and always passes.
+   */
+  pushRead(events: readonly Delivery<Item>[], live = true): boolean {
+    let arrived = false;
+    for (const { event, position } of events) {
+      if (this.ended) return false;
+      if (event instanceof GatewayError && event.code !== "LIVE_GAP") {
+        this.deliver(event);
+        continue;
+      }
+      const held = live ? this.held : undefined;
+      if (held === undefined && !this.wanted(event, position)) continue;
+      if (!arrived && (held ?? this.queue).length > this.maxPending) return this.endSlow();
+      arrived = true;
+      if (held) held.push({ event, position });
+      else this.deliver(event);
+    }
+    return !this.ended;
+  }
+
+  private give(event: LiveEvent<Item>, known: Position | undefined): void {
+    if (event instanceof GatewayError || this.wanted(event, known)) this.deliver(event);
+  }
+
+  /** Whether the stream takes the item: one it was not given yet (now noted), that it asked for; an error always. */
+  private wanted(event: LiveEvent<Item>, known: Position | undefined): boolean {
+    if (event instanceof GatewayError) return true;
+    const position = known ?? this.question.position(event);
+    if (position === undefined || this.given.isAfter(position) === false) return false;
+    this.given.note(position);
+    return this.accepts === undefined || this.accepts(event);
+  }
+
+  private endSlow(): false {
     this.queue.length = 0;
     this.held = undefined;
     this.queue.push(
       new GatewayError(
-        `The stream fell more than ${this.maxPending} events behind and was ended: read faster, or resubscribe with \`after\``,
+        `The stream left more than ${this.maxPending} events unread when more came, and was ended: read faster, or resubscribe with \`after\``,
         "SLOW_SUBSCRIBER",
       ),
     );
