@@ -1,0 +1,219 @@
+/** The checks of a `npm run soak:live` run, and bench/results/soak-live.{json,md}. */
+import { writeFile } from "node:fs/promises";
+import type { KindSummary } from "./analyse.ts";
+import type { DisruptionLog } from "./disruptions.ts";
+import type { RouteCalls, RssLife } from "./figures.ts";
+import type { GapsAtJump } from "./sequences.ts";
+
+export interface Check {
+  name: string;
+  pass: boolean;
+  found: string;
+}
+
+export interface SoakLiveReport {
+  date: string;
+  minutes: number;
+  durationSeconds: number;
+  settings: Record<string, unknown>;
+  gatewaySettings: string[];
+  subscribers: number;
+  events: number;
+  distinctAnswers: number;
+  kinds: KindSummary[];
+  disruptions: DisruptionLog;
+  gapsAtJumps: GapsAtJump[];
+  rss: RssLife[];
+  upstreamCalls: RouteCalls[];
+  simulatorReadsToCheck: number;
+  checks: Check[];
+  pass: boolean;
+}
+
+const CRITERIA: { name: string; value: (kind: KindSummary) => number }[] = [
+  { name: "0 lost", value: (kind) => kind.counts.lost },
+  { name: "0 duplicated", value: (kind) => kind.counts.duplicated },
+  { name: "0 out of order", value: (kind) => kind.counts.outOfOrder },
+  { name: "0 wrong (hash, links, values, another question's items)", value: (kind) => kind.wrongEvents + kind.counts.unknown },
+  { name: "0 breaks in the parent hash chain", value: (kind) => kind.counts.brokenParentChain },
+  { name: "0 null links without an upstream failure", value: (kind) => kind.nullLinks.unexplained },
+  { name: "0 LIVE_GAP outside a jump's window", value: (kind) => kind.counts.gapsOutsideJumps },
+  { name: "0 silent subscribers", value: (kind) => kind.counts.silentSubscribers },
+  { name: "0 streams ended that no disruption explains", value: (kind) => kind.unexpectedEndings },
+];
+
+export function checksOf(
+  kinds: KindSummary[],
+  gapsAtJumps: GapsAtJump[],
+  rss: RssLife[],
+  calls: RouteCalls[],
+  disruptions: DisruptionLog,
+): Check[] {
+  const checks: Check[] = CRITERIA.map(({ name, value }) => {
+    const nonZero = kinds.filter((kind) => value(kind) !== 0).map((kind) => `${kind.kind} ${value(kind)}`);
+    return { name, pass: nonZero.length === 0, found: nonZero.length ? nonZero.join(", ") : "0 in every kind" };
+  });
+  checks.push({
+    name: "every scheduled disruption was made (2 clock jumps, the kill and restart of the reading gateway, a Redis restart)",
+    pass:
+      disruptions.failures.length === 0 &&
+      disruptions.jumps.length === 2 &&
+      disruptions.kill !== undefined &&
+      disruptions.redisRestart !== undefined,
+    found: disruptions.failures.length ? disruptions.failures.join("; ") : "all made",
+  });
+  for (const jump of gapsAtJumps) {
+    checks.push({
+      name: `LIVE_GAP: exactly one per stream where the ${jump.blocks}-block jump exceeds LIVE_MAX_CATCH_UP, none where it does not, then the newest items`,
+      pass: jump.wrongStreams === 0,
+      found: `${jump.wrongStreams} streams wrong; streams by gaps got: ${JSON.stringify(jump.streamsByGaps)}`,
+    });
+  }
+  if (disruptions.kill) {
+    for (const kind of kinds) {
+      const takeOver = kind.takeOver;
+      if (!takeOver?.checked) continue;
+      checks.push({
+        name: `take-over after the kill within 3 longest poll intervals + 1 (${kind.kind}, ${takeOver.boundMs} ms)`,
+        pass: takeOver.survivorMs !== null && takeOver.survivorMs <= takeOver.boundMs,
+        found: `first event on the surviving gateway ${takeOver.survivorMs ?? "never"} ms after the kill`,
+      });
+    }
+  }
+  for (const life of rss) {
+    if (life.flat === undefined) continue;
+    checks.push({
+      name: `RSS flat: gateway ${life.gateway} (pid ${life.pid}), last window's max within 10 % + 10 MB of the first steady window's`,
+      pass: life.flat,
+      found: `${life.steady!.maxMb} MB then ${life.last!.maxMb} MB`,
+    });
+  }
+  for (const route of calls) {
+    if (route.withinBound === undefined) continue;
+    checks.push({
+      name: `one poller per question on both gateways: ${route.route}, median minute ≤ ${route.boundPerQuestion} calls per question`,
+      pass: route.withinBound,
+      found: `median ${route.medianPerQuestion}, max ${route.maxPerQuestion} per question a minute (${route.questions} questions)`,
+    });
+  }
+  return checks;
+}
+
+const cell = (value: unknown) => (typeof value === "object" ? JSON.stringify(value) : String(value)).replaceAll("|", "\\|");
+
+function markdown(report: SoakLiveReport): string {
+  const lines = [
+    "# Live soak",
+    "",
+    `Written by \`npm run soak:live\` on ${report.date}: ${report.subscribers} subscribers over every live subscription kind, half over WebSocket and half over SSE, on two production gateways sharing one Redis, for ${report.minutes} minutes on the live simulator, through clock jumps, a \`kill -9\` of the gateway reading the upstream and a restart of Redis. Every event is checked against the simulator's own answers.`,
+    "",
+    `**${report.pass ? "PASS" : "FAIL"}**: ${report.checks.filter((check) => !check.pass).length} of ${report.checks.length} checks failed.`,
+    "",
+    "## Checks",
+    "",
+    "| check | pass | found |",
+    "|---|---|---|",
+    ...report.checks.map((check) => `| ${cell(check.name)} | ${check.pass ? "pass" : "**FAIL**"} | ${cell(check.found)} |`),
+    "",
+    "## Settings",
+    "",
+    `Duration ${report.durationSeconds} s. ${Object.entries(report.settings)
+      .map(([key, value]) => `${key} = ${cell(value)}`)
+      .join("; ")}.`,
+    "",
+    ...report.gatewaySettings.map((setting) => `- ${setting}`),
+    "",
+    "## Streams by kind",
+    "",
+    "| kind | questions | subscribers | events | items | lost | dup | out of order | wrong | parent chain | null links (unexplained / explained) | skipped by gaps | skipped by resubscription without `after` | resubscriptions | endings | error codes |",
+    "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|",
+    ...report.kinds
+      .map((kind) =>
+        [
+          kind.kind,
+          kind.questions,
+          cell(kind.subscribers),
+          kind.events,
+          kind.counts.items,
+          kind.counts.lost,
+          kind.counts.duplicated,
+          kind.counts.outOfOrder,
+          kind.wrongEvents + kind.counts.unknown,
+          kind.counts.brokenParentChain,
+          `${kind.nullLinks.unexplained} / ${kind.nullLinks.explained} ${cell(kind.nullLinks.byLink)}`,
+          kind.counts.skippedByGaps,
+          kind.counts.skippedByResubscription,
+          kind.resubscriptions,
+          cell(kind.endings),
+          cell(kind.errorCodes),
+        ].join(" | "),
+      )
+      .map((row) => `| ${row} |`),
+    "",
+    ...report.kinds
+      .filter((kind) => kind.wrongSamples.length)
+      .map((kind) => `- wrong ${kind.kind}: ${kind.wrongSamples.join("; ")}`),
+    "",
+    "## Disruptions",
+    "",
+    ...report.disruptions.jumps.map(
+      (jump) =>
+        `- ${Math.round(jump.atMs / 1000)} s: clock jump of ${jump.seconds} s (${jump.blocks} C-Chain blocks asked, ${jump.cChainBlocksGained} came)`,
+    ),
+    ...(report.disruptions.kill
+      ? [
+          `- ${Math.round(report.disruptions.kill.atMs / 1000)} s: \`kill -9\` of gateway ${report.disruptions.kill.gateway} (${report.disruptions.kill.chosen}; calls on the blocks route while watched ${cell(report.disruptions.kill.holder.callsWhileWatched)}; its locks ${cell(report.disruptions.kill.holder.locksOfHolder)}), restarted ${Math.round(report.disruptions.kill.restartedAtMs - report.disruptions.kill.atMs)} ms later, healthy after ${Math.round(report.disruptions.kill.healthyAtMs - report.disruptions.kill.restartedAtMs)} ms`,
+        ]
+      : []),
+    ...(report.disruptions.redisRestart
+      ? [
+          `- ${Math.round(report.disruptions.redisRestart.atMs / 1000)} s: Redis killed, up again ${Math.round(report.disruptions.redisRestart.upAtMs - report.disruptions.redisRestart.atMs)} ms later (empty)`,
+        ]
+      : []),
+    "",
+    "### LIVE_GAP per jump",
+    "",
+    "| jump | items in the jump, by question | expected | streams by LIVE_GAP events got | streams wrong |",
+    "|---|---|---|---|---|",
+    ...report.gapsAtJumps.map(
+      (jump) =>
+        `| ${jump.blocks} blocks | ${cell(jump.itemsInJump)} | ${cell(jump.expected)} | ${cell(jump.streamsByGaps)} | ${jump.wrongStreams} |`,
+    ),
+    "",
+    "### Take-over after the kill (ms from the kill to the next event)",
+    "",
+    "| kind | on the surviving gateway | on the killed gateway, resubscribed | bound | checked |",
+    "|---|---|---|---|---|",
+    ...report.kinds.map(
+      (kind) =>
+        `| ${kind.kind} | ${kind.takeOver?.survivorMs ?? "none"} | ${kind.takeOver?.resubscribedMs ?? "none"} | ${kind.takeOver?.boundMs ?? ""} | ${kind.takeOver?.checked ?? ""} |`,
+    ),
+    "",
+    "## Resident memory",
+    "",
+    "| gateway | pid | from (s) | samples | first | first steady window max | last window max | peak | last | flat |",
+    "|---|---|---|---|---|---|---|---|---|---|",
+    ...report.rss.map(
+      (life) =>
+        `| ${life.gateway} | ${life.pid} | ${Math.round(life.startedAtMs / 1000)} | ${life.samples} | ${life.firstMb} | ${life.steady?.maxMb ?? "-"} | ${life.last?.maxMb ?? "-"} | ${life.peakMb} | ${life.lastMb} | ${life.flat ?? "too short to tell"} |`,
+    ),
+    "",
+    "## Upstream calls a minute",
+    "",
+    `Each minute of the run, by route (both gateways; the simulator's counters). Polled routes also per question. The checks' ${report.simulatorReadsToCheck} reads of the simulator came after the last count.`,
+    "",
+    "| route | calls each minute | questions | per question: median / max | bound |",
+    "|---|---|---|---|---|",
+    ...report.upstreamCalls.map(
+      (route) =>
+        `| ${route.route} | ${route.perMinute.join(", ")} | ${route.questions ?? "links"} | ${route.medianPerQuestion ?? "-"} / ${route.maxPerQuestion ?? "-"} | ${route.boundPerQuestion ?? "-"} |`,
+    ),
+    "",
+  ];
+  return lines.join("\n");
+}
+
+export async function writeReport(report: SoakLiveReport): Promise<void> {
+  await writeFile(new URL("../results/soak-live.json", import.meta.url), `${JSON.stringify(report, null, 2)}\n`);
+  await writeFile(new URL("../results/soak-live.md", import.meta.url), markdown(report));
+}
