@@ -10,7 +10,8 @@
  * order or wrong, no null link without an upstream failure, LIVE_GAP exactly where a jump passes
  * LIVE_MAX_CATCH_UP; each gateway's RSS stays flat; each question costs the upstream one poller.
  * Writes bench/results/soak-live.{json,md} and exits non-zero when a check fails. The parts are
- * in bench/soak-live/.
+ * in bench/soak-live/. SOAK_LIVE_BUILD=false runs the last build (dist/) as it is;
+ * SOAK_LIVE_DUMP=file writes every subscriber's events there, to look into a failed check.
  */
 import { startRedisServer } from "../test/support/redis-server.ts";
 import { buildGateway } from "./build.ts";
@@ -22,7 +23,7 @@ import { callsPerMinute, rssLives } from "./soak-live/figures.ts";
 import { startSoakGateway, type SoakGateway } from "./soak-live/fleet.ts";
 import { KINDS } from "./soak-live/kinds.ts";
 import { countUpstreamCalls, sampleRss } from "./soak-live/observe.ts";
-import { checksOf, writeReport } from "./soak-live/report.ts";
+import { checksOf, dumpEvents, writeReport } from "./soak-live/report.ts";
 import { gapExpectation, type GapsAtJump } from "./soak-live/sequences.ts";
 import {
   ADDRESSES,
@@ -37,7 +38,7 @@ import {
   gatewayEnv,
   schedule,
 } from "./soak-live/settings.ts";
-import { Subscriber, distinctItems } from "./soak-live/subscriber.ts";
+import { Subscriber, distinctItems, errorSamples } from "./soak-live/subscriber.ts";
 import { closeTransports } from "./soak-live/transports.ts";
 import { busyAddresses } from "./soak-live/upstream-truth.ts";
 
@@ -53,7 +54,7 @@ function log(message: string): void {
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, Math.max(0, ms)));
 
 async function main(): Promise<void> {
-  buildGateway(log);
+  if (process.env.SOAK_LIVE_BUILD !== "false") buildGateway(log);
   const totalMs = MINUTES * 60_000;
   const redis = await startRedisServer();
   const simulator = await startSimulator({ SIM_LIVE: "true" });
@@ -137,7 +138,9 @@ async function main(): Promise<void> {
       }),
     );
     const rssSummary = rssLives(rss.samples, endMs);
-    const upstreamCalls = callsPerMinute(calls.snapshots, addresses.length);
+    const addressQuestions = new Set(subscribers.flatMap((subscriber) => subscriber.address ?? [])).size;
+    const upstreamCalls = callsPerMinute(calls.snapshots, addressQuestions);
+    if (process.env.SOAK_LIVE_DUMP) await dumpEvents(process.env.SOAK_LIVE_DUMP, subscribers);
     const checks = checksOf(kinds, gapsAtJumps, rssSummary, upstreamCalls, made);
     const pass = checks.every((check) => check.pass);
     await writeReport({
@@ -147,7 +150,7 @@ async function main(): Promise<void> {
       settings: {
         SOAK_LIVE_MINUTES: MINUTES,
         SOAK_LIVE_SUBSCRIBERS: SUBSCRIBERS,
-        SOAK_LIVE_ADDRESSES: addresses.length,
+        addressesSubscribed: addressQuestions,
         LIVE_MAX_CATCH_UP,
         LIVE_MAX_PENDING_EVENTS,
         pollMs: POLL_MS,
@@ -164,6 +167,7 @@ async function main(): Promise<void> {
       rss: rssSummary,
       upstreamCalls,
       simulatorReadsToCheck: reads,
+      errorSamples: Object.fromEntries(errorSamples),
       checks,
       pass,
     });

@@ -10,7 +10,7 @@ import { emptyCounts, walkSequence, type GapsAtJump, type JumpMade, type Sequenc
 import type { Subscriber } from "./subscriber.ts";
 
 export interface TakeOver {
-  /** From the kill to the first event on a stream of the gateway that lived; null when none came. */
+  /** From the kill to the first new item on a stream of the gateway that lived, opened before the kill; null when none came. */
   survivorMs: number | null;
   /** From the kill to the first event on a stream of the killed gateway, resubscribed. */
   resubscribedMs: number | null;
@@ -25,6 +25,7 @@ export interface KindSummary {
   questions: number;
   subscribers: Record<string, number>;
   events: number;
+  /** Errors in events, by code and, for the upstream's codes, cause. */
   errorCodes: Record<string, number>;
   counts: SequenceCounts;
   /** Events whose item is not the simulator's (hash, parent hash, links). */
@@ -59,13 +60,25 @@ function endingOf(subscriber: Subscriber, segment: number): string {
   return code ? `completed after ${code}` : "completed";
 }
 
-function firstEventAfter(subscribers: Subscriber[], atMs: number): number | null {
+/**
+ * From the kill to the first event of `subscribers` that `counts`; null when none came. On the
+ * surviving gateway only streams opened before the kill count, with items that arrived upstream
+ * after it (not a catch-up, not the dead reader's last publication).
+ */
+function firstEventAfter(subscribers: Subscriber[], kill: KillMade, survivors: boolean): number | null {
   let first: number | null = null;
   for (const subscriber of subscribers) {
-    const event = subscriber.received.find((candidate) => candidate.atMs > atMs && candidate.item);
+    const event = subscriber.received.find(
+      (candidate) =>
+        candidate.atMs > kill.atMs &&
+        candidate.item !== undefined &&
+        (!survivors ||
+          ((subscriber.segments[candidate.segment]?.startedAtMs ?? Infinity) < kill.atMs &&
+            (candidate.item.time === undefined || candidate.item.time > kill.simAtKill))),
+    );
     if (event && (first === null || event.atMs < first)) first = event.atMs;
   }
-  return first === null ? null : Math.round(first - atMs);
+  return first === null ? null : Math.round(first - kill.atMs);
 }
 
 export interface AnalysisInput {
@@ -113,7 +126,7 @@ export function analyseKind(input: AnalysisInput): KindSummary {
     summary.resubscriptions += subscriber.segments.length - 1;
     let gotItem = false;
     for (const event of subscriber.received) {
-      for (const error of event.errors) summary.errorCodes[error.code] = (summary.errorCodes[error.code] ?? 0) + 1;
+      for (const error of event.errors) summary.errorCodes[error.cause] = (summary.errorCodes[error.cause] ?? 0) + 1;
       if (!event.item) continue;
       gotItem = true;
       if (!problems.has(event.item)) problems.set(event.item, itemProblem(kind.name, event.item, truth));
@@ -166,11 +179,13 @@ export function analyseKind(input: AnalysisInput): KindSummary {
     summary.takeOver = {
       survivorMs: firstEventAfter(
         subscribers.filter((subscriber) => subscriber.gatewayName !== kill.gateway),
-        kill.atMs,
+        kill,
+        true,
       ),
       resubscribedMs: firstEventAfter(
         subscribers.filter((subscriber) => subscriber.gatewayName === kill.gateway),
-        kill.atMs,
+        kill,
+        false,
       ),
       boundMs,
       checked: FREQUENT.has(kind.name) && kill.atMs + boundMs < input.endMs,

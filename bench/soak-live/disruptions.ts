@@ -16,6 +16,8 @@ interface ClockAnswer {
 
 export interface KillMade {
   atMs: number;
+  /** The simulator's time at the kill, Unix seconds: items after it were read by the gateway that took over. */
+  simAtKill: number;
   gateway: string;
   /** How the holder was found; `chosen` says when it was a guess. */
   holder: LockHolder;
@@ -120,6 +122,7 @@ async function disrupt(disruption: Disruption, targets: DisruptionTargets, made:
       (a, b) => (holder.callsWhileWatched[b.name] ?? 0) - (holder.callsWhileWatched[a.name] ?? 0),
     )[0]!;
     const victim = targets.gateways.find((gateway) => gateway.name === holder.gateway) ?? byCalls;
+    const simAtKill = (await clockOf(targets.dataUrl)).nowMs / 1000;
     const atMs = clock();
     made.times.push(atMs);
     await victim.kill(atMs);
@@ -135,6 +138,7 @@ async function disrupt(disruption: Disruption, targets: DisruptionTargets, made:
     );
     made.kill = {
       atMs,
+      simAtKill,
       gateway: victim.name,
       holder,
       chosen: holder.gateway ? "lock holder" : "guess: the gateway with more calls",

@@ -21,6 +21,8 @@ export interface Truth {
 }
 
 const same = (a: unknown, b: unknown) => a === null || a === undefined || a === b;
+/** The schema spells the upstream's `ExportTx` as `EXPORT_TX`. */
+const enumKey = (value: unknown) => String(value).replaceAll("_", "").toLowerCase();
 
 function blockProblem(item: SeenItem, truth: Truth): string | undefined {
   const chainId = String(item.detail.chainId);
@@ -58,7 +60,7 @@ function primaryNetworkTransactionProblem(item: SeenItem, truth: Truth): string 
   if (!tx) return `transaction ${item.id} is not upstream`;
   if (tx.number !== item.number || tx.detail.blockHash !== item.detail.blockHash)
     return `transaction ${item.id} block ${item.number}, upstream ${tx.number}`;
-  if (tx.detail.txType !== item.detail.txType)
+  if (enumKey(tx.detail.txType) !== enumKey(item.detail.txType))
     return `transaction ${item.id} type ${String(item.detail.txType)}, upstream ${String(tx.detail.txType)}`;
   if (!same(item.detail.linkedBlockHash, tx.detail.blockHash) || !same(item.detail.linkedBlockNumber, tx.number))
     return `transaction ${item.id} block link is another block`;

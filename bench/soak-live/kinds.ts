@@ -16,6 +16,8 @@ export interface SeenItem {
   number: number;
   /** A block's hash, a transaction's hash, a metric point's exact value. */
   id: string;
+  /** When it arrived upstream (its block's time, Unix seconds); none for a metric point, whose value changes. */
+  time: number | undefined;
   /** The fields to compare with the simulator's own answers. */
   detail: Record<string, unknown>;
   /** Links the event left null. */
@@ -39,7 +41,7 @@ export interface Kind {
 
 type Fields = Record<string, unknown>;
 
-const BLOCK_SELECTION = `chainId blockNumber blockHash parentHash txCount
+const BLOCK_SELECTION = `chainId blockNumber blockHash parentHash txCount blockTimestamp
     transactions(first: 3) { nodes { txHash } }
     chain { chainId }`;
 
@@ -53,6 +55,7 @@ function readBlock(block: Fields, stream: string): SeenItem {
     stream,
     number: Number(block.blockNumber),
     id: String(block.blockHash),
+    time: Number(block.blockTimestamp),
     detail: {
       chainId: block.chainId,
       parentHash: block.parentHash,
@@ -64,7 +67,7 @@ function readBlock(block: Fields, stream: string): SeenItem {
   };
 }
 
-const PRIMARY_NETWORK_SELECTION = `txHash blockNumber blockHash txType
+const PRIMARY_NETWORK_SELECTION = `txHash blockNumber blockHash blockTimestamp txType
     block { blockHash blockNumber parentHash transactionHashes }`;
 
 function primaryNetworkKind(name: KindName, blockchainId: "p-chain" | "x-chain"): Kind {
@@ -86,6 +89,7 @@ function primaryNetworkKind(name: KindName, blockchainId: "p-chain" | "x-chain")
         stream: "",
         number: Number(tx.blockNumber),
         id: String(tx.txHash),
+        time: Number(tx.blockTimestamp),
         detail: {
           blockHash: tx.blockHash,
           txType: tx.txType,
@@ -135,7 +139,7 @@ export const KINDS: readonly Kind[] = [
     query: `subscription SoakAddressTransactions($chainId: ID!, $address: EvmAddress!, $after: BigInt) {
   newAddressTransactions(chainId: $chainId, address: $address, after: $after) {
     transaction {
-      txHash blockNumber blockHash
+      txHash blockNumber blockHash blockTimestamp
       block { blockHash blockNumber parentHash }
       chain { chainId }
     }
@@ -156,6 +160,7 @@ export const KINDS: readonly Kind[] = [
         stream: "",
         number: Number(tx.blockNumber),
         id: String(tx.txHash),
+        time: Number(tx.blockTimestamp),
         detail: {
           blockHash: tx.blockHash,
           linkedBlockHash: block?.blockHash ?? null,
@@ -184,11 +189,29 @@ export const KINDS: readonly Kind[] = [
       stream: "",
       number: Number(point.timestamp),
       id: String(point.valueExact),
+      time: undefined,
       detail: { value: point.value },
       nullLinks: [],
     }),
   },
 ];
 
-/** Error codes that an upstream failure gives, which explain a null link. */
-export const UPSTREAM_FAILURE_CODES = new Set(["UPSTREAM_ERROR", "UPSTREAM_UNAVAILABLE"]);
+/**
+ * What an error of an event says of its cause: for the upstream's codes, whether the upstream
+ * failed (an answer with an error status, a connection that failed) or the gateway gave up
+ * before it answered (the request's deadline passed, the breaker failing fast). Only the first
+ * explains a null link: the simulator of the soak injects no faults.
+ */
+export function causeOf(error: { message: string; extensions?: Record<string, unknown> }): {
+  cause: string;
+  upstreamFailed: boolean;
+} {
+  const code = String(error.extensions?.code ?? "NONE");
+  if (code !== "UPSTREAM_ERROR" && code !== "UPSTREAM_UNAVAILABLE") return { cause: code, upstreamFailed: false };
+  const status = (error.extensions?.upstream as { status?: number | null } | undefined)?.status;
+  if (typeof status === "number") return { cause: `${code}: upstream answered ${status}`, upstreamFailed: true };
+  if (error.message.includes("deadline passed"))
+    return { cause: `${code}: the request's deadline passed`, upstreamFailed: false };
+  if (error.message.includes("circuit open")) return { cause: `${code}: circuit open`, upstreamFailed: false };
+  return { cause: `${code}: ${error.message.replace(/^The .* could not be reached: /, "")}`, upstreamFailed: true };
+}

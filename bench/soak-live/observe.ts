@@ -70,7 +70,7 @@ async function callsOnRoute(gateway: SoakGateway, route: string): Promise<number
 }
 
 export interface LockHolder {
-  /** The gateway whose calls on the question's route grew while the other's did not; undefined when that was not clear. */
+  /** The gateway whose calls on the question's route grew at least twice as much as the other's, the lock unchanged; undefined when that was not clear. */
   gateway: string | undefined;
   /** Calls on the route each gateway made while watched. */
   callsWhileWatched: Record<string, number>;
@@ -104,11 +104,12 @@ export async function findLockHolder(
     const holder = await redis.get(key);
     const ttlMs = await redis.pttl(key);
     const grew = gateways.map((gateway, index) => ({ name: gateway.name, calls: after[index]! - before[index]! }));
-    const readers = grew.filter((entry) => entry.calls > 0);
+    // The reader polls at every interval; the other reads the route only for its clients' catch-ups.
+    const [most, next] = [...grew].sort((a, b) => b.calls - a.calls);
     const locks = await redis.keys("avalanche-gateway:live:*:lock");
     const values = await Promise.all(locks.map((lockKey) => redis.get(lockKey)));
     return {
-      gateway: readers.length === 1 && holder === holderBefore ? readers[0]!.name : undefined,
+      gateway: most && most.calls > 0 && most.calls >= 2 * (next?.calls ?? 0) && holder === holderBefore ? most.name : undefined,
       callsWhileWatched: Object.fromEntries(grew.map((entry) => [entry.name, entry.calls])),
       lock: { key, holder, ttlMs },
       locksOfHolder: locks

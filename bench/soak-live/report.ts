@@ -4,6 +4,7 @@ import type { KindSummary } from "./analyse.ts";
 import type { DisruptionLog } from "./disruptions.ts";
 import type { RouteCalls, RssLife } from "./figures.ts";
 import type { GapsAtJump } from "./sequences.ts";
+import type { Subscriber } from "./subscriber.ts";
 
 export interface Check {
   name: string;
@@ -26,6 +27,8 @@ export interface SoakLiveReport {
   rss: RssLife[];
   upstreamCalls: RouteCalls[];
   simulatorReadsToCheck: number;
+  /** The first message of each kind of error the events carried. */
+  errorSamples: Record<string, string>;
   checks: Check[];
   pass: boolean;
 }
@@ -154,6 +157,10 @@ function markdown(report: SoakLiveReport): string {
       .filter((kind) => kind.wrongSamples.length)
       .map((kind) => `- wrong ${kind.kind}: ${kind.wrongSamples.join("; ")}`),
     "",
+    "Errors in events, by kind, path and cause (an upstream code explains a null link only when the upstream failed: an error status, a failed connection; not the request's deadline, not an open circuit), each with its first message:",
+    "",
+    ...Object.entries(report.errorSamples).map(([what, message]) => `- ${what}: ${message}`),
+    "",
     "## Disruptions",
     "",
     ...report.disruptions.jumps.map(
@@ -211,6 +218,27 @@ function markdown(report: SoakLiveReport): string {
     "",
   ];
   return lines.join("\n");
+}
+
+/** Every subscriber's events, one JSON line each: what a failed check is looked into with. */
+export async function dumpEvents(path: string, subscribers: Subscriber[]): Promise<void> {
+  const lines = subscribers.map((subscriber) =>
+    JSON.stringify({
+      index: subscriber.index,
+      kind: subscriber.kind.name,
+      question: subscriber.question,
+      transport: subscriber.transport,
+      gateway: subscriber.gatewayName,
+      segments: subscriber.segments,
+      events: subscriber.received.map((event) => [
+        Math.round(event.atMs),
+        event.segment,
+        event.item ? `${event.item.stream}:${event.item.number}:${event.item.id}` : null,
+        event.errors.map((error) => `${error.path}:${error.cause}`),
+      ]),
+    }),
+  );
+  await writeFile(path, `${lines.join("\n")}\n`);
 }
 
 export async function writeReport(report: SoakLiveReport): Promise<void> {

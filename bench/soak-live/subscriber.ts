@@ -4,7 +4,7 @@
  * last block it saw when the subscription takes it, so that the new stream continues the old.
  */
 import type { FormattedExecutionResult, GraphQLFormattedError } from "graphql";
-import { UPSTREAM_FAILURE_CODES, type Kind, type SeenItem } from "./kinds.ts";
+import { causeOf, type Kind, type SeenItem } from "./kinds.ts";
 import { openStream, type OpenStream, type StreamEnd, type TransportName } from "./transports.ts";
 
 /** One event as the subscriber got it. */
@@ -15,8 +15,8 @@ export interface Received {
   segment: number;
   /** Its item; shared with every subscriber that got the same answer. */
   item: SeenItem | undefined;
-  /** The codes of its errors, by where they point: "" for the root field (LIVE_GAP, SLOW_SUBSCRIBER), else the link's path. */
-  errors: { path: string; code: string }[];
+  /** Its errors, by where they point: "" for the root field (LIVE_GAP, SLOW_SUBSCRIBER), else the link's path. */
+  errors: { path: string; code: string; cause: string; upstreamFailed: boolean }[];
   /** Null links that no upstream failure in the same event explains. */
   unexplainedNullLinks: string[];
 }
@@ -34,6 +34,9 @@ const answers = new Map<string, SeenItem>();
 export function distinctItems(): number {
   return answers.size;
 }
+
+/** The first message of each kind of error, by kind of subscription, path and cause. */
+export const errorSamples = new Map<string, string>();
 
 /**
  * After this many SLOW_SUBSCRIBER endings in a row, the client gives up its `after` and starts
@@ -105,10 +108,13 @@ export class Subscriber {
   }
 
   private record(result: FormattedExecutionResult, segment: number): void {
-    const errors = (result.errors ?? []).map((error: GraphQLFormattedError) => ({
-      path: (error.path ?? []).slice(1).join("."),
-      code: String(error.extensions?.code ?? "NONE"),
-    }));
+    const errors = (result.errors ?? []).map((error: GraphQLFormattedError) => {
+      const path = (error.path ?? []).slice(1).join(".");
+      const { cause, upstreamFailed } = causeOf(error);
+      const sample = `${this.kind.name} ${path || "(root)"} ${cause}`;
+      if (!errorSamples.has(sample) && errorSamples.size < 100) errorSamples.set(sample, error.message);
+      return { path, code: String(error.extensions?.code ?? "NONE"), cause, upstreamFailed };
+    });
     const value = (result.data as Record<string, unknown> | null | undefined)?.[this.kind.field] as
       Record<string, unknown> | null | undefined;
     let item: SeenItem | undefined;
@@ -124,9 +130,7 @@ export class Subscriber {
       this.itemsInSegment += 1;
     }
     const explained = (link: string) =>
-      errors.some(
-        (error) => UPSTREAM_FAILURE_CODES.has(error.code) && (error.path === link || error.path.startsWith(`${link}.`)),
-      );
+      errors.some((error) => error.upstreamFailed && (error.path === link || error.path.startsWith(`${link}.`)));
     this.received.push({
       atMs: this.clock(),
       segment,
