@@ -44,6 +44,8 @@ import { busyAddresses } from "./soak-live/upstream-truth.ts";
 
 /** Items of slack around LIVE_MAX_CATCH_UP, where the poller's last read before a jump decides whether it gaps. */
 const GAP_SLACK = Math.ceil(LIVE_MAX_CATCH_UP * 0.05);
+/** How long after a disruption or a resubscription the pollers may still read more than their interval's page. */
+const SETTLE_MS = 30_000;
 /** Subscribers opened at once, then a pause: a crowd of clients arriving, not one burst. */
 const OPEN_BATCH = 50;
 
@@ -52,6 +54,17 @@ function log(message: string): void {
 }
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, Math.max(0, ms)));
+
+/** Whether nothing but the pollers read the polled routes between two times: no disruption settling, no catch-up. */
+function calmBetween(fromMs: number, toMs: number, made: DisruptionLog, subscribers: Subscriber[]): boolean {
+  const settled = made.times.every((atMs) => atMs + SETTLE_MS < fromMs || atMs > toMs);
+  const resumed = subscribers.some((subscriber) =>
+    subscriber.segments.some(
+      (segment) => segment.after !== undefined && segment.startedAtMs >= fromMs - SETTLE_MS && segment.startedAtMs <= toMs,
+    ),
+  );
+  return settled && !resumed;
+}
 
 async function main(): Promise<void> {
   if (process.env.SOAK_LIVE_BUILD !== "false") buildGateway(log);
@@ -139,7 +152,9 @@ async function main(): Promise<void> {
     );
     const rssSummary = rssLives(rss.samples, endMs);
     const addressQuestions = new Set(subscribers.flatMap((subscriber) => subscriber.address ?? [])).size;
-    const upstreamCalls = callsPerMinute(calls.snapshots, addressQuestions);
+    const upstreamCalls = callsPerMinute(calls.snapshots, addressQuestions, (fromMs, toMs) =>
+      calmBetween(fromMs, toMs, made, subscribers),
+    );
     if (process.env.SOAK_LIVE_DUMP) await dumpEvents(process.env.SOAK_LIVE_DUMP, subscribers);
     const checks = checksOf(kinds, gapsAtJumps, rssSummary, upstreamCalls, made);
     const pass = checks.every((check) => check.pass);

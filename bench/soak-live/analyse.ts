@@ -12,6 +12,8 @@ import type { Subscriber } from "./subscriber.ts";
 export interface TakeOver {
   /** From the kill to the first new item on a stream of the gateway that lived, opened before the kill; null when none came. */
   survivorMs: number | null;
+  /** Streams of the surviving gateway open at the kill: those the take-over is measured on. */
+  survivorStreamsOpen: number;
   /** From the kill to the first event on a stream of the killed gateway, resubscribed. */
   resubscribedMs: number | null;
   /** Three of the question's longest intervals (the lock's life) and one base interval: the README's promise. */
@@ -175,13 +177,13 @@ export function analyseKind(input: AnalysisInput): KindSummary {
     }
   }
   if (kill) {
+    const survivors = subscribers.filter((subscriber) => subscriber.gatewayName !== kill.gateway);
+    const openAtKill = (subscriber: Subscriber) =>
+      subscriber.segments.some((segment) => segment.startedAtMs < kill.atMs && (segment.end?.atMs ?? Infinity) > kill.atMs);
     const boundMs = 3 * kind.pollMs.max + kind.pollMs.base;
     summary.takeOver = {
-      survivorMs: firstEventAfter(
-        subscribers.filter((subscriber) => subscriber.gatewayName !== kill.gateway),
-        kill,
-        true,
-      ),
+      survivorMs: firstEventAfter(survivors, kill, true),
+      survivorStreamsOpen: survivors.filter(openAtKill).length,
       resubscribedMs: firstEventAfter(
         subscribers.filter((subscriber) => subscriber.gatewayName === kill.gateway),
         kill,

@@ -73,14 +73,16 @@ const polledRoutes = (addresses: number): Record<string, { questions: number; bo
 
 export interface RouteCalls {
   route: string;
-  /** Calls in each minute of the run (per question on a polled route). */
-  perMinute: number[];
+  /** Calls in each minute of the run; a calm minute (no disruption, no resubscription's catch-up) is marked with `*`. */
+  perMinute: string[];
   questions: number | undefined;
+  /** Per question, over the calm minutes only: the pollers' own reads. */
+  calmMinutes: number;
   medianPerQuestion: number | undefined;
   maxPerQuestion: number | undefined;
-  /** One poller per question on all gateways: its calls a minute at the base interval (catch-ups and first reads aside). */
+  /** One poller per question on all gateways: its calls a minute at the base interval. */
   boundPerQuestion: number | undefined;
-  /** Whether the median minute stays within the bound (10 % and one call of slack); undefined for a link's route. */
+  /** Whether the median calm minute stays within the bound (10 % and one call of slack); undefined for a link's route, or without a calm minute. */
   withinBound: boolean | undefined;
 }
 
@@ -89,28 +91,40 @@ function median(values: number[]): number {
   return sorted.length === 0 ? 0 : sorted[Math.floor((sorted.length - 1) / 2)]!;
 }
 
-/** `addresses`: the address questions, which share one route. */
-export function callsPerMinute(snapshots: CounterSnapshot[], addresses: number): RouteCalls[] {
+/**
+ * Calls a minute by route. `addresses`: the address questions, which share one route. `calm`
+ * tells the minutes whose calls are the pollers' alone: a resubscription's catch-up reads the
+ * same route for its client, and a disruption makes the pollers page back or poll apart.
+ */
+export function callsPerMinute(
+  snapshots: CounterSnapshot[],
+  addresses: number,
+  calm: (fromMs: number, toMs: number) => boolean,
+): RouteCalls[] {
   const polledRoute = polledRoutes(addresses);
   const routes = new Set(snapshots.flatMap((snapshot) => Object.keys(snapshot.counts)));
   return [...routes].sort().map((route) => {
-    const perMinute: number[] = [];
+    const perMinute: { calls: number; calm: boolean }[] = [];
     for (let index = 1; index < snapshots.length; index += 1) {
       const [before, after] = [snapshots[index - 1]!, snapshots[index]!];
       const minutes = (after.atMs - before.atMs) / 60_000;
       // A partial last minute would read as a slow one.
       if (minutes < 0.5) continue;
-      perMinute.push(Math.round(((after.counts[route] ?? 0) - (before.counts[route] ?? 0)) / minutes));
+      perMinute.push({
+        calls: Math.round(((after.counts[route] ?? 0) - (before.counts[route] ?? 0)) / minutes),
+        calm: calm(before.atMs, after.atMs),
+      });
     }
     const polled = polledRoute[route];
-    const perQuestion = polled ? perMinute.map((calls) => calls / polled.questions) : [];
-    const medianPerQuestion = polled && perQuestion.length ? Math.round(median(perQuestion) * 10) / 10 : undefined;
+    const perQuestion = polled ? perMinute.filter((minute) => minute.calm).map((minute) => minute.calls / polled.questions) : [];
+    const medianPerQuestion = perQuestion.length ? Math.round(median(perQuestion) * 10) / 10 : undefined;
     return {
       route,
-      perMinute,
+      perMinute: perMinute.map((minute) => `${minute.calls}${minute.calm ? "*" : ""}`),
       questions: polled?.questions,
+      calmMinutes: perMinute.filter((minute) => minute.calm).length,
       medianPerQuestion,
-      maxPerQuestion: polled && perQuestion.length ? Math.round(Math.max(...perQuestion) * 10) / 10 : undefined,
+      maxPerQuestion: perQuestion.length ? Math.round(Math.max(...perQuestion) * 10) / 10 : undefined,
       boundPerQuestion: polled?.boundPerMinute,
       withinBound: polled && medianPerQuestion !== undefined ? medianPerQuestion <= polled.boundPerMinute * 1.1 + 1 : undefined,
     };

@@ -51,7 +51,7 @@ export class Subscriber {
   private stopped = false;
   private lastNumber: number | undefined;
   private itemsInSegment = 0;
-  /** Subscriptions in a row that failed before an item (a gateway down): the back-off grows. */
+  /** Subscriptions in a row that ended before an item (a gateway down, an error at once): the back-off grows. */
   private failedAttempts = 0;
   private slowEndingsInARow = 0;
 
@@ -95,9 +95,9 @@ export class Subscriber {
         this.received.at(-1)?.segment === number &&
         this.received.at(-1)!.errors.some((error) => error.code === "SLOW_SUBSCRIBER");
       this.slowEndingsInARow = slow ? this.slowEndingsInARow + 1 : 0;
-      this.failedAttempts = this.itemsInSegment > 0 || end.how === "complete" ? 0 : this.failedAttempts + 1;
-      // A client's back-off: at once after an ending the gateway chose, longer while it cannot connect.
-      const wait = end.how === "complete" ? 200 : Math.min(4_000, 250 * 2 ** this.failedAttempts);
+      // A client's back-off: at once after a stream that delivered, longer while subscriptions fail before an item.
+      this.failedAttempts = this.itemsInSegment > 0 ? 0 : this.failedAttempts + 1;
+      const wait = this.failedAttempts === 0 ? 200 : Math.min(4_000, 250 * 2 ** this.failedAttempts);
       await new Promise((resolve) => setTimeout(resolve, wait));
     }
   }
