@@ -111,7 +111,6 @@ async function main(): Promise<void> {
       redis,
       clock,
       log,
-      endMs: totalMs,
       stopping: () => stopping,
     });
     await sleep(totalMs - clock());

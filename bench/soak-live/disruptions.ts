@@ -60,8 +60,6 @@ export interface DisruptionTargets {
   redis: RedisServer;
   clock: () => number;
   log: (message: string) => void;
-  /** When the run ends: the last jump's window closes there. */
-  endMs: number;
   /** Whether the run is stopping (an error elsewhere). */
   stopping: () => boolean;
 }
@@ -83,10 +81,6 @@ export async function runDisruptions(plan: Disruption[], targets: DisruptionTarg
       log(`could not make the ${why}`);
     }
   }
-  // A jump's LIVE_GAP events belong to it until the next disruption.
-  for (const jump of made.jumps) {
-    jump.windowEndMs = made.times.find((time) => time > jump.atMs) ?? targets.endMs;
-  }
   return made;
 }
 
@@ -106,7 +100,6 @@ async function disrupt(disruption: Disruption, targets: DisruptionTargets, made:
       seconds: disruption.seconds,
       cChainBlocksGained: gained,
       atMs,
-      windowEndMs: targets.endMs,
       simBefore: before.nowMs / 1000,
       simAfter: after.nowMs / 1000,
     });

@@ -40,7 +40,7 @@ const CRITERIA: { name: string; value: (kind: KindSummary) => number }[] = [
   { name: "0 wrong (hash, links, values, another question's items)", value: (kind) => kind.wrongEvents + kind.counts.unknown },
   { name: "0 breaks in the parent hash chain", value: (kind) => kind.counts.brokenParentChain },
   { name: "0 null links without an upstream failure", value: (kind) => kind.nullLinks.unexplained },
-  { name: "0 LIVE_GAP outside a jump's window", value: (kind) => kind.counts.gapsOutsideJumps },
+  { name: "0 LIVE_GAP that no jump explains", value: (kind) => kind.counts.gapsOutsideJumps },
   { name: "0 silent subscribers", value: (kind) => kind.counts.silentSubscribers },
   { name: "0 streams ended that no disruption explains", value: (kind) => kind.unexpectedEndings },
 ];

@@ -1,6 +1,8 @@
 /**
  * Each subscriber's events against its question's sequence as the simulator lists it: items lost,
- * pushed twice, out of order; LIVE_GAP events where a clock jump allowed one and nowhere else.
+ * pushed twice, out of order; LIVE_GAP events where a clock jump allowed one and nowhere else. A
+ * LIVE_GAP belongs to the latest jump the stream has not yet passed (got an item from the jump's
+ * head on): a poller may read the jump late, after a take-over or a Redis restart.
  * A subscriber's resubscriptions with `after` continue one stream; a resubscription of a kind
  * without `after` starts anew, and what it could not have had is counted apart, not as lost.
  */
@@ -12,8 +14,6 @@ import type { TruthItem } from "./upstream-truth.ts";
 export interface JumpMade {
   blocks: number;
   atMs: number;
-  /** When the next disruption came (or the run ended): LIVE_GAP events in between belong to this jump. */
-  windowEndMs: number;
   simBefore: number;
   simAfter: number;
 }
@@ -44,7 +44,7 @@ export interface SequenceCounts {
   skippedByGaps: number;
   /** Items a resubscription without `after` could not have had (kinds that have no `after`). */
   skippedByResubscription: number;
-  /** LIVE_GAP events outside every jump's window. */
+  /** LIVE_GAP events before any jump, or after the stream passed every jump before them. */
   gapsOutsideJumps: number;
   /** Subscribers that never got an item while others of their question did. */
   silentSubscribers: number;
@@ -128,6 +128,7 @@ export function walkSequence(
   const excused = new Map<string, "gap" | "resubscription">();
   const seen = new Set<string>();
   const gapJumps: JumpMade[] = [];
+  const passed = new Set<JumpMade>();
   let segment = -1;
   let startTime: number | undefined;
   let awaitingNewest: JumpMade | undefined;
@@ -143,7 +144,7 @@ export function walkSequence(
     }
     if (isGap(event)) {
       excuseAll("gap");
-      const jump = jumps.find((candidate) => event.atMs >= candidate.atMs && event.atMs < candidate.windowEndMs);
+      const jump = jumps.findLast((candidate) => event.atMs >= candidate.atMs && !passed.has(candidate));
       if (jump) {
         gapJumps.push(jump);
         awaitingNewest = jump;
@@ -188,6 +189,9 @@ export function walkSequence(
     }
     previous.set(item.stream, index);
     excused.delete(item.stream);
+    for (const jump of jumps) {
+      if (event.atMs >= jump.atMs && index >= sequence.lastAtOrBefore(item.stream, jump.simAfter)) passed.add(jump);
+    }
   }
 
   if (startTime === undefined) return;
