@@ -19,7 +19,7 @@ import { startSimulator } from "./processes.ts";
 import { analyseKind } from "./soak-live/analyse.ts";
 import { collectTruth } from "./soak-live/collect-truth.ts";
 import { runDisruptions, simulatorNow, type DisruptionLog } from "./soak-live/disruptions.ts";
-import { callsPerMinute, rssLives } from "./soak-live/figures.ts";
+import { callsPerMinute, rssLives, rssWindows } from "./soak-live/figures.ts";
 import { startSoakGateway, type SoakGateway } from "./soak-live/fleet.ts";
 import { KINDS } from "./soak-live/kinds.ts";
 import { countUpstreamCalls, sampleRss } from "./soak-live/observe.ts";
@@ -179,6 +179,12 @@ async function main(): Promise<void> {
       disruptions: made,
       gapsAtJumps,
       rss: rssSummary,
+      rssSampleSeconds: RSS_SAMPLE_MS / 1000,
+      rssWindows: {
+        warmUpSeconds: Math.round(rssWindows(endMs).warmUpMs / 1000),
+        steadySeconds: Math.round(rssWindows(endMs).steadyMs / 1000),
+        lastSeconds: Math.round(rssWindows(endMs).lastMs / 1000),
+      },
       upstreamCalls,
       simulatorReadsToCheck: reads,
       errorSamples: Object.fromEntries(errorSamples),

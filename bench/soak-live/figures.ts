@@ -13,12 +13,14 @@ export interface RssLife {
   /** The largest RSS in the first steady window (after warm-up) and in the last window. */
   steady: { fromMs: number; toMs: number; maxMb: number } | undefined;
   last: { fromMs: number; toMs: number; maxMb: number } | undefined;
+  /** The largest RSS in each minute of its life. */
+  perMinuteMaxMb: number[];
   /** Whether the last window's max is within 10 % and 10 MB of the steady one's; undefined when the life was too short to tell. */
   flat: boolean | undefined;
 }
 
 /** The windows of a run of `totalMs`: warm-up, then the first steady minutes, and the last minutes. */
-function windows(totalMs: number) {
+export function rssWindows(totalMs: number): { warmUpMs: number; steadyMs: number; lastMs: number } {
   const warmUpMs = Math.min(5 * 60_000, totalMs * 0.1);
   const steadyMs = Math.min(5 * 60_000, totalMs * 0.15);
   const lastMs = Math.min(10 * 60_000, totalMs * 0.3);
@@ -27,7 +29,7 @@ function windows(totalMs: number) {
 
 /** RSS of each gateway process (a killed gateway has two lives), with its first steady minutes against its last. */
 export function rssLives(samples: RssSample[], totalMs: number): RssLife[] {
-  const { warmUpMs, steadyMs, lastMs } = windows(totalMs);
+  const { warmUpMs, steadyMs, lastMs } = rssWindows(totalMs);
   const byPid = new Map<number, RssSample[]>();
   for (const sample of samples) byPid.set(sample.pid, [...(byPid.get(sample.pid) ?? []), sample]);
   return [...byPid.values()].map((life) => {
@@ -41,6 +43,11 @@ export function rssLives(samples: RssSample[], totalMs: number): RssLife[] {
     const lastFrom = Math.max(steadyFrom + steadyMs, life.at(-1)!.atMs - lastMs);
     const last = steady ? max(lastFrom, life.at(-1)!.atMs) : undefined;
     const mbs = life.map((sample) => sample.mb);
+    const perMinuteMaxMb: number[] = [];
+    for (const sample of life) {
+      const minute = Math.floor((sample.atMs - startedAtMs) / 60_000);
+      perMinuteMaxMb[minute] = Math.max(perMinuteMaxMb[minute] ?? 0, Math.round(sample.mb));
+    }
     return {
       gateway: life[0]!.gateway,
       pid: life[0]!.pid,
@@ -49,6 +56,7 @@ export function rssLives(samples: RssSample[], totalMs: number): RssLife[] {
       firstMb: mbs[0]!,
       peakMb: Math.max(...mbs),
       lastMb: mbs.at(-1)!,
+      perMinuteMaxMb: [...perMinuteMaxMb].map((mb) => mb ?? 0),
       steady,
       last,
       flat: steady && last ? last.maxMb <= steady.maxMb * 1.1 + 10 : undefined,

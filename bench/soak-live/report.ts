@@ -25,6 +25,8 @@ export interface SoakLiveReport {
   disruptions: DisruptionLog;
   gapsAtJumps: GapsAtJump[];
   rss: RssLife[];
+  rssSampleSeconds: number;
+  rssWindows: { warmUpSeconds: number; steadySeconds: number; lastSeconds: number };
   upstreamCalls: RouteCalls[];
   simulatorReadsToCheck: number;
   /** The first message of each kind of error the events carried. */
@@ -150,6 +152,8 @@ function markdown(report: SoakLiveReport): string {
     "",
     ...report.gatewaySettings.map((setting) => `- ${setting}`),
     "",
+    "Each subscriber is a client of its own that holds one stream for the whole run: when the stream ends (completed, refused, its connection dropped), it subscribes again on the same gateway, with `after` = the last block it saw where the kind has `after` (at once after a stream that delivered, backing off up to 4 s while subscriptions end before an item); after 3 `SLOW_SUBSCRIBER` endings in a row it gives up `after` and starts from now, and what it missed counts as lost. A kind without `after` (`newNetworkBlocks`, `chainMetricUpdates`) starts anew, and what it could not have had is counted apart.",
+    "",
     "## Streams by kind",
     "",
     "| kind | questions | subscribers | events | items | lost | dup | out of order | wrong | parent chain | null links (unexplained / explained) | skipped by gaps | skipped by resubscription without `after` | resubscriptions | endings | error codes |",
@@ -209,11 +213,13 @@ function markdown(report: SoakLiveReport): string {
     "",
     "## Resident memory",
     "",
-    "| gateway | pid | from (s) | samples | first | first steady window max | last window max | peak | last | flat |",
-    "|---|---|---|---|---|---|---|---|---|---|",
+    `MB, from /proc/<pid>/status (VmRSS) every ${report.rssSampleSeconds} s; each life of a gateway apart (the killed one has two). Windows: warm-up ${report.rssWindows.warmUpSeconds} s, then the first steady window of ${report.rssWindows.steadySeconds} s, against the last ${report.rssWindows.lastSeconds} s.`,
+    "",
+    "| gateway | pid | from (s) | samples | first | first steady window max | last window max | peak | last | flat | max each minute |",
+    "|---|---|---|---|---|---|---|---|---|---|---|",
     ...report.rss.map(
       (life) =>
-        `| ${life.gateway} | ${life.pid} | ${Math.round(life.startedAtMs / 1000)} | ${life.samples} | ${life.firstMb} | ${life.steady?.maxMb ?? "-"} | ${life.last?.maxMb ?? "-"} | ${life.peakMb} | ${life.lastMb} | ${life.flat ?? "too short to tell"} |`,
+        `| ${life.gateway} | ${life.pid} | ${Math.round(life.startedAtMs / 1000)} | ${life.samples} | ${life.firstMb} | ${life.steady?.maxMb ?? "-"} | ${life.last?.maxMb ?? "-"} | ${life.peakMb} | ${life.lastMb} | ${life.flat ?? "too short to tell"} | ${life.perMinuteMaxMb.join(", ")} |`,
     ),
     "",
     "## Upstream calls a minute",
