@@ -352,6 +352,12 @@ export class UpstreamService {
   private async send<T>(attempt: Attempt): Promise<T> {
     this.budget.deposit();
     for (let retry = 0; ; retry += 1) {
+      // A call whose request ran out of time before it was sent says nothing of the service: it
+      // never reaches the breaker, so that callers' deadlines cannot open the circuit for everyone.
+      if (attempt.deadline <= Date.now()) {
+        this.observer.call(this.name, attempt.method, attempt.route, "deadline", 0);
+        throw upstreamUnreachable(this.name, "the request's deadline passed");
+      }
       try {
         return (await this.breaker.fire(attempt)) as T;
       } catch (error) {

@@ -126,3 +126,28 @@ describe.each(TRANSPORTS)("row 2: the breaker counts only the service's failures
     }
   });
 });
+
+describe("callers' deadlines", () => {
+  it("calls whose request ran out of time before they were sent never reach the service or count against it", async () => {
+    const fragile = await startHarness(FRAGILE);
+    try {
+      await execute(fragile, '{ chain(id: "43114") { chainId } }');
+      fragile.simulator.resetCounters();
+      const evm = fragile.gateway.upstreams.evm;
+      for (let attempt = 0; attempt < 10; attempt += 1) {
+        await expect(evm.getBlock("43114", String(400 + attempt), { deadline: Date.now() - 1 })).rejects.toMatchObject({
+          message: expect.stringMatching(/deadline passed/),
+        });
+      }
+      expect(upstreamCalls(fragile)).toEqual({});
+      // The breaker is closed: the next caller's call is sent and answered.
+      const answer = await execute<{ chain: { block: { blockNumber: string } | null } }, { id: string }>(fragile, BLOCK_QUERY, {
+        id: "300",
+      });
+      expect(answer.body.errors).toBeUndefined();
+      expect(answer.body.data?.chain.block?.blockNumber).toBe("300");
+    } finally {
+      await fragile.close();
+    }
+  });
+});
