@@ -30,6 +30,7 @@ import { KeyVerdicts, useRefusedKeys } from "./plugins/refused-keys.ts";
 import { useRefusals, withLastResort } from "./plugins/refusals.ts";
 import { requestIdOf, useRequestLog } from "./plugins/request-log.ts";
 import { useResponseCache } from "./plugins/response-cache.ts";
+import { useSseSingleConnection, type Pipeline } from "./plugins/sse-single-connection.ts";
 import { securityPlugins } from "./plugins/security.ts";
 import { schema } from "./schema.ts";
 import { createCompression, type Compression } from "./server/compression.ts";
@@ -133,6 +134,7 @@ export function createGateway(config: GatewayConfig, urls: UpstreamUrls, logger:
   const requestIds = new WeakMap<Request, string>();
   const deadlines = new RequestDeadlines(config.requestTimeoutMs);
   const streams = socketStreams();
+  const chargeUnusableBody = rateLimiter ? unusableBodyCharge(rateLimiter, config.rateLimit) : () => {};
 
   const yoga = createYoga<Record<string, never>, GatewayContext>({
     schema,
@@ -165,6 +167,8 @@ export function createGateway(config: GatewayConfig, urls: UpstreamUrls, logger:
         readiness,
         compression,
         streams,
+        chargeUnusableBody,
+        pipeline: (): Pipeline => yoga,
       }),
       clientLogger,
     ),
@@ -182,7 +186,7 @@ export function createGateway(config: GatewayConfig, urls: UpstreamUrls, logger:
     maxBodyBytes: config.security.maxBodyBytes,
     maxNestingDepth: config.security.maxNestingDepth,
     refusesSpentCaller: rateLimiter ? refuseSpentCallers(rateLimiter, config.rateLimit, metrics, logger) : () => false,
-    chargeUnusableBody: rateLimiter ? unusableBodyCharge(rateLimiter, config.rateLimit) : () => {},
+    chargeUnusableBody,
     logger: clientLogger,
   });
 
@@ -368,6 +372,9 @@ interface PluginParts {
   readiness: UpstreamReadiness;
   compression: Compression;
   streams: SocketStreams;
+  chargeUnusableBody: (request: IncomingMessage, characters: number) => void;
+  /** The Yoga these plugins make up, once made: graphql-sse's operations run through all of it. */
+  pipeline: () => Pipeline;
 }
 
 /** Every plugin, in the order that matters: each comment says why a plugin stands where it does. */
@@ -392,6 +399,23 @@ function pluginsInOrder(parts: PluginParts) {
     }),
     // Before the response cache: a key the upstream refused is never served what is held.
     useRefusedKeys(parts.keyVerdicts, GRAPHQL_ENDPOINT),
+    // graphql-sse's single-connection mode: before the response cache, which would answer its POSTs
+    // as requests of their own; each operation they carry runs this whole pipeline.
+    useSseSingleConnection({
+      graphqlEndpoint: GRAPHQL_ENDPOINT,
+      limits: {
+        perCaller: config.server.sseMaxStreamsPerAddress,
+        unlistened: config.server.maxConnections,
+        listenWithinMs: config.server.sseListenWithinMs,
+        maxUnreadBytes: config.server.webSocketMaxUnreadBytes,
+      },
+      maxNestingDepth: config.security.maxNestingDepth,
+      streams: parts.streams,
+      callers: config.rateLimit,
+      carryPayment: rateLimit?.carryPayment,
+      chargeUnusableBody: parts.chargeUnusableBody,
+      pipeline: parts.pipeline,
+    }),
     // Before the request log: a hit is logged and carries its request id like any answer.
     ...parts.responseCache,
     useRequestLog({ logger, requestIds, graphqlEndpoint: GRAPHQL_ENDPOINT }),
