@@ -11,14 +11,15 @@ import { refusalBody } from "./refusals.ts";
 
 export const JSON_TYPE = "application/json; charset=utf-8";
 
-export function tokenOf(request: Request): string | undefined {
-  return request.headers.get(TOKEN_HEADER_KEY) ?? new URL(request.url).searchParams.get(TOKEN_QUERY_KEY) ?? undefined;
+/** The stream's token a request names, in its header or its query string (`url`, when parsed already). */
+export function tokenOf(request: Request, url = new URL(request.url)): string | undefined {
+  return request.headers.get(TOKEN_HEADER_KEY) ?? url.searchParams.get(TOKEN_QUERY_KEY) ?? undefined;
 }
 
 /** A request of this mode: a PUT, or a request that names a stream's token. */
-export function isSingleConnectionRequest(request: Request, pathname: string, endpoint: string): boolean {
-  if (pathname !== endpoint) return false;
-  return request.method === "PUT" || (["GET", "POST", "DELETE"].includes(request.method) && tokenOf(request) !== undefined);
+export function isSingleConnectionRequest(request: Request, url: URL, endpoint: string): boolean {
+  if (url.pathname !== endpoint) return false;
+  return request.method === "PUT" || (["GET", "POST", "DELETE"].includes(request.method) && tokenOf(request, url) !== undefined);
 }
 
 /** graphql-sse's answer as a Response; its own refusals (JSON without a code) get one, as every refusal has (one without a body gets it from src/plugins/refusals.ts). */

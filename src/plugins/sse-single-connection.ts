@@ -238,7 +238,7 @@ export function useSseSingleConnection(options: SseSingleConnectionOptions): Plu
 
   return {
     onRequest({ request, url, serverContext, endResponse, fetchAPI }) {
-      if (!isSingleConnectionRequest(request, url.pathname, endpoint)) return;
+      if (!isSingleConnectionRequest(request, url, endpoint)) return;
       return answer(request, serverContext, fetchAPI).then(endResponse);
     },
   };
