@@ -135,6 +135,22 @@ export function createGateway(config: GatewayConfig, urls: UpstreamUrls, logger:
   const deadlines = new RequestDeadlines(config.requestTimeoutMs);
   const streams = socketStreams();
   const chargeUnusableBody = rateLimiter ? unusableBodyCharge(rateLimiter, config.rateLimit) : () => {};
+  const eventStreams = useSseSingleConnection({
+    graphqlEndpoint: GRAPHQL_ENDPOINT,
+    limits: {
+      perCaller: config.server.sseMaxStreamsPerAddress,
+      unlistened: config.server.maxConnections,
+      listenWithinMs: config.server.sseListenWithinMs,
+      maxUnreadBytes: config.server.webSocketMaxUnreadBytes,
+    },
+    maxNestingDepth: config.security.maxNestingDepth,
+    streams,
+    callers: config.rateLimit,
+    carryPayment: rateLimit?.carryPayment,
+    chargeUnusableBody,
+    // The Yoga made below: graphql-sse's operations run through all of it.
+    pipeline: (): Pipeline => yoga,
+  });
 
   const yoga = createYoga<Record<string, never>, GatewayContext>({
     schema,
@@ -167,8 +183,7 @@ export function createGateway(config: GatewayConfig, urls: UpstreamUrls, logger:
         readiness,
         compression,
         streams,
-        chargeUnusableBody,
-        pipeline: (): Pipeline => yoga,
+        eventStreams: eventStreams.plugin,
       }),
       clientLogger,
     ),
@@ -199,6 +214,7 @@ export function createGateway(config: GatewayConfig, urls: UpstreamUrls, logger:
     logger: clientLogger,
     liveCounts: () => shared.live.feed.counts(),
     endStreams: async () => {
+      eventStreams.endListeners();
       await Promise.all([shared.live.feed.close(), shared.exportWatch.close()]);
     },
     sockets: {
@@ -372,9 +388,7 @@ interface PluginParts {
   readiness: UpstreamReadiness;
   compression: Compression;
   streams: SocketStreams;
-  chargeUnusableBody: (request: IncomingMessage, characters: number) => void;
-  /** The Yoga these plugins make up, once made: graphql-sse's operations run through all of it. */
-  pipeline: () => Pipeline;
+  eventStreams: Plugin;
 }
 
 /** Every plugin, in the order that matters: each comment says why a plugin stands where it does. */
@@ -401,21 +415,7 @@ function pluginsInOrder(parts: PluginParts) {
     useRefusedKeys(parts.keyVerdicts, GRAPHQL_ENDPOINT),
     // graphql-sse's single-connection mode: before the response cache, which would answer its POSTs
     // as requests of their own; each operation they carry runs this whole pipeline.
-    useSseSingleConnection({
-      graphqlEndpoint: GRAPHQL_ENDPOINT,
-      limits: {
-        perCaller: config.server.sseMaxStreamsPerAddress,
-        unlistened: config.server.maxConnections,
-        listenWithinMs: config.server.sseListenWithinMs,
-        maxUnreadBytes: config.server.webSocketMaxUnreadBytes,
-      },
-      maxNestingDepth: config.security.maxNestingDepth,
-      streams: parts.streams,
-      callers: config.rateLimit,
-      carryPayment: rateLimit?.carryPayment,
-      chargeUnusableBody: parts.chargeUnusableBody,
-      pipeline: parts.pipeline,
-    }),
+    parts.eventStreams,
     // Before the request log: a hit is logged and carries its request id like any answer.
     ...parts.responseCache,
     useRequestLog({ logger, requestIds, graphqlEndpoint: GRAPHQL_ENDPOINT }),

@@ -206,3 +206,18 @@ describe("graphql-sse's single-connection mode, a client that leaves results unr
     expect((await send()).status).toBe(404);
   });
 });
+
+describe("graphql-sse's single-connection mode, at shutdown", () => {
+  it("ends each listened stream, so that the gateway drains without cutting it", async () => {
+    const { harness, served, url } = await servedGateway();
+    try {
+      const token = await (await fetch(url, { method: "PUT" })).text();
+      const stream = await readEventStream(await fetch(url, { headers: { accept: "text/event-stream", [TOKEN_HEADER]: token } }));
+      const closing = served.close();
+      expect(await stream.rest()).toEqual([]);
+      expect(await closing).toEqual({ forced: false });
+    } finally {
+      await harness.close();
+    }
+  });
+});

@@ -8,7 +8,7 @@
  *   the process at most `unlistened` not listened to yet. So hostile PUTs hold a bounded number of
  *   small entries for a bounded time, each bought for 1 (src/plugins/sse-single-connection.ts).
  * - A listened stream counts the bytes of the results put on it and the bytes its client read;
- *   one whose client leaves more than `maxUnreadBytes` unread is cut, as a WebSocket is.
+ *   one whose client leaves more than `maxUnreadBytes` unread is ended, as a WebSocket is.
  */
 import { randomUUID } from "node:crypto";
 
@@ -23,8 +23,8 @@ export class StreamReservation {
   listening = false;
   private queuedBytes = 0;
   private readBytes = 0;
-  /** Ends the listener's stream; set once it listens. */
-  private cutListener: (() => void) | undefined;
+  /** Ends the listener's stream, saying why; set once it listens. */
+  private endListener: ((why: string) => void) | undefined;
   lapse: NodeJS.Timeout | undefined;
 
   constructor(
@@ -32,17 +32,21 @@ export class StreamReservation {
     readonly caller: string,
   ) {}
 
-  /** Starts listening: `cut` ends the listener's stream when its client leaves too much unread. */
-  listen(cut: () => void): void {
+  /** Starts listening: `end` ends the listener's stream (its client leaves too much unread, or the gateway stops). */
+  listen(end: (why: string) => void): void {
     this.listening = true;
-    this.cutListener = cut;
+    this.endListener = end;
     clearTimeout(this.lapse);
   }
 
-  /** A result of `bytes` put on the stream; cuts it when its client leaves more than `max` unread. */
+  /** A result of `bytes` put on the stream; ends it when its client leaves more than `max` unread. */
   queued(bytes: number, max: number): void {
     this.queuedBytes += bytes;
-    if (this.queuedBytes - this.readBytes > max) this.cutListener?.();
+    if (this.queuedBytes - this.readBytes > max) this.end(`SLOW_SUBSCRIBER: over ${max} bytes of results unread`);
+  }
+
+  end(why: string): void {
+    this.endListener?.(why);
   }
 
   /** `bytes` of results the client read. */
@@ -78,10 +82,15 @@ export class StreamReservations {
   }
 
   /** The reservation's client listens: it no longer lapses, and is released when its stream ends. */
-  listen(reservation: StreamReservation, cut: () => void): void {
+  listen(reservation: StreamReservation, end: (why: string) => void): void {
     if (reservation.listening) return;
     this.unlistened -= 1;
-    reservation.listen(cut);
+    reservation.listen(end);
+  }
+
+  /** Ends every listened stream (shutdown): each client gets `why` and reconnects. */
+  endAll(why: string): void {
+    for (const reservation of [...this.byToken.values()]) reservation.end(why);
   }
 
   /** Ends a reservation (it lapsed, or its stream ended); its token names nothing any more. */

@@ -62,7 +62,13 @@ export interface Pipeline {
 
 const PING = ":\n\n";
 
-export function useSseSingleConnection(options: SseSingleConnectionOptions): Plugin {
+export interface SseSingleConnection {
+  plugin: Plugin;
+  /** Ends every listened stream, for shutdown: its client reconnects (to another instance). */
+  endListeners(): void;
+}
+
+export function useSseSingleConnection(options: SseSingleConnectionOptions): SseSingleConnection {
   const { graphqlEndpoint: endpoint, streams } = options;
   const reservations = new StreamReservations(options.limits);
   const carried = new WeakMap<Request, Carried>();
@@ -135,7 +141,7 @@ export function useSseSingleConnection(options: SseSingleConnectionOptions): Plu
       return refusalResponse(fetchAPI.Response, 409, "This event stream is listened to already", "BAD_REQUEST");
     }
     let cut = (_why: string) => {};
-    reservations.listen(reservation, () => cut(`SLOW_SUBSCRIBER: over ${options.limits.maxUnreadBytes} bytes of results unread`));
+    reservations.listen(reservation, (why) => cut(why));
     const headers = new fetchAPI.Headers({ accept: "text/event-stream", [TOKEN_HEADER_KEY]: reservation.token });
     // graphql-sse's handler holds a stream only from here on, while it is listened to.
     await handler(asHandled(request, "PUT", null, new fetchAPI.Headers({ [TOKEN_HEADER_KEY]: reservation.token })));
@@ -237,9 +243,12 @@ export function useSseSingleConnection(options: SseSingleConnectionOptions): Plu
   }
 
   return {
-    onRequest({ request, url, serverContext, endResponse, fetchAPI }) {
-      if (!isSingleConnectionRequest(request, url, endpoint)) return;
-      return answer(request, serverContext, fetchAPI).then(endResponse);
+    plugin: {
+      onRequest({ request, url, serverContext, endResponse, fetchAPI }) {
+        if (!isSingleConnectionRequest(request, url, endpoint)) return;
+        return answer(request, serverContext, fetchAPI).then(endResponse);
+      },
     },
+    endListeners: () => reservations.endAll("SHUTTING_DOWN: the gateway is shutting down; reconnect"),
   };
 }
