@@ -109,6 +109,13 @@ export interface ServerConfig {
   webSocketIdleTimeoutMs: number;
   /** Bytes of results a WebSocket's client may leave unread before its socket is closed (WS_MAX_UNREAD_BYTES). */
   webSocketMaxUnreadBytes: number;
+  /**
+   * graphql-sse event streams (single-connection mode) one caller address may hold, reserved or
+   * listened to (SSE_MAX_STREAMS_PER_ADDRESS); a listened one's client may leave WS_MAX_UNREAD_BYTES unread, as a WebSocket's.
+   */
+  sseMaxStreamsPerAddress: number;
+  /** How long a graphql-sse stream reserved by a PUT waits for its GET before it lapses (SSE_LISTEN_WITHIN_MS). */
+  sseListenWithinMs: number;
 }
 
 /** The upstream's verdicts on callers' keys, kept by hash in bounded LRUs (src/plugins/refused-keys.ts). */
@@ -351,6 +358,8 @@ function serverConfig(env: Env): ServerConfig {
     webSocketMaxConnectionsPerAddress: integer(env, "WS_MAX_CONNECTIONS_PER_ADDRESS", 16, 1),
     webSocketIdleTimeoutMs: integer(env, "WS_IDLE_TIMEOUT_MS", 60_000, 1),
     webSocketMaxUnreadBytes: integer(env, "WS_MAX_UNREAD_BYTES", 1_048_576, 1),
+    sseMaxStreamsPerAddress: integer(env, "SSE_MAX_STREAMS_PER_ADDRESS", 16, 1),
+    sseListenWithinMs: integer(env, "SSE_LISTEN_WITHIN_MS", 10_000, 1),
   };
 }
 

@@ -32,6 +32,7 @@ import { KeyVerdicts, useRefusedKeys } from "./plugins/refused-keys.ts";
 import { useRefusals, withLastResort } from "./plugins/refusals.ts";
 import { requestIdOf, useRequestLog } from "./plugins/request-log.ts";
 import { useResponseCache } from "./plugins/response-cache.ts";
+import { useSseSingleConnection, type Pipeline } from "./plugins/sse-single-connection.ts";
 import { securityPlugins } from "./plugins/security.ts";
 import { schema } from "./schema.ts";
 import { createCompression, type Compression } from "./server/compression.ts";
@@ -135,6 +136,23 @@ export function createGateway(config: GatewayConfig, urls: UpstreamUrls, logger:
   const requestIds = new WeakMap<Request, string>();
   const deadlines = new RequestDeadlines(config.requestTimeoutMs);
   const streams = socketStreams();
+  const chargeUnusableBody = rateLimiter ? unusableBodyCharge(rateLimiter, config.rateLimit) : () => {};
+  const eventStreams = useSseSingleConnection({
+    graphqlEndpoint: GRAPHQL_ENDPOINT,
+    limits: {
+      perCaller: config.server.sseMaxStreamsPerAddress,
+      unlistened: config.server.maxConnections,
+      listenWithinMs: config.server.sseListenWithinMs,
+      maxUnreadBytes: config.server.webSocketMaxUnreadBytes,
+    },
+    maxNestingDepth: config.security.maxNestingDepth,
+    streams,
+    callers: config.rateLimit,
+    carryPayment: rateLimit?.carryPayment,
+    chargeUnusableBody,
+    // The Yoga made below: graphql-sse's operations run through all of it.
+    pipeline: (): Pipeline => yoga,
+  });
 
   const yoga = createYoga<Record<string, never>, GatewayContext>({
     schema,
@@ -168,6 +186,7 @@ export function createGateway(config: GatewayConfig, urls: UpstreamUrls, logger:
         compression,
         streams,
         contextForEvent: (parent, deadline) => contextForEvent(shared, parent, deadline),
+        eventStreams: eventStreams.plugin,
       }),
       clientLogger,
     ),
@@ -185,7 +204,7 @@ export function createGateway(config: GatewayConfig, urls: UpstreamUrls, logger:
     maxBodyBytes: config.security.maxBodyBytes,
     maxNestingDepth: config.security.maxNestingDepth,
     refusesSpentCaller: rateLimiter ? refuseSpentCallers(rateLimiter, config.rateLimit, metrics, logger) : () => false,
-    chargeUnusableBody: rateLimiter ? unusableBodyCharge(rateLimiter, config.rateLimit) : () => {},
+    chargeUnusableBody,
     logger: clientLogger,
   });
 
@@ -198,6 +217,7 @@ export function createGateway(config: GatewayConfig, urls: UpstreamUrls, logger:
     logger: clientLogger,
     liveCounts: () => shared.live.feed.counts(),
     endStreams: async () => {
+      eventStreams.endListeners();
       await Promise.all([shared.live.feed.close(), shared.exportWatch.close()]);
     },
     sockets: {
@@ -372,6 +392,7 @@ interface PluginParts {
   compression: Compression;
   streams: SocketStreams;
   contextForEvent(parent: GatewayContext, deadline: number): GatewayContext;
+  eventStreams: Plugin;
 }
 
 /** Every plugin, in the order that matters: each comment says why a plugin stands where it does. */
@@ -400,6 +421,9 @@ function pluginsInOrder(parts: PluginParts) {
     }),
     // Before the response cache: a key the upstream refused is never served what is held.
     useRefusedKeys(parts.keyVerdicts, GRAPHQL_ENDPOINT),
+    // graphql-sse's single-connection mode: before the response cache, which would answer its POSTs
+    // as requests of their own; each operation they carry runs this whole pipeline.
+    parts.eventStreams,
     // Before the request log: a hit is logged and carries its request id like any answer.
     ...parts.responseCache,
     useRequestLog({ logger, requestIds, graphqlEndpoint: GRAPHQL_ENDPOINT }),

@@ -89,6 +89,11 @@ export function usePersistedDocuments(security: SecurityConfig): Plugin | undefi
               extensions: { code: "PERSISTED_QUERY_NOT_FOUND", http: { status: 404 } },
             })
           : new GraphQLError("No persisted operation has this hash", { extensions: { code: "PERSISTED_QUERY_NOT_FOUND" } }),
+      // As without persisted documents, where such a request is a bad request too.
+      keyNotFound: {
+        message: "The request has no query and names no persisted document (documentId, or extensions.persistedQuery)",
+        extensions: { code: "BAD_REQUEST" },
+      },
       persistedQueryOnly: {
         message: "Only persisted operations run on this gateway",
         extensions: { code: "PERSISTED_QUERY_ONLY" },

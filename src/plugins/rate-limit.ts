@@ -209,6 +209,12 @@ export interface RateLimitPlugins {
     what: string,
     fetchAPI: FetchAPI,
   ): Promise<Response | undefined>;
+  /**
+   * Counts the 1 `carrier` paid as it came as `operation`'s own: `operation` is the request made
+   * for the operation `carrier` carries (graphql-sse's POST onto a stream), which then pays the
+   * rest as any request does, and not its 1 again.
+   */
+  carryPayment(carrier: Request, operation: Request): void;
 }
 
 /**
@@ -350,6 +356,7 @@ export function useRateLimit(config: RateLimitConfig, limiter: RateLimiter, opti
     // Every GraphQL request pays its 1 as it comes, before the response cache may answer it.
     onRequest({ request, url, serverContext, endResponse, fetchAPI }) {
       const graphql = url.pathname === options.graphqlEndpoint;
+      if (graphql && paid.has(request)) return;
       const cost = graphql ? 1 : ENDPOINT_COSTS[url.pathname];
       if (cost === undefined) return;
       const buckets = bucketsOf({ request, req: (serverContext as Partial<CallerContext>).req }, config);
@@ -404,5 +411,10 @@ export function useRateLimit(config: RateLimitConfig, limiter: RateLimiter, opti
     },
   };
 
-  return { beforeParsing, beforeExecution, payInAll };
+  function carryPayment(carrier: Request, operation: Request): void {
+    const carried = paid.get(carrier);
+    if (carried) paid.set(operation, { ...carried, newDocument: false });
+  }
+
+  return { beforeParsing, beforeExecution, payInAll, carryPayment };
 }

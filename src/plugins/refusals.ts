@@ -110,6 +110,10 @@ interface Refused {
   message?: string;
 }
 
+/** Answers that pass on the refusal of a request they carried (graphql-sse's POST, its operation's): counted and logged as that one's. */
+const passedOn = new WeakSet<Request>();
+export const passOnRefusal = (request: Request): void => void passedOn.add(request);
+
 export interface RefusalOptions {
   logger: Logger;
   metrics: GatewayMetrics;
@@ -213,6 +217,7 @@ export function useRefusals(options: RefusalOptions): Plugin {
     },
 
     async onResponse({ request, response, setResponse, fetchAPI, serverContext }) {
+      if (passedOn.has(request)) return;
       const { status } = response;
       let entry = refused.get(request);
       if (!entry && status >= 400 && status < 500) {

@@ -7,7 +7,7 @@
  * event, so this plugin takes it from the pipeline instead and leaves an empty answer in its place.
  */
 import { isAsyncIterable, type Plugin } from "graphql-yoga";
-import type { ExecutionResult } from "graphql";
+import { GraphQLError, type ExecutionResult, type GraphQLFormattedError } from "graphql";
 
 export type OperationStream = AsyncIterable<ExecutionResult> & Partial<AsyncGenerator<ExecutionResult>>;
 
@@ -37,4 +37,14 @@ export function socketStreams(): SocketStreams {
       },
     },
   };
+}
+
+/** Errors as a stream's client reads them: the HTTP status and headers an error carries for Yoga say nothing there. */
+export function clientErrors(errors: readonly (GraphQLError | GraphQLFormattedError)[]): GraphQLFormattedError[] {
+  return errors.map((error) => {
+    const json = error instanceof GraphQLError ? error.toJSON() : error;
+    if (!json.extensions || !("http" in json.extensions)) return json;
+    const { http: _http, ...extensions } = json.extensions;
+    return { ...json, extensions };
+  });
 }

@@ -11,6 +11,8 @@
  *   message for that id, found without parsing; small control frames (`complete`, `ping`, `pong`)
  *   pass; anything else, or more than `MAX_REFUSED_FRAMES` refusals in a row, closes the socket
  *   with 1013 ("try again later").
+ * - A `subscribe` that names its document instead of sending it has no `query`, which graphql-ws
+ *   would close the socket for: it is given an empty one (`documentWithoutQuery`).
  */
 import { CloseCode, MessageType } from "graphql-ws";
 import { nestsDeeperThan } from "../limits/document-shape.ts";
@@ -122,4 +124,29 @@ export function spentCallerFrame(data: string, retryAfterSeconds: number, refuse
   if (id !== undefined) return refusedInARow >= MAX_REFUSED_FRAMES ? tryAgain : { kind: "refuse", id, why: "spent" };
   if (data.length <= CONTROL_FRAME_BYTES && !data.includes('"subscribe"')) return { kind: "pass", data };
   return tryAgain;
+}
+
+/**
+ * A `subscribe` whose payload has no `query` (it names a persisted document by `documentId` or
+ * Apollo's `extensions.persistedQuery`, or sends nothing) is given an empty one: graphql-ws takes
+ * a payload without a query string as a malformed message and closes the socket (4400), where
+ * HTTP hands such a body to the pipeline, which runs the persisted document or refuses the
+ * request with its code. The operation's body leaves the empty query out
+ * (src/server/websocket-operations.ts), so that it is the body an HTTP client would have sent.
+ * Only a frame that does not say `"query"` anywhere is parsed here; one that says it elsewhere
+ * (a variable named `query`) and lacks the payload's is left to graphql-ws.
+ */
+export function documentWithoutQuery(data: string): string {
+  if (data.includes('"query"') || !data.includes('"subscribe"')) return data;
+  let message: { type?: unknown; payload?: unknown };
+  try {
+    message = JSON.parse(data) as typeof message;
+  } catch {
+    return data;
+  }
+  const { payload } = message ?? {};
+  if (message?.type !== MessageType.Subscribe || typeof payload !== "object" || payload === null || Array.isArray(payload)) {
+    return data;
+  }
+  return JSON.stringify({ ...message, payload: { query: "", ...payload } });
 }

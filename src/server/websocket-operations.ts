@@ -18,6 +18,7 @@ import {
 } from "graphql";
 import type { OperationResult, SubscribePayload } from "graphql-ws";
 import type { Gateway } from "../gateway.ts";
+import { clientErrors } from "../plugins/socket-streams.ts";
 import { API_KEY_HEADER } from "../upstream/http.ts";
 
 /** Headers of the upgrade request an operation's Request carries: who the caller is, and its request id. */
@@ -38,16 +39,6 @@ export interface SocketOperationCaller {
 interface Produced {
   single?: FormattedExecutionResult;
   stream?: AsyncIterable<ExecutionResult>;
-}
-
-/** Errors as the client reads them: the HTTP status and headers an error carries for Yoga say nothing on a socket. */
-function formatted(errors: readonly (GraphQLError | GraphQLFormattedError)[]): GraphQLFormattedError[] {
-  return errors.map((error) => {
-    const json = error instanceof GraphQLError ? error.toJSON() : error;
-    if (!json.extensions || !("http" in json.extensions)) return json;
-    const { http: _http, ...extensions } = json.extensions;
-    return { ...json, extensions };
-  });
 }
 
 /** The JSON body of a GraphQL POST for a subscribe payload: what an HTTP client would have sent. */
@@ -106,7 +97,7 @@ export class SocketOperations {
       answer = { errors: [{ message: "Unexpected error.", extensions: { code: "INTERNAL_SERVER_ERROR" } }] };
     }
     if (!("data" in answer)) {
-      return formatted(answer.errors ?? []).map((error) => {
+      return clientErrors(answer.errors ?? []).map((error) => {
         const placeholder = new GraphQLError(error.message);
         this.refusals.set(placeholder, error);
         return placeholder;
@@ -133,12 +124,12 @@ export class SocketOperations {
   /** graphql-ws's `onNext`: a single answer goes as the pipeline formatted it; a stream's events without their HTTP extensions. */
   readonly next = (result: ExecutionResult | FormattedExecutionResult): ExecutionResult | undefined => {
     if (this.answers.has(result)) return result as ExecutionResult;
-    return result.errors ? ({ ...result, errors: formatted(result.errors) } as unknown as ExecutionResult) : undefined;
+    return result.errors ? ({ ...result, errors: clientErrors(result.errors) } as unknown as ExecutionResult) : undefined;
   };
 
   /** graphql-ws's `onError`: a refusal's errors as the pipeline formatted them. */
   readonly errors = (errors: readonly GraphQLError[]): GraphQLFormattedError[] =>
-    errors.map((error) => this.refusals.get(error) ?? formatted([error])[0]!);
+    errors.map((error) => this.refusals.get(error) ?? clientErrors([error])[0]!);
 
   private executionArgs(produced: Produced): ExecutionArgs {
     return { schema: this.gateway.yoga.getEnveloped().schema, document: PLACEHOLDER_DOCUMENT, rootValue: produced };

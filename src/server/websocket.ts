@@ -29,7 +29,7 @@ import type { Gateway } from "../gateway.ts";
 import { API_KEY_HEADER } from "../upstream/http.ts";
 import type { Logger } from "../telemetry/logger.ts";
 import { CHARACTERS_PER_TOKEN } from "../plugins/rate-limit.ts";
-import { deepFrame, initFrame, spentCallerFrame, type FrameVerdict } from "./websocket-frames.ts";
+import { deepFrame, documentWithoutQuery, initFrame, spentCallerFrame, type FrameVerdict } from "./websocket-frames.ts";
 import { UpgradeAdmission, type SocketCaller } from "./websocket-admission.ts";
 import { SocketOperations } from "./websocket-operations.ts";
 import { refusalAnswer } from "./refusal-answer.ts";
@@ -188,7 +188,7 @@ export function createWebSocketTransport(
       return verdict;
     }
     state.refusedInARow = 0;
-    return deepFrame(data, maxNesting) ?? { kind: "pass", data };
+    return deepFrame(data, maxNesting) ?? { kind: "pass", data: documentWithoutQuery(data) };
   }
 
   /** Answers a `subscribe` refused before it was parsed; counted and, like HTTP's unread refusals, logged summed up. */

@@ -28,10 +28,20 @@ export function subscribeExport(harness: Harness, id: string, headers: Record<st
 }
 
 /** Any subscription on a gateway, over Server-Sent Events; `serverContext` as Node's listener would give it (a socket's address). */
-export async function subscribeSse(
+export function subscribeSse(
   harness: Harness,
   query: string,
   variables: Record<string, unknown>,
+  headers: Record<string, string> = {},
+  serverContext: Record<string, never> = {},
+): Promise<ExportSubscription> {
+  return subscribeSseBody(harness, { query, variables }, headers, serverContext);
+}
+
+/** A subscription over Server-Sent Events, its POST's body as given (e.g. a persisted document's `documentId`). */
+export async function subscribeSseBody(
+  harness: Harness,
+  body: Record<string, unknown>,
   headers: Record<string, string> = {},
   serverContext: Record<string, never> = {},
 ): Promise<ExportSubscription> {
@@ -40,10 +50,15 @@ export async function subscribeSse(
     {
       method: "POST",
       headers: { "content-type": "application/json", accept: "text/event-stream", ...headers },
-      body: JSON.stringify({ query, variables }),
+      body: JSON.stringify(body),
     },
     serverContext,
   );
+  return readEventStream(response);
+}
+
+/** A response read event by event; a refusal (JSON with its status, not a stream) as its `refusal`. */
+export async function readEventStream(response: Response): Promise<ExportSubscription> {
   if (!response.headers.get("content-type")?.startsWith("text/event-stream")) {
     expect(response.headers.get("content-type")).toMatch(/^application\/(graphql-response\+)?json/);
     expect(response.status).toBeGreaterThanOrEqual(400);

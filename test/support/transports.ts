@@ -18,7 +18,7 @@ import type { FormattedExecutionResult, GraphQLFormattedError } from "graphql";
 import { afterEach, beforeEach } from "vitest";
 import WebSocket from "ws";
 import { serveGateway, type Harness, type ServedGateway } from "./harness.ts";
-import { subscribeSse, type SseEvent } from "./subscriptions.ts";
+import { subscribeSseBody, type SseEvent } from "./subscriptions.ts";
 
 export type Transport = "http" | "websocket" | "sse";
 /** The transports every rule of the public-traffic work is held to. */
@@ -70,8 +70,8 @@ export interface TransportClient {
   readonly transport: Transport;
   /** `operation` as an object, or as the JSON text of one, sent as it is (what JSON.stringify could not write: 5,000 levels deep). */
   send(operation: Operation | string, headers?: Record<string, string>): Promise<Answer>;
-  /** A subscription, over SSE or WebSocket (a plain POST has no stream). */
-  subscribe(operation: { query: string; variables?: Record<string, unknown> }, headers?: Record<string, string>): Promise<Stream>;
+  /** A subscription, over SSE or WebSocket (a plain POST has no stream); by its text, or a persisted document's id. */
+  subscribe(operation: Operation, headers?: Record<string, string>): Promise<Stream>;
   close(): Promise<void>;
 }
 
@@ -117,17 +117,17 @@ export function over(
       const open = await socketOf(headers);
       return open instanceof GraphqlWsSocket ? open.run(String((ids += 1)), operation) : open;
     },
-    async subscribe({ query, variables = {} }, headers = {}) {
+    async subscribe(operation, headers = {}) {
       if (transport === "http") throw new Error("a subscription streams over SSE or WebSocket, not over a plain POST");
       if (transport === "sse") {
         // subscribeSse's POST, sent to the served port instead of yoga.fetch.
         const url = `http://127.0.0.1:${await port()}/graphql`;
         const listener = { gateway: { yoga: { fetch: (_url: string, init: RequestInit) => fetch(url, init) } } };
-        const stream = await subscribeSse(listener as unknown as Harness, query, variables, headers);
+        const stream = await subscribeSseBody(listener as unknown as Harness, { variables: {}, ...operation }, headers);
         return { ...stream, refusal: async () => stream.refusal };
       }
       const open = await socketOf(headers);
-      if (open instanceof GraphqlWsSocket) return open.stream(String((ids += 1)), { query, variables });
+      if (open instanceof GraphqlWsSocket) return open.stream(String((ids += 1)), { variables: {}, ...operation });
       const refused = { status: open.status, errors: open.body.errors ?? [] };
       return { refusal: async () => refused, next: async () => undefined, rest: async () => [], cancel: async () => {} };
     },
@@ -357,7 +357,8 @@ export class GraphqlWsSocket {
           );
       });
       if (this.closed) return this.pending.get(id)!({ type: "closed", payload: this.closeCode });
-      const payload = typeof operation === "string" ? operation : JSON.stringify({ query: "", ...operation });
+      // As a client sends it: one that names a persisted document sends no query.
+      const payload = typeof operation === "string" ? operation : JSON.stringify(operation);
       this.socket.send(`{"id":${JSON.stringify(id)},"type":"subscribe","payload":${payload}}`);
     });
   }
@@ -399,7 +400,7 @@ export class GraphqlWsSocket {
       },
     };
     if (this.closed) messages.push({ type: "closed", payload: this.closeCode });
-    else this.socket.send(JSON.stringify({ id, type: "subscribe", payload: { query: "", ...operation } }));
+    else this.socket.send(JSON.stringify({ id, type: "subscribe", payload: operation }));
     return stream;
   }
 
