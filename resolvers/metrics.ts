@@ -343,7 +343,7 @@ builder.subscriptionFields((t) => ({
     nullable: true,
     // A subscription is charged once, for its first read.
     extensions: upstreamCalls(callCost(chainMetrics)),
-    description: `A chain metric's latest point now, then again each time it changes: its value as the interval fills, then the next interval's point (\`${chainMetrics.label}\`, newest point). Of one chain (\`chainId\`) or of a network's chains (\`scope\`): give exactly one. Subscribers of one metric, scope and interval share one poller on every gateway (\`LIVE_METRICS_POLL_MS\`, longer while the value does not change); each interval costs every subscriber 1. A client that still has more than \`LIVE_MAX_PENDING_EVENTS\` events unread when a change comes has its stream ended with \`SLOW_SUBSCRIBER\`.`,
+    description: `A chain metric's latest point now, then again each time it changes: its value as the interval fills, then the next interval's point (\`${chainMetrics.label}\`, newest point). Of one chain (\`chainId\`) or of a network's chains (\`scope\`): give exactly one. Subscribers of one metric, scope and interval share one poller on every gateway (\`LIVE_METRICS_POLL_MS\`, longer while the value does not change); each interval costs every subscriber 1. A client that still has more than \`LIVE_MAX_PENDING_EVENTS\` events unread when a change comes, and took none since the last, has its stream ended with \`SLOW_SUBSCRIBER\`.`,
     args: {
       chainId: t.arg.id({ description: "The chain's EVM chain id in decimal (such as 43114)." }),
       scope: t.arg({ type: MetricsScopeRef, description: "Which network's chains, or both networks', taken together." }),

@@ -19,7 +19,7 @@
  * interval's, and a catch-up's pages its subscriber alone: sharing a poller saves upstream calls,
  * not callers' budgets. A read's events reach a subscriber together, however many: its stream
  * ends with `SLOW_SUBSCRIBER` only when more than `maxPending` events of earlier reads are still
- * unread as they arrive; a `PollerPool` bounds the pollers and shares them out.
+ * unread as they arrive and it took none since the last read (see live-subscriber.ts); a `PollerPool` bounds the pollers and shares them out.
  */
 import { GatewayError } from "../execution/errors.ts";
 import type { CallOptions } from "../upstream/http.ts";
@@ -96,5 +96,5 @@ export function itemOrError<Item>(event: LiveEvent<Item>): Item {
 
 /** What a live subscription's description says of its poller, its resume bound and its limits. */
 export function liveTerms(route: { label: string }, intervalVariable: string, sharedBy: string): string {
-  return `Subscribers of ${sharedBy} share one poller of \`${route.label}\` on every gateway (\`${intervalVariable}\`, longer while nothing changes); each upstream read (every page of an interval's, and of a resume's catch-up) costs every subscriber 1, and each event what its selection fetches. What arrives between two reads is all pushed, oldest first, up to \`LIVE_MAX_CATCH_UP\` items; a longer gap is one event with a \`LIVE_GAP\` error, then the newest \`LIVE_MAX_CATCH_UP\` items, and the stream goes on. A read's events come together; a client that still has more than \`LIVE_MAX_PENDING_EVENTS\` events of earlier reads unread when a read's events come has its stream ended with \`SLOW_SUBSCRIBER\`.`;
+  return `Subscribers of ${sharedBy} share one poller of \`${route.label}\` on every gateway (\`${intervalVariable}\`, longer while nothing changes); each upstream read (every page of an interval's, and of a resume's catch-up) costs every subscriber 1, and each event what its selection fetches. What arrives between two reads is all pushed, oldest first, up to \`LIVE_MAX_CATCH_UP\` items; a longer gap is one event with a \`LIVE_GAP\` error, then the newest \`LIVE_MAX_CATCH_UP\` items, and the stream goes on. A read's events come together; a client that still has more than \`LIVE_MAX_PENDING_EVENTS\` events of earlier reads unread when a read's events come, and took none since the last read, has its stream ended with \`SLOW_SUBSCRIBER\` (as does one with more than 4 × that unread).`;
 }

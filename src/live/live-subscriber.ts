@@ -3,6 +3,9 @@ import type { LiveEvent, LiveQuestion, Position } from "./live-question.ts";
 import { Heads } from "./stream-heads.ts";
 import { SubscriberStream, type ChargeRead } from "./subscriber-stream.ts";
 
+/** Unread events that end a stream however fast it is taking them, in `maxPending`s: above a catch-up's burst beside them. */
+const UNREAD_IN_ALL = 4;
+
 /** One event of a read, with its item's position when the poller knows it. */
 export interface Delivery<Item> {
   event: LiveEvent<Item>;
@@ -15,12 +18,17 @@ export interface Delivery<Item> {
  *
  * A read's events (a poll's, a catch-up's: up to `maxCatchUp` items and a `LIVE_GAP`) arrive
  * together. The stream is slow when, as a read's events arrive, more than `maxPending` events of
- * earlier reads are still unread (or held, during a catch-up): a burst the gateway itself made
- * is not the client's doing, a client that leaves it unread until the next read is.
+ * earlier reads are still unread (or held, during a catch-up) and none was taken since the last
+ * read: a burst the gateway itself made is not the client's doing, nor is the time each event's
+ * execution takes (its links' upstream calls) while the stream works through a burst; a client
+ * that takes nothing until the next read is slow. Whatever the pace, more than
+ * `UNREAD_IN_ALL` × `maxPending` unread events end the stream.
  */
 export class LiveSubscriber<Item> extends SubscriberStream<LiveEvent<Item>> {
   private held: Delivery<Item>[] | undefined;
   private readonly given: Heads;
+  /** `taken` when the last read's events arrived. */
+  private takenAtLastRead = 0;
 
   constructor(
     private readonly maxPending: number,
@@ -66,7 +74,10 @@ export class LiveSubscriber<Item> extends SubscriberStream<LiveEvent<Item>> {
       }
       const held = live ? this.held : undefined;
       if (held === undefined && !this.wanted(event, position)) continue;
-      if (!arrived && (held ?? this.queue).length > this.maxPending) return this.endSlow();
+      if (!arrived) {
+        if (this.isSlow((held ?? this.queue).length)) return this.endSlow();
+        this.takenAtLastRead = this.taken;
+      }
       arrived = true;
       if (held) held.push({ event, position });
       else this.deliver(event);
@@ -85,6 +96,11 @@ export class LiveSubscriber<Item> extends SubscriberStream<LiveEvent<Item>> {
     if (position === undefined || this.given.isAfter(position) === false) return false;
     this.given.note(position);
     return this.accepts === undefined || this.accepts(event);
+  }
+
+  private isSlow(unread: number): boolean {
+    if (unread <= this.maxPending) return false;
+    return this.taken === this.takenAtLastRead || unread > UNREAD_IN_ALL * this.maxPending;
   }
 
   private endSlow(): false {
