@@ -197,7 +197,8 @@ class RedisTopic<T> implements PollerTopic<T> {
     this.watch = undefined;
     if (this.left || this.leading) return;
     const turn = await this.take();
-    if (turn === undefined) this.watchFor(this.relay.lockMs);
+    // Redis did not answer in time: tried again as often as a leader beats.
+    if (turn === undefined) this.watchFor(this.relay.lockMs / BEATS_PER_LOCK);
     else if (turn === "lead" && !this.left) this.listener.lead();
   }
 
