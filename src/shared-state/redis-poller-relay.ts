@@ -6,8 +6,8 @@
  * that a gateway that joins or takes over has what it may not have heard. The leader keeps its
  * lock alive by a heartbeat, whatever its poller's interval; each follower tries the lock when
  * the leader's runs out, so that a gateway that died is replaced within the lock's time
- * (LIVE_TAKEOVER_MS), and its successor reads at once. While Redis fails, every gateway polls
- * for itself.
+ * (LIVE_TAKEOVER_MS, or three of the question's longest intervals when that is shorter), and its
+ * successor reads at once. While Redis fails, every gateway polls for itself.
  */
 import { randomUUID } from "node:crypto";
 import type { Redis } from "ioredis";
@@ -17,6 +17,8 @@ import type { RedisLink } from "./redis.ts";
 
 /** Heartbeats per lock time: a leader's lock outlives a late beat or two. */
 const BEATS_PER_LOCK = 3;
+/** A question polled more often than a third of LIVE_TAKEOVER_MS has a lock of this many of its longest intervals. */
+const LOCK_INTERVALS = 3;
 /** After the holder's lock has run out by Redis's clock, a follower tries it this much later. */
 const WATCH_MARGIN_MS = 5;
 
@@ -64,7 +66,10 @@ export class RedisPollerRelay<T> implements PollerRelay<T> {
   /** The topics of this gateway by channel; one at a time, but one may still be leaving. */
   private readonly topics = new Map<string, Set<RedisTopic<T>>>();
 
-  /** `namespace` keeps the questions of one kind apart; `lockMs` is how long a leader that stopped beating keeps the lead. */
+  /**
+   * `namespace` keeps the questions of one kind apart; `lockMs` is the longest a leader that
+   * stopped beating keeps the lead (LIVE_TAKEOVER_MS).
+   */
   constructor(
     readonly link: RedisLink,
     readonly namespace: string,
@@ -79,8 +84,10 @@ export class RedisPollerRelay<T> implements PollerRelay<T> {
 
   join(topic: string, listener: TopicListener<T>, longestIntervalMs: number): PollerTopic<T> {
     const channel = this.link.key(this.namespace, topic);
+    // A question polled often keeps the shorter lock it had when each turn renewed it.
+    const lockMs = Math.min(this.lockMs, LOCK_INTERVALS * longestIntervalMs);
     // Kept while it may be newer than what a gateway that joins (its first read came an interval before its first turn) or takes over has read.
-    const joined = new RedisTopic(this, channel, listener, longestIntervalMs + this.lockMs);
+    const joined = new RedisTopic(this, channel, listener, lockMs, longestIntervalMs + lockMs);
     const topics = this.topics.get(channel) ?? new Set();
     topics.add(joined);
     this.topics.set(channel, topics);
@@ -114,6 +121,7 @@ class RedisTopic<T> implements PollerTopic<T> {
     private readonly relay: RedisPollerRelay<T>,
     readonly channel: string,
     private readonly listener: TopicListener<T>,
+    private readonly lockMs: number,
     private readonly latestTtlMs: number,
   ) {
     this.lockKey = `${channel}:lock`;
@@ -145,7 +153,8 @@ class RedisTopic<T> implements PollerTopic<T> {
    * lock) while another does; undefined when Redis did not answer.
    */
   private async take(): Promise<"lead" | "follow" | undefined> {
-    const { link, self, lockMs } = this.relay;
+    const { link, self } = this.relay;
+    const { lockMs } = this;
     const held = await link.attempt(`${this.relay.namespace}-lock`, (client) =>
       client.eval(TAKE_LOCK, 1, this.lockKey, self, lockMs),
     );
@@ -167,7 +176,7 @@ class RedisTopic<T> implements PollerTopic<T> {
     clearTimeout(this.watch);
     this.watch = undefined;
     if (this.heartbeat !== undefined) return;
-    this.heartbeat = setInterval(() => void this.beat(), Math.max(1, Math.floor(this.relay.lockMs / BEATS_PER_LOCK)));
+    this.heartbeat = setInterval(() => void this.beat(), Math.max(1, Math.floor(this.lockMs / BEATS_PER_LOCK)));
     this.heartbeat.unref();
   }
 
@@ -198,7 +207,7 @@ class RedisTopic<T> implements PollerTopic<T> {
     if (this.left || this.leading) return;
     const turn = await this.take();
     // Redis did not answer in time: tried again as often as a leader beats.
-    if (turn === undefined) this.watchFor(this.relay.lockMs / BEATS_PER_LOCK);
+    if (turn === undefined) this.watchFor(this.lockMs / BEATS_PER_LOCK);
     else if (turn === "lead" && !this.left) this.listener.lead();
   }
 
