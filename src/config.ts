@@ -27,6 +27,11 @@ export interface LiveConfig {
   maxPollers: number;
   /** Pollers one caller (an address, an IPv6 address's /64) may be the only subscriber of: 5 % of maxPollers by default. */
   maxPollersPerCaller: number;
+  /**
+   * With Redis: how long the lock of a question's reading gateway (live questions and export
+   * jobs) outlives its last heartbeat, so how soon another gateway takes over when it dies.
+   */
+  takeoverMs: number;
 }
 
 export interface GatewayConfig {
@@ -317,6 +322,12 @@ function tracingMode(env: Env): boolean {
 
 function liveConfig(env: Env): LiveConfig {
   const maxPollers = integer(env, "LIVE_MAX_POLLERS", 2_000, 1);
+  const takeoverMs = integer(env, "LIVE_TAKEOVER_MS", 10_000, 300);
+  const redisTimeoutMs = integer(env, "REDIS_TIMEOUT_MS", 100, 1);
+  // The lock is renewed every third of it: each renewal must be able to take Redis's longest wait.
+  if (takeoverMs < 3 * redisTimeoutMs) {
+    throw new Error(`LIVE_TAKEOVER_MS (${takeoverMs}) must be at least 3 × REDIS_TIMEOUT_MS (${redisTimeoutMs})`);
+  }
   return {
     blocks: pollInterval(env, "LIVE_BLOCKS", 2_000, 8_000),
     addressTransactions: pollInterval(env, "LIVE_ADDRESS", 4_000, 30_000),
@@ -326,6 +337,7 @@ function liveConfig(env: Env): LiveConfig {
     maxPendingEvents: integer(env, "LIVE_MAX_PENDING_EVENTS", 256, 1),
     maxPollers,
     maxPollersPerCaller: integer(env, "LIVE_MAX_POLLERS_PER_CALLER", Math.max(1, Math.floor(maxPollers / 20)), 1),
+    takeoverMs,
   };
 }
 

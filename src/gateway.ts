@@ -301,7 +301,7 @@ function startSharedServices(
   const exportWatch = new ExportWatch(
     (id, call) => upstreams.exportJobs.getOperation(id, call),
     { intervalMs: config.exportPollIntervalMs, readTimeoutMs: config.requestTimeoutMs },
-    redis && new RedisPollerRelay<ExportOperation>(redis, "export"),
+    redis && new RedisPollerRelay<ExportOperation>(redis, "export", config.live.takeoverMs),
   );
   const { live } = config;
   const feed = new LiveFeed(
@@ -312,7 +312,7 @@ function startSharedServices(
       maxPollers: live.maxPollers,
       maxPollersPerCaller: live.maxPollersPerCaller,
     },
-    redis && new RedisPollerRelay<LiveBatch>(redis, "live"),
+    redis && new RedisPollerRelay<LiveBatch>(redis, "live", live.takeoverMs),
   );
   metrics.watchLive(() => feed.counts());
   const warpVerifier = new WarpVerifier(config.warpVerifyThreads, metrics.registry);

@@ -122,6 +122,15 @@ describe("configuration", () => {
     expect(() => loadConfig({ GRAPHIQL: "maybe" })).toThrow(/GRAPHIQL must be true or false/);
   });
 
+  it("keeps a reading gateway's lock LIVE_TAKEOVER_MS, which outlasts three Redis waits", () => {
+    expect(loadConfig({}).live.takeoverMs).toBe(10_000);
+    expect(loadConfig({ LIVE_TAKEOVER_MS: "1000" }).live.takeoverMs).toBe(1_000);
+    expect(() => loadConfig({ LIVE_TAKEOVER_MS: "299" })).toThrow(/LIVE_TAKEOVER_MS must be an integer >= 300/);
+    expect(() => loadConfig({ LIVE_TAKEOVER_MS: "1000", REDIS_TIMEOUT_MS: "400" })).toThrow(
+      "LIVE_TAKEOVER_MS (1000) must be at least 3 × REDIS_TIMEOUT_MS (400)",
+    );
+  });
+
   it("runs one gateway process unless WORKERS says how many, or auto for one per core", () => {
     expect(loadConfig({}).workers).toBe(1);
     expect(loadConfig({ WORKERS: " " }).workers).toBe(1);

@@ -60,7 +60,11 @@ export class ExportWatch {
         call,
         this.read,
         this.options,
-        this.relay?.join(key, (event) => created.receive(event), this.options.intervalMs),
+        this.relay?.join(
+          key,
+          { deliver: (event) => created.receive(event), lead: () => created.takeOver() },
+          this.options.intervalMs,
+        ),
         () => {
           if (this.pollers.get(key) === created) this.pollers.delete(key);
         },
@@ -81,6 +85,10 @@ class Poller extends SharedPoller<ExportOperation, SubscriberStream<ExportEvent>
   private latest: ExportOperation | undefined;
   private latestKey: string | undefined;
   private failures = 0;
+  /** Whether a read is under way (or its interval is being paid for). */
+  private reading = false;
+  /** Whether this interval's read was paid for and left to the leader: a take-over makes it now. */
+  private followed = false;
 
   constructor(
     private readonly operationId: string,
@@ -122,13 +130,33 @@ class Poller extends SharedPoller<ExportOperation, SubscriberStream<ExportEvent>
     if (FINAL_STATUSES.has(operation.operationStatus)) void this.finish();
   }
 
+  /** The leader's lock ran out and this gateway took it: the interval's read, paid for and left to the leader, is made now. */
+  takeOver(): void {
+    if (this.stopped || this.reading || !this.followed) return;
+    clearTimeout(this.timer);
+    this.reading = true;
+    this.followed = false;
+    void this.readNow("lead").finally(() => (this.reading = false));
+  }
+
   private async tick(): Promise<void> {
-    // Charged whether this gateway reads or follows the one that does: a caller pays the same on any gateway.
-    await this.chargeSubscribers();
-    if (this.stopped) return;
-    const turn = this.topic ? await this.topic.turn() : "alone";
-    if (this.stopped) return;
-    if (turn === "follow") return this.schedule();
+    this.reading = true;
+    this.followed = false;
+    try {
+      // Charged whether this gateway reads or follows the one that does: a caller pays the same on any gateway.
+      await this.chargeSubscribers();
+      if (this.stopped) return;
+      const turn = this.topic ? await this.topic.turn() : "alone";
+      if (this.stopped) return;
+      if (turn !== "follow") return await this.readNow(turn);
+      this.followed = true;
+      this.schedule();
+    } finally {
+      this.reading = false;
+    }
+  }
+
+  private async readNow(turn: Turn): Promise<void> {
     let operation: ExportOperation | null;
     try {
       operation = await this.read(this.operationId, {

@@ -13,7 +13,10 @@
  * With a relay (Redis), the pollers of one question on several gateways take turns: the one whose
  * turn it is reads and publishes the new items, the others push what it publishes, so that the
  * upstream sees one poller in all. Each gateway makes its own first read, which tells it where
- * each stream stands.
+ * each stream stands. When the reading gateway dies, another takes its turn as soon as the relay
+ * lets it (redis-poller-relay.ts: when the lock runs out) and reads at once, in the interval its
+ * subscribers already paid for. A value's reads (a metric's latest point) are ordered by when
+ * they began, so that a read older than one pushed, from whichever gateway, is never pushed.
  *
  * Each upstream read costs every subscriber 1 (`ChargeRead`) before it is made, every page of an
  * interval's, and a catch-up's pages its subscriber alone: sharing a poller saves upstream calls,
@@ -61,7 +64,7 @@ export class LiveFeed {
       const created: LivePoller<Item> = new LivePoller(
         question,
         this.options,
-        (deliver) => this.relay?.join(question.key, deliver, question.maxIntervalMs),
+        (listener) => this.relay?.join(question.key, listener, question.maxIntervalMs),
         () => {
           if (this.pollers.get(question.key) !== created) return;
           this.pollers.delete(question.key);

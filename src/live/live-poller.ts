@@ -8,7 +8,7 @@ import { isTransientForPollers } from "../upstream/outcomes.ts";
 import type { CallOptions } from "../upstream/http.ts";
 import type { LiveEvent, LiveQuestion, Position } from "./live-question.ts";
 import { LiveSubscriber, type Delivery } from "./live-subscriber.ts";
-import type { PollerTopic, Turn } from "./poller-relay.ts";
+import type { PollerTopic, TopicListener, Turn } from "./poller-relay.ts";
 import { Heads, inOrder, type Placed } from "./stream-heads.ts";
 import { SharedPoller, type ChargeRead } from "./subscriber-stream.ts";
 
@@ -26,6 +26,8 @@ export interface LivePollerOptions {
 export interface LiveBatch {
   items: unknown[];
   gap: boolean;
+  /** When the read began, epoch ms on the leader's clock: orders the reads of a value. Absent from an earlier version's gateway. */
+  readAt?: number;
 }
 
 /** Consecutive failed reads a poller rides out (outages, rate limits) before it ends the streams. */
@@ -46,6 +48,12 @@ export class LivePoller<Item> extends SharedPoller<Item, LiveSubscriber<Item>, L
   /** The value now, for a question of one value. */
   private latest: Item | undefined;
   private ticking = false;
+  /** Whether a read is under way (or its interval is being paid for). */
+  private reading = false;
+  /** Whether this interval's read was paid for and left to the leader: a take-over makes it now. */
+  private followed = false;
+  /** When the newest read taken in began (epoch ms): a value read before it is older than the one pushed. */
+  private newestReadAt = 0;
   /** Settles once the first read has told where the streams stand (it may take several ticks), or the poller stops. */
   private readonly headsKnown: Promise<void>;
   private settleHeadsKnown: () => void = () => {};
@@ -57,7 +65,7 @@ export class LivePoller<Item> extends SharedPoller<Item, LiveSubscriber<Item>, L
   constructor(
     private readonly question: LiveQuestion<Item>,
     private readonly options: LivePollerOptions,
-    join: (deliver: (event: LiveBatch | GatewayError) => void) => PollerTopic<LiveBatch> | undefined,
+    join: (listener: TopicListener<LiveBatch>) => PollerTopic<LiveBatch> | undefined,
     onStop: () => void,
   ) {
     super(() => {
@@ -69,7 +77,7 @@ export class LivePoller<Item> extends SharedPoller<Item, LiveSubscriber<Item>, L
     });
     this.heads = new Heads(question.latestValue === true);
     this.intervalMs = question.intervalMs;
-    this.topic = join((event) => this.hear(event));
+    this.topic = join({ deliver: (event) => this.hear(event), lead: () => this.takeOver() });
   }
 
   subscribe(
@@ -127,16 +135,38 @@ export class LivePoller<Item> extends SharedPoller<Item, LiveSubscriber<Item>, L
 
   private async tick(): Promise<void> {
     this.tickStartedAt = Date.now();
+    this.reading = true;
+    this.followed = false;
     await this.chargeSubscribers();
     if (this.stopped) return;
+    await this.read();
+  }
+
+  /**
+   * The leader's lock ran out and this gateway took it between two ticks: the interval's read,
+   * paid for and left to the leader, is made now (not charged again), and the next tick comes
+   * an interval after it.
+   */
+  private takeOver(): void {
+    if (this.stopped || this.reading || !this.followed) return;
+    clearTimeout(this.timer);
+    this.tickStartedAt = Date.now();
+    this.reading = true;
+    this.followed = false;
+    void this.read(true);
+  }
+
+  /** This interval's read, paid for; `took`: this gateway has just taken the lead. */
+  private async read(took = false): Promise<void> {
     let turn: Turn = "alone";
     try {
       if (this.since === undefined) {
         await this.readFirst();
       } else {
-        turn = this.topic ? await this.topic.turn() : "alone";
+        turn = took ? "lead" : this.topic ? await this.topic.turn() : "alone";
         if (this.stopped) return;
-        if (turn !== "follow") await this.readNew(turn);
+        if (turn === "follow") this.followed = true;
+        else await this.readNew(turn);
       }
       this.failures = 0;
     } catch (error) {
@@ -148,12 +178,15 @@ export class LivePoller<Item> extends SharedPoller<Item, LiveSubscriber<Item>, L
         void this.finish(ended);
         return;
       }
+    } finally {
+      this.reading = false;
     }
     if (!this.stopped) this.schedule();
   }
 
   /** Learns where each stream stands; nothing is pushed but a value's value now. */
   private async readFirst(): Promise<void> {
+    const readAt = Date.now();
     const response = await this.question.read(this.question.firstPageSize, undefined, { deadline: this.deadline() });
     if (this.stopped) return;
     let since = 0;
@@ -166,12 +199,15 @@ export class LivePoller<Item> extends SharedPoller<Item, LiveSubscriber<Item>, L
     }
     this.since = since;
     this.firstSince = since;
+    this.newestReadAt = readAt;
     this.settleHeadsKnown();
     if (this.latest !== undefined) this.pushAll(this.latest);
   }
 
   /** Pages back to the last read's newest item, within the bound, and pushes what is new, in order. */
   private async readNew(turn: Turn): Promise<void> {
+    // This gateway's reads follow one another: a clock set back does not make the next one older.
+    const readAt = Math.max(Date.now(), this.newestReadAt);
     const since = this.since ?? 0;
     const read = await this.pageBack(
       {},
@@ -182,8 +218,8 @@ export class LivePoller<Item> extends SharedPoller<Item, LiveSubscriber<Item>, L
     if (read === undefined || this.stopped) return;
     const gap = read.gap && !this.question.latestValue;
     const items = read.found.map(({ item }) => item);
-    if (turn === "lead" && (items.length > 0 || gap)) this.topic?.publish({ items, gap });
-    this.accept(read.found, gap);
+    if (turn === "lead" && (items.length > 0 || gap)) this.topic?.publish({ items, gap, readAt });
+    this.accept(read.found, gap, readAt);
   }
 
   /**
@@ -237,11 +273,19 @@ export class LivePoller<Item> extends SharedPoller<Item, LiveSubscriber<Item>, L
       const position = this.question.position(item);
       if (position !== undefined) placed.push({ item, position });
     }
-    this.accept(placed, event.gap);
+    this.accept(placed, event.gap, event.readAt ?? this.newestReadAt);
   }
 
-  /** Pushes the items, oldest first, that are new here: the subscribers get them as one read. */
-  private accept(placed: Placed<Item>[], gap: boolean): void {
+  /**
+   * Pushes the items, oldest first, that are new here: the subscribers get them as one read. A
+   * sequence's items are ordered by their place; a value's are not (a new value at the same place
+   * replaces the old), so a read of a value that began before the newest taken in (the latest kept
+   * in Redis, heard by a gateway that has read since; a leader's last read, heard after a newer
+   * one) is left out.
+   */
+  private accept(placed: Placed<Item>[], gap: boolean, readAt: number): void {
+    if (this.question.latestValue && readAt < this.newestReadAt) return;
+    this.newestReadAt = Math.max(this.newestReadAt, readAt);
     const events: Delivery<Item>[] = gap ? [{ event: this.gapError(`the read at ${this.since ?? 0}`) }] : [];
     for (const { item, position } of placed) {
       if (!this.isNew(position)) continue;

@@ -11,9 +11,20 @@ import type { GatewayError } from "../execution/errors.ts";
  */
 export type Turn = "lead" | "follow" | "alone";
 
+/** What a relay tells one gateway's poller of a question. */
+export interface TopicListener<T> {
+  /** What the leader published: a read, or the error that ends the streams. */
+  deliver(event: T | GatewayError): void;
+  /**
+   * This gateway took the lead between two of its turns (the leader stopped keeping it): the
+   * read it left to the leader this interval is its own to make, now.
+   */
+  lead(): void;
+}
+
 /** The pollers of one question on every gateway that asks it; `T` is what a read gives (JSON). */
 export interface PollerTopic<T> {
-  /** This interval's role; what others publish arrives through the `deliver` given to `join`. */
+  /** This interval's role; what others publish arrives through the listener given to `join`. */
   turn(): Promise<Turn>;
   /** Hands a read, or the error that ends the streams, to the followers. */
   publish(event: T | GatewayError): void;
@@ -25,8 +36,8 @@ export interface PollerTopic<T> {
 export interface PollerRelay<T> {
   /**
    * `topic` names the question; it must never hold an API key (a hash of one at most).
-   * `longestIntervalMs`: the longest a poller waits between two turns, which tells how long a
-   * leader that stopped taking its turns keeps the lead.
+   * `longestIntervalMs`: the longest a poller waits between two reads, which tells how long a
+   * read may still be news to a gateway that joins.
    */
-  join(topic: string, deliver: (event: T | GatewayError) => void, longestIntervalMs: number): PollerTopic<T>;
+  join(topic: string, listener: TopicListener<T>, longestIntervalMs: number): PollerTopic<T>;
 }
