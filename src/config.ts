@@ -27,6 +27,8 @@ export interface LiveConfig {
   maxPollers: number;
   /** Pollers one caller (an address, an IPv6 address's /64) may be the only subscriber of: 5 % of maxPollers by default. */
   maxPollersPerCaller: number;
+  /** Upstream reads all the pollers may make per second together; beyond, their intervals stretch. */
+  maxReadsPerSecond: number;
 }
 
 export interface GatewayConfig {
@@ -319,6 +321,7 @@ function liveConfig(env: Env): LiveConfig {
     maxPendingEvents: integer(env, "LIVE_MAX_PENDING_EVENTS", 256, 1),
     maxPollers,
     maxPollersPerCaller: integer(env, "LIVE_MAX_POLLERS_PER_CALLER", Math.max(1, Math.floor(maxPollers / 20)), 1),
+    maxReadsPerSecond: integer(env, "LIVE_MAX_READS_PER_SECOND", 100, 1),
   };
 }
 
