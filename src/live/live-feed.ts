@@ -17,7 +17,8 @@
  * Each upstream read costs every subscriber 1 (`ChargeRead`) before it is made, every page of an
  * interval's, and a catch-up's pages its subscriber alone: sharing a poller saves upstream calls,
  * not callers' budgets. A subscriber that falls more than `maxPending` events behind has its
- * stream ended with `SLOW_SUBSCRIBER`; a `PollerPool` bounds the pollers and shares them out.
+ * stream ended with `SLOW_SUBSCRIBER`; a `PollerPool` bounds the pollers and shares them out, and
+ * a `ReadBudget` the reads they make a second together, each waiting its turn.
  */
 import { GatewayError } from "../execution/errors.ts";
 import type { CallOptions } from "../upstream/http.ts";
