@@ -32,6 +32,8 @@ export interface LiveConfig {
    * jobs) outlives its last heartbeat, so how soon another gateway takes over when it dies.
    */
   takeoverMs: number;
+  /** Upstream reads all the pollers may make per second together; beyond, their intervals stretch. */
+  maxReadsPerSecond: number;
 }
 
 export interface GatewayConfig {
@@ -338,6 +340,7 @@ function liveConfig(env: Env): LiveConfig {
     maxPollers,
     maxPollersPerCaller: integer(env, "LIVE_MAX_POLLERS_PER_CALLER", Math.max(1, Math.floor(maxPollers / 20)), 1),
     takeoverMs,
+    maxReadsPerSecond: integer(env, "LIVE_MAX_READS_PER_SECOND", 100, 1),
   };
 }
 

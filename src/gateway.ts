@@ -215,7 +215,10 @@ export function createGateway(config: GatewayConfig, urls: UpstreamUrls, logger:
     cache: upstream.cache,
     metrics,
     logger: clientLogger,
-    liveCounts: () => shared.live.feed.counts(),
+    liveCounts: () => {
+      const { pollers, subscribers } = shared.live.feed.counts();
+      return { pollers, subscribers };
+    },
     endStreams: async () => {
       eventStreams.endListeners();
       await Promise.all([shared.live.feed.close(), shared.exportWatch.close()]);
@@ -311,6 +314,7 @@ function startSharedServices(
       readTimeoutMs: config.requestTimeoutMs,
       maxPollers: live.maxPollers,
       maxPollersPerCaller: live.maxPollersPerCaller,
+      maxReadsPerSecond: live.maxReadsPerSecond,
     },
     redis && new RedisPollerRelay<LiveBatch>(redis, "live", live.takeoverMs),
   );

@@ -133,7 +133,7 @@ describe("a take-over between two ticks", () => {
       position: ({ n }) => ({ stream: "", number: BigInt(n), time: n, id: String(n) }),
     };
     const feed = new LiveFeed(
-      { maxCatchUp: 10, maxPending: 10, readTimeoutMs: 1_000, maxPollers: 10, maxPollersPerCaller: 10 },
+      { maxCatchUp: 10, maxPending: 10, readTimeoutMs: 1_000, maxPollers: 10, maxPollersPerCaller: 10, maxReadsPerSecond: 100 },
       relay,
     );
     let charges = 0;

@@ -22,7 +22,8 @@
  * interval's, and a catch-up's pages its subscriber alone: sharing a poller saves upstream calls,
  * not callers' budgets. A read's events reach a subscriber together, however many: its stream
  * ends with `SLOW_SUBSCRIBER` only when more than `maxPending` events of earlier reads are still
- * unread as they arrive and it took none since the last read (see live-subscriber.ts); a `PollerPool` bounds the pollers and shares them out.
+ * unread as they arrive and it took none since the last read (see live-subscriber.ts); a `PollerPool` bounds the pollers and shares them out, and
+ * a `ReadBudget` the reads they make a second together, each waiting its turn.
  */
 import { GatewayError } from "../execution/errors.ts";
 import type { CallOptions } from "../upstream/http.ts";
@@ -30,18 +31,25 @@ import type { LiveEvent, LiveQuestion } from "./live-question.ts";
 import { LivePoller, type LiveBatch, type LivePollerOptions } from "./live-poller.ts";
 import { PollerPool, type PollerPoolLimits } from "./poller-pool.ts";
 import type { PollerRelay } from "./poller-relay.ts";
+import { ReadBudget, type ReadTurns } from "./read-budget.ts";
 import type { ChargeRead } from "./subscriber-stream.ts";
 
-export interface LiveFeedOptions extends PollerPoolLimits, LivePollerOptions {}
+export interface LiveFeedOptions extends PollerPoolLimits, LivePollerOptions {
+  /** Upstream reads all the pollers may make per second together (LIVE_MAX_READS_PER_SECOND). */
+  maxReadsPerSecond: number;
+}
 
 export class LiveFeed {
   private readonly pollers = new Map<string, LivePoller<unknown>>();
+  private readonly budget: ReadBudget;
 
   constructor(
     private readonly options: LiveFeedOptions,
     private readonly relay?: PollerRelay<LiveBatch>,
     private readonly pool = new PollerPool(options),
-  ) {}
+  ) {
+    this.budget = new ReadBudget(options.maxReadsPerSecond);
+  }
 
   /**
    * The question's new items from now, or from just after block `after` (a question of one
@@ -61,11 +69,13 @@ export class LiveFeed {
     let poller = this.pollers.get(question.key) as LivePoller<Item> | undefined;
     if (poller === undefined) {
       this.pool.admit(question.key, options.caller, (key, why) => void this.pollers.get(key)?.finish(why));
+      const turns = this.budget.turns(() => this.pool.rank(question.key));
       const created: LivePoller<Item> = new LivePoller(
-        question,
+        budgeted(question, turns),
         this.options,
         (listener) => this.relay?.join(question.key, listener, question.maxIntervalMs),
         () => {
+          turns.close();
           if (this.pollers.get(question.key) !== created) return;
           this.pollers.delete(question.key);
           this.pool.close(question.key);
@@ -78,17 +88,32 @@ export class LiveFeed {
     return poller.subscribe(options.after, options.call, options.chargeRead, options.accepts, leave);
   }
 
-  /** The questions polled now (one per question that has subscribers), and their subscribers. */
-  counts(): { pollers: number; subscribers: number } {
+  /** The questions polled now (one per question that has subscribers), their subscribers, and the reads waiting for their turn. */
+  counts(): { pollers: number; subscribers: number; readsWaiting: number } {
     let subscribers = 0;
     for (const poller of this.pollers.values()) subscribers += poller.subscriberCount;
-    return { pollers: this.pollers.size, subscribers };
+    return { pollers: this.pollers.size, subscribers, readsWaiting: this.budget.waitingCount };
   }
 
   /** Ends every stream and gives up every turn; for shutdown. */
   async close(): Promise<void> {
     await Promise.all([...this.pollers.values()].map((poller) => poller.finish()));
   }
+}
+
+/**
+ * The question, each of whose reads (the poller's and its subscribers' catch-ups) waits for its
+ * turn of the read budget first; the read's deadline counts from when it goes.
+ */
+function budgeted<Item>(question: LiveQuestion<Item>, turns: ReadTurns): LiveQuestion<Item> {
+  return {
+    ...question,
+    read: async (pageSize, pageToken, call) => {
+      const waitedMs = await turns.take();
+      const deadline = call.deadline === undefined ? undefined : call.deadline + waitedMs;
+      return question.read(pageSize, pageToken, { ...call, deadline });
+    },
+  };
 }
 
 /** A subscription's resolver: the item, or the error its event carries. */

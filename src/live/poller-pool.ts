@@ -25,6 +25,8 @@ export class PollerPool {
   private readonly holders = new Map<string, Holders>();
   /** The keys of the pollers each caller holds alone. */
   private readonly lone = new Map<string, Set<string>>();
+  /** How many pollers each caller subscribes to, alone or not. */
+  private readonly subscribed = new Map<string, number>();
 
   constructor(private readonly limits: PollerPoolLimits) {}
 
@@ -70,6 +72,7 @@ export class PollerPool {
   /** A subscriber of `caller` on question `key`'s poller (admitted before); the function that counts it gone (once). */
   join(key: string, caller: string | undefined): () => void {
     const holders = this.holders.get(key)!;
+    if (!holders.has(caller)) this.countSubscribed(caller, 1);
     this.recount(key, holders, () => holders.set(caller, (holders.get(caller) ?? 0) + 1));
     let counted = true;
     return () => {
@@ -79,7 +82,7 @@ export class PollerPool {
       this.recount(key, holders, () => {
         const left = (holders.get(caller) ?? 1) - 1;
         if (left > 0) holders.set(caller, left);
-        else holders.delete(caller);
+        else if (holders.delete(caller)) this.countSubscribed(caller, -1);
       });
     };
   }
@@ -88,8 +91,29 @@ export class PollerPool {
   close(key: string): void {
     const holders = this.holders.get(key);
     if (holders === undefined) return;
+    for (const caller of holders.keys()) this.countSubscribed(caller, -1);
     this.recount(key, holders, () => holders.clear());
     this.holders.delete(key);
+  }
+
+  /**
+   * When question `key`'s reads go when the read budget is short, lowest first: the number of
+   * pollers the lightest caller subscribing to it subscribes to; 0 when a subscriber has no caller.
+   */
+  rank(key: string): number {
+    let lightest = Number.POSITIVE_INFINITY;
+    for (const caller of this.holders.get(key)?.keys() ?? []) {
+      lightest = Math.min(lightest, caller === undefined ? 0 : (this.subscribed.get(caller) ?? 0));
+      if (lightest <= 1) break;
+    }
+    return Number.isFinite(lightest) ? lightest : 0;
+  }
+
+  private countSubscribed(caller: string | undefined, change: 1 | -1): void {
+    if (caller === undefined) return;
+    const count = (this.subscribed.get(caller) ?? 0) + change;
+    if (count > 0) this.subscribed.set(caller, count);
+    else this.subscribed.delete(caller);
   }
 
   /** Changes a poller's subscribers, and which caller it counts as held alone by. */

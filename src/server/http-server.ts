@@ -11,6 +11,7 @@ import type { Duplex } from "node:stream";
 import { Counter, Gauge, type Registry } from "prom-client";
 import type { ServerConfig } from "../config.ts";
 import { callerAddress } from "../limits/caller-address.ts";
+import { ConnectionHoldings } from "./connection-holdings.ts";
 import type { Logger } from "../telemetry/logger.ts";
 import type { UpgradeHandler } from "./websocket.ts";
 import { refusalAnswer } from "./refusal-answer.ts";
@@ -53,14 +54,12 @@ export function createGatewayServer(
     labelNames: ["reason"],
     registers,
   });
-  const openByAddress = new Map<string, number>();
-  let open = 0;
   new Gauge({
     name: "gateway_connections_open",
     help: "Client connections open.",
     registers,
     collect() {
-      this.set(open);
+      this.set(connections.size);
     },
   });
 
@@ -94,6 +93,7 @@ export function createGatewayServer(
     },
     (request, response) => {
       const { socket } = request;
+      connections.served(socket);
       answering.set(socket, response);
       unanswered.add(response);
       response.once("close", () => {
@@ -118,54 +118,45 @@ export function createGatewayServer(
       listener(request, response);
     },
   );
-  // Every open connection, oldest first: when the process is full, the oldest that is not busy
-  // (idle between requests, still sending its headers, or a WebSocket running nothing) is closed
-  // to make room, so that slow or idle clients cannot hold every slot.
-  const connections = new Set<Socket>();
+  // Every open connection by caller address: when the process is full, one that is not busy is
+  // closed to make room (connection-holdings.ts says which), so that slow or idle clients cannot
+  // hold every slot, nor an address that holds many take a legitimate caller's keep-alive connection.
+  const connections = new ConnectionHoldings();
   const busy = (socket: Socket) => answering.has(socket) || upgrades?.busy(socket) === true;
   function makeRoom(): boolean {
-    for (const held of connections) {
-      if (busy(held)) continue;
-      refuse("reclaimed");
-      connections.delete(held);
-      open -= 1;
-      held.destroy();
-      return true;
-    }
-    return false;
+    const held = connections.victim(busy);
+    if (held === undefined) return false;
+    refuse("reclaimed");
+    connections.delete(held);
+    held.destroy();
+    return true;
   }
 
   server.on("connection", (socket: Socket) => {
-    if (open >= config.maxConnections && !makeRoom()) {
-      refuse("max_connections");
-      socket.destroy();
-      return;
-    }
-    open += 1;
-    connections.add(socket);
-    socket.once("close", () => {
-      if (connections.delete(socket)) open -= 1;
-    });
-    if (config.maxConnectionsPerAddress === 0 || socket.remoteAddress === undefined) return;
-    const address = callerAddress(socket.remoteAddress);
-    const count = (openByAddress.get(address) ?? 0) + 1;
-    if (count > config.maxConnectionsPerAddress) {
+    const address = callerAddress(socket.remoteAddress ?? "");
+    if (
+      config.maxConnectionsPerAddress > 0 &&
+      socket.remoteAddress !== undefined &&
+      connections.count(address) >= config.maxConnectionsPerAddress
+    ) {
       refuse("max_connections_per_address");
       socket.destroy();
       return;
     }
-    openByAddress.set(address, count);
-    socket.once("close", () => {
-      const left = (openByAddress.get(address) ?? 1) - 1;
-      if (left === 0) openByAddress.delete(address);
-      else openByAddress.set(address, left);
-    });
+    if (connections.size >= config.maxConnections && !makeRoom()) {
+      refuse("max_connections");
+      socket.destroy();
+      return;
+    }
+    connections.add(socket, address);
+    socket.once("close", () => connections.delete(socket));
   });
 
   // WebSockets on the GraphQL path only. An upgraded connection stays counted against the
   // connection caps (it is the same socket) until it closes.
   server.on("upgrade", (request: IncomingMessage, socket: Duplex, head: Buffer) => {
     socket.on("error", () => socket.destroy());
+    connections.served(socket as Socket);
     const path = (request.url ?? "").split("?")[0];
     if (!upgrades || path !== upgrades.path) {
       socket.end(

@@ -280,7 +280,7 @@ export class GatewayMetrics implements UpstreamObserver {
   }
 
   /** The live feed's pollers and their subscribers on this gateway, read when Prometheus scrapes. */
-  watchLive(counts: () => { pollers: number; subscribers: number }): void {
+  watchLive(counts: () => { pollers: number; subscribers: number; readsWaiting: number }): void {
     new Gauge({
       name: "gateway_live_pollers",
       help: "Live questions this gateway polls (or follows another gateway's poller of): one per distinct route and arguments with subscribers.",
@@ -295,6 +295,14 @@ export class GatewayMetrics implements UpstreamObserver {
       registers: [this.registry],
       collect() {
         this.set(counts().subscribers);
+      },
+    });
+    new Gauge({
+      name: "gateway_live_reads_waiting",
+      help: "Live pollers' upstream reads waiting for their turn of LIVE_MAX_READS_PER_SECOND: above 0 for long, the pollers' intervals stretch.",
+      registers: [this.registry],
+      collect() {
+        this.set(counts().readsWaiting);
       },
     });
   }

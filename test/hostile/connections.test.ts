@@ -179,6 +179,58 @@ describe("row 9: connection caps", () => {
     expect(upstreamCalls(served.harness)).toEqual({});
   });
 
+  it("row 19: slow-header connections from one address that fill the process are reclaimed before another caller's idle keep-alive connection", async () => {
+    const served = await serve({
+      MAX_CONNECTIONS: "8",
+      MAX_CONNECTIONS_PER_ADDRESS: "16",
+      SERVER_HEADERS_TIMEOUT_MS: "60000",
+      SERVER_REQUEST_TIMEOUT_MS: "60000",
+      SERVER_KEEPALIVE_TIMEOUT_MS: "60000",
+    });
+    // The legitimate caller's keep-alive connection, the oldest, served once and idle since.
+    const caller = await open(served.port, "127.0.0.2");
+    expect((await keepAliveExchange(caller, "{ __typename }")).status).toBe(200);
+    // An attacker fills every other slot, then keeps opening more, each sending a header line and never ending it.
+    const slow: RawConnection[] = [];
+    for (let index = 0; index < 7 + 12; index += 1) {
+      const connection = await open(served.port, "127.0.0.3");
+      connection.socket.write(`GET /graphql HTTP/1.1\r\nhost: gateway.test\r\nx-slow-${index}: a\r\n`);
+      slow.push(connection);
+      await until(async () => (await openOnServer(served)) === Math.min(8, index + 2), "the attacker's connection counted");
+    }
+    // Each one past the cap took one of the attacker's own, the one it held longest.
+    await until(() => slow.filter((connection) => connection.closed).length === 12, "12 of the attacker's connections closed");
+    expect(slow.slice(0, 12).every((connection) => connection.closed)).toBe(true);
+    expect(caller.closed).toBe(false);
+    expect(refused(await metricsText(served.harness), "reclaimed")).toBe(12);
+
+    // The caller's next request on its connection is answered; a newcomer from a third address gets in too.
+    expect(await keepAliveExchange(caller, "{ __typename }")).toEqual({ status: 200, body: '{"data":{"__typename":"Query"}}' });
+    const newcomer = await exchange(await open(served.port, "127.0.0.4"), graphqlRequest("{ __typename }"));
+    expect(newcomer.status).toBe(200);
+    expect(caller.closed).toBe(false);
+    expect(refused(await metricsText(served.harness), "reclaimed")).toBe(13);
+    expect(refused(await metricsText(served.harness), "max_connections")).toBe(0);
+    expect(upstreamCalls(served.harness)).toEqual({});
+  });
+
+  it("row 19: when every address holds as many, a connection still sending its request head goes before an idle served one", async () => {
+    const served = await serve({
+      MAX_CONNECTIONS: "4",
+      MAX_CONNECTIONS_PER_ADDRESS: "0",
+      SERVER_HEADERS_TIMEOUT_MS: "60000",
+      SERVER_REQUEST_TIMEOUT_MS: "60000",
+      SERVER_KEEPALIVE_TIMEOUT_MS: "60000",
+    });
+    const callers = [await open(served.port, "127.0.0.2"), await open(served.port, "127.0.0.3")];
+    for (const caller of callers) expect((await keepAliveExchange(caller, "{ __typename }")).status).toBe(200);
+    const silent = [await open(served.port, "127.0.0.4"), await open(served.port, "127.0.0.5")];
+    await until(async () => (await openOnServer(served)) === 4, "4 connections open on the server");
+    expect((await exchange(await open(served.port, "127.0.0.6"), graphqlRequest("{ __typename }"))).status).toBe(200);
+    await silent[0]!.whenClosed;
+    expect([silent[1]!.closed, ...callers.map((caller) => caller.closed)]).toEqual([false, false, false]);
+  });
+
   it("row 9: beyond MAX_CONNECTIONS with every connection busy, a new one is closed at once", async () => {
     const served = await serve({
       MAX_CONNECTIONS: "4",
@@ -238,4 +290,22 @@ async function sendRaw(port: number, bytes: string): Promise<string> {
   connection.socket.write(bytes);
   await connection.whenClosed;
   return connection.received();
+}
+
+/** A request on a keep-alive connection: the answer's status and body once it has all arrived; the connection stays open. */
+async function keepAliveExchange(connection: RawConnection, query: string): Promise<{ status: number; body: string }> {
+  const before = connection.received().length;
+  const body = JSON.stringify({ query });
+  connection.socket.write(
+    `POST /graphql HTTP/1.1\r\nhost: gateway.test\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(body)}\r\n\r\n${body}`,
+  );
+  const answered = () => {
+    const text = connection.received().slice(before);
+    const head = text.indexOf("\r\n\r\n");
+    const length = /\r\ncontent-length: (\d+)\r\n/i.exec(text.slice(0, head))?.[1];
+    if (head < 0) return false;
+    return length === undefined ? text.endsWith("0\r\n\r\n") : text.length - head - 4 >= Number(length);
+  };
+  await until(() => answered() || connection.closed, "the answer on the keep-alive connection");
+  return parseAnswer(connection.received().slice(before));
 }

@@ -237,3 +237,46 @@ describe.each(["sse", "websocket"] as const)("row 17: the pool of live pollers i
     for (const subscription of [...shared, joined[0]!, held[1]!, fourth, newcomer]) await subscription.cancel();
   });
 });
+
+describe.each(["sse", "websocket"] as const)(
+  "row 27: the pollers' reads share LIVE_MAX_READS_PER_SECOND, over %s",
+  (transport) => {
+    it("row 27: a caller holding many pollers waits; a chain's shared blocks and a light caller's question keep their intervals, and the upstream sees the budget", async () => {
+      harness = await polling(transport, 500, 100_000, {
+        LIVE_MAX_READS_PER_SECOND: "10",
+        MAX_SUBSCRIPTIONS_PER_CALLER: "30",
+        LIVE_ADDRESS_POLL_MS: "250",
+        LIVE_ADDRESS_MAX_POLL_MS: "250",
+      });
+      // 30 questions of one caller (3 addresses of its /64) ask 120 reads a second; a light caller's
+      // question 4, and the blocks two callers share 2: far more than the budget.
+      for (let index = 0; index < 30; index += 1)
+        await subscribe(addressQuestion(100 + index), from(`2001:db8:9:9::${(index % 3) + 1}`));
+      const light = await subscribe(addressQuestion(200), from("198.51.100.21"));
+      const shared = [
+        await subscribe(BLOCK_NUMBERS, from("198.51.100.22")),
+        await subscribe(BLOCK_NUMBERS, from("198.51.100.23")),
+      ];
+      await until(() => harness!.gateway.liveCounts().pollers === 32, "32 pollers");
+      // Past the first reads, which wait their turn too.
+      await new Promise((resolve) => setTimeout(resolve, 4_000));
+      harness.simulator.resetCounters();
+      const began = performance.now();
+      await new Promise((resolve) => setTimeout(resolve, 4_000));
+      const calls = upstreamCalls(harness);
+      const seconds = (performance.now() - began) / 1000;
+      const lightAddress = `0x${(200).toString(16).padStart(40, "0")}`;
+      const lightReads = harness.simulator.requests().filter((request) => request.path.includes(lightAddress)).length;
+
+      const total = Object.values(calls).reduce((sum, count) => sum + count, 0);
+      expect(total).toBeLessThanOrEqual(Math.ceil(10 * seconds) + 2);
+      // The budget is used, not left idle: the heavy caller's pollers read what is left.
+      expect(total).toBeGreaterThanOrEqual(Math.floor(8 * seconds));
+      expect(calls[BLOCKS_ROUTE]).toBeGreaterThanOrEqual(Math.floor(seconds / 0.5) - 1);
+      expect(lightReads).toBeGreaterThanOrEqual(Math.floor(seconds / 0.25) - 2);
+      expect(calls[ADDRESS_ROUTE]! - lightReads).toBeGreaterThan(0);
+      await light.cancel();
+      for (const subscription of shared) await subscription.cancel();
+    });
+  },
+);
