@@ -54,10 +54,18 @@ import { NO_FACTS, type OperationCost } from "../limits/upstream-calls.ts";
 export const DOCUMENT_TOKENS_PER_CHARGE = 5;
 export const FREE_DOCUMENT_TOKENS = 200;
 
-/** Reading a document: its tokens beyond the free ones, its characters (a long name or comment is one token, or none, but is still read), its definitions beyond the first. */
+/**
+ * What any new document costs beyond the 1 every request pays, however small: parsing and
+ * validating even `query Q1 { __typename }` takes about twice the CPU of answering a document the
+ * cache holds (test/hostile/cpu-share.test.ts), so a caller who varies a name or an alias on every
+ * request (bench:hostile row 25) pays for that work.
+ */
+export const NEW_DOCUMENT_COST = 1;
+
+/** Reading a document: a new one's own cost, its tokens beyond the free ones, its characters (a long name or comment is one token, or none, but is still read), its definitions beyond the first. */
 function costOfReading(shape: DocumentShape, characters: number): number {
   const tokens = Math.floor(Math.max(0, shape.tokens - FREE_DOCUMENT_TOKENS) / DOCUMENT_TOKENS_PER_CHARGE);
-  return tokens + Math.floor(characters / CHARACTERS_PER_TOKEN) + Math.max(0, shape.definitions - 1);
+  return NEW_DOCUMENT_COST + tokens + Math.floor(characters / CHARACTERS_PER_TOKEN) + Math.max(0, shape.definitions - 1);
 }
 
 /** What parsing and validating a document costs when the parse cache does not hold it, beyond the 1 every request pays. */

@@ -130,6 +130,21 @@ const KINDS: Kind[] = [
     request: (index) => post(wide(`Wide${index}`)),
     status: 400,
   },
+  {
+    name: "new small document",
+    count: 200,
+    // A new name each time: parsed and validated for each (row 25 of bench:hostile varies an alias).
+    request: (index) => post(`query Small${index} { __typename }`),
+    status: 200,
+  },
+  {
+    name: "new document over its estimate",
+    count: 200,
+    // Parsed, validated and estimated, then refused: more upstream calls than a bucket holds.
+    request: (index) =>
+      post(`query Costly${index} { latestBlocks(first: 100) { nodes { transactions(first: 100) { nodes { txHash } } } } }`),
+    status: 400,
+  },
   // The same operations over a WebSocket.
   {
     name: "cheapest query, WebSocket",
