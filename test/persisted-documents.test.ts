@@ -8,6 +8,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { serveGateway, stopServed, type Served } from "./hostile/raw-http.ts";
+import { newDocumentCost } from "../src/plugins/rate-limit.ts";
 
 const sha256 = (text: string) => createHash("sha256").update(text).digest("hex");
 
@@ -115,6 +116,8 @@ describe("persisted documents", () => {
     // The same operation as text the parse cache does not hold (one more space).
     const asText = await charge(() => post({ query: WIDE.replace("{", "{ ") }));
     expect(byIdAgain).toBe(byId);
+    // As text, it pays for its reading: a new document's cost, its tokens and characters.
     expect(asText).toBeGreaterThan(byId);
+    expect(asText - byId).toBe(newDocumentCost(WIDE.replace("{", "{ ")));
   });
 });
