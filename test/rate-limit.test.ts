@@ -8,6 +8,7 @@ import { GatewayMetrics } from "../src/telemetry/metrics.ts";
 import { callerOf } from "../src/limits/caller-buckets.ts";
 import { RedisLink } from "../src/shared-state/redis.ts";
 import { LocalBuckets, secondsUntil } from "../src/limits/token-buckets.ts";
+import { NEW_DOCUMENT_COST, newDocumentCost } from "../src/plugins/rate-limit.ts";
 import { execute, startHarness, upstreamCalls, type Harness } from "./support/harness.ts";
 import { redisServerAvailable, startRedisServer, type RedisServer } from "./support/redis-server.ts";
 
@@ -27,9 +28,18 @@ function key(name: string): Record<string, string> {
   return { "x-glacier-api-key": `${name}-${Math.random().toString(36).slice(2)}` };
 }
 
-/** Has the simulator build the latest blocks' transactions (slow the first time) from a bucket of its own, so that timed tests do not wait on it. */
-async function warmUp(harness: Harness): Promise<void> {
-  expect((await execute(harness, COSTS_10, {}, key("warm-up"))).status).toBe(200);
+/**
+ * Has the gateway parse `documents` and the simulator build the latest blocks' transactions (slow
+ * the first time), each from a key of its own, so that timed tests do not wait on them and a
+ * document then costs what its operation costs: the first time, a document costs
+ * `NEW_DOCUMENT_COST` more (COSTS_10 then more than a burst of 10 holds, refused once parsed).
+ */
+async function warmUp(harness: Harness, documents: readonly string[] = [COSTS_1, COSTS_9, COSTS_10, COSTS_21]): Promise<void> {
+  for (const document of documents) {
+    await execute(harness, document, {}, key("warm-up"));
+    // Parsed now: a fresh bucket pays for it, unless its operation is over a limit.
+    expect([200, 400]).toContain((await execute(harness, document, {}, key("warm-up"))).status);
+  }
   harness.simulator.resetCounters();
 }
 
@@ -195,13 +205,11 @@ describe("the limiter in the gateway", () => {
   it("spends only the request's 1 on an operation refused for its cost, depth or breadth", async () => {
     const strict = await startHarness({ ...LIMITS, MAX_QUERY_COST: "50" });
     try {
+      const overCost = `{ latestBlocks(first: 9) { nodes { blockNumber blockHash txCount gasUsed parent { txCount } } } }`;
+      // Parsed before: no NEW_DOCUMENT_COST for either.
+      await warmUp(strict, [overCost, COSTS_9]);
       const caller = key("costly");
-      const refused = await execute(
-        strict,
-        `{ latestBlocks(first: 9) { nodes { blockNumber blockHash txCount gasUsed parent { txCount } } } }`,
-        {},
-        caller,
-      );
+      const refused = await execute(strict, overCost, {}, caller);
       expect(refused.status).toBe(400);
       expect(refused.body.errors![0]!.extensions).toMatchObject({ code: "BAD_USER_INPUT", limit: "cost", max: 50 });
       expect(refused.headers.get("ratelimit-remaining")).toBe("9");
@@ -227,6 +235,57 @@ describe("the limiter in the gateway", () => {
     expect(await response.text()).toContain('"code":"RATE_LIMITED"');
     expect(upstreamCalls(harness)).toEqual({});
   });
+
+  it("charges a document the parse cache does not hold NEW_DOCUMENT_COST more, however small: a fresh alias makes a new document (bench:hostile row 25)", async () => {
+    // Refills so slowly that no test sees a token come back.
+    const slow = await startHarness({ RATE_LIMIT_RATE: "0.001", RATE_LIMIT_BURST: "10" });
+    const remaining = (answer: { headers: Headers }) => Number(answer.headers.get("ratelimit-remaining"));
+    try {
+      /** 1 upstream call, as COSTS_1. */
+      const cheap = (alias: string) => `{ ${alias}: latestBlocks(first: 1) { nodes { blockHash } } }`;
+      /** 21 upstream calls, as COSTS_21: refused at admission, after parsing and validating. */
+      const overBurst = (alias: string) =>
+        `{ ${alias}: latestBlocks(first: 20) { nodes { blockNumber transactions(first: 1) { nodes { txHash } } } } }`;
+      /** 10 upstream calls, as COSTS_10: a whole burst. */
+      const wholeBurst = (alias: string) =>
+        `{ ${alias}: latestBlocks(first: 9) { nodes { blockNumber transactions(first: 1) { nodes { txHash } } } } }`;
+      for (const small of [cheap("a1"), overBurst("c1"), wholeBurst("w1")])
+        expect(newDocumentCost(small)).toBe(NEW_DOCUMENT_COST);
+
+      const caller = key("aliases");
+      const first = await execute(slow, cheap("a1"), {}, caller);
+      expect(first.status).toBe(200);
+      expect(remaining(first)).toBe(10 - 1 - NEW_DOCUMENT_COST);
+      // The parse cache holds it now: 1.
+      const again = await execute(slow, cheap("a1"), {}, caller);
+      expect(again.status).toBe(200);
+      expect(remaining(again)).toBe(10 - 2 - NEW_DOCUMENT_COST);
+      // The same operation under another alias is another document.
+      const renamed = await execute(slow, cheap("a2"), {}, caller);
+      expect(renamed.status).toBe(200);
+      expect(remaining(renamed)).toBe(10 - 3 - 2 * NEW_DOCUMENT_COST);
+      // Refused at admission, it was parsed and validated all the same, and paid for that.
+      slow.simulator.resetCounters();
+      const refused = await execute(slow, overBurst("c1"), {}, caller);
+      expect(refused.status).toBe(400);
+      expect(refused.body.errors![0]!.extensions).toMatchObject({ code: "BAD_USER_INPUT", limit: "upstreamCalls" });
+      expect(remaining(refused)).toBe(10 - 4 - 3 * NEW_DOCUMENT_COST);
+      expect(upstreamCalls(slow)).toEqual({});
+
+      // An operation that costs the whole burst: new, it costs NEW_DOCUMENT_COST more than a full
+      // bucket holds, and is refused after it is parsed; then, parsed, it costs the burst.
+      const newcomer = await execute(slow, wholeBurst("w1"), {}, key("whole"));
+      expect(newcomer.status).toBe(429);
+      expect(newcomer.body.errors![0]!.extensions).toMatchObject({ code: "RATE_LIMITED", cost: 9 });
+      expect(remaining(newcomer)).toBe(10 - 1 - NEW_DOCUMENT_COST);
+      expect(upstreamCalls(slow)).toEqual({});
+      const parsed = await execute(slow, wholeBurst("w1"), {}, key("whole"));
+      expect(parsed.status).toBe(200);
+      expect(remaining(parsed)).toBe(0);
+    } finally {
+      await slow.close();
+    }
+  });
 });
 
 describe("callers by address, over HTTP", () => {
@@ -234,6 +293,8 @@ describe("callers by address, over HTTP", () => {
     env: Record<string, string>,
   ): Promise<{ harness: Harness; server: Server; post: (query: string, headers?: Record<string, string>) => Promise<number> }> {
     const harness = await startHarness({ ...LIMITS, ...env });
+    // COSTS_10 parsed, so that it costs the burst exactly.
+    await warmUp(harness, [COSTS_10]);
     const server = createServer(harness.gateway.listener);
     await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
     const { port } = server.address() as AddressInfo;
@@ -315,6 +376,7 @@ describe.skipIf(!redisServerAvailable)("buckets shared in Redis", () => {
       gateways.push({ harness: await startHarness(LIMITS, { redis: link, metrics }), link, metrics });
     }
     await Promise.all(gateways.map(({ link }) => ready(link)));
+    for (const { harness } of gateways) await warmUp(harness);
   });
   afterAll(async () => {
     for (const { harness, link } of gateways) {
@@ -349,12 +411,18 @@ describe.skipIf(!redisServerAvailable)("buckets shared in Redis", () => {
   it("shares a debt too: a document no bucket can pay, read through one gateway, leaves the caller owing on the other", async () => {
     const [one, other] = gateways;
     const caller = key("in-debt");
-    // 12,500 characters: 1 for the request and 12 for its reading, more than the burst of 10, so
-    // it never runs; but it was read, so the 12 are paid all the same: the bucket owes 3.
+    // 12,500 characters: 1 for the request, NEW_DOCUMENT_COST and 12 for its reading, more than
+    // the burst of 10, so it is never parsed; but it was read, so the 12 are paid all the same:
+    // the bucket owes 3.
     const unaffordable = "{ __typename }".padEnd(12_500, " ");
+    expect(newDocumentCost(unaffordable)).toBe(NEW_DOCUMENT_COST + 12);
     const refused = await execute(one!.harness, unaffordable, {}, caller);
     expect(refused.status).toBe(400);
-    expect(refused.body.errors![0]!.extensions).toMatchObject({ code: "BAD_USER_INPUT", limit: "documentSize", actual: 13 });
+    expect(refused.body.errors![0]!.extensions).toMatchObject({
+      code: "BAD_USER_INPUT",
+      limit: "documentSize",
+      actual: 1 + newDocumentCost(unaffordable),
+    });
     expect(refused.headers.get("ratelimit-remaining")).toBe("0");
     other!.harness.simulator.resetCounters();
     const owing = await execute(other!.harness, COSTS_1, {}, caller);

@@ -1,12 +1,16 @@
 /**
  * Per-caller rate limiting. Every request pays before Yoga parses it: 1, plus, for a document
- * the parse cache does not hold, 1 per `DOCUMENT_TOKENS_PER_CHARGE` of its tokens (the first
- * `FREE_DOCUMENT_TOKENS` free), 1 per `CHARACTERS_PER_TOKEN` characters, and 1 per
- * definition beyond the first (parsing and validating are work, whether or not the document then
- * runs), and 1 per `CHARACTERS_PER_TOKEN` characters of its operation name. An operation that
- * runs then pays, after validation and before any resolver, the rest of its cost: the upstream
- * calls it is estimated to make and the CPU it is estimated to take (a Warp verification, an introspection), less
- * the 1 already paid, and, for a document parsed before, 1 for each of its other operations.
+ * the parse cache does not hold, `NEW_DOCUMENT_COST` however small it is, 1 per
+ * `DOCUMENT_TOKENS_PER_CHARGE` of its tokens (the first `FREE_DOCUMENT_TOKENS` free), 1 per
+ * `CHARACTERS_PER_TOKEN` characters, and 1 per definition beyond the first (parsing and validating
+ * are work, whether or not the document then runs: a new name or alias on every request makes
+ * every request a new document), and 1 per `CHARACTERS_PER_TOKEN` characters of its operation
+ * name. The cache is the process's, shared by all callers: a document any caller sent before
+ * pays none of it; identical new documents that arrive together are each charged as new (none is
+ * parsed when they are charged). An operation that runs then pays, after validation and before
+ * any resolver, the rest of its cost: the upstream calls it is estimated to make and the CPU it
+ * is estimated to take (a Warp verification, an introspection), less the 1 already paid, and,
+ * for a document parsed before, 1 for each of its other operations.
  * When it has run, it is settled: the requests it really sent upstream (counted per request by
  * the upstream client, retries included, cache hits and requests joined onto another caller's
  * not) beyond the calls it paid for are taken from the same buckets whatever they hold, into
@@ -48,16 +52,25 @@ import { NO_FACTS, type OperationCost } from "../limits/upstream-calls.ts";
  * and 1 per definition beyond the first: the work of parsing and validating it (some 5 ms per
  * 1,000 tokens, held on the event loop, where it delays every other caller), paid before it is
  * parsed: at the default rate a caller can make the gateway read a 2,000-token document (the
- * most MAX_QUERY_TOKENS allows) about once every 4 s. Under `FREE_DOCUMENT_TOKENS` that work is well under a
- * millisecond, which the 1 every request pays covers.
+ * most MAX_QUERY_TOKENS allows) about once every 4 s. Under `FREE_DOCUMENT_TOKENS` that work is
+ * about a millisecond, which `NEW_DOCUMENT_COST` pays for.
  */
 export const DOCUMENT_TOKENS_PER_CHARGE = 5;
 export const FREE_DOCUMENT_TOKENS = 200;
 
-/** Reading a document: its tokens beyond the free ones, its characters (a long name or comment is one token, or none, but is still read), its definitions beyond the first. */
+/**
+ * What any new document costs beyond the 1 every request pays, however small: a request with
+ * even `query Q1 { __typename }`, parsed and validated, takes about twice the CPU of one whose
+ * document the cache holds (4.75 against 2.33 ms on a loaded 2-core machine:
+ * test/hostile/cpu-share.test.ts), so a caller who varies a name or an alias on every request
+ * (bench:hostile row 25) pays for that work, and a caller who sends the same text again does not.
+ */
+export const NEW_DOCUMENT_COST = 1;
+
+/** Reading a document: a new one's own cost, its tokens beyond the free ones, its characters (a long name or comment is one token, or none, but is still read), its definitions beyond the first. */
 function costOfReading(shape: DocumentShape, characters: number): number {
   const tokens = Math.floor(Math.max(0, shape.tokens - FREE_DOCUMENT_TOKENS) / DOCUMENT_TOKENS_PER_CHARGE);
-  return tokens + Math.floor(characters / CHARACTERS_PER_TOKEN) + Math.max(0, shape.definitions - 1);
+  return NEW_DOCUMENT_COST + tokens + Math.floor(characters / CHARACTERS_PER_TOKEN) + Math.max(0, shape.definitions - 1);
 }
 
 /** What parsing and validating a document costs when the parse cache does not hold it, beyond the 1 every request pays. */
@@ -130,7 +143,7 @@ function refusedResponse(fetchAPI: FetchAPI, cost: number, what: string, decisio
 /** What a request has paid for at the start, for its operation to pay the rest. */
 interface Paid {
   buckets: BucketRef[];
-  /** The parse cache did not hold the document: it paid for its size and definitions already. */
+  /** The parse cache did not hold the document: it paid for its reading (`NEW_DOCUMENT_COST`, size, definitions) already. */
   newDocument: boolean;
   /** For the response's ratelimit headers: the last decision. */
   decision: RateLimitDecision;

@@ -15,6 +15,7 @@ import {
   CHARACTERS_PER_TOKEN,
   DOCUMENT_TOKENS_PER_CHARGE,
   FREE_DOCUMENT_TOKENS,
+  NEW_DOCUMENT_COST,
   newDocumentCost,
 } from "../../src/plugins/rate-limit.ts";
 import { startHarness, upstreamCalls, type Harness } from "../support/harness.ts";
@@ -86,14 +87,18 @@ describe("row 8: charges before parsing", () => {
     // 4,989 tokens: the first 200 are free, then 1 per 20; and 1 per 1,000 characters.
     const perCharacters = (text: string) => Math.floor(text.length / CHARACTERS_PER_TOKEN);
     expect(newDocumentCost(wide(0))).toBe(
-      Math.floor((4_989 - FREE_DOCUMENT_TOKENS) / DOCUMENT_TOKENS_PER_CHARGE) + perCharacters(wide(0)),
+      NEW_DOCUMENT_COST + Math.floor((4_989 - FREE_DOCUMENT_TOKENS) / DOCUMENT_TOKENS_PER_CHARGE) + perCharacters(wide(0)),
     );
     expect(newDocumentCost(many(1_000))).toBe(
-      Math.floor((5_000 - FREE_DOCUMENT_TOKENS) / DOCUMENT_TOKENS_PER_CHARGE) + perCharacters(many(1_000)) + 999,
+      NEW_DOCUMENT_COST +
+        Math.floor((5_000 - FREE_DOCUMENT_TOKENS) / DOCUMENT_TOKENS_PER_CHARGE) +
+        perCharacters(many(1_000)) +
+        999,
     );
-    expect(newDocumentCost("{ __typename }")).toBe(0);
+    // Any new document costs NEW_DOCUMENT_COST, however small.
+    expect(newDocumentCost("{ __typename }")).toBe(NEW_DOCUMENT_COST);
     // A long name is one token, and still read.
-    expect(newDocumentCost(`query Q${"x".repeat(95_000)} { __typename }`)).toBe(95);
+    expect(newDocumentCost(`query Q${"x".repeat(95_000)} { __typename }`)).toBe(NEW_DOCUMENT_COST + 95);
   });
 });
 
@@ -142,11 +147,13 @@ describe.each(TRANSPORTS)("row 8: charges before parsing, over %s", (transport) 
     expect(response.body.errors![0]!.message).toMatch(/Syntax Error/);
     expect(response.body.errors![0]!.extensions).toMatchObject({ code: "GRAPHQL_PARSE_FAILED" });
     expect(newDocumentCost(broken)).toBe(
-      Math.floor((1_501 - FREE_DOCUMENT_TOKENS) / DOCUMENT_TOKENS_PER_CHARGE) + Math.floor(broken.length / CHARACTERS_PER_TOKEN),
+      NEW_DOCUMENT_COST +
+        Math.floor((1_501 - FREE_DOCUMENT_TOKENS) / DOCUMENT_TOKENS_PER_CHARGE) +
+        Math.floor(broken.length / CHARACTERS_PER_TOKEN),
     );
-    // The caller's next request (1) sees the charge on every transport.
+    // The caller's next request (1, and its new document's cost) sees the charge on every transport.
     const next = await send("192.0.2.9", "{ __typename }");
-    expectAnswer(next, 200, 500 - opening - 1 - newDocumentCost(broken) - 1);
+    expectAnswer(next, 200, 500 - opening - 1 - newDocumentCost(broken) - 1 - newDocumentCost("{ __typename }"));
     await servesOthers(send);
     expect(upstreamCalls(gateway)).toEqual({});
   });
@@ -184,8 +191,9 @@ describe.each(TRANSPORTS)("row 8: charges before parsing, over %s", (transport) 
     expect(response.body.errors![0]!.message).toBe(
       `Reading this request (5000 tokens and 1000 definitions) costs ${cost}, more than the 500 that RATE_LIMIT_BURST allows at once, so it can never run; send a smaller document, one operation at a time`,
     );
+    // Refused unparsed, it paid no NEW_DOCUMENT_COST; the next request, a new document, pays its own.
     const next = await send("192.0.2.11", "{ __typename }");
-    expectAnswer(next, 200, 500 - opening - read - 1);
+    expectAnswer(next, 200, 500 - opening - read - 1 - newDocumentCost("{ __typename }"));
     expect(upstreamCalls(gateway)).toEqual({});
     await servesOthers(send);
   });
@@ -196,20 +204,24 @@ describe.each(TRANSPORTS)("row 8: charges before parsing, over %s", (transport) 
     const name = `Q${"x".repeat(95_000)}`;
     const costs = 1 + Math.floor(name.length / CHARACTERS_PER_TOKEN);
     const answers: Answer[] = [];
+    // The first request's document is new (parsed and validated, then refused for the name); the
+    // parse cache holds it for the others.
+    const first = NEW_DOCUMENT_COST;
+    expect(newDocumentCost("{ __typename }")).toBe(first);
     for (let index = 0; index < 6; index++) {
       const response = await send(attacker, "{ __typename }", name);
       answers.push(response);
       if (index < 5) {
         // Refused for its unknown name, and charged for it.
-        expectAnswer(response, 400, 500 - opening - (index + 1) * costs);
+        expectAnswer(response, 400, 500 - opening - first - (index + 1) * costs);
         expect(response.body.errors![0]!.extensions!.code).not.toBe("RATE_LIMITED");
       }
     }
-    // 500 pays for five of 96, not a sixth.
+    // 500 pays for five of 96 (and the first one's new document), not a sixth.
     expectAnswer(answers[5]!, 429);
     expect(answers[5]!.body.errors![0]!.extensions).toMatchObject({ code: "RATE_LIMITED", cost: costs });
     // The sixth was read all the same: its 1 and its name's 95 characters' worth are paid, into
-    // debt (20 - 1 - 95), so that even a request of cost 1 is refused now.
+    // debt (19 - 1 - 95 over HTTP), so that even a request of cost 1 is refused now.
     const owing = await send(attacker, "{ __typename }");
     expectAnswer(owing, 429);
     expect(owing.body.errors![0]!.extensions).toMatchObject({ code: "RATE_LIMITED" });

@@ -14,10 +14,15 @@
  * each key or address that opens one has a unit less to run operations with: rotating them buys
  * even less there. HTTP only (SSE through `yoga.fetch`, for the streams): a /64 as the socket's
  * own address, which no real socket here can come from.
+ *
+ * Each test starts its own gateway, whose parse cache is empty: the first request's document is
+ * new, and pays `NEW_DOCUMENT_COST` more (from its key and its address alike); every later
+ * request of the same text, whoever sends it, finds it parsed.
  */
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterEach, describe, expect, it } from "vitest";
+import { NEW_DOCUMENT_COST } from "../../src/plugins/rate-limit.ts";
 import { execute, serveGateway, startHarness, upstreamCalls, type Harness, type ServedGateway } from "../support/harness.ts";
 import { startExportJob, subscribeSse, type ExportSubscription } from "../support/subscriptions.ts";
 import { over, TRANSPORTS, type Answer, type Stream, type Transport, type TransportClient } from "../support/transports.ts";
@@ -121,17 +126,18 @@ describe.each(TRANSPORTS)("row 4: invented API keys, over %s", (transport) => {
     const oneKey = freshKey();
     const withOneKey = await verdicts(() => oneKey);
     const oneKeyCalls = upstreamCalls(served.harness);
-    // Each request pays 1 (over WebSocket, the key's one socket 1 as well).
-    expect(withOneKey).toEqual(firstServed(BURST - opening));
-    expect(oneKeyCalls).toEqual({ "GET /v1/blocks": BURST - opening });
+    // Each request pays 1 (over WebSocket, the key's one socket 1 as well), the first its new document too.
+    expect(withOneKey).toEqual(firstServed(BURST - opening - NEW_DOCUMENT_COST));
+    expect(oneKeyCalls).toEqual({ "GET /v1/blocks": BURST - opening - NEW_DOCUMENT_COST });
 
     await served.close();
     served = await serve(transport);
     const rotating = await verdicts(() => freshKey());
-    // Each key pays the address's bucket as well; over WebSocket each key's socket too, so that
-    // rotating keys buys less than one key's budget there.
-    expect(rotating).toEqual(firstServed(BURST / (1 + opening)));
-    expect(upstreamCalls(served.harness)).toEqual({ "GET /v1/blocks": BURST / (1 + opening) });
+    // Each key pays the address's bucket as well (the first key its new document too); over
+    // WebSocket each key's socket too, so that rotating keys buys less than one key's budget there.
+    const rotated = Math.floor((BURST - NEW_DOCUMENT_COST) / (1 + opening));
+    expect(rotating).toEqual(firstServed(rotated));
+    expect(upstreamCalls(served.harness)).toEqual({ "GET /v1/blocks": rotated });
     if (opening === 0) {
       expect(rotating).toEqual(withOneKey);
       expect(upstreamCalls(served.harness)).toEqual(oneKeyCalls);
@@ -151,8 +157,10 @@ describe.each(TRANSPORTS)("row 4: invented API keys, over %s", (transport) => {
     served = await serve(transport);
     const key = freshKey();
     // Half the key's budget from the socket's address (over WebSocket, its socket's opening is
-    // part of it), the other half in process (no address).
-    for (let index = 0; index < BURST / 2 - opening; index++) expect(await served.send("POST", key)).toBe(true);
+    // part of it, and the first request's new document is), the other half in process (no address).
+    for (let index = 0; index < BURST / 2 - opening - NEW_DOCUMENT_COST; index++) {
+      expect(await served.send("POST", key)).toBe(true);
+    }
     for (let index = 0; index < BURST / 2; index++) expect((await execute(served.harness, COSTS_1, {}, key)).status).toBe(200);
     served.harness.simulator.resetCounters();
     const spent = await execute(served.harness, COSTS_1, {}, key);
@@ -221,15 +229,16 @@ describe("a caller is a caller however it is addressed (the socket's own address
     };
     harness = await startHarness(env);
     const oneAddress = await statusesOf(() => "2001:db8:1:1::7");
-    expect(oneAddress.filter((status) => status === 200)).toHaveLength(BURST);
-    expect(upstreamCalls(harness)).toEqual({ "GET /v1/blocks": BURST });
+    // The first request's document is new: it pays NEW_DOCUMENT_COST more.
+    expect(oneAddress.filter((status) => status === 200)).toHaveLength(BURST - NEW_DOCUMENT_COST);
+    expect(upstreamCalls(harness)).toEqual({ "GET /v1/blocks": BURST - NEW_DOCUMENT_COST });
     await harness.close();
 
     harness = await startHarness(env);
     const rotating = await statusesOf(() => inside("2001:db8:1:2"));
     expect(rotating).toEqual(oneAddress);
-    expect(upstreamCalls(harness)).toEqual({ "GET /v1/blocks": BURST });
-    // The next /64 is another caller.
+    expect(upstreamCalls(harness)).toEqual({ "GET /v1/blocks": BURST - NEW_DOCUMENT_COST });
+    // The next /64 is another caller (whose document is parsed already).
     expect(await statusesOf(() => inside("2001:db8:1:3"), BURST)).toEqual(Array<number>(BURST).fill(200));
   });
 
@@ -280,9 +289,9 @@ describe.each(TRANSPORTS)("a caller is a caller however it is addressed, over %s
     harness = await startHarness(env);
     client = over(transport, harness);
     const oneAddress = await verdictsOf(() => "2001:db8:1:1::7");
-    // Over WebSocket the address's one socket costs 1 as well.
-    expect(oneAddress).toEqual(firstServed(BURST - opening, ROTATIONS));
-    expect(upstreamCalls(harness)).toEqual({ "GET /v1/blocks": BURST - opening });
+    // Over WebSocket the address's one socket costs 1 as well; the first request's new document NEW_DOCUMENT_COST.
+    expect(oneAddress).toEqual(firstServed(BURST - opening - NEW_DOCUMENT_COST, ROTATIONS));
+    expect(upstreamCalls(harness)).toEqual({ "GET /v1/blocks": BURST - opening - NEW_DOCUMENT_COST });
     await client.close();
     await harness.close();
 
@@ -290,10 +299,11 @@ describe.each(TRANSPORTS)("a caller is a caller however it is addressed, over %s
     client = over(transport, harness);
     const rotating = await verdictsOf(() => inside("2001:db8:1:2"));
     // Over WebSocket each address is a socket of its own, which the /64 pays for too.
-    expect(rotating).toEqual(firstServed(BURST / (1 + opening), ROTATIONS));
+    const rotated = Math.floor((BURST - NEW_DOCUMENT_COST) / (1 + opening));
+    expect(rotating).toEqual(firstServed(rotated, ROTATIONS));
     if (opening === 0) expect(rotating).toEqual(oneAddress);
-    expect(upstreamCalls(harness)).toEqual({ "GET /v1/blocks": BURST / (1 + opening) });
-    // The next /64 is another caller.
+    expect(upstreamCalls(harness)).toEqual({ "GET /v1/blocks": rotated });
+    // The next /64 is another caller (whose document is parsed already).
     expect(await verdictsOf(() => inside("2001:db8:1:3"), BURST)).toEqual(firstServed(BURST / (1 + opening), BURST));
   });
 
@@ -305,7 +315,8 @@ describe.each(TRANSPORTS)("a caller is a caller however it is addressed, over %s
       await new Promise<void>((resolve) => server.listen(0, "::", resolve));
       try {
         const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}/graphql`;
-        for (let index = 0; index < BURST; index++) {
+        // The first request's document is new: it pays NEW_DOCUMENT_COST more.
+        for (let index = 0; index < BURST - NEW_DOCUMENT_COST; index++) {
           const response = await fetch(base, {
             method: "POST",
             headers: { "content-type": "application/json" },
@@ -320,8 +331,8 @@ describe.each(TRANSPORTS)("a caller is a caller however it is addressed, over %s
       }
     } else {
       client = over(transport, harness, serveDualStack);
-      // Over WebSocket, the socket's opening is the first unit.
-      for (let index = 0; index < BURST - opening; index++) {
+      // Over WebSocket, the socket's opening is the first unit; the first request's new document costs NEW_DOCUMENT_COST.
+      for (let index = 0; index < BURST - opening - NEW_DOCUMENT_COST; index++) {
         expect(servedOrRateLimited(await client.send({ query: COSTS_1 }))).toBe(true);
       }
       await client.close();

@@ -11,6 +11,7 @@
  * Upstream calls are counted the same on both.
  */
 import { afterEach, describe, expect, it } from "vitest";
+import { newDocumentCost } from "../../src/plugins/rate-limit.ts";
 import type { SseEvent } from "../support/subscriptions.ts";
 import { startHarness, until, upstreamCalls, type Harness } from "../support/harness.ts";
 import { over, type Stream, type TransportClient } from "../support/transports.ts";
@@ -123,10 +124,12 @@ describe.each(["sse", "websocket"] as const)("row 17: live work is paid for, ove
     expect(resumePages).toBe(1);
     expect(fetched).toBeGreaterThan(4 * missed);
     // Its first read came with the subscription's charge, which the selections' calls outgrew;
-    // each page of the resume cost 1 (and a socket's opening 1). The follow-up costs 1.
+    // each page of the resume cost 1 (and a socket's opening 1). The follow-up costs 1. Both
+    // documents are new to this gateway, and paid for that.
     const followUp = await client!.send({ query: "{ __typename }" }, from("198.51.100.1"));
     expect(followUp.refused).toBe(false);
-    expect(followUp.remaining).toBe(1000 - opening - fetched - resumePages - 1);
+    const documents = newDocumentCost(COSTLY_BLOCKS) + newDocumentCost("{ __typename }");
+    expect(followUp.remaining).toBe(1000 - opening - documents - fetched - resumePages - 1);
   });
 
   it("row 17: a caller whose events' selections put it in debt has its stream ended by the next poll's charge", async () => {
@@ -136,10 +139,10 @@ describe.each(["sse", "websocket"] as const)("row 17: live work is paid for, ove
     const { arrived, events } = await untilSpent(COSTLY_BLOCKS, "198.51.100.2", 60);
     expect(events.filter((event) => event.data?.newBlocks)).toHaveLength(arrived);
 
-    // It paid each read after the first and every call its events made (and a socket's opening):
-    // that many beyond its budget.
+    // It paid each read after the first and every call its events made (and a socket's opening,
+    // and its new document): that many beyond its budget.
     const reads = upstreamCalls(harness)[BLOCKS_ROUTE]!;
-    const debt = selectionCalls() + reads - 1 + opening - burst;
+    const debt = selectionCalls() + reads - 1 + opening + newDocumentCost(COSTLY_BLOCKS) - burst;
     expect(debt).toBeGreaterThan(0);
     const refused = await client!.send({ query: "{ __typename }" }, from("198.51.100.2"));
     expect(refused.refused).toBe(true);
@@ -161,8 +164,8 @@ describe.each(["sse", "websocket"] as const)("row 17: live work is paid for, ove
       Array.from({ length: arrived }, (_, index) => String(before + 1n + BigInt(index))),
     );
     // The subscription paid its first read; every later read, each page of the long poll too, 1:
-    // as many reads as the budget (less a socket's opening).
-    expect(upstreamCalls(harness)[BLOCKS_ROUTE]).toBe(burst - opening);
+    // as many reads as the budget (less a socket's opening, and its new document's cost).
+    expect(upstreamCalls(harness)[BLOCKS_ROUTE]).toBe(burst - opening - newDocumentCost(BLOCK_NUMBERS));
   });
 });
 

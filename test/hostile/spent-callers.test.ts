@@ -8,8 +8,12 @@
  * spent a socket's next upgrade is refused with an HTTP 429. HTTP only, on the gateway's Node
  * listener at a real port with callers told apart by their socket addresses: a body promised and
  * never sent (HTTP framing), and /ready and /metrics (HTTP endpoints, no GraphQL operation).
+ *
+ * Each test starts its own gateway, whose parse cache is empty: the first request of a document
+ * pays `NEW_DOCUMENT_COST` more, which each burst here holds on top of the requests it counts.
  */
 import { afterEach, describe, expect, it } from "vitest";
+import { NEW_DOCUMENT_COST, newDocumentCost } from "../../src/plugins/rate-limit.ts";
 import { startHarness, upstreamCalls, type Harness } from "../support/harness.ts";
 import { over, TRANSPORTS, type Answer, type Transport, type TransportClient } from "../support/transports.ts";
 import { exchange, graphqlRequest, openConnection, parseAnswer, serveGateway, stopServed, type Served } from "./raw-http.ts";
@@ -69,11 +73,11 @@ function expectRateLimited(answer: Answer): void {
 
 describe("a caller over its budget, on the HTTP listener (HTTP only: a body left unread is HTTP framing)", () => {
   it("is refused before its body is read: a request that never sends its body is answered 429 at once, and the connection closed", async () => {
-    const served = await serve({ RATE_LIMIT_BURST: "3" });
+    const served = await serve({ RATE_LIMIT_BURST: String(3 + NEW_DOCUMENT_COST) });
     const typename = graphqlRequest("{ __typename }");
     const statuses = [];
     for (let sent = 0; sent < 4; sent++) statuses.push((await send(served.port, typename)).status);
-    // Each request pays 1: three are served, the fourth finds the bucket empty.
+    // Each request pays 1 (the first its new document too): three are served, the fourth finds the bucket empty.
     expect(statuses).toEqual([200, 200, 200, 429]);
 
     // Headers that promise 50 kB, and no body: only a refusal that does not wait for it answers.
@@ -99,7 +103,8 @@ describe("a caller over its budget, on the HTTP listener (HTTP only: a body left
   });
 
   it("with an invented key is refused unread all the same: the address's bucket is spent", async () => {
-    const served = await serve({ RATE_LIMIT_BURST: "2" });
+    // Two requests, the first with its new document.
+    const served = await serve({ RATE_LIMIT_BURST: String(2 + NEW_DOCUMENT_COST) });
     const withKey = (key: string) =>
       graphqlRequest("{ __typename }").replace("\r\n\r\n", `\r\nx-glacier-api-key: ${key}\r\n\r\n`);
     const statuses = [];
@@ -111,8 +116,9 @@ describe("a caller over its budget, on the HTTP listener (HTTP only: a body left
 
 describe.each(TRANSPORTS)("a caller over its budget, over %s", (transport) => {
   it("is refused before its operation is parsed, and another address has a budget of its own", async () => {
-    const { harness, send, opening } = await clientOf(transport, { RATE_LIMIT_BURST: "3" });
-    // Each operation pays 1 (and the socket's opening 1): the rest is served, then the bucket is empty.
+    const { harness, send, opening } = await clientOf(transport, { RATE_LIMIT_BURST: String(3 + NEW_DOCUMENT_COST) });
+    // Each operation pays 1 (the first its new document too, and the socket's opening 1): the
+    // rest is served, then the bucket is empty.
     for (let sent = 0; sent < 3 - opening; sent++) {
       const served = await send("{ __typename }");
       expect(served.result).toEqual({ data: { __typename: "Query" } });
@@ -129,7 +135,8 @@ describe.each(TRANSPORTS)("a caller over its budget, over %s", (transport) => {
   });
 
   it('counts each refusal in gateway_refusals_total{reason="rate_limited"}', async () => {
-    const { harness, send, opening } = await clientOf(transport, { RATE_LIMIT_BURST: "2" });
+    // The first request pays for its new document too.
+    const { harness, send, opening } = await clientOf(transport, { RATE_LIMIT_BURST: String(2 + NEW_DOCUMENT_COST) });
     const before = refusedRateLimited(await harness.gateway.metrics.registry.metrics());
     for (let sent = 0; sent < 2 - opening; sent++) expect((await send("{ __typename }")).refused).toBe(false);
     for (let sent = 0; sent < 3; sent++) expectRateLimited(await send("{ __typename }"));
@@ -138,7 +145,8 @@ describe.each(TRANSPORTS)("a caller over its budget, over %s", (transport) => {
   });
 
   it("with an invented key is refused all the same: the address's bucket is spent", async () => {
-    const { harness, send, opening } = await clientOf(transport, { RATE_LIMIT_BURST: "2" });
+    // The first request pays for its new document too, to its key and its address.
+    const { harness, send, opening } = await clientOf(transport, { RATE_LIMIT_BURST: String(2 + NEW_DOCUMENT_COST) });
     // Each key is a caller of its own (a socket each, whose opening the address pays too).
     const servedKeys = Math.floor(2 / (1 + opening));
     for (let sent = 0; sent < 5; sent++) {
@@ -158,11 +166,15 @@ describe("a body the gateway read but cannot use, over HTTP (on the listener, wh
     const refused = await send(served.port, deep);
     expect(refused.status).toBe(400);
     expect(JSON.parse(refused.body)).toMatchObject({ errors: [{ extensions: { code: "BAD_REQUEST", limit: "nesting" } }] });
-    // 100, less the deep request's 1 and its 10,046 characters' 10, less this request's 1.
+    // 100, less the deep request's 1, its 10,046 characters' 10 and its new document's cost (paid
+    // as it was read, before the nesting was refused), less this request's 1 and its document's
+    // cost again (the deep request's was never parsed, so it is still new).
     const next = await openConnection(served.port);
     next.socket.write(graphqlRequest("{ __typename }"));
     await next.whenClosed;
-    expect(next.received()).toMatch(/\r\nratelimit-remaining: 88\r\n/i);
+    expect(next.received()).toMatch(
+      new RegExp(`\\r\\nratelimit-remaining: ${88 - 2 * newDocumentCost("{ __typename }")}\\r\\n`, "i"),
+    );
     expect(upstreamCalls(served.harness)).toEqual({});
   });
 });
@@ -190,15 +202,23 @@ describe.each(["websocket", "sse"] as const)("a body the gateway read but cannot
     const refused = await sendBody(body);
     expect(refused.refused).toBe(true);
     expect(refused.body).toMatchObject({ errors: [{ extensions: { code: "BAD_REQUEST", limit: "nesting" } }] });
-    // 100, less the deep request's 1 and its 10,046 characters' 10, less this request's 1 (and a socket's opening).
-    expect((await send("{ __typename }")).remaining).toBe(88 - opening);
+    // 100, less the deep request's 1 and its 10,046 characters' 10, less this request's 1 and its
+    // new document's cost (and a socket's opening). Over SSE the deep request's new document was
+    // paid for too, as it was read, before its nesting was refused (and it is still new after);
+    // a socket's frame gate refuses it before any document is read.
+    const documents = transport === "sse" ? 2 : 1;
+    expect((await send("{ __typename }")).remaining).toBe(88 - opening - documents * newDocumentCost("{ __typename }"));
     expect(upstreamCalls(harness)).toEqual({});
   });
 });
 
 describe.each(TRANSPORTS)("answers from the response cache, over %s", (transport) => {
   it("cost 1 like any request: a caller replaying a cached query runs out of budget too", async () => {
-    const { harness, send, opening } = await clientOf(transport, { RATE_LIMIT_BURST: "3", RESPONSE_CACHE_TTL_MS: "60000" });
+    // The first request pays for its new document too; the others find it parsed (and their answer cached).
+    const { harness, send, opening } = await clientOf(transport, {
+      RATE_LIMIT_BURST: String(3 + NEW_DOCUMENT_COST),
+      RESPONSE_CACHE_TTL_MS: "60000",
+    });
     const answers = [];
     for (let sent = 0; sent < 4 - opening; sent++) answers.push(await send("{ chains { chainId } }"));
     const [first, ...cached] = answers.slice(0, -1);

@@ -10,7 +10,7 @@
  */
 import { print } from "graphql";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { newDocumentCost } from "../../src/plugins/rate-limit.ts";
+import { NEW_DOCUMENT_COST, newDocumentCost } from "../../src/plugins/rate-limit.ts";
 import { operationsOf, startExportJob } from "../support/subscriptions.ts";
 import { WatchExportOperationDocument } from "../generated/graphql.ts";
 import { startHarness, until, upstreamCalls, type Harness } from "../support/harness.ts";
@@ -149,11 +149,11 @@ describe.each(["sse", "websocket"] as const)("row 10: export subscriptions, over
     const address = "198.51.100.20";
     const subscription = await subscribeExport(client, id, from(address));
     const events = await subscription.rest();
-    // The request paid 1, and the reading of its new document (its fragment is a second
-    // definition); its first read came with that, each later read costs 1, until the bucket of 30
-    // (less a socket's opening) is spent.
+    // The request paid 1, and the reading of its new document (the first in this gateway to send
+    // it): NEW_DOCUMENT_COST, and 1 for its fragment, a second definition; its first read came
+    // with that, each later read costs 1, until the bucket of 30 (less a socket's opening) is spent.
     const reading = newDocumentCost(WATCH);
-    expect(reading).toBe(1);
+    expect(reading).toBe(NEW_DOCUMENT_COST + 1);
     expect(upstreamCalls(harness)).toEqual({ [GET_ROUTE]: BURST - opening - reading });
     expect(operationsOf(events.slice(0, 1)).map((operation) => operation.operationStatus)).toEqual(["RUNNING"]);
     expect(events.map((event) => event.event)).toEqual(["next", "next", "complete"]);
@@ -187,8 +187,9 @@ describe.each(["sse", "websocket"] as const)("row 10: export subscriptions, over
     const firstEvents = await first.rest();
     expect(firstEvents.map((event) => event.event)).toEqual(["next", "complete"]);
     expect(JSON.parse(firstEvents[0]!.data)).toMatchObject({ errors: [{ extensions: { code: "RATE_LIMITED" } }] });
-    // The first paid for every read (1 + 29 in its bucket of 30, less a socket's opening), the
-    // second for some: one poller, as many reads.
+    // The first paid for every read (1 + 29 in its bucket of 30, less a socket's opening: the
+    // previous test had the gateway parse WATCH, so no new document's cost), the second for some:
+    // one poller, as many reads.
     expect(upstreamCalls(harness)).toEqual({ [GET_ROUTE]: BURST - opening });
     await expectServed(client, "198.51.100.32");
   });

@@ -9,9 +9,11 @@ import { Writable } from "node:stream";
 import { getIntrospectionQuery } from "graphql";
 import { afterEach, describe, expect, it } from "vitest";
 import WebSocket from "ws";
+import { newDocumentCost } from "../../src/plugins/rate-limit.ts";
 import { MAX_INIT_BYTES, MAX_REFUSED_FRAMES } from "../../src/server/websocket-frames.ts";
 import { createLogger } from "../../src/telemetry/logger.ts";
 import {
+  execute,
   metricsText,
   serveGateway,
   startHarness,
@@ -258,20 +260,34 @@ describe("frames nested too deep", () => {
     const deep = `${"[".repeat(5_000)}1${"]".repeat(5_000)}`;
     socket.socket.send(`{"id":"deep","type":"subscribe","payload":{"query":"{ __typename }","variables":{"x":${deep}}}}`);
     const refused = await socket.run("after", { query: "{ __typename }" });
-    expect(refused.remaining).toBe(100 - 1 - (1 + 10) - 1);
+    // The opening's 1, the deep frame's 1 and 10 for its characters (refused unparsed: no new
+    // document's cost), and this operation's 1 and its new document's.
+    expect(refused.remaining).toBe(100 - 1 - (1 + 10) - 1 - newDocumentCost("{ __typename }"));
     expect(served.lines.filter((line) => (line.level as number) >= 50)).toEqual([]);
     expect(await metricsText(served.harness)).toMatch(/gateway_refusals_total\{reason="nesting_too_deep"\} 1/);
   });
 });
 
+/**
+ * Has the gateway parse `query` (in process, from a bucket of no socket's caller), so that a
+ * socket's frames of it then cost 1 each, as its frame gate counts them. Frames of a document
+ * the parse cache does not hold, sent together, each pay `NEW_DOCUMENT_COST` more (none of them
+ * is parsed when it is charged), and those the budget then cannot pay are refused in the
+ * pipeline, before they are parsed.
+ */
+async function parsedBefore(harness: Harness, query: string): Promise<void> {
+  expect((await execute(harness, query)).status).toBe(200);
+}
+
 describe("a spent caller over a socket", () => {
   it("is refused before its frames are parsed, and its socket is closed (1013) when it keeps sending", async () => {
     const served = await serve({ RATE_LIMIT_BURST: "6", RATE_LIMIT_RATE: "0.01" });
+    await parsedBefore(served.harness, "{ __typename }");
     const socket = rawSocket(served, { localAddress: "127.0.0.41" });
     await socket.upgrade;
     socket.socket.send(JSON.stringify({ type: "connection_init" }));
     await until(() => socket.messages.some((message) => message.type === "connection_ack"), "the ack");
-    // The opening paid 1; 5 operations spend the rest.
+    // The opening paid 1; 5 operations of a parsed document spend the rest.
     for (let id = 0; id < 5; id += 1)
       socket.socket.send(JSON.stringify({ id: String(id), type: "subscribe", payload: { query: "{ __typename }" } }));
     await until(() => socket.messages.filter((message) => message.type === "complete").length === 5, "5 answers");
@@ -295,6 +311,7 @@ describe("a spent caller over a socket", () => {
 
   it("a burst of subscribes sent at once reaches the pipeline only as far as the budget goes; the rest is refused unread (row 20)", async () => {
     const served = await serve({ RATE_LIMIT_BURST: "20", RATE_LIMIT_RATE: "0.01" });
+    await parsedBefore(served.harness, "{ __typename }");
     const socket = rawSocket(served, { localAddress: "127.0.0.42" });
     await socket.upgrade;
     socket.socket.send(JSON.stringify({ type: "connection_init" }));
@@ -306,7 +323,7 @@ describe("a spent caller over a socket", () => {
     }
     const { code } = await socket.closed;
     expect(code).toBe(1013);
-    // The opening paid 1: 19 operations are what the budget held, and only they ran.
+    // The opening paid 1: 19 operations (of a parsed document, 1 each) are what the budget held, and only they ran.
     await until(() => served.lines.filter((line) => line.msg === "graphql request").length >= 19, "the paid operations");
     await new Promise((resolve) => setTimeout(resolve, 200));
     expect(served.lines.filter((line) => line.msg === "graphql request")).toHaveLength(19);
