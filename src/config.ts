@@ -323,7 +323,7 @@ function tracingMode(env: Env): boolean {
 }
 
 function liveConfig(env: Env): LiveConfig {
-  const maxPollers = integer(env, "LIVE_MAX_POLLERS", 2_000, 1);
+  const maxPollers = integer(env, "LIVE_MAX_POLLERS", 1_000, 1);
   const takeoverMs = integer(env, "LIVE_TAKEOVER_MS", 10_000, 300);
   const redisTimeoutMs = integer(env, "REDIS_TIMEOUT_MS", 100, 1);
   // The lock is renewed every third of it: each renewal must be able to take Redis's longest wait.
