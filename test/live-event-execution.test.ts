@@ -14,6 +14,7 @@
 import { createSchema, createYoga } from "graphql-yoga";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { useEventExecution } from "../src/plugins/event-execution.ts";
+import { newDocumentCost } from "../src/plugins/rate-limit.ts";
 import type { ListNativeTransactionsResponse } from "../src/upstream/types.ts";
 import { simulatorGet, startHarness, until, upstreamCalls, type Harness } from "./support/harness.ts";
 import type { SseEvent } from "./support/subscriptions.ts";
@@ -125,12 +126,14 @@ describe.each(["sse", "websocket"] as const)("each event of a subscription is it
 
     // Each event was settled by what its selection sent, beyond the subscription's estimate
     // (its first read, its chain and one page: less than what was sent); each read after the
-    // first cost 1, a socket's opening 1 and the follow-up 1.
+    // first cost 1, a socket's opening 1 and the follow-up 1; each document, new to this
+    // gateway, its reading (NEW_DOCUMENT_COST).
     const fetched = 1 + withTransactions;
     const opening = transport === "websocket" ? 1 : 0;
     const followUp = await client.send({ query: "{ __typename }" }, CALLER);
     expect(followUp.refused).toBe(false);
-    expect(followUp.remaining).toBe(BURST - opening - fetched - (reads - 1) - 1);
+    const reading = newDocumentCost(NEW_BLOCKS) + newDocumentCost("{ __typename }");
+    expect(followUp.remaining).toBe(BURST - opening - fetched - (reads - 1) - 1 - reading);
 
     // Every page is the simulator's own answer for the block.
     for (const block of blocks) {
