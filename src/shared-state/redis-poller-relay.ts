@@ -80,6 +80,11 @@ export class RedisPollerRelay<T> implements PollerRelay<T> {
     this.subscriber.on("message", (channel: string, text: string) => {
       for (const topic of this.topics.get(channel) ?? []) topic.hear(text);
     });
+    // After a reconnection (a Redis restart), the channels of the questions asked now.
+    this.subscriber.on("ready", () => {
+      const channels = [...this.topics.keys()];
+      if (channels.length > 0) void link.attempt(`${namespace}-subscribe`, () => this.subscriber.subscribe(...channels));
+    });
   }
 
   join(topic: string, listener: TopicListener<T>, longestIntervalMs: number): PollerTopic<T> {

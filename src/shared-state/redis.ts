@@ -48,8 +48,13 @@ export class RedisLink {
     metrics.redisUp(false, role);
   }
 
-  private connect(): Redis {
+  private connect(subscriber = false): Redis {
     return new Redis(this.config.url, {
+      // ioredis sends these itself on reconnecting, and nobody catches their promises: with
+      // commandTimeout, one that times out is an unhandled rejection that ends the process (a
+      // Redis restart killed a gateway in soak:live). The relay subscribes again itself.
+      autoResubscribe: !subscriber,
+      autoResendUnfulfilledCommands: false,
       commandTimeout: this.config.timeoutMs,
       connectTimeout: Math.max(this.config.timeoutMs, 1_000),
       enableOfflineQueue: false,
@@ -106,10 +111,13 @@ export class RedisLink {
     }
   }
 
-  /** A second connection for SUBSCRIBE (a subscribed connection runs no other command). */
+  /**
+   * A second connection for SUBSCRIBE (a subscribed connection runs no other command). It does
+   * not subscribe again by itself after a reconnection: its user does, on its `ready` event.
+   */
   subscriber(): Redis {
     if (this.subscriberClient === undefined) {
-      this.subscriberClient = this.connect();
+      this.subscriberClient = this.connect(true);
       // Its failures are the main connection's too, which reports them; unheard, ioredis prints them.
       this.subscriberClient.on("error", () => {});
     }
