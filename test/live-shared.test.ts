@@ -129,4 +129,35 @@ describe.skipIf(!redisServerAvailable)("live subscriptions across gateways", () 
       await following.cancel();
     }
   });
+
+  it("goes on through a Redis restart: each gateway listens again, and both streams get every block once, in order", async () => {
+    const [a, b] = await pair();
+    const start = head();
+    const subscriptions = await Promise.all([
+      subscribeSse(a, NEW_BLOCKS, { after: String(start) }),
+      subscribeSse(b, NEW_BLOCKS, { after: String(start) }),
+    ]);
+    try {
+      simulator.advanceClock(4);
+      const before = head();
+      for (const subscription of subscriptions)
+        expect(await blocks(subscription, Number(before - start))).toEqual(range(start, before));
+      // Empty when it comes back: no lock, no channel; the follower hears the leader only if it subscribed again.
+      await redis.restart();
+      await until(
+        async () => (await a.redis?.whenReady(100)) === true && (await b.redis?.whenReady(100)) === true,
+        "both links back",
+      );
+      await sleep(10 * POLL_MS);
+      const since = simulator.requests().length;
+      await sleep(5 * POLL_MS);
+      simulator.advanceClock(10);
+      const after = head();
+      for (const subscription of subscriptions)
+        expect(await blocks(subscription, Number(after - before))).toEqual(range(before, after));
+      expect(new Set(readers(since)).size).toBe(1);
+    } finally {
+      await Promise.all(subscriptions.map((subscription) => subscription.cancel()));
+    }
+  });
 });
