@@ -78,7 +78,8 @@ function stopper(child: ChildProcess): () => Promise<void> {
     });
 }
 
-function productionNodeFlags(): string[] {
+/** The V8 flags `npm run start:prod` gives the gateway. */
+export function productionNodeFlags(): string[] {
   const manifest = JSON.parse(readFileSync(root("package.json"), "utf8")) as { config?: { nodeFlags?: string } };
   return manifest.config?.nodeFlags?.split(/\s+/).filter(Boolean) ?? [];
 }
@@ -120,6 +121,23 @@ export async function startSimulator(env: Record<string, string> = {}): Promise<
   };
 }
 
+/** The environment of a production gateway on `port` over the simulator: quiet logs, no GraphiQL. */
+export function productionGatewayEnv(
+  simulator: Pick<RunningSimulator, "dataUrl" | "metricsUrl">,
+  port: number,
+): NodeJS.ProcessEnv {
+  return {
+    ...process.env,
+    DATA_API_URL: simulator.dataUrl,
+    METRICS_API_URL: simulator.metricsUrl,
+    HOST: "127.0.0.1",
+    PORT: String(port),
+    LOG_LEVEL: "warn",
+    GRAPHIQL: "false",
+    NODE_ENV: "production",
+  };
+}
+
 export async function startGateway(simulator: RunningSimulator, env: Record<string, string>): Promise<Running> {
   const port = await freePort();
   // The production build (npm run build), with the V8 flags `npm run start:prod` gives it.
@@ -131,14 +149,7 @@ export async function startGateway(simulator: RunningSimulator, env: Record<stri
   const entry = env.BENCH_GATEWAY_ENTRY ?? root("dist/src/server.js");
   const child = spawn(process.execPath, [...productionNodeFlags(), ...extra, ...profile, entry], {
     env: {
-      ...process.env,
-      DATA_API_URL: simulator.dataUrl,
-      METRICS_API_URL: simulator.metricsUrl,
-      HOST: "127.0.0.1",
-      PORT: String(port),
-      LOG_LEVEL: "warn",
-      GRAPHIQL: "false",
-      NODE_ENV: "production",
+      ...productionGatewayEnv(simulator, port),
       // One caller (127.0.0.1) drives every connection: a budget it never reaches, with the
       // limiter on so that its cost is measured.
       RATE_LIMIT_RATE: "1000000000",

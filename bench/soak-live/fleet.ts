@@ -6,15 +6,9 @@ import { spawn, type ChildProcess } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { freePort } from "../../test/support/free-port.ts";
-import type { RunningSimulator } from "../processes.ts";
+import { productionGatewayEnv, productionNodeFlags, type RunningSimulator } from "../processes.ts";
 
 const root = (path: string) => fileURLToPath(new URL(`../../${path}`, import.meta.url));
-
-/** The V8 flags `npm run start:prod` gives the gateway. */
-function productionNodeFlags(): string[] {
-  const manifest = JSON.parse(readFileSync(root("package.json"), "utf8")) as { config?: { nodeFlags?: string } };
-  return manifest.config?.nodeFlags?.split(/\s+/).filter(Boolean) ?? [];
-}
 
 /** Resident memory in MB, from /proc; undefined once the process is gone. */
 export function rssMb(pid: number): number | undefined {
@@ -78,17 +72,7 @@ export async function startSoakGateway(
     lives: [],
     async start(atMs) {
       child = spawn(process.execPath, [...productionNodeFlags(), root("dist/src/server.js")], {
-        env: {
-          ...process.env,
-          DATA_API_URL: simulator.dataUrl,
-          METRICS_API_URL: simulator.metricsUrl,
-          HOST: "127.0.0.1",
-          PORT: String(port),
-          LOG_LEVEL: "warn",
-          GRAPHIQL: "false",
-          NODE_ENV: "production",
-          ...env,
-        },
+        env: { ...productionGatewayEnv(simulator, port), ...env },
         stdio: ["ignore", "ignore", "inherit"],
       });
       gateway.pid = child.pid!;
