@@ -312,6 +312,7 @@ function startSharedServices(
       maxCatchUp: live.maxCatchUp,
       maxPending: live.maxPendingEvents,
       readTimeoutMs: config.requestTimeoutMs,
+      eventTimeoutMs: config.requestTimeoutMs,
       maxPollers: live.maxPollers,
       maxPollersPerCaller: live.maxPollersPerCaller,
       maxReadsPerSecond: live.maxReadsPerSecond,

@@ -195,11 +195,12 @@ describe("newBlocks on a chain that moves (the simulator's clock driven)", () =>
     }
   });
 
-  it("ends the stream of a subscriber that stops reading with SLOW_SUBSCRIBER once a poll brings more while LIVE_MAX_PENDING_EVENTS are unread", async () => {
+  it("ends the stream of a subscriber that stops reading with SLOW_SUBSCRIBER once a poll brings more while LIVE_MAX_PENDING_EVENTS are unread and none was taken for REQUEST_TIMEOUT_MS", async () => {
     const slow = await startHarness({
       LIVE_BLOCKS_POLL_MS: "100",
       LIVE_BLOCKS_MAX_POLL_MS: "100",
       LIVE_MAX_PENDING_EVENTS: "5",
+      REQUEST_TIMEOUT_MS: "1000",
       RATE_LIMIT_BURST: "100000",
     });
     try {
@@ -218,6 +219,45 @@ describe("newBlocks on a chain that moves (the simulator's clock driven)", () =>
       expect(payloads.length).toBeLessThanOrEqual(7);
       expect(events.at(-1)?.event).toBe("complete");
       expect(slow.gateway.liveCounts()).toEqual({ pollers: 0, subscribers: 0 });
+    } finally {
+      await slow.close();
+    }
+  });
+
+  it("keeps the stream of a subscriber that takes fewer events than the polls bring, more than LIVE_MAX_PENDING_EVENTS waiting, as long as it takes one within REQUEST_TIMEOUT_MS", async () => {
+    const slow = await startHarness({
+      LIVE_BLOCKS_POLL_MS: "100",
+      LIVE_BLOCKS_MAX_POLL_MS: "100",
+      LIVE_MAX_PENDING_EVENTS: "5",
+      REQUEST_TIMEOUT_MS: "1000",
+      RATE_LIMIT_BURST: "100000",
+    });
+    const head = () => BigInt(slow.simulator.clock().heads.find((chain) => chain.chainId === C_CHAIN)!.blockNumber);
+    try {
+      const before = head();
+      const subscription = await subscribeSse(slow, NEW_BLOCKS, { chainId: C_CHAIN, after: String(before) });
+      const numbers: string[] = [];
+      const takeOne = async () => {
+        const event = payload(await subscription.next());
+        expect(event.errors).toBeUndefined();
+        numbers.push(event.data!.newBlocks!.blockNumber);
+      };
+      // A backlog above 5, then two polls with new blocks between any two events the client takes:
+      // polls keep finding more than 5 unread and nothing taken since the poll before.
+      slow.simulator.advanceClock(12);
+      for (let step = 0; step < 8; step += 1) {
+        for (const _poll of [1, 2]) {
+          slow.simulator.advanceClock(2);
+          await new Promise((resolve) => setTimeout(resolve, 150));
+        }
+        await takeOne();
+      }
+      expect(head() - before - BigInt(numbers.length)).toBeGreaterThan(5n);
+      expect(slow.gateway.liveCounts()).toEqual({ pollers: 1, subscribers: 1 });
+      const last = head();
+      while (BigInt(numbers.at(-1)!) < last) await takeOne();
+      expect(numbers).toEqual(Array.from({ length: Number(last - before) }, (_, index) => String(before + 1n + BigInt(index))));
+      await subscription.cancel();
     } finally {
       await slow.close();
     }

@@ -376,33 +376,53 @@ describe("a poll or a resume that finds many new items, with the default live se
       await client.close();
     }
   });
+});
 
-  it("ends a stream that leaves a burst unread until the next poll brings more, with SLOW_SUBSCRIBER", async () => {
+describe("a stream that leaves a burst unread, with the default LIVE_MAX_PENDING_EVENTS and REQUEST_TIMEOUT_MS 1.5 s", () => {
+  let harness: Harness;
+  beforeAll(async () => {
+    harness = await startHarness({
+      LIVE_BLOCKS_POLL_MS: POLL_MS,
+      LIVE_BLOCKS_MAX_POLL_MS: POLL_MS,
+      REQUEST_TIMEOUT_MS: "1500",
+      RATE_LIMIT_BURST: "1000000",
+    });
+    expect(harness.config.live.maxPendingEvents).toBe(256);
+  });
+  afterAll(async () => {
+    await harness.close();
+  });
+
+  const cChainHead = () => BigInt(harness.simulator.clock().heads.find((head) => head.chainId === C_CHAIN)!.blockNumber);
+  const blockReads = () =>
+    harness.simulator.requests().filter(({ route, query }) => route === BLOCKS_ROUTE && !query.pageToken).length;
+
+  it("is not ended for the burst, nor for polls while it takes none for less than the deadline; then is, with SLOW_SUBSCRIBER", async () => {
     harness.simulator.resetCounters();
     const subscription = await subscribeSse(harness, NEW_BLOCKS, { chainId: C_CHAIN });
     try {
-      await until(() => readsOf(BLOCKS_ROUTE).length === 1, "the poller's first read");
-      await new Promise((resolve) => setTimeout(resolve, 50));
+      await until(() => blockReads() === 1, "the poller's first read");
       const before = cChainHead();
-      advanceBlocksTo(before + 300n);
-      await until(() => readsOf(BLOCKS_ROUTE).length === 2, "the poll that finds 300 blocks");
-      // The client has read none of them; the stream is not ended for that burst alone.
+      harness.simulator.advanceClock(300 * 2.5);
+      const burstSize = Number(cChainHead() - before);
+      expect(burstSize).toBeGreaterThan(256);
+      await until(() => blockReads() === 2, "the poll that finds the burst");
+      // The client reads none of them; the next poll brings one more within the deadline.
+      harness.simulator.advanceClock(MIN_BLOCK_INTERVAL_S);
+      await until(() => blockReads() === 3, "the poll after the burst");
       await new Promise((resolve) => setTimeout(resolve, 100));
       expect(harness.gateway.liveCounts()).toEqual({ pollers: 1, subscribers: 1 });
-      // The next poll ends it unless the client took some since the burst (the transport takes a
-      // few into its socket's buffer): then the one after, which finds it has taken none since.
-      advanceBlocksTo(before + 301n);
-      await until(() => readsOf(BLOCKS_ROUTE).length === 3, "the poll that finds 1 block");
-      await new Promise((resolve) => setTimeout(resolve, 100));
-      if (harness.gateway.liveCounts().subscribers > 0) advanceBlocksTo(before + 302n);
+      // Taking none for longer than REQUEST_TIMEOUT_MS, it is ended by the next poll that brings more.
+      await new Promise((resolve) => setTimeout(resolve, 1_500));
+      harness.simulator.advanceClock(MIN_BLOCK_INTERVAL_S);
       await until(() => harness.gateway.liveCounts().subscribers === 0, "the slow stream to be ended");
       const events = await subscription.rest();
       const payloads = events.filter((event) => event.event === "next").map((event) => JSON.parse(event.data) as Payload);
       expect(payloads.at(-1)?.errors?.[0]?.extensions.code).toBe("SLOW_SUBSCRIBER");
-      expect(payloads.length).toBeLessThan(300 - 256);
+      expect(payloads.length).toBeLessThan(burstSize - 256);
       expect(events.at(-1)?.event).toBe("complete");
     } finally {
-      await endStream(subscription);
+      await subscription.cancel();
     }
   });
 });

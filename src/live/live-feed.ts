@@ -22,8 +22,9 @@
  * interval's, and a catch-up's pages its subscriber alone: sharing a poller saves upstream calls,
  * not callers' budgets. A read's events reach a subscriber together, however many: its stream
  * ends with `SLOW_SUBSCRIBER` only when more than `maxPending` events of earlier reads are still
- * unread as they arrive and it took none since the last read (see live-subscriber.ts); a `PollerPool` bounds the pollers and shares them out, and
- * a `ReadBudget` the reads they make a second together, each waiting its turn.
+ * unread as they arrive and it took none for an event's deadline (see live-subscriber.ts); a
+ * `PollerPool` bounds the pollers and shares them out, and a `ReadBudget` the reads they make a
+ * second together, each waiting its turn.
  */
 import { GatewayError } from "../execution/errors.ts";
 import type { CallOptions } from "../upstream/http.ts";

@@ -20,6 +20,8 @@ export interface LivePollerOptions {
   maxPending: number;
   /** How long one read may take. */
   readTimeoutMs: number;
+  /** Each event's execution deadline (REQUEST_TIMEOUT_MS): a stream that takes no event for longer is held back by its client. */
+  eventTimeoutMs: number;
 }
 
 /** What a leading poller publishes to the others: one read's new items, oldest first, and whether it left a gap. */
@@ -88,7 +90,15 @@ export class LivePoller<Item> extends SharedPoller<Item, LiveSubscriber<Item>, L
     ended: () => void,
   ): AsyncIterableIterator<LiveEvent<Item>> {
     const subscriber: LiveSubscriber<Item> = this.add(
-      new LiveSubscriber<Item>(this.options.maxPending, this.question, chargeRead, accepts, ended, () => this.leave(subscriber)),
+      new LiveSubscriber<Item>(
+        this.options.maxPending,
+        this.options.eventTimeoutMs,
+        this.question,
+        chargeRead,
+        accepts,
+        ended,
+        () => this.leave(subscriber),
+      ),
     );
     if (!this.ticking) {
       this.ticking = true;

@@ -18,20 +18,22 @@ export interface Delivery<Item> {
  *
  * A read's events (a poll's, a catch-up's: up to `maxCatchUp` items and a `LIVE_GAP`) arrive
  * together. The stream is slow when, as a read's events arrive, more than `maxPending` events of
- * earlier reads are still unread (or held, during a catch-up) and none was taken since the last
- * read: a burst the gateway itself made is not the client's doing, nor is the time each event's
- * execution takes (its links' upstream calls) while the stream works through a burst; a client
- * that takes nothing until the next read is slow. Whatever the pace, more than
- * `UNREAD_IN_ALL` × `maxPending` unread events end the stream.
+ * earlier reads are still unread (or held, during a catch-up) and it has taken none for
+ * `stalledMs`. Each event's execution is bounded by its own deadline (REQUEST_TIMEOUT_MS), so a
+ * stream that is served takes its next event within it, however busy the process and however
+ * long the burst the gateway itself made: only a client that does not read (its transport holding
+ * the results back) takes none for longer. Whatever the pace, more than `UNREAD_IN_ALL` ×
+ * `maxPending` unread events end the stream.
  */
 export class LiveSubscriber<Item> extends SubscriberStream<LiveEvent<Item>> {
   private held: Delivery<Item>[] | undefined;
   private readonly given: Heads;
-  /** `taken` when the last read's events arrived. */
-  private takenAtLastRead = 0;
+  /** When the stream last took an event, or last had one to take after none. */
+  private lastTakenAt = Date.now();
 
   constructor(
     private readonly maxPending: number,
+    private readonly stalledMs: number,
     private readonly question: LiveQuestion<Item>,
     chargeRead: ChargeRead | undefined,
     private readonly accepts: ((item: Item) => boolean) | undefined,
@@ -74,10 +76,7 @@ export class LiveSubscriber<Item> extends SubscriberStream<LiveEvent<Item>> {
       }
       const held = live ? this.held : undefined;
       if (held === undefined && !this.wanted(event, position)) continue;
-      if (!arrived) {
-        if (this.isSlow((held ?? this.queue).length)) return this.endSlow();
-        this.takenAtLastRead = this.taken;
-      }
+      if (!arrived && this.isSlow((held ?? this.queue).length)) return this.endSlow();
       arrived = true;
       if (held) held.push({ event, position });
       else this.deliver(event);
@@ -98,9 +97,24 @@ export class LiveSubscriber<Item> extends SubscriberStream<LiveEvent<Item>> {
     return this.accepts === undefined || this.accepts(event);
   }
 
+  override next(): Promise<IteratorResult<LiveEvent<Item>>> {
+    this.lastTakenAt = Date.now();
+    return super.next();
+  }
+
+  /**
+   * An event handed to a reader waiting for one is taken now, and the first to wait in an empty
+   * queue starts the clock: the time a stream had nothing to take is not held against its client.
+   */
+  protected override deliver(event: LiveEvent<Item>): number {
+    const unread = super.deliver(event);
+    if (unread <= 1) this.lastTakenAt = Date.now();
+    return unread;
+  }
+
   private isSlow(unread: number): boolean {
     if (unread <= this.maxPending) return false;
-    return this.taken === this.takenAtLastRead || unread > UNREAD_IN_ALL * this.maxPending;
+    return Date.now() - this.lastTakenAt > this.stalledMs || unread > UNREAD_IN_ALL * this.maxPending;
   }
 
   private endSlow(): false {
@@ -108,7 +122,7 @@ export class LiveSubscriber<Item> extends SubscriberStream<LiveEvent<Item>> {
     this.held = undefined;
     this.queue.push(
       new GatewayError(
-        `The stream left more than ${this.maxPending} events unread when more came, and was ended: read faster, or resubscribe with \`after\``,
+        `The stream left more than ${this.maxPending} events unread, taking none for ${this.stalledMs} ms, when more came, and was ended: read faster, or resubscribe with \`after\``,
         "SLOW_SUBSCRIBER",
       ),
     );

@@ -14,8 +14,6 @@ export class SubscriberStream<T> implements AsyncIterableIterator<T> {
   private waiting: ((result: IteratorResult<T>) => void) | undefined;
   /** Reads paid for ahead: the first, when it subscribed. */
   private paidReads = 1;
-  /** Events the client's side has taken from the stream, in all. */
-  protected taken = 0;
 
   constructor(
     private readonly chargeRead: ChargeRead | undefined,
@@ -64,7 +62,6 @@ export class SubscriberStream<T> implements AsyncIterableIterator<T> {
   }
 
   next(): Promise<IteratorResult<T>> {
-    this.taken += 1;
     const event = this.queue.shift();
     if (event !== undefined) return Promise.resolve({ value: event, done: false });
     if (this.ended) return Promise.resolve({ value: undefined, done: true });
