@@ -149,6 +149,29 @@ describe("stale-if-error", () => {
   });
 });
 
+describe("the chain list is no single point of failure", () => {
+  it("resolves each chain by id (GET /v1/chains/{chainId}) when the list cannot be read, and an unknown one as null", async () => {
+    const listless = await startHarness({ CHAIN_CACHE_TTL_MS: "0", UPSTREAM_RETRIES: "0" });
+    try {
+      listless.simulator.setKnobs({ errorRate: 1, errorStatus: 500, errorRoutes: ["GET /v1/chains"] });
+      listless.simulator.resetCounters();
+      const result = await execute(
+        listless,
+        `{ c: chain(id: "43114") { chainId chainName } fuji: chain(id: "43113") { chainId } none: chain(id: "999999999") { chainId } }`,
+      );
+      expect(result.body.errors).toBeUndefined();
+      expect(result.body.data).toEqual({
+        c: { chainId: "43114", chainName: expect.any(String) as string },
+        fuji: { chainId: "43113" },
+        none: null,
+      });
+      expect(upstreamCalls(listless)).toEqual({ "GET /v1/chains": 1, "GET /v1/chains/{chainId}": 3 });
+    } finally {
+      await listless.close();
+    }
+  });
+});
+
 describe("circuit breaker", () => {
   it("opens after repeated failures, fails fast without calling upstream, and closes after a successful probe", async () => {
     const fragile = await startHarness({

@@ -74,8 +74,10 @@ export function createEvmLoaders({ evm, metrics }: Upstreams, call: CallOptions,
   const chain = new DataLoader<string, ChainInfo | null>(
     observed("chain", observe, async (ids) => {
       // One `GET /v1/chains` answers every supported chain, by either of its ids; an id not in
-      // the list may still be a chain the list leaves out, so it gets its own look-up.
-      const all = await chainList();
+      // the list may still be a chain the list leaves out, so it gets its own look-up. When the
+      // list cannot be read, each chain is looked up by id: the list is no single point of failure.
+      const all = await chainList().catch(() => undefined);
+      if (all === undefined) return Promise.all(ids.map((id) => settle(evm.getChain(id, call))));
       const byId = new Map<string, ChainInfo>();
       for (const info of all) {
         byId.set(info.chainId, info);
