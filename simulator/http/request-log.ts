@@ -4,7 +4,9 @@ export interface RecordedRequest {
   /** The counter key of the matched route, or null when no route matched. */
   route: string | null;
   path: string;
+  /** Each parameter's last value; `rawQuery` has them all, as sent. */
   query: Record<string, string>;
+  rawQuery: string;
   apiKey: string | null;
   requestId: string | null;
 }
@@ -12,7 +14,7 @@ export interface RecordedRequest {
 const CAPACITY = 200;
 
 /** What is recorded per request: the query as sent, parsed only when the log is read. */
-export type LoggedRequest = Omit<RecordedRequest, "query"> & { rawQuery: string };
+export type LoggedRequest = Omit<RecordedRequest, "query">;
 
 /** Per-route request counts and a ring buffer of the latest requests. */
 export class RequestLog {
@@ -35,10 +37,7 @@ export class RequestLog {
   requests(): RecordedRequest[] {
     const oldestFirst =
       this.entries.length < CAPACITY ? this.entries : [...this.entries.slice(this.next), ...this.entries.slice(0, this.next)];
-    return oldestFirst.map(({ rawQuery, ...request }) => ({
-      ...request,
-      query: Object.fromEntries(new URLSearchParams(rawQuery)),
-    }));
+    return oldestFirst.map((request) => ({ ...request, query: Object.fromEntries(new URLSearchParams(request.rawQuery)) }));
   }
 
   reset(): void {

@@ -30,7 +30,8 @@ export function apiKeyHash(apiKey: string): string {
   return createHash("sha256").update(apiKey).digest("base64url");
 }
 
-export type QueryValue = string | number | boolean | null | undefined;
+/** A query parameter's value; a list goes as the parameter repeated (OpenAPI's default `form` style, exploded). */
+export type QueryValue = string | number | boolean | readonly (string | number | boolean)[] | null | undefined;
 
 /** What the service does with callers' keys. */
 export interface KeyPolicy {
@@ -116,7 +117,8 @@ export function buildQuery(query: Record<string, QueryValue> = {}): string {
   const search = new URLSearchParams();
   for (const [name, value] of Object.entries(query)) {
     if (value === undefined || value === null) continue;
-    search.append(name, name === "pageToken" ? pageTokenArgument("after", String(value)) : String(value));
+    if (Array.isArray(value)) for (const item of value as readonly unknown[]) search.append(name, String(item));
+    else search.append(name, name === "pageToken" ? pageTokenArgument("after", String(value)) : String(value));
   }
   const text = search.toString();
   return text ? `?${text}` : "";
