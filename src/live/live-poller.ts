@@ -30,6 +30,12 @@ export interface LiveBatch {
   gap: boolean;
   /** When the read began, epoch ms on the leader's clock: orders the reads of a value. Absent from an earlier version's gateway. */
   readAt?: number;
+  /**
+   * The reader's newest item time (Unix seconds) before this read: a gateway whose own is older
+   * missed a read (a message lost while its subscriber connection was down, a read made while
+   * Redis did not answer) and reads for itself. Absent from an earlier version's gateway.
+   */
+  since?: number;
 }
 
 /** Consecutive failed reads a poller rides out (outages, rate limits) before it ends the streams. */
@@ -63,6 +69,9 @@ export class LivePoller<Item> extends SharedPoller<Item, LiveSubscriber<Item>, L
   private tickStartedAt = 0;
   private quietSince = Date.now();
   private failures = 0;
+  /** A read of this gateway's own is under way to fill what it missed hearing; `missedAgain`: another miss was heard meanwhile. */
+  private filling = false;
+  private missedAgain = false;
 
   constructor(
     private readonly question: LiveQuestion<Item>,
@@ -176,7 +185,7 @@ export class LivePoller<Item> extends SharedPoller<Item, LiveSubscriber<Item>, L
         turn = took ? "lead" : this.topic ? await this.topic.turn() : "alone";
         if (this.stopped) return;
         if (turn === "follow") this.followed = true;
-        else await this.readNew(turn);
+        else await this.readNew(true);
       }
       this.failures = 0;
     } catch (error) {
@@ -214,8 +223,12 @@ export class LivePoller<Item> extends SharedPoller<Item, LiveSubscriber<Item>, L
     if (this.latest !== undefined) this.pushAll(this.latest);
   }
 
-  /** Pages back to the last read's newest item, within the bound, and pushes what is new, in order. */
-  private async readNew(turn: Turn): Promise<void> {
+  /**
+   * Pages back to the last read's newest item, within the bound, and pushes what is new, in order;
+   * `publishes`: the read is this interval's (leading, or alone while Redis does not answer), and
+   * the other gateways hear it.
+   */
+  private async readNew(publishes: boolean): Promise<void> {
     // This gateway's reads follow one another: a clock set back does not make the next one older.
     const readAt = Math.max(Date.now(), this.newestReadAt);
     const since = this.since ?? 0;
@@ -228,7 +241,7 @@ export class LivePoller<Item> extends SharedPoller<Item, LiveSubscriber<Item>, L
     if (read === undefined || this.stopped) return;
     const gap = read.gap && !this.question.latestValue;
     const items = read.found.map(({ item }) => item);
-    if (turn === "lead" && (items.length > 0 || gap)) this.topic?.publish({ items, gap, readAt });
+    if (publishes && (items.length > 0 || gap)) this.topic?.publish({ items, gap, readAt, since });
     this.accept(read.found, gap, readAt);
   }
 
@@ -276,6 +289,10 @@ export class LivePoller<Item> extends SharedPoller<Item, LiveSubscriber<Item>, L
     }
     // Before this gateway's first read it does not know where the streams stand; that read will.
     if (this.since === undefined) return;
+    if (!this.question.latestValue && (this.filling || (event.since !== undefined && event.since > this.since))) {
+      void this.fillMissed();
+      return;
+    }
     const revive = this.question.revive ?? ((item: Item) => item);
     const placed: Placed<Item>[] = [];
     for (const heard of event.items as Item[]) {
@@ -284,6 +301,29 @@ export class LivePoller<Item> extends SharedPoller<Item, LiveSubscriber<Item>, L
       if (position !== undefined) placed.push({ item, position });
     }
     this.accept(placed, event.gap, event.readAt ?? this.newestReadAt);
+  }
+
+  /**
+   * The reader of a batch heard had taken in items this gateway did not: this gateway reads for
+   * itself from its own newest item (bounded as any read), rather than take in the batch after a
+   * hole. Batches heard meanwhile are covered by one more read.
+   */
+  private async fillMissed(): Promise<void> {
+    if (this.filling) {
+      this.missedAgain = true;
+      return;
+    }
+    this.filling = true;
+    try {
+      do {
+        this.missedAgain = false;
+        await this.readNew(false);
+      } while (this.missedAgain && !this.stopped);
+    } catch {
+      // The next batch heard finds this gateway still behind and reads again; a take-over reads too.
+    } finally {
+      this.filling = false;
+    }
   }
 
   /**
