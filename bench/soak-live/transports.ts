@@ -70,7 +70,7 @@ function overWebSocket({ url, forwardedFor, query, variables, onResult }: Stream
         else if (Array.isArray(error)) settle({ how: "refused", status: undefined, errors: error as GraphQLFormattedError[] });
         else if (error && typeof error === "object" && "code" in error)
           settle({ how: "dropped", reason: `socket closed with ${String((error as { code: unknown }).code)}` });
-        else settle({ how: "dropped", reason: error instanceof Error ? error.message : String(error) });
+        else settle({ how: "dropped", reason: droppedReason(error) });
       },
     },
   );
@@ -139,4 +139,15 @@ function overSse({ url, forwardedFor, query, variables, onResult }: StreamReques
 
 export async function closeTransports(): Promise<void> {
   await sseAgent.close();
+}
+
+/** What a WebSocket client's error says: an Error's message, or an event's type and message (a failed connection is an `error` event). */
+function droppedReason(error: unknown): string {
+  if (error instanceof Error) return error.message;
+  if (error && typeof error === "object") {
+    const { type, message } = error as { type?: unknown; message?: unknown };
+    const parts = [type, message].filter((part) => typeof part === "string" && part !== "");
+    if (parts.length > 0) return parts.join(": ");
+  }
+  return String(error);
 }
