@@ -1,7 +1,8 @@
 /**
  * No mutation result is ever lost (issue 27). Two mutations share a document, one of them fails
  * upstream (400, 500, a reset connection, a body that is not JSON) and the other succeeds, in
- * either order, on both execution paths (GRAPHQL_JIT=true and false) over one simulator. Every
+ * either order, on a gateway with compiled execution (GRAPHQL_JIT=true, which sends mutations to
+ * graphql-js: src/plugins/compiled-execution.ts) and one without, over one simulator. Every
  * mutation is sent upstream once, the export job the simulator created reaches the client with its
  * id, the failing field alone is null with its error at its own path, and its sibling keeps its data.
  */
