@@ -139,9 +139,11 @@ function exportRequest(input: ExportInput): TransactionExportRequest {
 builder.mutationFields((t) => ({
   exportTransactions: t.field({
     type: ExportOperationRef,
+    // Nullable like every field that calls upstream: a sibling mutation's failure must not erase the job's id.
+    nullable: true,
     extensions: upstreamCalls(callCost(ROUTES.createTransactionExport)),
     description:
-      "Starts a job that exports transactions to a CSV file (`POST /v1/operations/transactions:export`). The job runs in the background: follow it with `Subscription.exportOperation` or read it with `Query.exportOperation`. Sent once, never retried.",
+      "Starts a job that exports transactions to a CSV file (`POST /v1/operations/transactions:export`). The job runs in the background: follow it with `Subscription.exportOperation` or read it with `Query.exportOperation`. Sent once, never retried. Null, with its error at this field's path, when the Data API did not answer with the job; other mutations of the document run and keep their results either way.",
     args: { input: t.arg({ type: ExportTransactionsInputRef, required: true, description: "What to export." }) },
     resolve: (_root, args, context) =>
       context.upstreams.exportJobs.createTransactionExport(exportRequest(args.input), context.call),

@@ -149,9 +149,11 @@ builder.objectFields(WarpMessageRef, (t) => ({
 builder.mutationFields((t) => ({
   aggregateWarpSignatures: t.field({
     type: SignedWarpMessageRef,
+    // Nullable like every field that calls upstream: its failure must not erase a sibling mutation's result.
+    nullable: true,
     extensions: upstreamCalls(callCost(ROUTES.aggregateSignatures)),
     description:
-      "Has the signing subnet's validators sign a Warp message and returns it with their aggregate signature (`POST /v1/signatureAggregator/{network}/aggregateSignatures`). Sent once, never retried.",
+      "Has the signing subnet's validators sign a Warp message and returns it with their aggregate signature (`POST /v1/signatureAggregator/{network}/aggregateSignatures`). Sent once, never retried. Null, with its error at this field's path, when the signatures could not be aggregated; other mutations of the document run and keep their results either way.",
     args: {
       input: t.arg({
         type: AggregateWarpSignaturesInputRef,

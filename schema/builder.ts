@@ -92,5 +92,8 @@ export const builder = new SchemaBuilder<{
 });
 
 builder.queryType({ description: "Entry points into the Avalanche chain data and metrics graph." });
-builder.mutationType({ description: "Operations that start work upstream: transaction exports and Warp signature aggregation." });
+builder.mutationType({
+  description:
+    "Operations that start work upstream: transaction exports and Warp signature aggregation. A document's mutations run one after another, in document order; each is nullable, so one that fails is null with its error and the others keep their results.",
+});
 builder.subscriptionType({ description: "Streams over Server-Sent Events (send `accept: text/event-stream`)." });

@@ -54,7 +54,7 @@ describe.skipIf(!redisServerAvailable)("export subscriptions across gateways", (
       input: { primaryNetwork: { includeChains: ["p-chain", "x-chain"] } },
     });
     expect(result.body.errors).toBeUndefined();
-    return result.body.data!.exportTransactions.operationId;
+    return result.body.data!.exportTransactions!.operationId;
   }
 
   /** The keys of the gateways that read the operation, in the order they did. */

@@ -50,7 +50,7 @@ function cChainActivity() {
 async function startExport(input: ExportTransactionsInput): Promise<ExportOperationFieldsFragment> {
   const result = await execute(harness, ExportTransactionsDocument, { input });
   expect(result.body.errors).toBeUndefined();
-  return result.body.data!.exportTransactions;
+  return result.body.data!.exportTransactions!;
 }
 
 async function until(
@@ -334,7 +334,7 @@ describe("Subscription.exportOperation over Server-Sent Events", () => {
 describe("a failing operations route stays at its field", () => {
   it("a 500 on GET /v1/operations/{operationId} nulls exportOperation alone", async () => {
     const started = (await execute(harness, ExportTransactionsDocument, { input: { primaryNetwork: PRIMARY_ALL } })).body.data!
-      .exportTransactions;
+      .exportTransactions!;
     harness.simulator.setKnobs({ errorRate: 1, errorStatus: 500, errorRoutes: [GET_ROUTE] });
     const result = await execute(
       harness,

@@ -241,7 +241,7 @@ const QUERY_ROWS: readonly QueryRow[] = [
   },
 ];
 
-/** Mutations: their error is the answer. */
+/** Mutations: nullable too, so a failing one is null at its own path beside its siblings (test/mutation-results.test.ts). */
 const MUTATION_ROWS: readonly QueryRow[] = [
   {
     route: "POST /v1/operations/transactions:export",
@@ -413,7 +413,7 @@ describe("a failing upstream route fails only the field that needs it", () => {
   });
 });
 
-describe("a failing mutation route is the mutation's answer", () => {
+describe("a failing mutation route nulls the mutation alone", () => {
   it.each(MUTATION_ROWS.map((row) => [row.route, row.via, row] as const))("%s (%s)", async (route, _via, row) => {
     const document = `mutation FailureIsTheAnswer { ${row.selection(values)} }`;
     for (const [status, code] of STATUS_CODES) {
@@ -422,7 +422,7 @@ describe("a failing mutation route is the mutation's answer", () => {
       const context = `${route} failing with HTTP ${status}`;
       // Sent once: a POST is never retried.
       expect(upstreamCalls(harness), context).toEqual({ [route]: 1 });
-      expect(failed.body.data, context).toBeNull();
+      expect(failed.body.data, context).toEqual({ [row.via]: null });
       expect(failed.body.errors, context).toHaveLength(1);
       expect(failed.body.errors![0], context).toMatchObject({ path: row.path, extensions: { code, upstream: { status } } });
     }

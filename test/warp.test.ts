@@ -75,7 +75,7 @@ describe("aggregateWarpSignatures", () => {
       },
     });
     expect(result.body.errors).toBeUndefined();
-    const signed = result.body.data!.aggregateWarpSignatures;
+    const signed = result.body.data!.aggregateWarpSignatures!;
     expect(signed.network).toBe("FUJI");
     expect(signed.signedMessage).toMatch(/^[0-9a-f]+$/);
     expect(signed.signedMessage.startsWith(message.toString("hex"))).toBe(true);
@@ -143,7 +143,7 @@ describe("aggregateWarpSignatures", () => {
     const failed = await execute(harness, AggregateWarpSignaturesDocument, {
       input: { network: "MAINNET", message, signingSubnetId: subnetId },
     });
-    expect(failed.body.data).toBeNull();
+    expect(failed.body.data).toEqual({ aggregateWarpSignatures: null });
     expect(failed.body.errors?.[0]?.extensions).toMatchObject({
       code: "UPSTREAM_ERROR",
       upstream: { status: 500, message: "failed to connect to a threshold of stake" },
@@ -152,7 +152,10 @@ describe("aggregateWarpSignatures", () => {
       input: { network: "MAINNET", message, signingSubnetId: subnetId, quorumPercentage: activeShare },
     });
     expect(reachable.body.errors).toBeUndefined();
-    expect(reachable.body.data!.aggregateWarpSignatures.decoded!.verification).toMatchObject({ valid: true, meetsQuorum: false });
+    expect(reachable.body.data!.aggregateWarpSignatures!.decoded!.verification).toMatchObject({
+      valid: true,
+      meetsQuorum: false,
+    });
 
     const otherNetwork = await execute(harness, AggregateWarpSignaturesDocument, {
       input: {

@@ -29,6 +29,14 @@ import { analyzeOperation } from "../limits/operation-analysis.ts";
  * - it is a subscription: graphql-jit 0.8 calls the root field's `subscribe` with the
  *   operation's variables in place of the field's arguments, so an id written inline (or passed
  *   through a variable named otherwise than the argument) reaches the resolver as undefined;
+ * - it is a mutation: graphql-jit 0.8 runs the root fields one after another (each with its
+ *   subtree), but stops where graphql-js would not and goes on where graphql-js stops. A root
+ *   field whose non-null argument gets null from a variable (one with a default, given null)
+ *   fails and stalls the queue: the mutations after it never run and answer null without an
+ *   error, where graphql-js runs them. A failing non-null root field does not stop the queue,
+ *   where graphql-js stops: the later mutations' jobs were created upstream and their ids lost
+ *   with `data`. A mutation starts work upstream that nothing may repeat or skip behind the
+ *   client's back, and its upstream call outweighs any compiling: mutations run on graphql-js;
  * - a field of an input object written in the document takes a variable that has no value and
  *   no default: graphql-jit sets the field to null, where graphql-js leaves it out so that the
  *   input field's own default applies (and "absent" stays distinct from "null");
@@ -42,6 +50,7 @@ export function runsCompiled(args: ExecutionArgs): boolean {
     analysis.soleOperation &&
     analysis.variablesValid &&
     analysis.kind !== "subscription" &&
+    analysis.kind !== "mutation" &&
     !analysis.inputFieldWithoutValue &&
     !deliversIncrementally(args.document)
   );
@@ -103,11 +112,11 @@ const reordered = new WeakMap<DocumentNode, DocumentNode>();
  * graphql-jit collects a selection set's own fields first and its fragments (inline and spread)
  * after them, last in first out, where graphql-js (and the spec's CollectFields) takes every
  * selection in document order: `{ ...BlockFields chain { chainId } }` answered `chain` before the
- * fragment's fields, and a mutation's root fields would have run in another order. Rewritten for
- * graphql-jit, a selection set keeps its leading fields and gives the rest in reverse, each run of
- * fields inside an inline fragment without type condition (which always applies): taken last in
- * first out, they come back in document order. The document is kept per parsed document, so that
- * the plugin's compiled query is kept too.
+ * fragment's fields (and, when mutations still ran compiled, ran a mutation's root fields in
+ * another order). Rewritten for graphql-jit, a selection set keeps its leading fields and gives
+ * the rest in reverse, each run of fields inside an inline fragment without type condition (which
+ * always applies): taken last in first out, they come back in document order. The document is
+ * kept per parsed document, so that the plugin's compiled query is kept too.
  */
 export function inJitOrder(document: DocumentNode): DocumentNode {
   let result = reordered.get(document);

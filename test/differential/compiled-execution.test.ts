@@ -45,6 +45,8 @@ const schema = () =>
       }
       type Mutation {
         record(name: String!): String!
+        note(name: String!): String
+        fail: String!
       }
       type Subscription {
         job(id: ID!): String!
@@ -62,6 +64,14 @@ const schema = () =>
         record: (_: unknown, { name }: { name: string }) => {
           calls.push(name);
           return calls.join(",");
+        },
+        note: async (_: unknown, { name }: { name: string }) => {
+          calls.push(name);
+          return calls.join(",");
+        },
+        fail: async () => {
+          calls.push("fail");
+          throw new Error("upstream failed");
         },
       },
       Subscription: {
@@ -95,7 +105,8 @@ async function ask(
     body: JSON.stringify({ query, variables }),
   });
   const text = await response.text();
-  return subscription ? text : JSON.stringify(reorderTop(JSON.parse(text) as Record<string, unknown>));
+  // The resolvers that ran count too: a mutation that ran is work done upstream, whatever the answer says.
+  return subscription ? text : JSON.stringify({ ...reorderTop(JSON.parse(text) as Record<string, unknown>), ran: [...calls] });
 }
 
 /** The order of a response's top-level entries is not significant; the order under `data` is. */
@@ -127,6 +138,13 @@ describe.each([
     "a mutation's fields run in document order around fragments",
     `mutation { ...First b: record(name: "b") } fragment First on Mutation { a: record(name: "a") }`,
     {},
+    false,
+  ],
+  ["a failing non-null mutation field stops the mutations after it", `mutation { fail b: record(name: "b") }`, {}, false],
+  [
+    "a mutation whose non-null argument a variable makes null fails alone: the mutations after it run",
+    `mutation($name: String = "a") { a: note(name: $name) b: note(name: "b") }`,
+    { name: null },
     false,
   ],
   ["an error carries the location of its field", "query { block { number } failing }", {}, false],

@@ -745,7 +745,7 @@ export type ExportTransactionsMutationVariables = Exact<{
 }>;
 
 
-export type ExportTransactionsMutation = { exportTransactions: { id: string, operationId: string, operationType: ExportOperationType, operationStatus: ExportOperationStatus, message: string | null, createdAtTimestamp: number, updatedAtTimestamp: number, metadata: { code: ExportOperationCode | null, downloadUrl: string | null, nextDate: string | null } | null } };
+export type ExportTransactionsMutation = { exportTransactions: { id: string, operationId: string, operationType: ExportOperationType, operationStatus: ExportOperationStatus, message: string | null, createdAtTimestamp: number, updatedAtTimestamp: number, metadata: { code: ExportOperationCode | null, downloadUrl: string | null, nextDate: string | null } | null } | null };
 
 export type ExportOperationQueryVariables = Exact<{
   id: string | number;
@@ -1252,7 +1252,7 @@ export type AggregateWarpSignaturesMutation = { aggregateWarpSignatures: { signe
               | { __typename: 'SubnetToL1ConversionMessage', conversionId: string }
              | null }
           | { __typename: 'WarpHashPayload', hash: string }
-         | null }, verification: { signingSubnetId: string, validatorSetHeight: string, validatorCount: number, totalWeight: string, signedWeight: string, signedWeightShare: number, valid: boolean, problem: string | null, meetsQuorum: boolean, strictQuorum: boolean, signers: Array<{ index: number, publicKey: string, nodeIds: Array<string>, weight: string, weightShare: number }> } | null } | null } };
+         | null }, verification: { signingSubnetId: string, validatorSetHeight: string, validatorCount: number, totalWeight: string, signedWeight: string, signedWeightShare: number, valid: boolean, problem: string | null, meetsQuorum: boolean, strictQuorum: boolean, signers: Array<{ index: number, publicKey: string, nodeIds: Array<string>, weight: string, weightShare: number }> } | null } | null } | null };
 
 export type WarpSignatureQueryVariables = Exact<{
   network: Network;

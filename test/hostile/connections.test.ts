@@ -110,7 +110,7 @@ describe("row 9: slow senders", () => {
       input: { evm: { addresses: [`0x${"1".repeat(40)}`], includeChains: ["43114"] } },
     });
     expect(started.body.errors).toBeUndefined();
-    const id = started.body.data!.exportTransactions.operationId;
+    const id = started.body.data!.exportTransactions!.operationId;
     const body = JSON.stringify({
       query: `subscription($id: ID!) { exportOperation(id: $id) { operationStatus } }`,
       variables: { id },

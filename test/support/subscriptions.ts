@@ -118,5 +118,5 @@ export async function startExportJob(harness: Harness): Promise<string> {
     { "x-forwarded-for": "203.0.113.250" },
   );
   expect(result.body.errors).toBeUndefined();
-  return result.body.data!.exportTransactions.operationId;
+  return result.body.data!.exportTransactions!.operationId;
 }
