@@ -333,7 +333,7 @@ function keepChainListFresh(config: GatewayConfig, upstreams: Upstreams, logger:
   );
 }
 
-/** Ready when both services answer their health routes and no breaker is open. */
+/** Ready when both services answer their health routes and neither health route's breaker is open. */
 function upstreamReadiness(config: GatewayConfig, upstream: ConnectedUpstreams): UpstreamReadiness {
   return new UpstreamReadiness(
     [

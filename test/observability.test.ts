@@ -65,7 +65,9 @@ describe("Prometheus metrics", () => {
       /gateway_upstream_requests_total\{service="Data API",method="GET",route="\/v1\/chains\/\{chainId\}\/blocks\/\{blockId\}",outcome="200"\} \d+/,
     );
     expect(text).toMatch(/gateway_cache_lookups_total\{result="(hit|miss)"\} \d+/);
-    expect(text).toMatch(/gateway_upstream_breaker_state\{service="Data API"\} 0/);
+    expect(text).toMatch(
+      /gateway_upstream_breaker_state\{service="Data API",method="GET",route="\/v1\/chains\/\{chainId\}\/blocks\/\{blockId\}"\} 0/,
+    );
     expect(text).toMatch(/gateway_loader_batch_size_count\{loader="block"\} [1-9]/);
     expect(text).not.toContain("secret-key-123");
   });

@@ -194,7 +194,9 @@ describe("circuit breaker", () => {
       expect(messages.at(-1)).toMatch(/circuit open/);
 
       const metrics = await (await fragile.gateway.yoga.fetch("http://gateway.test/metrics")).text();
-      expect(metrics).toMatch(/gateway_upstream_breaker_state\{service="Data API"\} 2/);
+      expect(metrics).toMatch(
+        /gateway_upstream_breaker_state\{service="Data API",method="GET",route="\/v1\/chains\/\{chainId\}\/blocks\/\{blockId\}"\} 2/,
+      );
 
       fragile.simulator.setKnobs({ errorRate: 0 });
       await sleep(350);

@@ -185,7 +185,7 @@ export class LivePoller<Item> extends SharedPoller<Item, LiveSubscriber<Item>, L
         turn = took ? "lead" : this.topic ? await this.topic.turn() : "alone";
         if (this.stopped) return;
         if (turn === "follow") this.followed = true;
-        else await this.readNew(true);
+        else await this.readNew(turn === "lead");
       }
       this.failures = 0;
     } catch (error) {
@@ -225,8 +225,9 @@ export class LivePoller<Item> extends SharedPoller<Item, LiveSubscriber<Item>, L
 
   /**
    * Pages back to the last read's newest item, within the bound, and pushes what is new, in order;
-   * `publishes`: the read is this interval's (leading, or alone while Redis does not answer), and
-   * the other gateways hear it.
+   * `publishes`: this gateway leads, and the others hear the read. A read made alone (Redis did
+   * not answer in time) is not published: were both gateways alone, each would find the other's
+   * batch ahead of it and read again; a follower finds the items it missed by the next batch.
    */
   private async readNew(publishes: boolean): Promise<void> {
     // This gateway's reads follow one another: a clock set back does not make the next one older.

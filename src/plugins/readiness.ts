@@ -33,10 +33,15 @@ export class UpstreamReadiness {
     this.now = options.now ?? Date.now;
   }
 
-  /** Ready when no breaker is open and the last health check, at most `maxAgeMs` old, passed. */
+  /**
+   * Ready when no health route's breaker is open and the last health check, at most `maxAgeMs`
+   * old, passed. Other routes' breakers do not count: one route failing (a look-up the service
+   * cannot answer, which any caller can repeat) leaves the service's other routes serving, so
+   * taking the instance out of rotation would help no one.
+   */
   ready(): boolean | Promise<boolean> {
     // An open breaker is known here and now: it answers at once, without a check.
-    if (this.routes.some(({ service }) => service.breakerState === "open")) return false;
+    if (this.routes.some(({ service, route }) => service.breakerState(route) === "open")) return false;
     if (this.checked && this.now() - this.checked.at < this.options.maxAgeMs) return this.checked.ready;
     this.checking ??= this.check().then((ready) => {
       this.checked = { ready, at: this.now() };

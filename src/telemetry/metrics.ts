@@ -53,7 +53,7 @@ export class GatewayMetrics implements UpstreamObserver {
   private readonly upstreamRequests: Counter<"service" | "method" | "route" | "outcome">;
   private readonly upstreamDuration: Histogram<"service" | "route">;
   private readonly upstreamRetries: Counter<"service" | "method" | "route">;
-  private readonly breakerState: Gauge<"service">;
+  private readonly breakerState: Gauge<"service" | "method" | "route">;
   private readonly loaderBatchSize: Histogram<"loader">;
   private readonly responseCacheLookups: Counter<"result">;
   private readonly redisAvailable: Gauge;
@@ -88,8 +88,8 @@ export class GatewayMetrics implements UpstreamObserver {
     });
     this.breakerState = new Gauge({
       name: "gateway_upstream_breaker_state",
-      help: "Circuit breaker state per upstream service: 0 closed, 1 half-open, 2 open.",
-      labelNames: ["service"],
+      help: "Circuit breaker state per upstream route (method and route template), from its first call: 0 closed, 1 half-open, 2 open.",
+      labelNames: ["service", "method", "route"],
       // Over several workers (cluster /metrics), the worst of them.
       aggregator: "max",
       registers,
@@ -240,8 +240,8 @@ export class GatewayMetrics implements UpstreamObserver {
     this.upstreamRetries.inc({ service, method, route });
   }
 
-  breaker(service: string, state: BreakerState): void {
-    this.breakerState.set({ service }, BREAKER_LEVEL[state]);
+  breaker(service: string, method: string, route: string, state: BreakerState): void {
+    this.breakerState.set({ service, method, route }, BREAKER_LEVEL[state]);
   }
 
   loaderBatch(loader: string, size: number): void {

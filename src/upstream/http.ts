@@ -3,7 +3,7 @@
  * timeouts, JSON in and out, upstream errors mapped to typed GraphQL errors, identical
  * concurrent GETs coalesced into one request, every call bounded by its request's deadline,
  * idempotent GETs retried within a budget, and a circuit breaker that fails fast while the
- * service is down.
+ * service fails; both the budget and the breaker are per route (./route-breakers.ts).
  */
 import { createHash } from "node:crypto";
 import { setTimeout as sleep } from "node:timers/promises";
@@ -22,6 +22,9 @@ import {
   upstreamStatusError,
   upstreamUnreachable,
 } from "./outcomes.ts";
+import { ProbeWaitExpired, RouteBreakers, type BreakerState } from "./route-breakers.ts";
+
+export type { BreakerState } from "./route-breakers.ts";
 
 export const API_KEY_HEADER = "x-glacier-api-key";
 
@@ -77,13 +80,12 @@ export interface UpstreamCall {
   query?: Record<string, QueryValue>;
 }
 
-export type BreakerState = "closed" | "open" | "half-open";
-
 /** What the client reports as it works; the gateway's metrics implement it. */
 export interface UpstreamObserver {
   call(service: string, method: string, route: string, outcome: string, seconds: number): void;
   retry(service: string, method: string, route: string): void;
-  breaker(service: string, state: BreakerState): void;
+  /** A route's breaker changed state (or was made, closed, by the route's first call). */
+  breaker(service: string, method: string, route: string, state: BreakerState): void;
 }
 
 export const silentObserver: UpstreamObserver = { call() {}, retry() {}, breaker() {} };
@@ -168,28 +170,6 @@ function describeNetworkError(error: unknown): string {
   return error instanceof Error ? error.name : "unknown error";
 }
 
-/** Retries spend from a budget that requests refill, so that retries never multiply an outage. */
-class RetryBudget {
-  private tokens: number;
-
-  constructor(
-    private readonly ratio: number,
-    private readonly cap: number,
-  ) {
-    this.tokens = cap;
-  }
-
-  deposit(): void {
-    this.tokens = Math.min(this.cap, this.tokens + this.ratio);
-  }
-
-  withdraw(): boolean {
-    if (this.tokens < 1) return false;
-    this.tokens -= 1;
-    return true;
-  }
-}
-
 interface Attempt {
   method: "GET" | "POST";
   route: string;
@@ -210,8 +190,7 @@ export class UpstreamService {
   private readonly origin: string;
   private readonly basePath: string;
   private readonly pool: Pool;
-  private readonly breaker: CircuitBreaker<[Attempt], unknown>;
-  private readonly budget: RetryBudget;
+  private readonly breakers: RouteBreakers<Attempt>;
   private readonly inFlight = new Map<string, Promise<unknown>>();
 
   constructor(
@@ -234,26 +213,23 @@ export class UpstreamService {
       bodyTimeout: config.bodyTimeoutMs,
       keepAliveTimeout: config.keepAliveTimeoutMs,
     });
-    this.budget = new RetryBudget(config.retryBudgetRatio, config.retryBudgetCap);
-    this.breaker = new CircuitBreaker((attempt: Attempt) => this.attempt(attempt), {
-      name,
-      timeout: false,
-      errorThresholdPercentage: config.breakerErrorPercentage,
+    this.breakers = new RouteBreakers(name, (attempt: Attempt) => this.attempt(attempt), {
+      errorPercentage: config.breakerErrorPercentage,
       volumeThreshold: config.breakerVolumeThreshold,
-      resetTimeout: config.breakerResetMs,
-      rollingCountTimeout: 10_000,
-      // Latency is measured by the gateway's histograms; the breaker would keep and sort every call's.
-      rollingPercentilesEnabled: false,
-      errorFilter: (error: unknown) => !countsAgainstService(error),
+      resetMs: config.breakerResetMs,
+      retryBudgetRatio: config.retryBudgetRatio,
+      retryBudgetCap: config.retryBudgetCap,
+      countsAgainstService,
+      onState: (method, route, state) => observer.breaker(name, method, route, state),
     });
-    this.breaker.on("open", () => observer.breaker(name, "open"));
-    this.breaker.on("halfOpen", () => observer.breaker(name, "half-open"));
-    this.breaker.on("close", () => observer.breaker(name, "closed"));
-    observer.breaker(name, "closed");
   }
 
-  get breakerState(): BreakerState {
-    return this.breaker.opened ? "open" : this.breaker.halfOpen ? "half-open" : "closed";
+  /**
+   * The state of one route's breaker (`GET` and a route template); closed for a route not called
+   * yet. A service has no state of its own: a route's failures say nothing of its other routes.
+   */
+  breakerState(route: string, method: "GET" | "POST" = "GET"): BreakerState {
+    return this.breakers.state(method, route);
   }
 
   /**
@@ -325,7 +301,7 @@ export class UpstreamService {
   }
 
   async close(): Promise<void> {
-    this.breaker.shutdown();
+    this.breakers.shutdown();
     await this.pool.close();
   }
 
@@ -352,27 +328,32 @@ export class UpstreamService {
   }
 
   private async send<T>(attempt: Attempt): Promise<T> {
-    this.budget.deposit();
+    const route = this.breakers.of(attempt.method, attempt.route);
+    route.budget.deposit();
     for (let retry = 0; ; retry += 1) {
       // A call whose request ran out of time before it was sent says nothing of the service: it
       // never reaches the breaker, so that callers' deadlines cannot open the circuit for everyone.
-      if (attempt.deadline <= Date.now()) {
-        this.observer.call(this.name, attempt.method, attempt.route, "deadline", 0);
-        throw upstreamUnreachable(this.name, "the request's deadline passed");
-      }
+      if (attempt.deadline <= Date.now()) throw this.deadlinePassed(attempt);
       try {
-        return (await this.breaker.fire(attempt)) as T;
+        return (await route.fire(attempt, attempt.deadline)) as T;
       } catch (error) {
+        if (error instanceof ProbeWaitExpired) throw this.deadlinePassed(attempt);
         if (CircuitBreaker.isOurError(error as Error)) {
-          throw upstreamUnreachable(this.name, "failing fast while the service recovers (circuit open)");
+          throw upstreamUnreachable(this.name, "failing fast while this route of the service recovers (circuit open)");
         }
         if (attempt.method !== "GET" || retry >= this.config.retries || !isRetryable(error)) throw error;
         const backoff = this.backoffMs(retry, error);
-        if (Date.now() + backoff >= attempt.deadline || !this.budget.withdraw()) throw error;
+        if (Date.now() + backoff >= attempt.deadline || !route.budget.withdraw()) throw error;
         this.observer.retry(this.name, attempt.method, attempt.route);
         await sleep(backoff);
       }
     }
+  }
+
+  /** A call never sent because its request's deadline passed first. */
+  private deadlinePassed(attempt: Attempt): UpstreamError {
+    this.observer.call(this.name, attempt.method, attempt.route, "deadline", 0);
+    return upstreamUnreachable(this.name, "the request's deadline passed");
   }
 
   /** Notes what the service said of a caller's key: refused (401, 403), or accepted where it checks keys. */

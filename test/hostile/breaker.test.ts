@@ -38,8 +38,13 @@ beforeEach(() => {
   harness.simulator.resetCounters();
 });
 
+/** The block route's breaker state, as the gauge says it. */
 async function breakerState(): Promise<string | undefined> {
-  return /gateway_upstream_breaker_state\{service="Data API"\} (\d)/.exec(await metricsText(harness))?.[1];
+  const gauge = `gateway_upstream_breaker_state{service="Data API",method="GET",route="${BLOCK_ROUTE.slice("GET ".length)}"} `;
+  return (await metricsText(harness))
+    .split("\n")
+    .find((line) => line.startsWith(gauge))
+    ?.slice(gauge.length);
 }
 
 describe.each(TRANSPORTS)("row 2: the breaker counts only the service's failures, over %s", (transport) => {

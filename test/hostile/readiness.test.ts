@@ -46,21 +46,52 @@ describe("row 6: /ready", () => {
     await stillServes(harness);
   });
 
-  it("row 6: with a breaker open, /ready answers 503 at once, without asking the upstream", async () => {
+  it("row 6: with a health route's breaker open, /ready answers 503 at once, without asking the upstream", async () => {
+    // A new check on every ask (1 ms), so that two failed checks open the health route's breaker.
     const harness = await harnessWith({
-      READY_CACHE_MS: "600000",
+      READY_CACHE_MS: "1",
       BREAKER_VOLUME_THRESHOLD: "2",
       BREAKER_RESET_MS: "600000",
       UPSTREAM_RETRIES: "0",
     });
     expect(await ready(harness)).toBe(200);
-    harness.simulator.setKnobs({ errorRate: 1, errorStatus: 500, errorRoutes: ["GET /v1/chains"] });
-    for (let call = 0; call < 3; call += 1) await execute(harness, `{ chains { chainId } }`);
-    expect(await metricsText(harness)).toMatch(/^gateway_upstream_breaker_state\{service="Data API"\} 2$/m);
+    harness.simulator.setKnobs({ errorRate: 1, errorStatus: 500, errorRoutes: ["GET /v1/health-check"] });
+    // Each ask is a failed check (503) until the health route's breaker opens.
+    await until(
+      async () =>
+        (await ready(harness)) === 503 &&
+        /^gateway_upstream_breaker_state\{service="Data API",method="GET",route="\/v1\/health-check"\} 2$/m.test(
+          await metricsText(harness),
+        ),
+      "the health route's breaker to open",
+      5_000,
+    );
     harness.simulator.resetCounters();
     const statuses = await Promise.all(Array.from({ length: 200 }, () => ready(harness)));
     expect(statuses.every((status) => status === 503)).toBe(true);
     expect(upstreamCalls(harness)).toEqual({});
+    await stillServes(harness);
+  });
+
+  it("row 6: another route's open breaker leaves /ready as the health check says: one route failing is no reason to leave the rotation", async () => {
+    const harness = await harnessWith({
+      READY_CACHE_MS: "1",
+      BREAKER_VOLUME_THRESHOLD: "2",
+      BREAKER_RESET_MS: "600000",
+      UPSTREAM_RETRIES: "0",
+    });
+    harness.simulator.setKnobs({ errorRate: 1, errorStatus: 500, errorRoutes: ["GET /v1/chains"] });
+    for (let call = 0; call < 3; call += 1) await execute(harness, `{ chains { chainId } }`);
+    harness.simulator.resetCounters();
+    // The chain list fails fast...
+    expect((await execute(harness, `{ chains { chainId } }`)).body.errors![0]!.message).toMatch(/circuit open/);
+    expect(upstreamCalls(harness)).toEqual({});
+    // ...and the instance is ready: its health routes answer.
+    expect(await ready(harness)).toBe(200);
+    expect(upstreamCalls(harness)).toEqual({ "GET /v1/health-check": 1, "GET /v2/health-check": 1 });
+    expect(await metricsText(harness)).toMatch(
+      /^gateway_upstream_breaker_state\{service="Data API",method="GET",route="\/v1\/chains"\} 2$/m,
+    );
     await stillServes(harness);
   });
 
@@ -94,7 +125,7 @@ describe("row 6: the readiness check", () => {
       },
       route: "/health",
       service: {
-        breakerState: "closed" as const,
+        breakerState: () => "closed" as const,
         get: <T>() => {
           route.calls += 1;
           return new Promise<T>((resolve, reject) =>
