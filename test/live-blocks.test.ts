@@ -8,6 +8,14 @@ const NEW_BLOCKS = `subscription NewBlocks($chainId: ID!, $after: BigInt) {
   newBlocks(chainId: $chainId, after: $after) { blockNumber blockHash parentHash chain { chainId } }
 }`;
 const C_CHAIN = "43114";
+/** Polls every 100 ms; more than 5 events unread and none taken for 1 s make a stream slow. */
+const SLOW_READER_SETTINGS = {
+  LIVE_BLOCKS_POLL_MS: "100",
+  LIVE_BLOCKS_MAX_POLL_MS: "100",
+  LIVE_MAX_PENDING_EVENTS: "5",
+  REQUEST_TIMEOUT_MS: "1000",
+  RATE_LIMIT_BURST: "100000",
+};
 const BLOCKS_ROUTE = "GET /v1/chains/{chainId}/blocks";
 
 interface BlockEvent {
@@ -196,13 +204,7 @@ describe("newBlocks on a chain that moves (the simulator's clock driven)", () =>
   });
 
   it("ends the stream of a subscriber that stops reading with SLOW_SUBSCRIBER once a poll brings more while LIVE_MAX_PENDING_EVENTS are unread and none was taken for REQUEST_TIMEOUT_MS", async () => {
-    const slow = await startHarness({
-      LIVE_BLOCKS_POLL_MS: "100",
-      LIVE_BLOCKS_MAX_POLL_MS: "100",
-      LIVE_MAX_PENDING_EVENTS: "5",
-      REQUEST_TIMEOUT_MS: "1000",
-      RATE_LIMIT_BURST: "100000",
-    });
+    const slow = await startHarness(SLOW_READER_SETTINGS);
     try {
       const before = BigInt(slow.simulator.clock().heads.find((head) => head.chainId === C_CHAIN)!.blockNumber);
       const subscription = await subscribeSse(slow, NEW_BLOCKS, { chainId: C_CHAIN, after: String(before) });
@@ -225,13 +227,7 @@ describe("newBlocks on a chain that moves (the simulator's clock driven)", () =>
   });
 
   it("keeps the stream of a subscriber that takes fewer events than the polls bring, more than LIVE_MAX_PENDING_EVENTS waiting, as long as it takes one within REQUEST_TIMEOUT_MS", async () => {
-    const slow = await startHarness({
-      LIVE_BLOCKS_POLL_MS: "100",
-      LIVE_BLOCKS_MAX_POLL_MS: "100",
-      LIVE_MAX_PENDING_EVENTS: "5",
-      REQUEST_TIMEOUT_MS: "1000",
-      RATE_LIMIT_BURST: "100000",
-    });
+    const slow = await startHarness(SLOW_READER_SETTINGS);
     const head = () => BigInt(slow.simulator.clock().heads.find((chain) => chain.chainId === C_CHAIN)!.blockNumber);
     try {
       const before = head();
