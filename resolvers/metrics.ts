@@ -27,6 +27,7 @@ import { badUserInput, nullIfNotFound } from "../src/execution/errors.ts";
 import { slicedPages, toPageTokenConnection, type ConnectionArgs } from "../src/execution/pagination.ts";
 import { callCost, connectionCost, upstreamCalls } from "../src/limits/upstream-calls.ts";
 import { itemOrError } from "../src/live/live-feed.ts";
+import { selectsAnyOf } from "../src/execution/selection.ts";
 import { queryMinimum } from "../src/upstream/bounds.ts";
 import { servesChainMetricAt } from "../src/upstream/metric-rules.ts";
 import type { ExactMetricValue, MetricsRange } from "../src/upstream/metrics-api.ts";
@@ -41,6 +42,9 @@ const PRIMARY_NETWORK_SUBNET_ID = "11111111111111111111111111111111LpoYY";
 
 const RANGE_TEXT =
   "`from` and `to` (Unix seconds, at least 0, both inclusive) keep the points whose timestamp lies between them; they need not be aligned to the interval: a point starts at or after `from`.";
+
+/** The fields of an avgTps page that only a page of the legacy route tells. */
+const LEGACY_AVG_TPS_PAGE_FIELDS: ReadonlySet<string> = new Set(["status", "lastRun", "lastRunTime"]);
 
 const pointKey = (point: ExactMetricValue) => String(point.timestamp);
 const addressKey = (entry: AddressBalance) => entry.address;
@@ -272,8 +276,18 @@ builder.objectFields(EvmChainRef, (t) => ({
     extensions: upstreamCalls(connectionCost(legacyAvgTps)),
     description: `The chain's daily average transactions per second from the legacy route (\`${legacyAvgTps.label}\`), newest first, with when its data was last updated; null when the route does not know the chain. The route takes no page size and answers ${legacyAvgTps.page.max} points a page; the gateway cuts its pages within the route's, so a page ends where the route's page ends (fewer points when \`after\` is inside one): ${legacyAvgTps.firstText}`,
     args: { ...t.arg.connectionArgs() },
-    resolve: (chain, args, context) =>
-      nullIfNotFound(
+    resolve: (chain, args, context, info) => {
+      // `first: 0` reads no page, and the route tells its status and lastRun only with a page
+      // (status is non-null): asked for them, it is refused before any upstream call.
+      if (args.first === 0 && selectsAnyOf(info, LEGACY_AVG_TPS_PAGE_FIELDS)) {
+        const { min, max } = legacyAvgTps.page;
+        throw badUserInput(
+          "first",
+          `first must be between ${min} and ${max} when status, lastRun or lastRunTime is selected (the legacy route tells them with a page of points), got 0`,
+          { min, max },
+        );
+      }
+      return nullIfNotFound(
         toPageTokenConnection<ExactMetricValue, LegacyAvgTpsMeta>(args, {
           bounds: legacyAvgTps.page,
           filters: { field: "EvmChain.avgTps", chainId: chain.chainId },
@@ -287,7 +301,8 @@ builder.objectFields(EvmChainRef, (t) => ({
             };
           }),
         }),
-      ),
+      );
+    },
   }),
 }));
 

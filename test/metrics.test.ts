@@ -342,6 +342,13 @@ describe("argument rules, checked before any upstream call", () => {
       "first",
       "first must be between 0 and 100, got 101",
     ],
+    // `first: 0` reads no page, and only a page tells the route's status and lastRun.
+    [
+      "avgTps first 0 with its status and lastRun",
+      () => execute(harness, ChainAvgTpsDocument, { chainId: C_CHAIN, first: 0 }),
+      "first",
+      "first must be between 1 and 100 when status, lastRun or lastRunTime is selected (the legacy route tells them with a page of points), got 0",
+    ],
   ];
 
   it.each(chainCases)("refuses %s on a chain, asking only for the chain", async (_, run, argument, message) => {
@@ -615,6 +622,29 @@ describe("EvmChain.avgTps", () => {
     } while (after);
     return { points, status, lastRun };
   }
+
+  it("answers first: 0 with an empty page when status, lastRun and lastRunTime are not asked, as @skip and @include decide", async () => {
+    const query = `query ($skipStatus: Boolean!) {
+      chain(id: "${C_CHAIN}") {
+        avgTps(first: 0) {
+          status @skip(if: $skipStatus)
+          ... @include(if: false) { lastRun }
+          ...Later @skip(if: $skipStatus)
+          pageInfo { hasNextPage }
+        }
+      }
+    }
+    fragment Later on LegacyAvgTpsConnection { lastRunTime }`;
+    const skipped = await execute(harness, query, { skipStatus: true });
+    expect(skipped.body).toEqual({ data: { chain: { avgTps: { pageInfo: { hasNextPage: false } } } } });
+    expect(upstreamCalls(harness)).toEqual({ "GET /v1/chains": 1 });
+
+    harness.simulator.resetCounters();
+    const asked = await execute(harness, query, { skipStatus: false });
+    expect(asked.body.data).toEqual({ chain: { avgTps: null } });
+    expect(onlyError(asked.body.errors).extensions).toMatchObject({ code: "BAD_USER_INPUT", argument: "first", min: 1 });
+    expect(upstreamCalls(harness)).toEqual({});
+  });
 
   it("pages through the legacy route under either cursor name, the same points as the daily AVG_TPS", async () => {
     const daily = withTime(await upstreamSeries(`/v2/chains/${C_CHAIN}/metrics/avgTps`));

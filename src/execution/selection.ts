@@ -2,7 +2,17 @@
  * What a query asks of a field's result, for resolvers that can answer without a fetch, and for
  * the estimate of an operation's upstream calls, which must know when they do.
  */
-import { Kind, type FieldNode, type FragmentDefinitionNode, type GraphQLResolveInfo, type SelectionSetNode } from "graphql";
+import {
+  GraphQLIncludeDirective,
+  GraphQLSkipDirective,
+  Kind,
+  getDirectiveValues,
+  type FieldNode,
+  type FragmentDefinitionNode,
+  type GraphQLResolveInfo,
+  type SelectionNode,
+  type SelectionSetNode,
+} from "graphql";
 
 /** Fields of a parent block that its child already tells: `EvmBlock.parent` fetches nothing for them. */
 export const PARENT_BLOCK_FIELDS_KNOWN_FROM_CHILD: ReadonlySet<string> = new Set([
@@ -89,4 +99,23 @@ export function selectsOnlyFrom(
 /** True when every field the query selects is in `answerable`. */
 export function selectsOnly(info: GraphQLResolveInfo, answerable: ReadonlySet<string>): boolean {
   return selectsOnlyFrom(info.fieldNodes, info.fragments, answerable);
+}
+
+/**
+ * True when the query asks for one of `names` directly under the field (through fragments), as
+ * its `@skip` and `@include` decide: a field or fragment they leave out asks nothing. The field
+ * nodes' own directives count too (graphql-jit passes every node of a response key).
+ */
+export function selectsAnyOf(info: GraphQLResolveInfo, names: ReadonlySet<string>): boolean {
+  const included = (node: SelectionNode) =>
+    getDirectiveValues(GraphQLSkipDirective, node, info.variableValues)?.if !== true &&
+    getDirectiveValues(GraphQLIncludeDirective, node, info.variableValues)?.if !== false;
+  const asks = (selectionSet: SelectionSetNode | undefined): boolean =>
+    (selectionSet?.selections ?? []).some((selection) => {
+      if (!included(selection)) return false;
+      if (selection.kind === Kind.FIELD) return names.has(selection.name.value);
+      if (selection.kind === Kind.INLINE_FRAGMENT) return asks(selection.selectionSet);
+      return asks(info.fragments[selection.name.value]?.selectionSet);
+    });
+  return info.fieldNodes.some((node) => included(node) && asks(node.selectionSet));
 }

@@ -6,14 +6,27 @@
  */
 import { useGraphQlJit } from "@envelop/graphql-jit";
 import {
-  BREAK,
   GraphQLError,
   Kind,
+  SchemaMetaFieldDef,
+  TypeMetaFieldDef,
+  TypeNameMetaFieldDef,
+  getNamedType,
+  getOperationAST,
+  isAbstractType,
+  isCompositeType,
+  print,
   visit,
   type DocumentNode,
   type ExecutionArgs,
   type FieldNode,
+  type FragmentDefinitionNode,
+  type GraphQLCompositeType,
+  type GraphQLField,
+  type GraphQLObjectType,
+  type GraphQLSchema,
   type InlineFragmentNode,
+  type NamedTypeNode,
   type SelectionNode,
   type SelectionSetNode,
 } from "graphql";
@@ -42,7 +55,21 @@ import { analyzeOperation } from "../limits/operation-analysis.ts";
  *   input field's own default applies (and "absent" stays distinct from "null");
  * - the document uses `@defer` or `@stream`: graphql-jit ignores both and answers everything in
  *   one result, where graphql-js (with the defer/stream plugin) sends the deferred fragments and
- *   streamed items as incremental results.
+ *   streamed items as incremental results;
+ * - a selection set, merged as execution merges it (through fragments, and under every field of
+ *   one response key above), selects one response key more than once where any of those
+ *   selections carries `@skip` or `@include`, on itself or on a fragment around it: graphql-jit
+ *   collects every selection whatever its condition, so the key keeps the place of its first
+ *   selection even when that one is skipped (graphql-js: of its first included one), the
+ *   fields inside fragments under a skipped selection are answered when another selection of
+ *   the key is included (the condition reaches only the skipped field's direct subfields), and
+ *   an error of the key is located at the skipped selections too;
+ * - a named fragment is spread more than once in one such merged selection set, or at several
+ *   places under different `@skip`/`@include` conditions: graphql-jit marks a fragment visited
+ *   when it meets its spread, skipped or not (so a later spread of it is dropped, and its fields
+ *   move to where graphql-jit met it first), where graphql-js marks it when it takes it, in
+ *   document order; and graphql-jit keeps a fragment's fields' conditions on the document's own
+ *   nodes, so that every place the fragment is spread gets the conditions of the others too.
  */
 export function runsCompiled(args: ExecutionArgs): boolean {
   const analysis = analyzeOperation(args);
@@ -52,27 +79,156 @@ export function runsCompiled(args: ExecutionArgs): boolean {
     analysis.kind !== "subscription" &&
     analysis.kind !== "mutation" &&
     !analysis.inputFieldWithoutValue &&
-    !deliversIncrementally(args.document)
+    !deliversIncrementally(args.document) &&
+    !mergesConditionally(args.schema, args.document, args.operationName)
   );
 }
 
-const incremental = new WeakMap<DocumentNode, boolean>();
+/** What one walk of a document tells of it, kept per parsed document. */
+interface DocumentShape {
+  /** It holds a `@defer` or `@stream` directive. */
+  incremental: boolean;
+  /** It holds a `@skip` or `@include` directive. */
+  conditional: boolean;
+  /** A named fragment is spread in more than one place of it. */
+  repeatedSpread: boolean;
+}
+
+const shapes = new WeakMap<DocumentNode, DocumentShape>();
+
+function shapeOf(document: DocumentNode): DocumentShape {
+  let shape = shapes.get(document);
+  if (!shape) {
+    const found: DocumentShape = { incremental: false, conditional: false, repeatedSpread: false };
+    const spread = new Set<string>();
+    visit(document, {
+      Directive(node) {
+        const name = node.name.value;
+        if (name === "defer" || name === "stream") found.incremental = true;
+        else if (name === "skip" || name === "include") found.conditional = true;
+      },
+      FragmentSpread(node) {
+        if (spread.has(node.name.value)) found.repeatedSpread = true;
+        spread.add(node.name.value);
+      },
+    });
+    shape = found;
+    shapes.set(document, shape);
+  }
+  return shape;
+}
 
 /** Whether a document holds a `@defer` or `@stream` directive anywhere (its fragments included); kept per parsed document. */
 export function deliversIncrementally(document: DocumentNode): boolean {
-  let found = incremental.get(document);
+  return shapeOf(document).incremental;
+}
+
+/** Selections the merge check looks at, at most, before it gives the operation to graphql-js unchecked. */
+const MERGE_CHECK_BUDGET = 10_000;
+
+const mergeChecks = new WeakMap<GraphQLSchema, WeakMap<DocumentNode, boolean>>();
+
+/**
+ * Whether the operation merges selections in a way graphql-jit answers otherwise than graphql-js
+ * (the last two rules of `runsCompiled`), kept per schema and parsed document (of one operation,
+ * as `runsCompiled` asks it only then). A document without `@skip`/`@include` that spreads each
+ * fragment once cannot, and is not walked again.
+ */
+export function mergesConditionally(schema: GraphQLSchema, document: DocumentNode, operationName?: string | null): boolean {
+  const shape = shapeOf(document);
+  if (!shape.conditional && !shape.repeatedSpread) return false;
+  let checked = mergeChecks.get(schema);
+  if (!checked) {
+    checked = new WeakMap();
+    mergeChecks.set(schema, checked);
+  }
+  let found = checked.get(document);
   if (found === undefined) {
-    found = false;
-    visit(document, {
-      Directive(node) {
-        if (node.name.value !== "defer" && node.name.value !== "stream") return undefined;
-        found = true;
-        return BREAK;
-      },
-    });
-    incremental.set(document, found);
+    found = checkMerges(schema, document, operationName);
+    checked.set(document, found);
   }
   return found;
+}
+
+/** A selection's `@skip` and `@include` directives as written, in one text ("" for none). */
+function conditionsOf(selection: SelectionNode): string {
+  let text = "";
+  for (const directive of selection.directives ?? [])
+    if (directive.name.value === "skip" || directive.name.value === "include") text += `${print(directive)} `;
+  return text;
+}
+
+/**
+ * Walks the operation's merged selection sets as execution collects them (per object type that
+ * a fragment's type condition admits) and finds the shapes of `runsCompiled`'s last two rules.
+ */
+function checkMerges(schema: GraphQLSchema, document: DocumentNode, operationName?: string | null): boolean {
+  const operation = getOperationAST(document, operationName);
+  const root = operation && schema.getRootType(operation.operation);
+  if (!operation || !root) return false;
+  const fragments = new Map<string, FragmentDefinitionNode>();
+  for (const definition of document.definitions)
+    if (definition.kind === Kind.FRAGMENT_DEFINITION) fragments.set(definition.name.value, definition);
+  /** Each fragment's conditions where it was first spread (those of the spread and the fragments around it). */
+  const spreadConditions = new Map<string, string>();
+  let budget = MERGE_CHECK_BUDGET;
+
+  const applies = (condition: NamedTypeNode | undefined, object: GraphQLObjectType) => {
+    if (!condition) return true;
+    const type = schema.getType(condition.name.value);
+    return type === object || (type !== undefined && isAbstractType(type) && schema.isSubType(type, object));
+  };
+
+  /** True when the merged selection set of `sets` on `type` (and below) holds one of the shapes. */
+  const diverges = (type: GraphQLCompositeType, sets: readonly SelectionSetNode[]): boolean => {
+    for (const object of isAbstractType(type) ? schema.getPossibleTypes(type) : [type]) {
+      const fields = new Map<string, { node: FieldNode; conditional: boolean }[]>();
+      const spread = new Set<string>();
+      const collect = (set: SelectionSetNode, around: string): boolean => {
+        for (const selection of set.selections) {
+          if (--budget < 0) return true;
+          const conditions = around + conditionsOf(selection);
+          if (selection.kind === Kind.FIELD) {
+            const key = selection.alias?.value ?? selection.name.value;
+            let entries = fields.get(key);
+            if (!entries) fields.set(key, (entries = []));
+            entries.push({ node: selection, conditional: conditions !== "" });
+          } else if (selection.kind === Kind.INLINE_FRAGMENT) {
+            if (applies(selection.typeCondition, object) && collect(selection.selectionSet, conditions)) return true;
+          } else {
+            const name = selection.name.value;
+            const fragment = fragments.get(name);
+            if (!fragment || !applies(fragment.typeCondition, object)) continue;
+            if (spread.has(name)) return true;
+            spread.add(name);
+            const first = spreadConditions.get(name);
+            if (first === undefined) spreadConditions.set(name, conditions);
+            else if (first !== conditions) return true;
+            if (collect(fragment.selectionSet, conditions)) return true;
+          }
+        }
+        return false;
+      };
+      for (const set of sets) if (collect(set, "")) return true;
+      for (const entries of fields.values()) {
+        if (entries.length > 1 && entries.some((entry) => entry.conditional)) return true;
+        const below = entries.flatMap((entry) => (entry.node.selectionSet ? [entry.node.selectionSet] : []));
+        if (below.length === 0) continue;
+        const field = fieldOf(schema, object, entries[0]!.node.name.value);
+        const named = field && getNamedType(field.type);
+        if (named && isCompositeType(named) && diverges(named, below)) return true;
+      }
+    }
+    return false;
+  };
+  return diverges(root, [operation.selectionSet]);
+}
+
+function fieldOf(schema: GraphQLSchema, type: GraphQLObjectType, name: string): GraphQLField<unknown, unknown> | undefined {
+  if (name === TypeNameMetaFieldDef.name) return TypeNameMetaFieldDef;
+  if (type === schema.getQueryType() && name === SchemaMetaFieldDef.name) return SchemaMetaFieldDef;
+  if (type === schema.getQueryType() && name === TypeMetaFieldDef.name) return TypeMetaFieldDef;
+  return type.getFields()[name];
 }
 
 /**

@@ -112,6 +112,15 @@ function withoutIssueTimes(value: string): unknown {
   } catch {
     return undefined;
   }
+  return withoutIssueTimesIn(decoded);
+}
+
+/**
+ * The same for a decoded cursor or token: an array whose first item may be an issue time, and
+ * whose strings may hold further tokens, in base64url or as the JSON of a page token the gateway
+ * cuts from the route's own (`slicedPages`: the route's token and an offset).
+ */
+function withoutIssueTimesIn(decoded: unknown): unknown {
   if (!Array.isArray(decoded)) return undefined;
   let stamped = false;
   const parts = decoded.map((part, index) => {
@@ -120,7 +129,7 @@ function withoutIssueTimes(value: string): unknown {
       return "<issued>";
     }
     if (typeof part === "string") {
-      const inner = withoutIssueTimes(part);
+      const inner = part.startsWith("[") ? withoutIssueTimesIn(jsonOrUndefined(part)) : withoutIssueTimes(part);
       if (inner !== undefined) {
         stamped = true;
         return inner;
@@ -129,6 +138,14 @@ function withoutIssueTimes(value: string): unknown {
     return part;
   });
   return stamped ? parts : undefined;
+}
+
+function jsonOrUndefined(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
 }
 
 function errorKey(error: unknown): string {
