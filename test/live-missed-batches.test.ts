@@ -65,7 +65,11 @@ function setUp() {
 
 async function take(stream: AsyncIterator<unknown>, count: number): Promise<number[]> {
   const numbers: number[] = [];
-  for (let index = 0; index < count; index += 1) numbers.push(((await stream.next()).value as Block).n);
+  for (let index = 0; index < count; index += 1) {
+    const { value } = await stream.next();
+    if (value instanceof Error) throw value;
+    numbers.push((value as Block).n);
+  }
   return numbers;
 }
 
@@ -89,6 +93,27 @@ describe("a follower that missed a batch", () => {
       hear(batch(108, 108, 107));
       expect(await take(stream, 1)).toEqual([108]);
       expect(chain.reads).toBe(2);
+    } finally {
+      await stream.return!();
+      await feed.close();
+    }
+  });
+
+  it("pushes no LIVE_GAP for a batch that left a gap it already filled, only the items that are new", async () => {
+    const { feed, question, chain, batch, hear } = setUp();
+    const stream = feed.subscribe(question, { call: {}, chargeRead: async () => null });
+    try {
+      await until(() => chain.reads === 1, "the first read");
+      chain.head = 180;
+      hear(batch(101, 180, 100));
+      expect(await take(stream, 80)).toEqual(Array.from({ length: 80 }, (_, index) => 101 + index));
+      // Another reader's read found more than 50 (the bound) since its last and kept the newest 50:
+      // here, where 151-180 are had already, nothing was skipped.
+      chain.head = 200;
+      hear({ ...batch(151, 200, 150), gap: true });
+      const next = await take(stream, 20);
+      expect(next).toEqual(Array.from({ length: 20 }, (_, index) => 181 + index));
+      expect(chain.reads).toBe(1);
     } finally {
       await stream.return!();
       await feed.close();

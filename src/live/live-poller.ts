@@ -9,7 +9,8 @@ import type { CallOptions } from "../upstream/http.ts";
 import type { LiveEvent, LiveQuestion, Position } from "./live-question.ts";
 import { LiveSubscriber, type Delivery } from "./live-subscriber.ts";
 import type { PollerTopic, TopicListener, Turn } from "./poller-relay.ts";
-import { Heads, inOrder, type Placed } from "./stream-heads.ts";
+import { pageBack, type PagedBack, type PlaceInRead } from "./page-back.ts";
+import { Heads, type Placed } from "./stream-heads.ts";
 import { SharedPoller, type ChargeRead } from "./subscriber-stream.ts";
 
 /** How a poller reads and how far its subscribers may fall behind. */
@@ -246,39 +247,14 @@ export class LivePoller<Item> extends SharedPoller<Item, LiveSubscriber<Item>, L
     this.accept(read.found, gap, readAt);
   }
 
-  /**
-   * Reads the question's pages, newest first, until an item is older than what is sought (then
-   * the gap is filled) or `maxCatchUp` + 1 items were read: more than `maxCatchUp` sought, or not
-   * knowing, is a gap, and the newest `maxCatchUp` are kept, oldest first. Items ahead of what is
-   * sought are read but not counted. `beforePage` may stop the reading before a page: then undefined.
-   */
-  private async pageBack(
+  private pageBack(
     call: CallOptions,
-    classify: (position: Position) => "old" | "sought" | "ahead",
+    classify: (position: Position) => PlaceInRead,
     beforePage: (page: number) => Promise<boolean>,
-  ): Promise<{ found: Placed<Item>[]; gap: boolean } | undefined> {
-    const { maxCatchUp } = this.options;
-    const found: Placed<Item>[] = [];
-    let counted = 0;
-    let pageToken: string | undefined;
-    let complete = false;
-    for (let page = 0; !complete && counted <= maxCatchUp; page += 1) {
-      if (!(await beforePage(page))) return undefined;
-      const pageSize = Math.min(this.question.pageSize, maxCatchUp + 1 - counted);
-      const response = await this.question.read(pageSize, pageToken, { ...call, deadline: this.deadline() });
-      for (const item of response.items) {
-        const position = this.question.position(item);
-        const kind = position && classify(position);
-        if (kind === "ahead") continue;
-        counted += 1;
-        if (kind === "old") complete = true;
-        else if (kind === "sought" && position) found.push({ item, position });
-      }
-      if (!response.nextPageToken) complete = true;
-      pageToken = response.nextPageToken;
-    }
-    const gap = !complete || found.length > maxCatchUp;
-    return { found: inOrder(found.reverse()).slice(-maxCatchUp), gap };
+  ): Promise<PagedBack<Item> | undefined> {
+    const read = (pageSize: number, pageToken: string | undefined) =>
+      this.question.read(pageSize, pageToken, { ...call, deadline: this.deadline() });
+    return pageBack(this.question, this.options.maxCatchUp, read, classify, beforePage);
   }
 
   /** What another gateway's poller read. */
@@ -337,7 +313,8 @@ export class LivePoller<Item> extends SharedPoller<Item, LiveSubscriber<Item>, L
   private accept(placed: Placed<Item>[], gap: boolean, readAt: number): void {
     if (this.question.latestValue && readAt < this.newestReadAt) return;
     this.newestReadAt = Math.max(this.newestReadAt, readAt);
-    const events: Delivery<Item>[] = gap ? [{ event: this.gapError(`the read at ${this.since ?? 0}`) }] : [];
+    const skips = gap && this.skipsHere(placed);
+    const events: Delivery<Item>[] = skips ? [{ event: this.gapError(`the read at ${this.since ?? 0}`) }] : [];
     for (const { item, position } of placed) {
       if (!this.isNew(position)) continue;
       this.heads.note(position);
@@ -347,6 +324,20 @@ export class LivePoller<Item> extends SharedPoller<Item, LiveSubscriber<Item>, L
       events.push({ event: item, position });
     }
     if (events.length > 0) this.pushRead(events);
+  }
+
+  /**
+   * Whether a read that left a gap skips items here: the oldest of its items of some stream is
+   * new here. A gateway that already has them (it read for itself meanwhile) skipped nothing.
+   */
+  private skipsHere(placed: Placed<Item>[]): boolean {
+    const streams = new Set<string>();
+    for (const { position } of placed) {
+      if (streams.has(position.stream)) continue;
+      streams.add(position.stream);
+      if (this.isNew(position)) return true;
+    }
+    return placed.length === 0;
   }
 
   private isNew(position: Position): boolean {

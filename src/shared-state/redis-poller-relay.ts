@@ -80,10 +80,16 @@ export class RedisPollerRelay<T> implements PollerRelay<T> {
     this.subscriber.on("message", (channel: string, text: string) => {
       for (const topic of this.topics.get(channel) ?? []) topic.hear(text);
     });
-    // After a reconnection (a Redis restart), the channels of the questions asked now.
+    // A dropped connection (a Redis restart, a slow reader cut off) loses the subscriptions: each
+    // topic subscribes again at its next turn, and takes in the latest read kept. After a
+    // reconnection the channels are subscribed at once too, on the subscriber connection itself
+    // (the main one may not be ready yet); what was published meanwhile, the next read heard says.
+    this.subscriber.on("close", () => {
+      for (const topics of this.topics.values()) for (const topic of topics) topic.unsubscribed();
+    });
     this.subscriber.on("ready", () => {
       const channels = [...this.topics.keys()];
-      if (channels.length > 0) void link.attempt(`${namespace}-subscribe`, () => this.subscriber.subscribe(...channels));
+      if (channels.length > 0) this.subscriber.subscribe(...channels).catch(() => undefined);
     });
   }
 
@@ -131,6 +137,11 @@ class RedisTopic<T> implements PollerTopic<T> {
   ) {
     this.lockKey = `${channel}:lock`;
     this.latestKey = `${channel}:latest`;
+  }
+
+  /** The subscriber connection dropped: the next turn subscribes again. */
+  unsubscribed(): void {
+    this.subscribed = false;
   }
 
   /** A message on the channel; this gateway's own are not news to it. */
