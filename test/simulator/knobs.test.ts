@@ -112,7 +112,7 @@ describe("counters and the request log", () => {
     expect(simulator.requests()).toEqual([]);
   });
 
-  it("logs method, route, path, query, API key and request id", async () => {
+  it("logs method, route, path, query (each last value, and as sent), API key and request id", async () => {
     await getJson(`${data}/v1/blocks?network=fuji&pageSize=5`, {
       "x-glacier-api-key": "caller-key",
       "x-request-id": "req-42",
@@ -124,10 +124,11 @@ describe("counters and the request log", () => {
         route: "GET /v1/blocks",
         path: "/v1/blocks",
         query: { network: "fuji", pageSize: "5" },
+        rawQuery: "network=fuji&pageSize=5",
         apiKey: "caller-key",
         requestId: "req-42",
       },
-      { method: "GET", route: "GET /v2/chains", path: "/v2/chains", query: {}, apiKey: null, requestId: null },
+      { method: "GET", route: "GET /v2/chains", path: "/v2/chains", query: {}, rawQuery: "", apiKey: null, requestId: null },
     ];
     expect(simulator.requests()).toEqual(expected);
     expect((await getJson(`${data}/_simulator/requests`)).body).toEqual({ requests: expected });

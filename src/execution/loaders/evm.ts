@@ -14,6 +14,7 @@ import type {
   MetricsChain,
   UpstreamNetwork,
 } from "../../upstream/types.ts";
+import { GatewayError } from "../errors.ts";
 import { observed, type BatchObserver } from "./observed.ts";
 import { settle } from "./settle.ts";
 
@@ -62,6 +63,11 @@ export interface EvmPages {
   blockTransactions(chainId: string, blockHash: string, page: PageRequest): Promise<ListNativeTransactionsResponse>;
 }
 
+/** The route failed (an error status, no answer), as opposed to the caller being refused. */
+function routeFailed(error: unknown): boolean {
+  return error instanceof GatewayError && (error.code === "UPSTREAM_ERROR" || error.code === "UPSTREAM_UNAVAILABLE");
+}
+
 function blockKey({ chainId, blockId }: BlockKey): string {
   return `${chainId}:${blockId.startsWith("0x") ? blockId.toLowerCase() : blockId}`;
 }
@@ -75,8 +81,12 @@ export function createEvmLoaders({ evm, metrics }: Upstreams, call: CallOptions,
     observed("chain", observe, async (ids) => {
       // One `GET /v1/chains` answers every supported chain, by either of its ids; an id not in
       // the list may still be a chain the list leaves out, so it gets its own look-up. When the
-      // list cannot be read, each chain is looked up by id: the list is no single point of failure.
-      const all = await chainList().catch(() => undefined);
+      // list's route fails, each chain is looked up by id: the list is no single point of failure.
+      // A refusal of the caller (its key, its rate) would refuse those look-ups too: it stands.
+      const all = await chainList().catch((error: unknown) => {
+        if (routeFailed(error)) return undefined;
+        throw error;
+      });
       if (all === undefined) return Promise.all(ids.map((id) => settle(evm.getChain(id, call))));
       const byId = new Map<string, ChainInfo>();
       for (const info of all) {
