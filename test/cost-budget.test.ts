@@ -26,6 +26,7 @@ import { schema } from "../src/schema.ts";
 import { newDocumentCost } from "../src/plugins/rate-limit.ts";
 import { NO_FACTS, estimateCost, type KnownChain } from "../src/limits/upstream-calls.ts";
 import { decodeCb58 } from "../src/warp/cb58.ts";
+import { l1Transactions } from "./support/sample-network.ts";
 import { startSimulator } from "../simulator/server.ts";
 import {
   execute,
@@ -82,15 +83,8 @@ const startExport = (setup: Setup) =>
   );
 /** The fuji L1 that converted first: its subnet, its validator manager's chain. */
 function fujiL1({ simulator }: Setup): { subnetId: string; chainId: string } {
-  const [conversion] = simulator.network.primaryNetwork("fuji").transactions("P", {
-    addresses: undefined,
-    txTypes: new Set(["ConvertSubnetToL1Tx"]),
-    startTimestamp: undefined,
-    endTimestamp: undefined,
-    l1ValidationId: undefined,
-    sortOrder: "asc",
-  }) as unknown as { fields: { subnetId: string; l1ValidatorManagerDetails: { blockchainId: string } } }[];
-  return { subnetId: conversion!.fields.subnetId, chainId: conversion!.fields.l1ValidatorManagerDetails.blockchainId };
+  const [conversion] = l1Transactions(simulator, "fuji", "ConvertSubnetToL1Tx");
+  return { subnetId: conversion!.fields.subnetId!, chainId: conversion!.fields.l1ValidatorManagerDetails!.blockchainId };
 }
 function warpMessage(chainId: string): string {
   const u32 = (value: number) => Buffer.from([value >>> 24, (value >>> 16) & 255, (value >>> 8) & 255, value & 255]);

@@ -6,26 +6,14 @@
  * subscribers and the reads are the project's own.
  */
 import { describe, expect, it } from "vitest";
-import { LiveFeed } from "../src/live/live-feed.ts";
 import type { LiveBatch } from "../src/live/live-poller.ts";
 import type { LiveQuestion } from "../src/live/live-question.ts";
-import type { PollerRelay, TopicListener } from "../src/live/poller-relay.ts";
 import { until } from "./support/harness.ts";
-
-interface Block {
-  n: number;
-}
+import { numberedPosition, scriptedFeed, type NumberedItem } from "./support/scripted-feed.ts";
 
 function setUp() {
-  let listener: TopicListener<LiveBatch> | undefined;
-  const relay: PollerRelay<LiveBatch> = {
-    join(_topic, joined) {
-      listener = joined;
-      return { turn: async () => "follow", publish: () => {}, leave: async () => {} };
-    },
-  };
   const chain = { head: 100, reads: 0 };
-  const question: LiveQuestion<Block> = {
+  const question: LiveQuestion<NumberedItem> = {
     key: "blocks",
     what: "a test chain",
     pageSize: 10,
@@ -40,27 +28,16 @@ function setUp() {
       const next = top - pageSize;
       return { items, nextPageToken: next > 0 ? String(next) : undefined };
     },
-    position: ({ n }) => ({ stream: "", number: BigInt(n), time: n, id: String(n) }),
+    position: numberedPosition,
   };
-  const feed = new LiveFeed(
-    {
-      maxCatchUp: 50,
-      maxPending: 100,
-      readTimeoutMs: 1_000,
-      eventTimeoutMs: 1_000,
-      maxPollers: 10,
-      maxPollersPerCaller: 10,
-      maxReadsPerSecond: 100,
-    },
-    relay,
-  );
+  const { feed, listener } = scriptedFeed({ maxCatchUp: 50, maxPending: 100 }, async () => "follow");
   const batch = (from: number, to: number, since: number | undefined): LiveBatch => ({
     items: Array.from({ length: to - from + 1 }, (_, index) => ({ n: from + index })),
     gap: false,
     readAt: Date.now(),
     ...(since === undefined ? {} : { since }),
   });
-  return { feed, question, chain, batch, hear: (event: LiveBatch) => listener!.deliver(event) };
+  return { feed, question, chain, batch, hear: (event: LiveBatch) => listener().deliver(event) };
 }
 
 async function take(stream: AsyncIterator<unknown>, count: number): Promise<number[]> {
@@ -68,7 +45,7 @@ async function take(stream: AsyncIterator<unknown>, count: number): Promise<numb
   for (let index = 0; index < count; index += 1) {
     const { value } = await stream.next();
     if (value instanceof Error) throw value;
-    numbers.push((value as Block).n);
+    numbers.push((value as NumberedItem).n);
   }
   return numbers;
 }

@@ -75,25 +75,29 @@ describe.skipIf(!redisServerAvailable)("live subscriptions across gateways", () 
 
   const range = (from: bigint, to: bigint) => Array.from({ length: Number(to - from) }, (_, index) => from + 1n + BigInt(index));
 
+  /** Both gateways' streams, subscribed from block `start`. */
+  const bothFrom = (a: Instance, b: Instance, start: bigint) =>
+    Promise.all([subscribeSse(a, NEW_BLOCKS, { after: String(start) }), subscribeSse(b, NEW_BLOCKS, { after: String(start) })]);
+
+  /** Each stream's next blocks are every block after `from` up to `to`, once, in order. */
+  async function expectEveryBlock(subscriptions: ExportSubscription[], from: bigint, to: bigint): Promise<void> {
+    for (const subscription of subscriptions) expect(await blocks(subscription, Number(to - from))).toEqual(range(from, to));
+  }
+
   it("reads the chain once in all for subscribers on both gateways, each of which gets every block once, in order", async () => {
     const [a, b] = await pair();
     const start = head();
-    const subscriptions = await Promise.all([
-      subscribeSse(a, NEW_BLOCKS, { after: String(start) }),
-      subscribeSse(b, NEW_BLOCKS, { after: String(start) }),
-    ]);
+    const subscriptions = await bothFrom(a, b, start);
     try {
       simulator.advanceClock(10);
       const first = head();
-      for (const subscription of subscriptions)
-        expect(await blocks(subscription, Number(first - start))).toEqual(range(start, first));
+      await expectEveryBlock(subscriptions, start, first);
       // Both gateways have read once for themselves; from now on one of them reads for both.
       const since = simulator.requests().length;
       await sleep(5 * POLL_MS);
       simulator.advanceClock(10);
       const second = head();
-      for (const subscription of subscriptions)
-        expect(await blocks(subscription, Number(second - first))).toEqual(range(first, second));
+      await expectEveryBlock(subscriptions, first, second);
       const reads = readers(since);
       expect(reads.length).toBeGreaterThanOrEqual(1);
       expect(new Set(reads).size).toBe(1);
@@ -133,15 +137,11 @@ describe.skipIf(!redisServerAvailable)("live subscriptions across gateways", () 
   it("goes on through a Redis restart: each gateway listens again, and both streams get every block once, in order", async () => {
     const [a, b] = await pair();
     const start = head();
-    const subscriptions = await Promise.all([
-      subscribeSse(a, NEW_BLOCKS, { after: String(start) }),
-      subscribeSse(b, NEW_BLOCKS, { after: String(start) }),
-    ]);
+    const subscriptions = await bothFrom(a, b, start);
     try {
       simulator.advanceClock(4);
       const before = head();
-      for (const subscription of subscriptions)
-        expect(await blocks(subscription, Number(before - start))).toEqual(range(start, before));
+      await expectEveryBlock(subscriptions, start, before);
       // Empty when it comes back: no lock, no channel; the follower hears the leader only if it subscribed again.
       await redis.restart();
       await until(
@@ -153,8 +153,7 @@ describe.skipIf(!redisServerAvailable)("live subscriptions across gateways", () 
       await sleep(5 * POLL_MS);
       simulator.advanceClock(10);
       const after = head();
-      for (const subscription of subscriptions)
-        expect(await blocks(subscription, Number(after - before))).toEqual(range(before, after));
+      await expectEveryBlock(subscriptions, before, after);
       expect(new Set(readers(since)).size).toBe(1);
     } finally {
       await Promise.all(subscriptions.map((subscription) => subscription.cancel()));

@@ -24,10 +24,8 @@ import { until, type Harness, type RunningSimulator } from "./support/harness.ts
 import { redisServerAvailable, startRedisServer, type RedisServer } from "./support/redis-server.ts";
 import { startServerProcess, type ServerProcess } from "./support/server-process.ts";
 import { subscribeSse } from "./support/subscriptions.ts";
-import { LiveFeed } from "../src/live/live-feed.ts";
-import type { LiveBatch } from "../src/live/live-poller.ts";
+import { numberedPosition, scriptedFeed, type NumberedItem } from "./support/scripted-feed.ts";
 import type { LiveQuestion } from "../src/live/live-question.ts";
-import type { PollerRelay, TopicListener } from "../src/live/poller-relay.ts";
 
 /** What a read may take on a loaded machine, beyond the lock's time: its pages, Redis, the event's way to the client. */
 const READ_ALLOWANCE_MS = 4_000;
@@ -112,17 +110,11 @@ async function follow(
 
 describe("a take-over between two ticks", () => {
   it("reads at once in the interval the subscribers paid for, and charges them no read more", async () => {
-    let listener: TopicListener<LiveBatch> | undefined;
     let turns = 0;
-    const relay: PollerRelay<LiveBatch> = {
-      join(_topic, joined) {
-        listener = joined;
-        return { turn: async () => ((turns += 1), "follow"), publish: () => {}, leave: async () => {} };
-      },
-    };
+    const { feed, listener } = scriptedFeed({ maxCatchUp: 10, maxPending: 10 }, async () => ((turns += 1), "follow"));
     let head = 100;
     let reads = 0;
-    const question: LiveQuestion<{ n: number }> = {
+    const question: LiveQuestion<NumberedItem> = {
       key: "test",
       what: "a test stream",
       pageSize: 10,
@@ -130,20 +122,8 @@ describe("a take-over between two ticks", () => {
       intervalMs: 300,
       maxIntervalMs: 300,
       read: async () => ((reads += 1), { items: [{ n: head }] }),
-      position: ({ n }) => ({ stream: "", number: BigInt(n), time: n, id: String(n) }),
+      position: numberedPosition,
     };
-    const feed = new LiveFeed(
-      {
-        maxCatchUp: 10,
-        maxPending: 10,
-        readTimeoutMs: 1_000,
-        eventTimeoutMs: 1_000,
-        maxPollers: 10,
-        maxPollersPerCaller: 10,
-        maxReadsPerSecond: 100,
-      },
-      relay,
-    );
     let charges = 0;
     const stream = feed.subscribe(question, { call: {}, chargeRead: async () => ((charges += 1), null) });
     try {
@@ -151,7 +131,7 @@ describe("a take-over between two ticks", () => {
       await until(() => turns === 1, "a tick that follows");
       expect({ reads, charges }).toEqual({ reads: 1, charges: 1 });
       head = 101;
-      listener!.lead();
+      listener().lead();
       const next = await stream.next();
       expect(next.value).toEqual({ n: 101 });
       expect({ reads, charges, turns }).toEqual({ reads: 2, charges: 1, turns: 1 });

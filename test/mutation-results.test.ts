@@ -9,11 +9,11 @@
 import { buildSchema, isNonNullType } from "graphql";
 import { readFileSync } from "node:fs";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import type { PTransaction } from "../simulator/network/primary-network/model.ts";
 import { startSimulator } from "../simulator/server.ts";
 import type { FaultKind, Knobs } from "../simulator/http/knobs.ts";
 import { decodeCb58 } from "../src/warp/cb58.ts";
 import { startInstance, type Instance, type RunningSimulator } from "./support/harness.ts";
+import { l1Transactions } from "./support/sample-network.ts";
 
 const EXPORT_ROUTE = "POST /v1/operations/transactions:export";
 const WARP_ROUTE = "POST /v1/signatureAggregator/{network}/aggregateSignatures";
@@ -38,14 +38,7 @@ beforeAll(async () => {
   simulator = await startSimulator({ dataPort: 0, metricsPort: 0 });
   gateways.compiled = await startInstance(simulator, { ...GATEWAY_ENV, GRAPHQL_JIT: "true" });
   gateways.interpreted = await startInstance(simulator, { ...GATEWAY_ENV, GRAPHQL_JIT: "false" });
-  const [conversion] = simulator.network.primaryNetwork("fuji").transactions("P", {
-    addresses: undefined,
-    txTypes: new Set(["ConvertSubnetToL1Tx"]),
-    startTimestamp: undefined,
-    endTimestamp: undefined,
-    l1ValidationId: undefined,
-    sortOrder: "asc",
-  }) as PTransaction[];
+  const [conversion] = l1Transactions(simulator, "fuji", "ConvertSubnetToL1Tx");
   const chainId = decodeCb58(conversion!.fields.l1ValidatorManagerDetails!.blockchainId)!;
   const payload = Buffer.concat([Buffer.alloc(2), u32(0), Buffer.alloc(32, 0x27)]);
   warpMessage = Buffer.concat([Buffer.alloc(2), u32(5), chainId, u32(payload.length), payload]).toString("hex");

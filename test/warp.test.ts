@@ -5,9 +5,9 @@ import { loadConfig } from "../src/config.ts";
 import { createLogger } from "../src/telemetry/logger.ts";
 import { decodeCb58, encodeCb58 } from "../src/warp/cb58.ts";
 import { createGateway } from "../src/gateway.ts";
-import type { PTransaction } from "../simulator/network/primary-network/model.ts";
 import { AggregateWarpSignaturesDocument, WarpSignatureAgainstDocument, WarpSignatureDocument } from "./generated/graphql.ts";
 import { execute, upstreamCalls, useHarness } from "./support/harness.ts";
+import { l1Transactions as sampleL1Transactions } from "./support/sample-network.ts";
 
 const POST_ROUTE = "POST /v1/signatureAggregator/{network}/aggregateSignatures";
 const GET_ROUTE = "GET /v1/signatureAggregator/{network}/aggregateSignatures/{txHash}";
@@ -33,16 +33,7 @@ function unsignedMessage(networkId: number, sourceChainId: Buffer, hash: Buffer)
   return Buffer.concat([Buffer.alloc(2), u32(networkId), sourceChainId, u32(payload.length), payload]);
 }
 
-function l1Transactions(network: "mainnet" | "fuji", txType: string): PTransaction[] {
-  return harness.simulator.network.primaryNetwork(network).transactions("P", {
-    addresses: undefined,
-    txTypes: new Set([txType]),
-    startTimestamp: undefined,
-    endTimestamp: undefined,
-    l1ValidationId: undefined,
-    sortOrder: "asc",
-  }) as PTransaction[];
-}
+const l1Transactions = (network: "mainnet" | "fuji", txType: string) => sampleL1Transactions(harness.simulator, network, txType);
 
 /** The L1 of a network: its subnet, the chain of its validator manager, and its validators. */
 function l1(network: "mainnet" | "fuji") {

@@ -69,14 +69,19 @@ export const PRIMARY_NETWORK_BLOCK_FIELDS_KNOWN_FROM_UTXO: ReadonlySet<string> =
   "blockTime",
 ]);
 
-/** The names of the fields selected directly under some field nodes, through fragments. */
+/**
+ * The names of the fields selected directly under some field nodes, through fragments; with
+ * `included`, only through the selections it keeps (their `@skip` and `@include`).
+ */
 export function fieldNamesUnder(
   fieldNodes: readonly FieldNode[],
   fragments: Readonly<Record<string, FragmentDefinitionNode | undefined>>,
+  included: (selection: SelectionNode) => boolean = () => true,
 ): Set<string> {
   const names = new Set<string>();
   const visit = (selectionSet: SelectionSetNode | undefined) => {
     for (const selection of selectionSet?.selections ?? []) {
+      if (!included(selection)) continue;
       if (selection.kind === Kind.FIELD) names.add(selection.name.value);
       else if (selection.kind === Kind.INLINE_FRAGMENT) visit(selection.selectionSet);
       else visit(fragments[selection.name.value]?.selectionSet);
@@ -110,12 +115,6 @@ export function selectsAnyOf(info: GraphQLResolveInfo, names: ReadonlySet<string
   const included = (node: SelectionNode) =>
     getDirectiveValues(GraphQLSkipDirective, node, info.variableValues)?.if !== true &&
     getDirectiveValues(GraphQLIncludeDirective, node, info.variableValues)?.if !== false;
-  const asks = (selectionSet: SelectionSetNode | undefined): boolean =>
-    (selectionSet?.selections ?? []).some((selection) => {
-      if (!included(selection)) return false;
-      if (selection.kind === Kind.FIELD) return names.has(selection.name.value);
-      if (selection.kind === Kind.INLINE_FRAGMENT) return asks(selection.selectionSet);
-      return asks(info.fragments[selection.name.value]?.selectionSet);
-    });
-  return info.fieldNodes.some((node) => included(node) && asks(node.selectionSet));
+  const asked = fieldNamesUnder(info.fieldNodes.filter(included), info.fragments, included);
+  return [...names].some((name) => asked.has(name));
 }

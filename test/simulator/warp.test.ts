@@ -3,8 +3,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { components } from "../../src/upstream/contract/data-api.ts";
 import { decodeCb58, encodeCb58 } from "../../src/warp/cb58.ts";
 import { decodeSignedWarpMessage } from "../../src/warp/message.ts";
-import type { PTransaction } from "../../simulator/network/primary-network/model.ts";
 import { startSimulator, type RunningSimulator } from "../../simulator/server.ts";
+import { l1Transactions as sampleL1Transactions } from "../support/sample-network.ts";
 import { expectContract, getJson, postJson } from "./http.ts";
 
 type Signed = components["schemas"]["SignatureAggregationResponse"];
@@ -40,16 +40,7 @@ function message(
   );
 }
 
-function l1Transactions(network: "mainnet" | "fuji", txType: string): PTransaction[] {
-  return simulator.network.primaryNetwork(network).transactions("P", {
-    addresses: undefined,
-    txTypes: new Set([txType]),
-    startTimestamp: undefined,
-    endTimestamp: undefined,
-    l1ValidationId: undefined,
-    sortOrder: "asc",
-  }) as PTransaction[];
-}
+const l1Transactions = (network: "mainnet" | "fuji", txType: string) => sampleL1Transactions(simulator, network, txType);
 
 /** The L1 of a network, and its validators in canonical order (by uncompressed public key). */
 function l1(network: "mainnet" | "fuji") {

@@ -3,6 +3,7 @@ import DataLoader from "dataloader";
 import type { Upstreams } from "../context.ts";
 import type { AddressTransactionsFilter } from "../../upstream/evm-api.ts";
 import type { CallOptions, PageRequest } from "../../upstream/http.ts";
+import { countsAgainstService } from "../../upstream/outcomes.ts";
 import type {
   ChainInfo,
   CompleteTransaction,
@@ -14,7 +15,6 @@ import type {
   MetricsChain,
   UpstreamNetwork,
 } from "../../upstream/types.ts";
-import { GatewayError } from "../errors.ts";
 import { observed, type BatchObserver } from "./observed.ts";
 import { settle } from "./settle.ts";
 
@@ -63,11 +63,6 @@ export interface EvmPages {
   blockTransactions(chainId: string, blockHash: string, page: PageRequest): Promise<ListNativeTransactionsResponse>;
 }
 
-/** The route failed (an error status, no answer), as opposed to the caller being refused. */
-function routeFailed(error: unknown): boolean {
-  return error instanceof GatewayError && (error.code === "UPSTREAM_ERROR" || error.code === "UPSTREAM_UNAVAILABLE");
-}
-
 function blockKey({ chainId, blockId }: BlockKey): string {
   return `${chainId}:${blockId.startsWith("0x") ? blockId.toLowerCase() : blockId}`;
 }
@@ -81,10 +76,11 @@ export function createEvmLoaders({ evm, metrics }: Upstreams, call: CallOptions,
     observed("chain", observe, async (ids) => {
       // One `GET /v1/chains` answers every supported chain, by either of its ids; an id not in
       // the list may still be a chain the list leaves out, so it gets its own look-up. When the
-      // list's route fails, each chain is looked up by id: the list is no single point of failure.
-      // A refusal of the caller (its key, its rate) would refuse those look-ups too: it stands.
+      // list's route fails (the outcome table's "counts against the service"), each chain is looked
+      // up by id: the list is no single point of failure. A refusal of the caller (its key, its
+      // rate) would refuse those look-ups too: it stands.
       const all = await chainList().catch((error: unknown) => {
-        if (routeFailed(error)) return undefined;
+        if (countsAgainstService(error)) return undefined;
         throw error;
       });
       if (all === undefined) return Promise.all(ids.map((id) => settle(evm.getChain(id, call))));
