@@ -6,11 +6,12 @@
 import { builder } from "../schema/builder.ts";
 import { DEFAULT_PRIMARY_NETWORK_EXPORT_TYPE, ExportOperationRef, ExportTransactionsInputRef } from "../schema/exports.ts";
 import { badUserInput, GatewayError } from "../src/execution/errors.ts";
+import { exportOperationKey } from "../src/execution/global-ids.ts";
 import { callCost, upstreamCalls } from "../src/limits/upstream-calls.ts";
 import { primaryNetworkOptionsIncludeChainsValues } from "../src/upstream/contract/data-api.ts";
 import { ROUTES } from "../src/upstream/routes.ts";
 import type { PrimaryNetworkExportChain, PrimaryNetworkExportType, TransactionExportRequest } from "../src/upstream/types.ts";
-import { BECH32_ADDRESS, EVM_ADDRESS, EVM_CHAIN_ID, operationIdArgument } from "../src/execution/identifiers.ts";
+import { BECH32_ADDRESS, EVM_ADDRESS, EVM_CHAIN_ID } from "../src/execution/identifiers.ts";
 
 const DATE = /^(\d{4})-(\d{2})-(\d{2})$/;
 const PRIMARY_NETWORK_CHAINS: ReadonlySet<string> = new Set(primaryNetworkOptionsIncludeChainsValues);
@@ -157,9 +158,9 @@ builder.queryFields((t) => ({
     extensions: upstreamCalls(callCost(ROUTES.exportOperation)),
     description:
       "An export job as it stands now (`GET /v1/operations/{operationId}`); null when the Data API does not know the id.",
-    args: { id: t.arg.id({ required: true, description: "The job's `operationId`, as `exportTransactions` returned it." }) },
+    args: { id: t.arg.id({ required: true, description: "The job's `operationId`, or its `ExportOperation.id`, as `exportTransactions` returned them." }) },
     resolve: (_root, args, context) =>
-      context.upstreams.exportJobs.getOperation(operationIdArgument("id", String(args.id)), context.call),
+      context.upstreams.exportJobs.getOperation(exportOperationKey("id", String(args.id)), context.call),
   }),
 }));
 
@@ -170,9 +171,9 @@ builder.subscriptionFields((t) => ({
     extensions: upstreamCalls(callCost(ROUTES.exportOperation)),
     description:
       "An export job now, then again each time its status or metadata changes, until it reaches a final status (COMPLETED, COMPLETED_WITH_WARNING or FAILED), when the stream completes. Subscribers of one job share one poller. An unknown id ends the stream with a NOT_FOUND error.",
-    args: { id: t.arg.id({ required: true, description: "The job's `operationId`, as `exportTransactions` returned it." }) },
+    args: { id: t.arg.id({ required: true, description: "The job's `operationId`, or its `ExportOperation.id`, as `exportTransactions` returned them." }) },
     subscribe: (_root, args, context) =>
-      context.exportWatch.watch(operationIdArgument("id", String(args.id)), context.call, context.chargeRead),
+      context.exportWatch.watch(exportOperationKey("id", String(args.id)), context.call, context.chargeRead),
     resolve: (event) => {
       if (event instanceof GatewayError) throw event;
       return event;

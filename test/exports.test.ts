@@ -262,6 +262,26 @@ describe("exportOperation", () => {
     expect(malformed.body.errors?.[0]?.extensions).toMatchObject({ code: "BAD_USER_INPUT", argument: "id" });
     expect(upstreamCalls(harness)).toEqual({});
   });
+
+  it("takes the ExportOperation.id it gives out as well as the operationId, and refuses another type's id", async () => {
+    const started = await startExport({ primaryNetwork: PRIMARY_ALL });
+    harness.simulator.resetCounters();
+    const byId = await execute(harness, ExportOperationDocument, { id: started.id });
+    expect(byId.body.errors).toBeUndefined();
+    expect(byId.body.data!.exportOperation).toEqual(started);
+    expect(upstreamCalls(harness)).toEqual({ [GET_ROUTE]: 1 });
+
+    harness.simulator.resetCounters();
+    const chainId = Buffer.from("EvmChain:43114").toString("base64");
+    const wrongType = await execute(harness, ExportOperationDocument, { id: chainId });
+    expect(wrongType.body.data!.exportOperation).toBeNull();
+    expect(wrongType.body.errors?.[0]).toMatchObject({
+      path: ["exportOperation"],
+      extensions: { code: "BAD_USER_INPUT", argument: "id" },
+    });
+    expect(wrongType.body.errors?.[0]?.message).toContain("not of an ExportOperation");
+    expect(upstreamCalls(harness)).toEqual({});
+  });
 });
 
 describe("Subscription.exportOperation over Server-Sent Events", () => {

@@ -10,7 +10,7 @@
  */
 import { isObjectType, type GraphQLResolveInfo } from "graphql";
 import { badUserInput, GatewayError } from "./errors.ts";
-import { quoted } from "./identifiers.ts";
+import { operationIdArgument, quoted } from "./identifiers.ts";
 
 /** Longer than any id this gateway gives out (~180 characters for a P-Chain transaction). */
 export const MAX_GLOBAL_ID_LENGTH = 512;
@@ -96,4 +96,23 @@ export function parsedOrRefused<Key>(parse: () => Key): Key | GatewayError {
 export function validKey<Key>(key: Key | GatewayError): Key {
   if (key instanceof GatewayError) throw key;
   return key;
+}
+
+const EXPORT_OPERATION = "ExportOperation";
+
+/**
+ * An export job's id as `exportOperation(id:)` takes it: the job's `operationId`, or the
+ * `ExportOperation.id` the gateway gave out (a global id, whose key is the `operationId`). An
+ * operation id has `-` (a UUID) or `.`/`_`/`:`, which base64 does not; a value that decodes to
+ * another type's global id is refused, naming the argument.
+ */
+export function exportOperationKey(argument: string, value: string): string {
+  if (!BASE64.test(value) || value.length > MAX_GLOBAL_ID_LENGTH) return operationIdArgument(argument, value);
+  const decoded = decodeGlobalId(value);
+  if (decoded.typename === EXPORT_OPERATION) return operationIdArgument(argument, decoded.id);
+  if (decoded.typename === REFUSED_TYPENAME) return operationIdArgument(argument, value);
+  throw badUserInput(
+    argument,
+    `${argument} is the global id of a ${quoted(decoded.typename, 64)}, not of an ExportOperation: pass the job's operationId or its ExportOperation.id`,
+  );
 }
