@@ -246,11 +246,19 @@ builder.objectFields(EvmTransactionRef, (t) => ({
     description: `The call data sent with the transaction, as 0x and hex digits (0x alone for a plain transfer). ${COMPLETE_VIEW}.`,
     resolve: (transaction, _args, context) => completeField(transaction, "input", context),
   }),
+  baseFee: t.field({
+    type: "BigInt",
+    nullable: true,
+    extensions: upstreamCalls(FROM_COMPLETE_VIEW),
+    description: `The base fee per gas of the transaction's block, in wei (the block's \`baseFee\`): the part of gasPrice that is burned. ${COMPLETE_VIEW}.`,
+    resolve: (transaction, _args, context) => completeField(transaction, "baseFeePerGas", context),
+  }),
   baseFeePerGas: t.field({
     type: "BigInt",
     nullable: true,
     extensions: upstreamCalls(FROM_COMPLETE_VIEW),
-    description: `The base fee per gas of the transaction's block, in wei: the part of gasPrice that is burned. ${COMPLETE_VIEW}.`,
+    deprecationReason: "Use `baseFee`, the name the block gives it.",
+    description: `The older name of \`baseFee\`. ${COMPLETE_VIEW}.`,
     resolve: (transaction, _args, context) => completeField(transaction, "baseFeePerGas", context),
   }),
   maxFeePerGas: t.field({

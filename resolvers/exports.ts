@@ -158,7 +158,12 @@ builder.queryFields((t) => ({
     extensions: upstreamCalls(callCost(ROUTES.exportOperation)),
     description:
       "An export job as it stands now (`GET /v1/operations/{operationId}`); null when the Data API does not know the id.",
-    args: { id: t.arg.id({ required: true, description: "The job's `operationId`, or its `ExportOperation.id`, as `exportTransactions` returned them." }) },
+    args: {
+      id: t.arg.id({
+        required: true,
+        description: "The job's `operationId`, or its `ExportOperation.id`, as `exportTransactions` returned them.",
+      }),
+    },
     resolve: (_root, args, context) =>
       context.upstreams.exportJobs.getOperation(exportOperationKey("id", String(args.id)), context.call),
   }),
@@ -171,7 +176,12 @@ builder.subscriptionFields((t) => ({
     extensions: upstreamCalls(callCost(ROUTES.exportOperation)),
     description:
       "An export job now, then again each time its status or metadata changes, until it reaches a final status (COMPLETED, COMPLETED_WITH_WARNING or FAILED), when the stream completes. Subscribers of one job share one poller. An unknown id ends the stream with a NOT_FOUND error.",
-    args: { id: t.arg.id({ required: true, description: "The job's `operationId`, or its `ExportOperation.id`, as `exportTransactions` returned them." }) },
+    args: {
+      id: t.arg.id({
+        required: true,
+        description: "The job's `operationId`, or its `ExportOperation.id`, as `exportTransactions` returned them.",
+      }),
+    },
     subscribe: (_root, args, context) =>
       context.exportWatch.watch(exportOperationKey("id", String(args.id)), context.call, context.chargeRead),
     resolve: (event) => {

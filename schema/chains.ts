@@ -43,7 +43,7 @@ export const NetworkTokenRef = builder.objectRef<NetworkToken>("NetworkToken").i
 export const UtilityAddressesRef = builder.objectRef<UtilityAddresses>("UtilityAddresses").implement({
   description: "Well-known contracts deployed on a chain.",
   fields: (t) => ({
-    multicall: t.exposeString("multicall", { nullable: true, description: "Address of the Multicall contract." }),
+    multicall: t.expose("multicall", { type: "EvmAddress", nullable: true, description: "Address of the Multicall contract." }),
   }),
 });
 
@@ -82,9 +82,15 @@ builder.node(EvmChainRef, {
       description: "Whether the chain's nodes are serving.",
       resolve: (chain) => ChainStatus.fromUpstream(chain.status) ?? "UNKNOWN",
     }),
+    blockchainId: t.exposeString("platformChainId", {
+      nullable: true,
+      description:
+        "The chain's blockchain id on the P-Chain (cb58), the `blockchainId` of the primary network and the Metrics API; accepted wherever a chain id is.",
+    }),
     platformChainId: t.exposeString("platformChainId", {
       nullable: true,
-      description: "The chain's blockchain id on the P-Chain (cb58); accepted wherever a chain id is.",
+      deprecationReason: "Use `blockchainId`, the name the rest of the graph gives a blockchain id.",
+      description: "The chain's blockchain id on the P-Chain (cb58): the older name of `blockchainId`.",
     }),
     subnetId: t.exposeString("subnetId", { nullable: true, description: "The subnet (or L1) that validates the chain (cb58)." }),
     vmId: t.exposeString("vmId", { nullable: true, description: "The id of the virtual machine the chain runs (cb58)." }),

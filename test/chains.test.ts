@@ -42,7 +42,7 @@ describe("chains", () => {
         chainName: upstream.chainName,
         description: upstream.description,
         status: upstream.status,
-        platformChainId: upstream.platformChainId,
+        blockchainId: upstream.platformChainId,
         subnetId: upstream.subnetId,
         vmId: upstream.vmId,
         vmName: upstream.vmName,
@@ -155,7 +155,7 @@ describe("chain", () => {
     expect(byEvmId.body.errors).toBeUndefined();
     expect(byEvmId.body.data!.chain).toMatchObject({
       chainId: "43114",
-      platformChainId: "2q9e4r6Mu3U68nU1fYjgbR6JvwrRx36CohpAX5UQxse55x1Q5",
+      blockchainId: "2q9e4r6Mu3U68nU1fYjgbR6JvwrRx36CohpAX5UQxse55x1Q5",
       network: "MAINNET",
       metricsInfo: { evmChainId: "43114", blockchainId: "2q9e4r6Mu3U68nU1fYjgbR6JvwrRx36CohpAX5UQxse55x1Q5", network: "MAINNET" },
     });

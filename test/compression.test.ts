@@ -50,7 +50,7 @@ function decoded(answer: RawAnswer): string {
 }
 
 // Every field of every chain: an answer of several kB.
-const LARGE_QUERY = `{ chains { chainId chainName description platformChainId subnetId vmId vmName explorerUrl rpcUrl isTestnet networkToken { name symbol decimals } } }`;
+const LARGE_QUERY = `{ chains { chainId chainName description blockchainId subnetId vmId vmName explorerUrl rpcUrl isTestnet networkToken { name symbol decimals } } }`;
 const SMALL_QUERY = `{ chain(id: "43114") { chainName } }`;
 
 const postQuery = (served: Served, query: string, headers: Record<string, string> = {}) =>

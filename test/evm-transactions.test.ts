@@ -209,7 +209,7 @@ function expectedCompleteView(record: CompleteTransaction) {
   const message = record.teleporterMessageInfo;
   return {
     input: tx.input,
-    baseFeePerGas: tx.baseFeePerGas,
+    baseFee: tx.baseFeePerGas,
     maxFeePerGas: tx.maxFeePerGas ?? null,
     maxPriorityFeePerGas: tx.maxPriorityFeePerGas ?? null,
     ...expectedTransfers(record),

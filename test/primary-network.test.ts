@@ -113,7 +113,7 @@ describe("primaryNetwork", () => {
           network: named,
           blockchainId: ids.c,
           chainName: "C_CHAIN",
-          evmChain: { chainId: named === "MAINNET" ? "43114" : "43113", platformChainId: ids.c },
+          evmChain: { chainId: named === "MAINNET" ? "43114" : "43113", blockchainId: ids.c },
         },
       });
     }
