@@ -1,6 +1,7 @@
 /** The latest blocks across chains, and the links from a block to its chain and parent. */
 import { EvmBlockConnectionRef, EvmBlockRef, evmBlockId } from "../schema/blocks.ts";
 import { builder } from "../schema/builder.ts";
+import { resumeArguments } from "../schema/live-resume.ts";
 import { EvmChainRef } from "../schema/chains.ts";
 import { NetworkRef, upstreamNetwork } from "../schema/networks.ts";
 import { toPageTokenConnection } from "../src/execution/pagination.ts";
@@ -85,14 +86,10 @@ builder.subscriptionFields((t) => ({
     description: `Each new block of one EVM chain as it arrives, oldest first, each once. ${liveTerms(ROUTES.chainBlocks, "LIVE_BLOCKS_POLL_MS", "one chain")}`,
     args: {
       chainId: t.arg.id({ required: true, description: "The chain's EVM chain id in decimal (such as 43114)." }),
-      after: t.arg({
-        type: "BigInt",
-        description:
-          "The last block number seen (to resume after a reconnect): the blocks after it come first, within `LIVE_MAX_CATCH_UP`.",
-      }),
+      ...resumeArguments(t.arg, "The last block number seen"),
     },
     subscribe: async (_root, args, context) => {
-      const after = afterBlockArgument(args.after);
+      const after = afterBlockArgument(args);
       const chainId = await indexedChainId(args.chainId, context);
       return context.live.feed.subscribe(context.live.questions.chainBlocks(chainId), {
         after,

@@ -5,6 +5,7 @@
 import { EvmBlockRef } from "../schema/blocks.ts";
 import { indexedChainId } from "./blocks.ts";
 import { builder } from "../schema/builder.ts";
+import { resumeArguments } from "../schema/live-resume.ts";
 import { EvmChainRef } from "../schema/chains.ts";
 import {
   EvmAccountRef,
@@ -329,14 +330,10 @@ builder.subscriptionFields((t) => ({
     args: {
       chainId: t.arg.id({ required: true, description: "The chain's EVM chain id in decimal (such as 43114)." }),
       address: t.arg({ type: "EvmAddress", required: true, description: "The address: 0x and 40 hex digits, any letter case." }),
-      after: t.arg({
-        type: "BigInt",
-        description:
-          "The last block number whose transactions were seen (to resume after a reconnect): the address's transactions in later blocks come first, within `LIVE_MAX_CATCH_UP`.",
-      }),
+      ...resumeArguments(t.arg, "The last block number whose transactions were seen"),
     },
     subscribe: async (_root, args, context) => {
-      const after = afterBlockArgument(args.after);
+      const after = afterBlockArgument(args);
       const chainId = await indexedChainId(args.chainId, context);
       return context.live.feed.subscribe(context.live.questions.addressTransactions(chainId, args.address.toLowerCase()), {
         after,

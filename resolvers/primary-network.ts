@@ -3,6 +3,7 @@
  * X-Chain vertices and L1 validators. Every argument is checked before any upstream call.
  */
 import { builder } from "../schema/builder.ts";
+import { resumeArguments } from "../schema/live-resume.ts";
 import { EvmChainRef } from "../schema/chains.ts";
 import { SortOrderRef } from "../schema/evm-transactions.ts";
 import { NetworkRef, upstreamNetwork } from "../schema/networks.ts";
@@ -634,11 +635,7 @@ builder.subscriptionFields((t) => ({
         type: [PrimaryNetworkTransactionType.ref],
         description: "Only transactions of these kinds, each one the chain has.",
       }),
-      after: t.arg({
-        type: "BigInt",
-        description:
-          "The last block height whose transactions were seen (to resume after a reconnect): the transactions of later blocks come first, within `LIVE_MAX_CATCH_UP`.",
-      }),
+      ...resumeArguments(t.arg, "The last block height whose transactions were seen"),
     },
     subscribe: (_root, args, context) => {
       const network = upstreamNetwork(args.network);
@@ -655,7 +652,7 @@ builder.subscriptionFields((t) => ({
           );
         }
       }
-      const after = afterBlockArgument(args.after);
+      const after = afterBlockArgument(args);
       return context.live.feed.subscribe(context.live.questions.primaryNetworkTransactions(origin, addresses), {
         after,
         call: context.call,

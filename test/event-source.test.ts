@@ -14,7 +14,7 @@ import type { ListEvmBlocksResponse } from "../src/upstream/types.ts";
 import { serveGateway, simulatorGet, startHarness, upstreamCalls, type Harness, type ServedGateway } from "./support/harness.ts";
 import { readEventStream } from "./support/subscriptions.ts";
 
-const NEW_BLOCKS = `subscription NewBlocks($chainId: ID!, $after: BigInt) { newBlocks(chainId: $chainId, after: $after) { blockNumber } }`;
+const NEW_BLOCKS = `subscription NewBlocks($chainId: ID!, $after: BigInt) { newBlocks(chainId: $chainId, afterBlock: $after) { blockNumber } }`;
 const EXPORT = `mutation { exportTransactions(input: { primaryNetwork: { includeChains: ["p-chain"] } }) { operationId } }`;
 const C_CHAIN = "43114";
 /** What a browser's EventSource sends, and nothing more. */

@@ -11,7 +11,7 @@ import type { ListEvmBlocksResponse } from "../src/upstream/types.ts";
 import { serveGateway, simulatorGet, startHarness, type Harness, type ServedGateway } from "./support/harness.ts";
 import { readEventStream } from "./support/subscriptions.ts";
 
-const NEW_BLOCKS = `subscription NewBlocks($chainId: ID!, $after: BigInt) { newBlocks(chainId: $chainId, after: $after) { blockNumber } }`;
+const NEW_BLOCKS = `subscription NewBlocks($chainId: ID!, $after: BigInt) { newBlocks(chainId: $chainId, afterBlock: $after) { blockNumber } }`;
 const CHAIN_NAME = `query ChainName($id: ID!) { chain(id: $id) { chainName } }`;
 const C_CHAIN = "43114";
 const TOKEN_HEADER = "x-graphql-event-stream-token";

@@ -5,7 +5,7 @@ import { simulatorGet, startHarness, until, upstreamCalls, type Harness } from "
 import type { ListEvmBlocksResponse } from "../src/upstream/types.ts";
 
 const NEW_BLOCKS = `subscription NewBlocks($chainId: ID!, $after: BigInt) {
-  newBlocks(chainId: $chainId, after: $after) { blockNumber blockHash parentHash chain { chainId } }
+  newBlocks(chainId: $chainId, afterBlock: $after) { blockNumber blockHash parentHash chain { chainId } }
 }`;
 const C_CHAIN = "43114";
 /** Polls every 100 ms; more than 5 events unread and none taken for 1 s make a stream slow. */
@@ -64,6 +64,34 @@ describe("newBlocks", () => {
     } finally {
       await subscription.cancel();
     }
+  });
+
+  it("resumes through the deprecated name after too; both names at once, or a negative block, are refused naming the argument", async () => {
+    const deprecated = `subscription ($after: BigInt) { newBlocks(chainId: "${C_CHAIN}", after: $after) { blockNumber } }`;
+    const subscription = await subscribeSse(harness, deprecated, { after: String(head - 2n) });
+    try {
+      const events = await take(subscription, 2);
+      expect(events.map((event) => (event.data!.newBlocks as { blockNumber: string }).blockNumber)).toEqual(
+        [head - 1n, head].map(String),
+      );
+    } finally {
+      await subscription.cancel();
+    }
+    harness.simulator.resetCounters();
+    for (const [args, argument] of [
+      [`afterBlock: "${head}", after: "${head}"`, "after"],
+      [`afterBlock: "-1"`, "afterBlock"],
+      [`after: "-1"`, "after"],
+    ] as const) {
+      const refused = await subscribeSse(
+        harness,
+        `subscription { newBlocks(chainId: "${C_CHAIN}", ${args}) { blockNumber } }`,
+        {},
+      );
+      expect(refused.refusal?.status).toBe(400);
+      expect(refused.refusal?.errors[0]?.extensions).toMatchObject({ code: "BAD_USER_INPUT", argument });
+    }
+    expect(upstreamCalls(harness)).toEqual({});
   });
 
   it("says when a resume point lies beyond the bound, then goes on from the newest blocks", async () => {

@@ -32,10 +32,10 @@ const MIN_BLOCK_INTERVAL_S = 1.5;
 const TX_SECONDS = 1.5;
 
 const NEW_BLOCKS = `subscription NewBlocks($chainId: ID!, $after: BigInt) {
-  newBlocks(chainId: $chainId, after: $after) { blockNumber blockHash }
+  newBlocks(chainId: $chainId, afterBlock: $after) { blockNumber blockHash }
 }`;
 const NEW_ADDRESS_TRANSACTIONS = `subscription AddressActivity($chainId: ID!, $address: EvmAddress!, $after: BigInt) {
-  newAddressTransactions(chainId: $chainId, address: $address, after: $after) { transaction { txHash blockNumber } }
+  newAddressTransactions(chainId: $chainId, address: $address, afterBlock: $after) { transaction { txHash blockNumber } }
 }`;
 
 interface Payload {

@@ -16,7 +16,7 @@ const BLOCKS_ROUTE = "GET /v1/chains/{chainId}/blocks";
 const POLL_MS = 100;
 const KEYS = ["gateway-a-key", "gateway-b-key"] as const;
 const C_CHAIN = "43114";
-const NEW_BLOCKS = `subscription NewBlocks($after: BigInt) { newBlocks(chainId: "43114", after: $after) { blockNumber blockHash } }`;
+const NEW_BLOCKS = `subscription NewBlocks($after: BigInt) { newBlocks(chainId: "43114", afterBlock: $after) { blockNumber blockHash } }`;
 
 describe.skipIf(!redisServerAvailable)("live subscriptions across gateways", () => {
   let simulator: RunningSimulator;

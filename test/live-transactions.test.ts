@@ -24,13 +24,13 @@ const PRIMARY_ROUTE = "GET /v1/networks/{network}/blockchains/{blockchainId}/tra
 const ADDRESS_ROUTE = "GET /v1/chains/{chainId}/addresses/{address}/transactions";
 
 const NEW_ADDRESS_TRANSACTIONS = `subscription AddressActivity($chainId: ID!, $address: EvmAddress!, $after: BigInt) {
-  newAddressTransactions(chainId: $chainId, address: $address, after: $after) {
+  newAddressTransactions(chainId: $chainId, address: $address, afterBlock: $after) {
     transaction { txHash blockNumber chain { chainId } block { blockNumber } }
     erc20Transfers { value }
   }
 }`;
 const NEW_P_CHAIN_TRANSACTIONS = `subscription PChainActivity($txTypes: [PrimaryNetworkTransactionType!], $after: BigInt) {
-  newPrimaryNetworkTransactions(network: MAINNET, blockchainId: "p-chain", txTypes: $txTypes, after: $after) {
+  newPrimaryNetworkTransactions(network: MAINNET, blockchainId: "p-chain", txTypes: $txTypes, afterBlock: $after) {
     __typename
     txHash
     txType
@@ -303,7 +303,7 @@ describe("live transactions and metrics on a chain that moves", () => {
     const before = Math.max(...(await list()).map((tx) => tx.blockHeight ?? -1));
     const subscription = await subscribeSse(
       harness,
-      `subscription { newPrimaryNetworkTransactions(network: MAINNET, blockchainId: "x-chain", after: "${before}") { __typename txHash } }`,
+      `subscription { newPrimaryNetworkTransactions(network: MAINNET, blockchainId: "x-chain", afterBlock: "${before}") { __typename txHash } }`,
       {},
     );
     try {
@@ -359,7 +359,7 @@ describe("live transactions and metrics on a chain that moves", () => {
       { chainId: "c-chain", address: BUSY_ADDRESS },
       "chainId",
     ],
-    ["a negative resume point", NEW_ADDRESS_TRANSACTIONS, { chainId: C_CHAIN, address: BUSY_ADDRESS, after: "-1" }, "after"],
+    ["a negative resume point", NEW_ADDRESS_TRANSACTIONS, { chainId: C_CHAIN, address: BUSY_ADDRESS, after: "-1" }, "afterBlock"],
     ["a transaction kind the P-Chain does not have", NEW_P_CHAIN_TRANSACTIONS, { txTypes: ["CREATE_ASSET_TX"] }, "txTypes"],
     [
       "an unknown chain",

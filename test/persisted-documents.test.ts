@@ -23,7 +23,7 @@ const CHAIN_NAME = `query ChainName($id: ID!) { chain(id: $id) { chainName } }`;
 const CHAIN_IDS = `query ChainIds { chains { chainId } }`;
 // A larger document: reading it as text costs its tokens, named by id it costs nothing to read.
 const WIDE = `query Wide { ${Array.from({ length: 20 }, (_, i) => `c${i}: chain(id: "43114") { chainName chainId }`).join(" ")} }`;
-const NEW_BLOCKS = `subscription NewBlocks($chainId: ID!, $after: BigInt) { newBlocks(chainId: $chainId, after: $after) { blockNumber } }`;
+const NEW_BLOCKS = `subscription NewBlocks($chainId: ID!, $after: BigInt) { newBlocks(chainId: $chainId, afterBlock: $after) { blockNumber } }`;
 const C_CHAIN = "43114";
 
 function documentsFile(): string {

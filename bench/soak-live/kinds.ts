@@ -75,7 +75,7 @@ function primaryNetworkKind(name: KindName, blockchainId: "p-chain" | "x-chain")
     name,
     field: "newPrimaryNetworkTransactions",
     query: `subscription SoakPrimaryNetworkTransactions($blockchainId: String!, $after: BigInt) {
-  newPrimaryNetworkTransactions(network: MAINNET, blockchainId: $blockchainId, after: $after) {
+  newPrimaryNetworkTransactions(network: MAINNET, blockchainId: $blockchainId, afterBlock: $after) {
     ${PRIMARY_NETWORK_SELECTION}
   }
 }`,
@@ -109,7 +109,7 @@ export const KINDS: readonly Kind[] = [
     name: "chain-blocks",
     field: "newBlocks",
     query: `subscription SoakChainBlocks($chainId: ID!, $after: BigInt) {
-  newBlocks(chainId: $chainId, after: $after) {
+  newBlocks(chainId: $chainId, afterBlock: $after) {
     ${BLOCK_SELECTION}
   }
 }`,
@@ -137,7 +137,7 @@ export const KINDS: readonly Kind[] = [
     name: "address-transactions",
     field: "newAddressTransactions",
     query: `subscription SoakAddressTransactions($chainId: ID!, $address: EvmAddress!, $after: BigInt) {
-  newAddressTransactions(chainId: $chainId, address: $address, after: $after) {
+  newAddressTransactions(chainId: $chainId, address: $address, afterBlock: $after) {
     transaction {
       txHash blockNumber blockHash blockTimestamp
       block { blockHash blockNumber parentHash }

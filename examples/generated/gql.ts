@@ -15,11 +15,11 @@ import type { TypedDocumentNode as DocumentNode } from '@graphql-typed-document-
  */
 type Documents = {
     "query ExplorerHome($first: Int!, $after: String, $network: Network) {\n  latestBlocks(first: $first, after: $after, network: $network) {\n    edges {\n      cursor\n      node {\n        blockNumber\n        blockHash\n        blockTime\n        txCount\n        chain {\n          chainName\n          network\n        }\n      }\n    }\n    pageInfo {\n      hasNextPage\n      endCursor\n    }\n  }\n}": typeof types.ExplorerHomeDocument,
-    "subscription NewBlocks($chainId: ID!, $after: BigInt) {\n  newBlocks(chainId: $chainId, after: $after) {\n    blockNumber\n    blockHash\n    blockTime\n    txCount\n    chain {\n      chainName\n    }\n  }\n}": typeof types.NewBlocksDocument,
+    "subscription NewBlocks($chainId: ID!, $after: BigInt) {\n  newBlocks(chainId: $chainId, afterBlock: $after) {\n    blockNumber\n    blockHash\n    blockTime\n    txCount\n    chain {\n      chainName\n    }\n  }\n}": typeof types.NewBlocksDocument,
 };
 const documents: Documents = {
     "query ExplorerHome($first: Int!, $after: String, $network: Network) {\n  latestBlocks(first: $first, after: $after, network: $network) {\n    edges {\n      cursor\n      node {\n        blockNumber\n        blockHash\n        blockTime\n        txCount\n        chain {\n          chainName\n          network\n        }\n      }\n    }\n    pageInfo {\n      hasNextPage\n      endCursor\n    }\n  }\n}": types.ExplorerHomeDocument,
-    "subscription NewBlocks($chainId: ID!, $after: BigInt) {\n  newBlocks(chainId: $chainId, after: $after) {\n    blockNumber\n    blockHash\n    blockTime\n    txCount\n    chain {\n      chainName\n    }\n  }\n}": types.NewBlocksDocument,
+    "subscription NewBlocks($chainId: ID!, $after: BigInt) {\n  newBlocks(chainId: $chainId, afterBlock: $after) {\n    blockNumber\n    blockHash\n    blockTime\n    txCount\n    chain {\n      chainName\n    }\n  }\n}": types.NewBlocksDocument,
 };
 
 /**
@@ -43,7 +43,7 @@ export function graphql(source: "query ExplorerHome($first: Int!, $after: String
 /**
  * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
  */
-export function graphql(source: "subscription NewBlocks($chainId: ID!, $after: BigInt) {\n  newBlocks(chainId: $chainId, after: $after) {\n    blockNumber\n    blockHash\n    blockTime\n    txCount\n    chain {\n      chainName\n    }\n  }\n}"): (typeof documents)["subscription NewBlocks($chainId: ID!, $after: BigInt) {\n  newBlocks(chainId: $chainId, after: $after) {\n    blockNumber\n    blockHash\n    blockTime\n    txCount\n    chain {\n      chainName\n    }\n  }\n}"];
+export function graphql(source: "subscription NewBlocks($chainId: ID!, $after: BigInt) {\n  newBlocks(chainId: $chainId, afterBlock: $after) {\n    blockNumber\n    blockHash\n    blockTime\n    txCount\n    chain {\n      chainName\n    }\n  }\n}"): (typeof documents)["subscription NewBlocks($chainId: ID!, $after: BigInt) {\n  newBlocks(chainId: $chainId, afterBlock: $after) {\n    blockNumber\n    blockHash\n    blockTime\n    txCount\n    chain {\n      chainName\n    }\n  }\n}"];
 
 export function graphql(source: string) {
   return (documents as any)[source] ?? {};

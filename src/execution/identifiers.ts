@@ -136,9 +136,14 @@ export function quoted(value: string, max = 80): string {
 }
 
 /** A live subscription's resume point: the last block number its client saw. */
-export function afterBlockArgument(value: unknown): bigint | undefined {
-  if (value === null || value === undefined) return undefined;
-  const after = BigInt(String(value));
-  if (after < 0n) throw badUserInput("after", `after must be a block number, 0 or more, got ${after}`);
+export function afterBlockArgument(args: { afterBlock?: unknown; after?: unknown }): bigint | undefined {
+  const given = (["afterBlock", "after"] as const).filter((name) => args[name] !== null && args[name] !== undefined);
+  if (given.length === 0) return undefined;
+  if (given.length > 1) {
+    throw badUserInput("after", "give afterBlock or its deprecated name after, not both");
+  }
+  const name = given[0]!;
+  const after = BigInt(String(args[name]));
+  if (after < 0n) throw badUserInput(name, `${name} must be a block number, 0 or more, got ${after}`);
   return after;
 }

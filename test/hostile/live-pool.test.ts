@@ -21,7 +21,7 @@ const BLOCKS_ROUTE = "GET /v1/chains/{chainId}/blocks";
 const ADDRESS_ROUTE = "GET /v1/chains/{chainId}/addresses/{address}/transactions";
 /** A block's transactions, and each one's input: some 8 upstream calls per block. */
 const COSTLY_BLOCKS = `subscription ($after: BigInt) {
-  newBlocks(chainId: "${C_CHAIN}", after: $after) { blockNumber transactions { nodes { input } } }
+  newBlocks(chainId: "${C_CHAIN}", afterBlock: $after) { blockNumber transactions { nodes { input } } }
 }`;
 /** Nothing beyond the block: the subscription is estimated at its first read, 1. */
 const BLOCK_NUMBERS = `subscription { newBlocks(chainId: "${C_CHAIN}") { blockNumber } }`;
