@@ -4,7 +4,7 @@
  * older name stays only as a deprecated alias of `afterBlock`.
  */
 import type { ArgBuilder } from "@pothos/core";
-import { builder } from "./builder.ts";
+import type { builder } from "./builder.ts";
 
 type SchemaTypes = typeof builder extends PothosSchemaTypes.SchemaBuilder<infer Types> ? Types : never;
 
