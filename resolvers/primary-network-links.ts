@@ -7,14 +7,13 @@ import type { GraphQLResolveInfo } from "graphql";
 import { EvmBlockRef } from "../schema/blocks.ts";
 import { builder } from "../schema/builder.ts";
 import { PrimaryNetworkBlockRef, XChainVertexRef } from "../schema/primary-network-blocks.ts";
+import { L1ValidatorTransactionDetailsRef, XChainTransactionVertexRef } from "../schema/primary-network-transaction-details.ts";
 import {
   blockNumberOf,
   blockTimestampOf,
   CChainAtomicTransactionRef,
-  L1ValidatorTransactionDetailsRef,
   PChainTransactionRef,
   PrimaryNetworkTransactionRef,
-  XChainTransactionVertexRef,
 } from "../schema/primary-network-transactions.ts";
 import { creationTxHashOf, isPChainUtxo, PrimaryNetworkUtxoRef } from "../schema/primary-network-utxos.ts";
 import { L1ValidatorRef } from "../schema/primary-network-validators.ts";

@@ -8,17 +8,19 @@ import { SortOrderRef } from "../schema/evm-transactions.ts";
 import { NetworkRef, upstreamNetwork } from "../schema/networks.ts";
 import { CChainRef, PChainRef, XChainRef } from "../schema/primary-network.ts";
 import {
+  CChainAtomicTransactionType,
+  PChainTransactionType,
+  PrimaryNetworkTransactionType,
+  XChainTransactionType,
+} from "../schema/primary-network-transaction-kinds.ts";
+import {
   CChainAtomicTransactionConnectionRef,
   CChainAtomicTransactionRef,
-  CChainAtomicTransactionType,
   PChainTransactionConnectionRef,
   PChainTransactionRef,
-  PChainTransactionType,
   PrimaryNetworkTransactionRef,
-  PrimaryNetworkTransactionType,
   XChainTransactionConnectionRef,
   XChainTransactionRef,
-  XChainTransactionType,
 } from "../schema/primary-network-transactions.ts";
 import type { GatewayContext } from "../src/execution/context.ts";
 import { badUserInput } from "../src/execution/errors.ts";

@@ -6,7 +6,8 @@
 import { builder } from "../schema/builder.ts";
 import { SortOrderRef } from "../schema/evm-transactions.ts";
 import { PrimaryNetworkRef } from "../schema/primary-network.ts";
-import { PChainTransactionConnectionRef, PChainTransactionType } from "../schema/primary-network-transactions.ts";
+import { PChainTransactionType } from "../schema/primary-network-transaction-kinds.ts";
+import { PChainTransactionConnectionRef } from "../schema/primary-network-transactions.ts";
 import { L1ValidatorConnectionRef, L1ValidatorRef } from "../schema/primary-network-validators.ts";
 import type { GatewayContext } from "../src/execution/context.ts";
 import { badUserInput } from "../src/execution/errors.ts";

@@ -6,6 +6,8 @@ import "../schema/blocks.ts";
 import "../schema/primary-network.ts";
 import "../schema/primary-network-blocks.ts";
 import "../schema/primary-network-utxos.ts";
+import "../schema/primary-network-transaction-kinds.ts";
+import "../schema/primary-network-transaction-details.ts";
 import "../schema/primary-network-transactions.ts";
 import "../schema/primary-network-validators.ts";
 import "../schema/evm-transactions.ts";
