@@ -9,7 +9,7 @@ import { PrimaryNetworkBlockRef, XChainVertexConnectionRef, XChainVertexRef } fr
 import { badUserInput } from "../src/execution/errors.ts";
 import { BLOCK_NUMBER, CB58_ID, HEX_32, cb58IdArgument } from "../src/execution/identifiers.ts";
 import { toPageTokenConnection } from "../src/execution/pagination.ts";
-import { connectionCost, lookupCost, upstreamCalls } from "../src/limits/upstream-calls.ts";
+import { connectionCost, lookupCost, upstreamCalls } from "../src/limits/upstream-cost-declarations.ts";
 import { queryMinimum } from "../src/upstream/bounds.ts";
 import { primaryChain } from "../src/upstream/primary-network-api.ts";
 import { ROUTES } from "../src/upstream/routes.ts";

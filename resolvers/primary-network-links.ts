@@ -23,13 +23,8 @@ import {
   PRIMARY_NETWORK_BLOCK_FIELDS_KNOWN_FROM_UTXO,
   selectsOnly,
 } from "../src/execution/selection.ts";
-import {
-  TYPE_SPECIFIC_LINK_SHARE,
-  byImplementation,
-  callCost,
-  upstreamCalls,
-  type UpstreamCost,
-} from "../src/limits/upstream-calls.ts";
+import { byImplementation, callCost, upstreamCalls, type UpstreamCost } from "../src/limits/upstream-cost-declarations.ts";
+import { TYPE_SPECIFIC_LINK_SHARE } from "../src/limits/upstream-cost-rules.ts";
 import { findPrimaryChain, originOf, register } from "../src/upstream/primary-network-api.ts";
 import { ROUTES } from "../src/upstream/routes.ts";
 import type {

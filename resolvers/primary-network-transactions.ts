@@ -26,7 +26,7 @@ import type { GatewayContext } from "../src/execution/context.ts";
 import { badUserInput } from "../src/execution/errors.ts";
 import { EVM_ADDRESS, afterBlockArgument, cb58IdArgument } from "../src/execution/identifiers.ts";
 import { toPageTokenConnection, type ConnectionArgs } from "../src/execution/pagination.ts";
-import { callCost, connectionCost, lookupCost, upstreamCalls } from "../src/limits/upstream-calls.ts";
+import { callCost, connectionCost, lookupCost, upstreamCalls } from "../src/limits/upstream-cost-declarations.ts";
 import { itemOrError, liveTerms } from "../src/live/live-feed.ts";
 import { queryMinimum } from "../src/upstream/bounds.ts";
 import {

@@ -9,7 +9,7 @@ import { PChainUtxoConnectionRef, UtxoConnectionRef, UtxoSortByRef } from "../sc
 import type { GatewayContext } from "../src/execution/context.ts";
 import { cb58IdArgument } from "../src/execution/identifiers.ts";
 import { toPageTokenConnection, type ConnectionArgs } from "../src/execution/pagination.ts";
-import { connectionCost, upstreamCalls } from "../src/limits/upstream-calls.ts";
+import { connectionCost, upstreamCalls } from "../src/limits/upstream-cost-declarations.ts";
 import type { PrimaryNetworkOrigin } from "../src/upstream/primary-network-api.ts";
 import { ROUTES } from "../src/upstream/routes.ts";
 import type {

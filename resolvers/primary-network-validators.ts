@@ -14,7 +14,7 @@ import { badUserInput } from "../src/execution/errors.ts";
 import { cb58IdArgument, nodeIdArgument } from "../src/execution/identifiers.ts";
 import { chooseValidationOfNode } from "../src/execution/loaders/primary-network.ts";
 import { toPageTokenConnection, type ConnectionArgs } from "../src/execution/pagination.ts";
-import { callCost, connectionCost, upstreamCalls } from "../src/limits/upstream-calls.ts";
+import { callCost, connectionCost, upstreamCalls } from "../src/limits/upstream-cost-declarations.ts";
 import { originOf, primaryChain, type L1ValidatorFilters, type PrimaryNetworkName } from "../src/upstream/primary-network-api.ts";
 import { ROUTES } from "../src/upstream/routes.ts";
 import type { L1Validator, PChainTransaction } from "../src/upstream/types.ts";

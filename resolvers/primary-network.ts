@@ -9,7 +9,7 @@ import { NetworkRef, upstreamNetwork } from "../schema/networks.ts";
 import { CChainRef, PrimaryNetworkChainRef, PrimaryNetworkRef } from "../schema/primary-network.ts";
 import { badUserInput } from "../src/execution/errors.ts";
 import { BECH32_ADDRESS, EVM_ADDRESS } from "../src/execution/identifiers.ts";
-import { CHAIN_LIST_LOOKUP, upstreamCalls } from "../src/limits/upstream-calls.ts";
+import { CHAIN_LIST_LOOKUP, upstreamCalls } from "../src/limits/upstream-cost-declarations.ts";
 import { findPrimaryChain, type PrimaryNetworkName, type PrimaryNetworkOrigin } from "../src/upstream/primary-network-api.ts";
 import type { PrimaryNetworkChainInfo } from "../src/upstream/types.ts";
 

@@ -27,7 +27,7 @@ import "../resolvers/metrics.ts";
 import "../resolvers/exports.ts";
 import "../resolvers/warp.ts";
 
-import { assertUpstreamCostsDeclared } from "./limits/upstream-calls.ts";
+import { assertUpstreamCostsDeclared } from "./limits/upstream-cost-declarations.ts";
 
 /** The gateway's schema; throws when a field that calls upstream declares no cost. */
 export function buildSchema() {
