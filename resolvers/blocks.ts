@@ -6,7 +6,7 @@ import { EvmChainRef } from "../schema/chains.ts";
 import { NetworkRef, upstreamNetwork } from "../schema/networks.ts";
 import { toPageTokenConnection } from "../src/execution/pagination.ts";
 import { PARENT_BLOCK_FIELDS_KNOWN_FROM_CHILD, selectsOnly } from "../src/execution/selection.ts";
-import { CHAIN_LIST_LOOKUP, callCost, connectionCost, upstreamCalls } from "../src/limits/upstream-calls.ts";
+import { CHAIN_LIST_LOOKUP, callCost, connectionCost, upstreamCalls } from "../src/limits/upstream-cost-declarations.ts";
 import { ROUTES } from "../src/upstream/routes.ts";
 import type { EvmBlock } from "../src/upstream/types.ts";
 import { GatewayError, badUserInput } from "../src/execution/errors.ts";

@@ -5,7 +5,7 @@ import { builder } from "../schema/builder.ts";
 import { NetworkRef, upstreamNetwork } from "../schema/networks.ts";
 import { badUserInput } from "../src/execution/errors.ts";
 import { toPageTokenConnection } from "../src/execution/pagination.ts";
-import { CHAIN_LIST_LOOKUP, connectionCost, lookupCost, upstreamCalls } from "../src/limits/upstream-calls.ts";
+import { CHAIN_LIST_LOOKUP, connectionCost, lookupCost, upstreamCalls } from "../src/limits/upstream-cost-declarations.ts";
 import { ROUTES } from "../src/upstream/routes.ts";
 import type { ApiFeature as UpstreamApiFeature } from "../src/upstream/types.ts";
 import { blockIdArgument, chainIdArgument } from "../src/execution/identifiers.ts";

@@ -36,7 +36,7 @@ import {
   connectionCost,
   lookupCost,
   upstreamCalls,
-} from "../src/limits/upstream-calls.ts";
+} from "../src/limits/upstream-cost-declarations.ts";
 import { ROUTES } from "../src/upstream/routes.ts";
 import type {
   AddressTransaction,

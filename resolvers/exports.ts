@@ -7,7 +7,7 @@ import { builder } from "../schema/builder.ts";
 import { DEFAULT_PRIMARY_NETWORK_EXPORT_TYPE, ExportOperationRef, ExportTransactionsInputRef } from "../schema/exports.ts";
 import { badUserInput, GatewayError } from "../src/execution/errors.ts";
 import { exportOperationKey } from "../src/execution/global-ids.ts";
-import { callCost, upstreamCalls } from "../src/limits/upstream-calls.ts";
+import { callCost, upstreamCalls } from "../src/limits/upstream-cost-declarations.ts";
 import { primaryNetworkOptionsIncludeChainsValues } from "../src/upstream/contract/data-api.ts";
 import { ROUTES } from "../src/upstream/routes.ts";
 import type { PrimaryNetworkExportChain, PrimaryNetworkExportType, TransactionExportRequest } from "../src/upstream/types.ts";

@@ -25,7 +25,7 @@ import { PrimaryNetworkRef } from "../schema/primary-network.ts";
 import type { GatewayContext } from "../src/execution/context.ts";
 import { badUserInput, nullIfNotFound } from "../src/execution/errors.ts";
 import { slicedPages, toPageTokenConnection, type ConnectionArgs } from "../src/execution/pagination.ts";
-import { callCost, connectionCost, upstreamCalls } from "../src/limits/upstream-calls.ts";
+import { callCost, connectionCost, upstreamCalls } from "../src/limits/upstream-cost-declarations.ts";
 import { itemOrError } from "../src/live/live-feed.ts";
 import { selectsAnyOf } from "../src/execution/selection.ts";
 import { queryMinimum } from "../src/upstream/bounds.ts";

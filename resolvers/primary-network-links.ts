@@ -7,14 +7,13 @@ import type { GraphQLResolveInfo } from "graphql";
 import { EvmBlockRef } from "../schema/blocks.ts";
 import { builder } from "../schema/builder.ts";
 import { PrimaryNetworkBlockRef, XChainVertexRef } from "../schema/primary-network-blocks.ts";
+import { L1ValidatorTransactionDetailsRef, XChainTransactionVertexRef } from "../schema/primary-network-transaction-details.ts";
 import {
   blockNumberOf,
   blockTimestampOf,
   CChainAtomicTransactionRef,
-  L1ValidatorTransactionDetailsRef,
   PChainTransactionRef,
   PrimaryNetworkTransactionRef,
-  XChainTransactionVertexRef,
 } from "../schema/primary-network-transactions.ts";
 import { creationTxHashOf, isPChainUtxo, PrimaryNetworkUtxoRef } from "../schema/primary-network-utxos.ts";
 import { L1ValidatorRef } from "../schema/primary-network-validators.ts";
@@ -24,13 +23,8 @@ import {
   PRIMARY_NETWORK_BLOCK_FIELDS_KNOWN_FROM_UTXO,
   selectsOnly,
 } from "../src/execution/selection.ts";
-import {
-  TYPE_SPECIFIC_LINK_SHARE,
-  byImplementation,
-  callCost,
-  upstreamCalls,
-  type UpstreamCost,
-} from "../src/limits/upstream-calls.ts";
+import { byImplementation, callCost, upstreamCalls, type UpstreamCost } from "../src/limits/upstream-cost-declarations.ts";
+import { TYPE_SPECIFIC_LINK_SHARE } from "../src/limits/upstream-cost-rules.ts";
 import { findPrimaryChain, originOf, register } from "../src/upstream/primary-network-api.ts";
 import { ROUTES } from "../src/upstream/routes.ts";
 import type {

@@ -15,7 +15,8 @@ import {
   type WarpVerificationView,
 } from "../schema/warp.ts";
 import { badUserInput, GatewayError } from "../src/execution/errors.ts";
-import { WARP_VERIFICATION_COST, callCost, upstreamCalls } from "../src/limits/upstream-calls.ts";
+import { callCost, upstreamCalls } from "../src/limits/upstream-cost-declarations.ts";
+import { WARP_VERIFICATION_COST } from "../src/limits/upstream-cost-rules.ts";
 import { ROUTES } from "../src/upstream/routes.ts";
 import type { UpstreamNetwork } from "../src/upstream/types.ts";
 import { warpRequestOf } from "../src/upstream/warp-api.ts";

@@ -5,7 +5,7 @@ import RelayPlugin from "@pothos/plugin-relay";
 import { isListType, isNonNullType, type GraphQLOutputType } from "graphql";
 import type { GatewayContext } from "../src/execution/context.ts";
 import { checkNodeId, decodeGlobalId } from "../src/execution/global-ids.ts";
-import { upstreamCalls } from "../src/limits/upstream-calls.ts";
+import { upstreamCalls } from "../src/limits/upstream-cost-declarations.ts";
 
 /** What `first` costs when a client leaves it out: the most common route default. */
 const ASSUMED_PAGE_SIZE = 10;

@@ -10,7 +10,7 @@ import {
   pathsV2ValidatorsMetricsMetricGetParametersPathMetricValues as validatorFeeMetricValues,
   timeIntervalGranularityValues,
 } from "../src/upstream/contract/metrics-api.ts";
-import { upstreamCalls } from "../src/limits/upstream-calls.ts";
+import { upstreamCalls } from "../src/limits/upstream-cost-declarations.ts";
 import { decimalText, type ExactMetricValue } from "../src/upstream/metrics-api.ts";
 import type { AddressBalance, ChainInfo, LegacyMetricsResponse } from "../src/upstream/types.ts";
 import { builder } from "./builder.ts";

@@ -2,31 +2,14 @@
  * Transactions of the primary network. The three chains describe them differently, so each has
  * its own type; `PrimaryNetworkTransaction` holds what they share.
  */
-import {
-  cChainExportTransactionTxTypeValues,
-  cChainImportTransactionTxTypeValues,
-  pChainTransactionTypeValues,
-  primaryNetworkAssetCapValues,
-  primaryNetworkTxTypeValues,
-  xChainNonLinearTransactionChainFormatValues,
-  xChainTransactionTypeValues,
-} from "../src/upstream/contract/data-api.ts";
+import { xChainNonLinearTransactionChainFormatValues } from "../src/upstream/contract/data-api.ts";
 import { originOf, type PrimaryNetworkOrigin } from "../src/upstream/primary-network-api.ts";
 import { parsedOrRefused, validKey } from "../src/execution/global-ids.ts";
 import { CB58_ID } from "../src/execution/identifiers.ts";
 import type {
-  BlockchainInfo,
-  BlsCredentials,
   CChainAtomicTransaction,
-  EvmInput,
-  EvmOutput,
-  L1ValidatorManagerDetails,
-  L1ValidatorTransactionDetails,
   PChainTransaction,
   PrimaryNetworkTransaction,
-  SubnetOwnershipInfo,
-  TransactionVertexDetail,
-  XChainAssetDetails,
   XChainTransaction,
 } from "../src/upstream/types.ts";
 import { builder } from "./builder.ts";
@@ -37,102 +20,22 @@ import {
   chainInfoOf,
   chainRecordId,
   parseChainRecordId,
-  PrimaryNetworkAssetType,
   PrimaryNetworkChainInfoRef,
   PrimaryNetworkChainName,
 } from "./primary-network.ts";
-import { PChainUtxoRef, PrimaryNetworkUtxoRef, UtxoCredentialRef, UtxoRef } from "./primary-network-utxos.ts";
-
-export const PChainTransactionType = upstreamEnum(
-  "PChainTransactionType",
-  pChainTransactionTypeValues,
-  "The kinds of P-Chain transaction that `PChain.transactions(txTypes:)` filters by (a transaction's own `txType` is a `PrimaryNetworkTransactionType`, which holds these values too).",
-  {
-    AddValidatorTx: "Adds a primary network validator (before the Banff upgrade).",
-    AddSubnetValidatorTx: "Adds a validator to a subnet.",
-    AddDelegatorTx: "Delegates stake to a primary network validator (before the Banff upgrade).",
-    CreateChainTx: "Creates a blockchain on a subnet.",
-    CreateSubnetTx: "Creates a subnet; its id is the transaction's hash.",
-    ImportTx: "Takes AVAX that another chain exported to the P-Chain out of shared memory.",
-    ExportTx: "Sends AVAX to another chain's shared memory.",
-    AdvanceTimeTx: "Moves the P-Chain's clock forward (before the Banff upgrade).",
-    RewardValidatorTx: "Ends a staking period: returns the stake and pays the rewards.",
-    RemoveSubnetValidatorTx: "Removes a validator from a subnet.",
-    TransformSubnetTx: "Turns a subnet into an elastic (permissionless) subnet.",
-    AddPermissionlessValidatorTx: "Adds a validator, with its BLS key.",
-    AddPermissionlessDelegatorTx: "Delegates stake to a validator.",
-    BaseTx: "Transfers AVAX on the P-Chain.",
-    TransferSubnetOwnershipTx: "Hands a subnet to new owners.",
-    ConvertSubnetToL1Tx: "Converts a subnet into an L1 with its first validators and a validator manager.",
-    RegisterL1ValidatorTx: "Adds a validator to an L1.",
-    SetL1ValidatorWeightTx: "Changes an L1 validator's weight.",
-    DisableL1ValidatorTx: "Disables an L1 validator and returns its remaining balance.",
-    IncreaseL1ValidatorBalanceTx: "Adds to the balance an L1 validator pays its fees from.",
-    UNKNOWN: "A transaction the Data API does not classify, or a kind added after this gateway was built.",
-  },
-);
-
-export const XChainTransactionType = upstreamEnum(
-  "XChainTransactionType",
-  xChainTransactionTypeValues,
-  "The kinds of X-Chain transaction that `XChain.transactions(txTypes:)` filters by (a transaction's own `txType` is a `PrimaryNetworkTransactionType`, which holds these values too).",
-  {
-    BaseTx: "Transfers assets on the X-Chain.",
-    CreateAssetTx: "Creates an asset; its id is the transaction's hash.",
-    OperationTx: "Mints or transfers non-fungible tokens.",
-    ImportTx: "Takes assets that another chain exported to the X-Chain out of shared memory.",
-    ExportTx: "Sends assets to another chain's shared memory.",
-    UNKNOWN: "A transaction the Data API does not classify, or a kind added after this gateway was built.",
-  },
-);
-
-export const CChainAtomicTransactionType = upstreamEnum(
-  "CChainAtomicTransactionType",
-  [...cChainImportTransactionTxTypeValues, ...cChainExportTransactionTxTypeValues],
-  "The kinds of C-Chain atomic transaction that `CChain.transactions(txTypes:)` filters by (a transaction's own `txType` is a `PrimaryNetworkTransactionType`, which holds these values too).",
-  {
-    ImportTx: "Takes AVAX from shared memory into C-Chain accounts.",
-    ExportTx: "Sends AVAX from C-Chain accounts to another chain's shared memory.",
-  },
-);
-
-/**
- * The kind of any primary-network transaction: the value set of every chain together, as the
- * Data API's `PrimaryNetworkTxType` holds it. GraphQL requires one type for `txType` on the
- * interface and on each chain's type, so the field has this enum everywhere; each chain's
- * `txTypes` filter keeps the chain's own enum, which offers only the kinds that chain has.
- */
-export const PrimaryNetworkTransactionType = upstreamEnum(
-  "PrimaryNetworkTransactionType",
-  primaryNetworkTxTypeValues,
-  "The kind of a transaction of the primary network, of any of its three chains (the values of `PChainTransactionType`, `XChainTransactionType` and `CChainAtomicTransactionType` together). One enum serves `txType` on every chain so that one fragment on `PrimaryNetworkTransaction` can read it; the `txTypes` filter of each chain's `transactions` takes the chain's own enum, which lists only the kinds that chain has.",
-  {
-    AddValidatorTx: "P-Chain: adds a primary network validator (before the Banff upgrade).",
-    AddSubnetValidatorTx: "P-Chain: adds a validator to a subnet.",
-    AddDelegatorTx: "P-Chain: delegates stake to a primary network validator (before the Banff upgrade).",
-    CreateChainTx: "P-Chain: creates a blockchain on a subnet.",
-    CreateSubnetTx: "P-Chain: creates a subnet; its id is the transaction's hash.",
-    ImportTx:
-      "Any chain: takes assets that another chain exported to this one out of shared memory (on the C-Chain, into accounts).",
-    ExportTx: "Any chain: sends assets to another chain's shared memory (on the C-Chain, from accounts).",
-    AdvanceTimeTx: "P-Chain: moves the P-Chain's clock forward (before the Banff upgrade).",
-    RewardValidatorTx: "P-Chain: ends a staking period, returning the stake and paying the rewards.",
-    RemoveSubnetValidatorTx: "P-Chain: removes a validator from a subnet.",
-    TransformSubnetTx: "P-Chain: turns a subnet into an elastic (permissionless) subnet.",
-    AddPermissionlessValidatorTx: "P-Chain: adds a validator, with its BLS key.",
-    AddPermissionlessDelegatorTx: "P-Chain: delegates stake to a validator.",
-    BaseTx: "P- or X-Chain: transfers assets on the chain.",
-    TransferSubnetOwnershipTx: "P-Chain: hands a subnet to new owners.",
-    ConvertSubnetToL1Tx: "P-Chain: converts a subnet into an L1 with its first validators and a validator manager.",
-    RegisterL1ValidatorTx: "P-Chain: adds a validator to an L1.",
-    SetL1ValidatorWeightTx: "P-Chain: changes an L1 validator's weight.",
-    DisableL1ValidatorTx: "P-Chain: disables an L1 validator and returns its remaining balance.",
-    IncreaseL1ValidatorBalanceTx: "P-Chain: adds to the balance an L1 validator pays its fees from.",
-    CreateAssetTx: "X-Chain: creates an asset; its id is the transaction's hash.",
-    OperationTx: "X-Chain: mints or transfers non-fungible tokens.",
-    UNKNOWN: "A transaction the Data API does not classify, or a kind added after this gateway was built.",
-  },
-);
+import {
+  BlockchainInfoRef,
+  BlsCredentialsRef,
+  EvmInputRef,
+  EvmOutputRef,
+  L1ValidatorManagerRef,
+  L1ValidatorTransactionDetailsRef,
+  SubnetOwnershipRef,
+  XChainAssetRef,
+  XChainTransactionVertexRef,
+} from "./primary-network-transaction-details.ts";
+import { PrimaryNetworkTransactionType } from "./primary-network-transaction-kinds.ts";
+import { PChainUtxoRef, PrimaryNetworkUtxoRef, UtxoRef } from "./primary-network-utxos.ts";
 
 export const XChainFormat = upstreamEnum(
   "XChainFormat",
@@ -140,140 +43,6 @@ export const XChainFormat = upstreamEnum(
   "Where an X-Chain transaction was accepted: in a vertex of the DAG, or in a block.",
   { "non-linear": "In a vertex of the DAG (the X-Chain's early history).", linear: "In a block." },
 );
-
-export const AssetCap = upstreamEnum("AssetCap", primaryNetworkAssetCapValues, "Whether an asset's supply can grow.", {
-  fixed: "The supply was set when the asset was created.",
-  variable: "Holders of the minting rights can mint more.",
-});
-
-export const XChainAssetRef = builder.objectRef<XChainAssetDetails>("XChainAsset").implement({
-  description: "An asset the X-Chain knows, as the transaction that created it describes it.",
-  fields: (t) => ({
-    assetId: t.exposeString("assetId", { description: "The asset's id (cb58): the hash of the transaction that created it." }),
-    name: t.exposeString("name", { description: "The asset's name." }),
-    symbol: t.exposeString("symbol", { description: "The asset's ticker symbol." }),
-    denomination: t.exposeInt("denomination", { description: "Decimal places of the asset's amounts." }),
-    type: t.field({
-      type: PrimaryNetworkAssetType.ref,
-      description: "How the asset is held.",
-      resolve: (asset) => PrimaryNetworkAssetType.fromUpstream(asset.type) ?? "UNKNOWN",
-    }),
-    createdAtTimestamp: t.expose("createdAtTimestamp", {
-      type: "SafeInt",
-      description: "When the asset was created, in Unix seconds.",
-    }),
-    cap: t.field({
-      type: AssetCap.ref,
-      description: "Whether the supply can grow.",
-      resolve: (asset) => AssetCap.fromUpstream(asset.cap) ?? "UNKNOWN",
-    }),
-  }),
-});
-
-export const XChainTransactionVertexRef = builder.objectRef<TransactionVertexDetail>("XChainTransactionVertex").implement({
-  description:
-    "A vertex that holds an X-Chain transaction, as the transaction names it (the fields are named as on `XChainVertex`).",
-  fields: (t) => ({
-    vertexHash: t.exposeString("hash", { description: "The vertex's id (cb58)." }),
-    vertexHeight: t.field({
-      type: "BigInt",
-      description: "The vertex's height in the DAG.",
-      resolve: (vertex) => String(vertex.height),
-    }),
-    vertexTimestamp: t.expose("timestamp", { type: "SafeInt", description: "When the vertex was accepted, in Unix seconds." }),
-  }),
-});
-
-export const EvmInputRef = builder.objectRef<EvmInput>("EvmInput").implement({
-  description: "AVAX taken from a C-Chain account by an export.",
-  fields: (t) => ({
-    fromAddress: t.exposeString("fromAddress", { description: "The C-Chain account (0x address)." }),
-    asset: t.expose("asset", { type: AssetAmountRef, description: "The asset and amount taken, fee included." }),
-    credentials: t.expose("credentials", { type: [UtxoCredentialRef], description: "The signatures that authorized it." }),
-  }),
-});
-
-export const EvmOutputRef = builder.objectRef<EvmOutput>("EvmOutput").implement({
-  description: "AVAX credited to a C-Chain account by an import.",
-  fields: (t) => ({
-    toAddress: t.exposeString("toAddress", { description: "The C-Chain account (0x address)." }),
-    asset: t.expose("asset", { type: AssetAmountRef, description: "The asset and amount credited." }),
-  }),
-});
-
-export const L1ValidatorManagerRef = builder.objectRef<L1ValidatorManagerDetails>("L1ValidatorManager").implement({
-  description: "The contract that manages an L1's validator set, named when the subnet was converted to an L1.",
-  fields: (t) => ({
-    blockchainId: t.exposeString("blockchainId", { description: "The chain the contract is on (blockchain id, cb58)." }),
-    contractAddress: t.exposeString("contractAddress", { description: "The contract's address (0x)." }),
-  }),
-});
-
-export const L1ValidatorTransactionDetailsRef = builder
-  .objectRef<L1ValidatorTransactionDetails>("L1ValidatorTransactionDetails")
-  .implement({
-    description: "What an L1 transaction did to one L1 validator, as of that transaction.",
-    fields: (t) => ({
-      validationId: t.exposeString("validationId", {
-        description: "The validation's id (cb58): one validator's term on the L1.",
-      }),
-      validationIdHex: t.exposeString("validationIdHex", { description: "The same id as 0x hex." }),
-      nodeId: t.exposeString("nodeId", { description: "The validator's node (`NodeID-...`)." }),
-      subnetId: t.exposeString("subnetId", { description: "The L1 (its subnet id, cb58)." }),
-      weight: t.expose("weight", { type: "BigInt", description: "The validator's weight after the transaction." }),
-      remainingBalance: t.expose("remainingBalance", {
-        type: "BigInt",
-        description: "The validator's balance for fees after the transaction, in nAVAX.",
-      }),
-      balanceChange: t.expose("balanceChange", {
-        type: "BigInt",
-        nullable: true,
-        description: "How much the transaction changed the balance, in nAVAX (negative when returned).",
-      }),
-      blsCredentials: t.expose("blsCredentials", {
-        type: "JSONObject",
-        nullable: true,
-        description:
-          "The validator's BLS credentials where the transaction sets them (registration, conversion), as the Data API sends them.",
-      }),
-    }),
-  });
-
-export const SubnetOwnershipRef = builder.objectRef<SubnetOwnershipInfo>("SubnetOwnership").implement({
-  description: "Who controls a subnet: the keys that may change it.",
-  fields: (t) => ({
-    locktime: t.expose("locktime", {
-      type: "SafeInt",
-      description: "Unix seconds before which the owners cannot act (0: none).",
-    }),
-    threshold: t.exposeInt("threshold", { description: "How many of `addresses` must sign." }),
-    addresses: t.exposeStringList("addresses", { description: "The owners' addresses." }),
-  }),
-});
-
-export const BlsCredentialsRef = builder.objectRef<BlsCredentials>("BlsCredentials").implement({
-  description: "A validator's BLS key, which signs Warp messages, with the proof that the validator holds its secret key.",
-  fields: (t) => ({
-    publicKey: t.exposeString("publicKey", { description: "The 48-byte compressed public key, as 0x hex." }),
-    proofOfPossession: t.exposeString("proofOfPossession", {
-      description: "A 96-byte signature of the public key by its secret key, as 0x hex.",
-    }),
-  }),
-});
-
-export const BlockchainInfoRef = builder.objectRef<BlockchainInfo>("BlockchainInfo").implement({
-  description: "The blockchain a CreateChainTx created.",
-  fields: (t) => ({
-    chainName: t.exposeString("chainName", { description: "The chain's name." }),
-    vmId: t.exposeString("vmId", { description: "The virtual machine it runs (cb58)." }),
-    genesisData: t.expose("genesisData", {
-      type: "JSON",
-      nullable: true,
-      description: "Its genesis: an object for EVM chains (config, alloc, ...), else the text the upstream gives.",
-    }),
-  }),
-});
-
 /** When a transaction was accepted: the P-Chain names it `blockTimestamp`, the X- and C-Chain `timestamp`. */
 export function blockTimestampOf(tx: PrimaryNetworkTransaction): number {
   return "blockTimestamp" in tx ? tx.blockTimestamp : tx.timestamp;

@@ -2,7 +2,8 @@
 import { execute, getIntrospectionQuery, getOperationAST, Kind, parse, type FragmentDefinitionNode } from "graphql";
 import { describe, expect, it } from "vitest";
 import { INTROSPECTION_VALUES_PER_UNIT, introspectionValues } from "../src/limits/introspection-cost.ts";
-import { NO_FACTS, estimateCost } from "../src/limits/upstream-calls.ts";
+import { NO_FACTS } from "../src/limits/known-facts.ts";
+import { estimateCost } from "../src/limits/upstream-calls.ts";
 import { schema } from "../src/schema.ts";
 
 /** Every value of an answer: each object and list, and each of their entries, leaves and nulls included. */

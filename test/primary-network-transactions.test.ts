@@ -2,7 +2,8 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { parse } from "graphql";
 import { graphqlEnumName } from "../schema/enums.ts";
 import { schema } from "../src/schema.ts";
-import { NO_FACTS, estimateUpstreamCalls } from "../src/limits/upstream-calls.ts";
+import { NO_FACTS } from "../src/limits/known-facts.ts";
+import { estimateUpstreamCalls } from "../src/limits/upstream-calls.ts";
 import {
   cChainExportTransactionTxTypeValues,
   cChainImportTransactionTxTypeValues,

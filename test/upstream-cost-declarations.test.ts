@@ -11,7 +11,7 @@ import {
   callCost,
   connectionCost,
   upstreamCalls,
-} from "../src/limits/upstream-calls.ts";
+} from "../src/limits/upstream-cost-declarations.ts";
 import { ROUTES } from "../src/upstream/routes.ts";
 import { schema } from "../src/schema.ts";
 

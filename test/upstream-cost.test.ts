@@ -12,20 +12,10 @@ import {
 import { referenceOperations } from "../bench/operations/index.ts";
 import { PlainUpstream } from "../bench/upstream.ts";
 import { schema } from "../src/schema.ts";
-import {
-  ASSUMED_CHAIN_COUNT,
-  LIST_LENGTHS,
-  SHARED_RECORDS_PER_ITEM,
-  TYPE_SPECIFIC_LINK_SHARE,
-  NO_FACTS,
-  NO_UPSTREAM_CALL,
-  declaredCost,
-  estimateCost,
-  estimateUpstreamCalls,
-  type KnownChain,
-  type KnownFacts,
-  type UpstreamCost,
-} from "../src/limits/upstream-calls.ts";
+import { ASSUMED_CHAIN_COUNT, NO_FACTS, type KnownChain, type KnownFacts } from "../src/limits/known-facts.ts";
+import { estimateCost, estimateUpstreamCalls } from "../src/limits/upstream-calls.ts";
+import { NO_UPSTREAM_CALL, declaredCost, type UpstreamCost } from "../src/limits/upstream-cost-declarations.ts";
+import { LIST_LENGTHS, SHARED_RECORDS_PER_ITEM, TYPE_SPECIFIC_LINK_SHARE } from "../src/limits/upstream-cost-rules.ts";
 import {
   AddressTransactionsCompleteViewsDocument,
   AddressTransactionsWithLinksDocument,

@@ -18,7 +18,8 @@ import {
 } from "graphql";
 import { getVariableValues } from "graphql/execution/values.js";
 import { LRUCache } from "lru-cache";
-import { estimateCost, type KnownFacts, type OperationCost } from "./upstream-calls.ts";
+import type { KnownFacts } from "./known-facts.ts";
+import { estimateCost, type OperationCost } from "./upstream-calls.ts";
 
 export interface OperationComplexity {
   /** Each field costs 1, and a connection multiplies the cost of its children by `first`. */

@@ -45,7 +45,8 @@ import type { BucketRef } from "../limits/token-buckets.ts";
 import { bucketsOf, type CallerContext } from "../limits/caller-buckets.ts";
 import type { RateLimitDecision, RateLimiter } from "../limits/rate-limiter.ts";
 import { analyzeOperation, type OperationAnalysis } from "../limits/operation-analysis.ts";
-import { NO_FACTS, type OperationCost } from "../limits/upstream-calls.ts";
+import { NO_FACTS } from "../limits/known-facts.ts";
+import type { OperationCost } from "../limits/upstream-calls.ts";
 
 /**
  * A new document costs 1 more per this many of its tokens beyond the first `FREE_DOCUMENT_TOKENS`,

@@ -6,7 +6,7 @@
  *
  * The upstream clients call `ROUTES.x.path`; resolvers page with `ROUTES.x.page` and describe
  * `first` with `ROUTES.x.firstText`; a field's upstream cost is built from its route
- * (`connectionCost(ROUTES.x)`, src/limits/upstream-calls.ts).
+ * (`connectionCost(ROUTES.x)`, src/limits/upstream-cost-declarations.ts).
  */
 import { describeFirst, type PageBounds } from "../execution/pagination.ts";
 import { queryBounds } from "./bounds.ts";

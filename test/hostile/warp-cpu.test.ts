@@ -8,7 +8,7 @@
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { newDocumentCost } from "../../src/plugins/rate-limit.ts";
-import { WARP_VERIFICATION_COST } from "../../src/limits/upstream-calls.ts";
+import { WARP_VERIFICATION_COST } from "../../src/limits/upstream-cost-rules.ts";
 import { metricsText, registerL1ValidatorTx, startHarness, upstreamCalls, type Harness } from "../support/harness.ts";
 import { over, TRANSPORTS, useClient } from "../support/transports.ts";
 
