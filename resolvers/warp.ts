@@ -24,7 +24,7 @@ import { decodeSignedWarpMessage, type SignedWarpMessage } from "../src/warp/mes
 import { WarpDecodeError } from "../src/warp/reader.ts";
 import { signingSubnetOf, verifyAgainstSubnet } from "../src/warp/signing-subnet.ts";
 
-const MAX_PERCENTAGE = 100;
+export const MAX_PERCENTAGE = 100;
 
 function percentageArgument(argument: string, value: number): number {
   if (value >= 0 && value <= MAX_PERCENTAGE) return value;
