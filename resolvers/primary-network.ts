@@ -42,12 +42,15 @@ import { ROUTES } from "../src/upstream/routes.ts";
 import {
   BECH32_ADDRESS,
   BLOCK_NUMBER,
+  addressCountArgument,
+  bech32AddressProblem,
   CB58_ID,
   EVM_ADDRESS,
   HEX_32,
   afterBlockArgument,
   cb58IdArgument,
   nodeIdArgument,
+  quoted,
 } from "../src/execution/identifiers.ts";
 import { itemOrError, liveTerms } from "../src/live/live-feed.ts";
 import {
@@ -77,10 +80,17 @@ const MIN_TIMESTAMP = queryMinimum("data", primaryNetworkTransactions.path, "sta
 const MIN_VERTEX_HEIGHT = queryMinimum("data", verticesAtHeight.path, "vertexHeight");
 
 /**
- * Addresses for an upstream filter, comma-joined: bech32 with or without the chain letter, or 0x
- * where `evm`. `required`: the argument cannot be left out, so an empty list is refused as such.
+ * Addresses of `network` for an upstream filter, comma-joined: bech32 with or without the chain
+ * letter, or 0x where `evm`; at most `MAX_ADDRESSES`. `required`: the argument cannot be left
+ * out, so an empty list is refused as such.
  */
-function addressesArgument(argument: string, addresses: readonly string[], evm: boolean, required = false): string {
+function addressesArgument(
+  argument: string,
+  addresses: readonly string[],
+  network: PrimaryNetworkName,
+  evm: boolean,
+  required = false,
+): string {
   if (addresses.length === 0) {
     throw required
       ? badUserInput(argument, `${argument} must hold at least one address: the route lists the UTXOs of the addresses given`, {
@@ -88,6 +98,7 @@ function addressesArgument(argument: string, addresses: readonly string[], evm: 
         })
       : badUserInput(argument, `${argument} must not be empty; leave it out to list without an address filter`);
   }
+  addressCountArgument(argument, addresses);
   for (const address of addresses) {
     if (!BECH32_ADDRESS.test(address) && !(evm && EVM_ADDRESS.test(address))) {
       const forms = evm
@@ -95,6 +106,8 @@ function addressesArgument(argument: string, addresses: readonly string[], evm: 
         : "a bech32 address (avax1..., with or without a chain letter such as P-)";
       throw badUserInput(argument, `each of ${argument} must be ${forms}, got ${JSON.stringify(address)}`);
     }
+    const problem = EVM_ADDRESS.test(address) ? undefined : bech32AddressProblem(address, network);
+    if (problem !== undefined) throw badUserInput(argument, `${argument} holds ${quoted(address)}: ${problem}`);
   }
   return addresses.join(",");
 }
@@ -151,11 +164,12 @@ async function transactionConnection<T extends PrimaryNetworkTransaction>(
   context: GatewayContext,
 ) {
   const filters: TransactionFilters = {
-    addresses: args.addresses ? addressesArgument("addresses", args.addresses, origin.chain === "c-chain") : undefined,
-    txTypes: args.txTypes ? (args.txTypes as PrimaryNetworkTxType[]) : undefined,
-    l1ValidationId: args.l1ValidationId
-      ? cb58IdArgument("l1ValidationId", args.l1ValidationId, "a validation id", true)
+    addresses: args.addresses
+      ? addressesArgument("addresses", args.addresses, origin.network, origin.chain === "c-chain")
       : undefined,
+    txTypes: args.txTypes ? (args.txTypes as PrimaryNetworkTxType[]) : undefined,
+    l1ValidationId:
+      args.l1ValidationId != null ? cb58IdArgument("l1ValidationId", args.l1ValidationId, "a validation id", true) : undefined,
     startTimestamp: timestampArgument("from", args.from),
     endTimestamp: timestampArgument("to", args.to),
     sortOrder: args.sortOrder ?? undefined,
@@ -194,9 +208,9 @@ async function utxoConnection<U extends PrimaryNetworkUtxo>(
   field: string,
   context: GatewayContext,
 ) {
-  const addresses = addressesArgument("addresses", args.addresses, false, true);
+  const addresses = addressesArgument("addresses", args.addresses, origin.network, false, true);
   const filters = {
-    assetId: args.assetId ? cb58IdArgument("assetId", args.assetId, "an asset id") : undefined,
+    assetId: args.assetId != null ? cb58IdArgument("assetId", args.assetId, "an asset id") : undefined,
     includeSpent: args.includeSpent ?? undefined,
     sortBy: args.sortBy ?? undefined,
     sortOrder: args.sortOrder ?? undefined,
@@ -283,12 +297,13 @@ builder.objectFields(PrimaryNetworkRef, (t) => ({
     },
     resolve: (scope, args, context) => {
       const filters: L1ValidatorFilters = {
-        l1ValidationId: args.l1ValidationId
-          ? cb58IdArgument("l1ValidationId", args.l1ValidationId, "a validation id", true)
-          : undefined,
+        l1ValidationId:
+          args.l1ValidationId != null
+            ? cb58IdArgument("l1ValidationId", args.l1ValidationId, "a validation id", true)
+            : undefined,
         includeInactiveL1Validators: args.includeInactive ?? undefined,
-        nodeId: args.nodeId ? nodeIdArgument("nodeId", args.nodeId) : undefined,
-        subnetId: args.subnetId ? cb58IdArgument("subnetId", args.subnetId, "a subnet id") : undefined,
+        nodeId: args.nodeId != null ? nodeIdArgument("nodeId", args.nodeId) : undefined,
+        subnetId: args.subnetId != null ? cb58IdArgument("subnetId", args.subnetId, "a subnet id") : undefined,
       };
       return l1ValidatorConnection(scope.network, filters, args, "PrimaryNetwork.l1Validators", context);
     },
@@ -643,7 +658,7 @@ builder.subscriptionFields((t) => ({
     subscribe: (_root, args, context) => {
       const network = upstreamNetwork(args.network);
       const origin = primaryChainArgument("blockchainId", network, args.blockchainId);
-      if (args.addresses) addressesArgument("addresses", args.addresses, origin.chain === "c-chain");
+      if (args.addresses) addressesArgument("addresses", args.addresses, origin.network, origin.chain === "c-chain");
       const addresses = args.addresses ? canonicalAddresses(args.addresses).join(",") : undefined;
       const kinds = TX_TYPES_OF_CHAIN[origin.chain];
       const txTypes = args.txTypes ? new Set<string>(args.txTypes) : undefined;
