@@ -11,7 +11,13 @@ import { callCost, upstreamCalls } from "../src/limits/upstream-cost-declaration
 import { primaryNetworkOptionsIncludeChainsValues } from "../src/upstream/contract/data-api.ts";
 import { ROUTES } from "../src/upstream/routes.ts";
 import type { PrimaryNetworkExportChain, PrimaryNetworkExportType, TransactionExportRequest } from "../src/upstream/types.ts";
-import { BECH32_ADDRESS, EVM_ADDRESS, EVM_CHAIN_ID } from "../src/execution/identifiers.ts";
+import {
+  BECH32_ADDRESS,
+  EVM_ADDRESS,
+  EVM_CHAIN_ID,
+  addressCountArgument,
+  bech32AddressProblem,
+} from "../src/execution/identifiers.ts";
 
 const DATE = /^(\d{4})-(\d{2})-(\d{2})$/;
 const PRIMARY_NETWORK_CHAINS: ReadonlySet<string> = new Set(primaryNetworkOptionsIncludeChainsValues);
@@ -49,6 +55,12 @@ function listArgument(argument: string, values: readonly string[], check: (value
   const bad = values.find((value) => !check(value));
   if (bad !== undefined) throw badUserInput(argument, `each of ${argument} must be ${what}, got ${JSON.stringify(bad)}`);
   return [...values];
+}
+
+/** An address list: within `MAX_ADDRESSES`, each address checked. */
+function addressListArgument(argument: string, values: readonly string[], check: (value: string) => boolean, what: string) {
+  addressCountArgument(argument, values);
+  return listArgument(argument, values, check, what);
 }
 
 /** The day range; the deprecated names stand in for the new ones, never beside them. */
@@ -90,7 +102,7 @@ function exportRequest(input: ExportInput): TransactionExportRequest {
       type: "TRANSACTION_EXPORT_EVM",
       ...dates,
       options: {
-        addresses: listArgument(
+        addresses: addressListArgument(
           "input.evm.addresses",
           input.evm.addresses,
           (value) => EVM_ADDRESS.test(value),
@@ -118,15 +130,15 @@ function exportRequest(input: ExportInput): TransactionExportRequest {
     options: {
       includeChains: chains as PrimaryNetworkExportChain[],
       addresses: options.addresses
-        ? listArgument(
+        ? addressListArgument(
             "input.primaryNetwork.addresses",
             options.addresses,
-            (value) => BECH32_ADDRESS.test(value),
-            "a bech32 address such as avax1...",
+            (value) => BECH32_ADDRESS.test(value) && bech32AddressProblem(value) === undefined,
+            "a bech32 address of mainnet or Fuji (avax1..., fuji1...) whose checksum holds",
           )
         : undefined,
       cChainEvmAddresses: options.cChainEvmAddresses
-        ? listArgument(
+        ? addressListArgument(
             "input.primaryNetwork.cChainEvmAddresses",
             options.cChainEvmAddresses,
             (value) => EVM_ADDRESS.test(value),

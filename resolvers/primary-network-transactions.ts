@@ -92,11 +92,12 @@ export async function transactionConnection<T extends PrimaryNetworkTransaction>
   context: GatewayContext,
 ) {
   const filters: TransactionFilters = {
-    addresses: args.addresses ? addressesArgument("addresses", args.addresses, origin.chain === "c-chain") : undefined,
-    txTypes: args.txTypes ? (args.txTypes as PrimaryNetworkTxType[]) : undefined,
-    l1ValidationId: args.l1ValidationId
-      ? cb58IdArgument("l1ValidationId", args.l1ValidationId, "a validation id", true)
+    addresses: args.addresses
+      ? addressesArgument("addresses", args.addresses, origin.network, origin.chain === "c-chain")
       : undefined,
+    txTypes: args.txTypes ? (args.txTypes as PrimaryNetworkTxType[]) : undefined,
+    l1ValidationId:
+      args.l1ValidationId != null ? cb58IdArgument("l1ValidationId", args.l1ValidationId, "a validation id", true) : undefined,
     startTimestamp: timestampArgument("from", args.from),
     endTimestamp: timestampArgument("to", args.to),
     sortOrder: args.sortOrder ?? undefined,
@@ -265,7 +266,7 @@ builder.subscriptionFields((t) => ({
     subscribe: (_root, args, context) => {
       const network = upstreamNetwork(args.network);
       const origin = primaryChainArgument("blockchainId", network, args.blockchainId);
-      if (args.addresses) addressesArgument("addresses", args.addresses, origin.chain === "c-chain");
+      if (args.addresses) addressesArgument("addresses", args.addresses, origin.network, origin.chain === "c-chain");
       const addresses = args.addresses ? canonicalAddresses(args.addresses).join(",") : undefined;
       const kinds = TX_TYPES_OF_CHAIN[origin.chain];
       const txTypes = args.txTypes ? new Set<string>(args.txTypes) : undefined;

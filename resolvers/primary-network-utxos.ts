@@ -39,9 +39,9 @@ async function utxoConnection<U extends PrimaryNetworkUtxo>(
   field: string,
   context: GatewayContext,
 ) {
-  const addresses = addressesArgument("addresses", args.addresses, false, true);
+  const addresses = addressesArgument("addresses", args.addresses, origin.network, false, true);
   const filters = {
-    assetId: args.assetId ? cb58IdArgument("assetId", args.assetId, "an asset id") : undefined,
+    assetId: args.assetId != null ? cb58IdArgument("assetId", args.assetId, "an asset id") : undefined,
     includeSpent: args.includeSpent ?? undefined,
     sortBy: args.sortBy ?? undefined,
     sortOrder: args.sortOrder ?? undefined,

@@ -37,12 +37,13 @@ builder.objectFields(PrimaryNetworkRef, (t) => ({
     },
     resolve: (scope, args, context) => {
       const filters: L1ValidatorFilters = {
-        l1ValidationId: args.l1ValidationId
-          ? cb58IdArgument("l1ValidationId", args.l1ValidationId, "a validation id", true)
-          : undefined,
+        l1ValidationId:
+          args.l1ValidationId != null
+            ? cb58IdArgument("l1ValidationId", args.l1ValidationId, "a validation id", true)
+            : undefined,
         includeInactiveL1Validators: args.includeInactive ?? undefined,
-        nodeId: args.nodeId ? nodeIdArgument("nodeId", args.nodeId) : undefined,
-        subnetId: args.subnetId ? cb58IdArgument("subnetId", args.subnetId, "a subnet id") : undefined,
+        nodeId: args.nodeId != null ? nodeIdArgument("nodeId", args.nodeId) : undefined,
+        subnetId: args.subnetId != null ? cb58IdArgument("subnetId", args.subnetId, "a subnet id") : undefined,
       };
       return l1ValidatorConnection(scope.network, filters, args, "PrimaryNetwork.l1Validators", context);
     },

@@ -8,16 +8,23 @@ import { EvmChainRef } from "../schema/chains.ts";
 import { NetworkRef, upstreamNetwork } from "../schema/networks.ts";
 import { CChainRef, PrimaryNetworkChainRef, PrimaryNetworkRef } from "../schema/primary-network.ts";
 import { badUserInput } from "../src/execution/errors.ts";
-import { BECH32_ADDRESS, EVM_ADDRESS } from "../src/execution/identifiers.ts";
+import { BECH32_ADDRESS, EVM_ADDRESS, addressCountArgument, bech32AddressProblem, quoted } from "../src/execution/identifiers.ts";
 import { CHAIN_LIST_LOOKUP, upstreamCalls } from "../src/limits/upstream-cost-declarations.ts";
 import { findPrimaryChain, type PrimaryNetworkName, type PrimaryNetworkOrigin } from "../src/upstream/primary-network-api.ts";
 import type { PrimaryNetworkChainInfo } from "../src/upstream/types.ts";
 
 /**
- * Addresses for an upstream filter, comma-joined: bech32 with or without the chain letter, or 0x
- * where `evm`. `required`: the argument cannot be left out, so an empty list is refused as such.
+ * Addresses of `network` for an upstream filter, comma-joined: bech32 with or without the chain
+ * letter, or 0x where `evm`; at most `MAX_ADDRESSES`. `required`: the argument cannot be left
+ * out, so an empty list is refused as such.
  */
-export function addressesArgument(argument: string, addresses: readonly string[], evm: boolean, required = false): string {
+export function addressesArgument(
+  argument: string,
+  addresses: readonly string[],
+  network: PrimaryNetworkName,
+  evm: boolean,
+  required = false,
+): string {
   if (addresses.length === 0) {
     throw required
       ? badUserInput(argument, `${argument} must hold at least one address: the route lists the UTXOs of the addresses given`, {
@@ -25,6 +32,7 @@ export function addressesArgument(argument: string, addresses: readonly string[]
         })
       : badUserInput(argument, `${argument} must not be empty; leave it out to list without an address filter`);
   }
+  addressCountArgument(argument, addresses);
   for (const address of addresses) {
     if (!BECH32_ADDRESS.test(address) && !(evm && EVM_ADDRESS.test(address))) {
       const forms = evm
@@ -32,6 +40,8 @@ export function addressesArgument(argument: string, addresses: readonly string[]
         : "a bech32 address (avax1..., with or without a chain letter such as P-)";
       throw badUserInput(argument, `each of ${argument} must be ${forms}, got ${JSON.stringify(address)}`);
     }
+    const problem = EVM_ADDRESS.test(address) ? undefined : bech32AddressProblem(address, network);
+    if (problem !== undefined) throw badUserInput(argument, `${argument} holds ${quoted(address)}: ${problem}`);
   }
   return addresses.join(",");
 }

@@ -21,11 +21,11 @@ import { ROUTES } from "../src/upstream/routes.ts";
 import type { UpstreamNetwork } from "../src/upstream/types.ts";
 import { warpRequestOf } from "../src/upstream/warp-api.ts";
 import { anyFormId32Argument, hexBytesArgument, isCheckedCb58Id } from "../src/execution/identifiers.ts";
-import { decodeSignedWarpMessage, type SignedWarpMessage } from "../src/warp/message.ts";
+import { checkUnsignedWarpMessage, decodeSignedWarpMessage, type SignedWarpMessage } from "../src/warp/message.ts";
 import { WarpDecodeError } from "../src/warp/reader.ts";
 import { signingSubnetOf, verifyAgainstSubnet } from "../src/warp/signing-subnet.ts";
 
-const MAX_PERCENTAGE = 100;
+export const MAX_PERCENTAGE = 100;
 
 function percentageArgument(argument: string, value: number): number {
   if (value >= 0 && value <= MAX_PERCENTAGE) return value;
@@ -42,8 +42,19 @@ interface AggregateInput {
   pChainHeight?: number | null;
 }
 
+/** Hex that holds an unsigned Warp message, whole (the route cannot sign anything else). */
+function unsignedMessageArgument(argument: string, hex: string): void {
+  try {
+    checkUnsignedWarpMessage(Buffer.from(hex.replace(/^0x/, ""), "hex"));
+  } catch (error) {
+    if (!(error instanceof WarpDecodeError)) throw error;
+    throw badUserInput(argument, `${argument} is not an unsigned Warp message: ${error.message}`, { offset: error.offset });
+  }
+}
+
 function aggregationRequest(input: AggregateInput) {
   const message = hexBytesArgument("input.message", input.message);
+  if (message !== undefined) unsignedMessageArgument("input.message", message);
   const justification = hexBytesArgument("input.justification", input.justification);
   if (message === undefined && justification === undefined) {
     throw badUserInput("input.message", "input.message or input.justification is required");

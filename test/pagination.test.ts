@@ -106,12 +106,12 @@ describe("first: 0", () => {
     "PChain.transactions": { around: "{ primaryNetwork(network: FUJI) { pChain { %s } } }", field: "transactions" },
     "PChain.utxos": {
       around: "{ primaryNetwork(network: FUJI) { pChain { %s } } }",
-      field: `utxos(addresses: ["fuji1qqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqq"])`,
+      field: `utxos(addresses: ["fuji1qqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqq2nffjl"])`,
     },
     "XChain.transactions": { around: "{ primaryNetwork(network: FUJI) { xChain { %s } } }", field: "transactions" },
     "XChain.utxos": {
       around: "{ primaryNetwork(network: FUJI) { xChain { %s } } }",
-      field: `utxos(addresses: ["fuji1qqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqq"])`,
+      field: `utxos(addresses: ["fuji1qqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqq2nffjl"])`,
     },
     "XChain.verticesAtHeight": {
       around: "{ primaryNetwork(network: FUJI) { xChain { %s } } }",
@@ -120,7 +120,7 @@ describe("first: 0", () => {
     "CChain.transactions": { around: "{ primaryNetwork(network: FUJI) { cChain { %s } } }", field: "transactions" },
     "CChain.utxos": {
       around: "{ primaryNetwork(network: FUJI) { cChain { %s } } }",
-      field: `utxos(addresses: ["fuji1qqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqq"])`,
+      field: `utxos(addresses: ["fuji1qqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqq2nffjl"])`,
     },
   };
 

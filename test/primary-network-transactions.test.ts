@@ -12,6 +12,7 @@ import {
   type components,
 } from "../src/upstream/contract/data-api.ts";
 import type { PrimaryNetwork } from "../simulator/network/primary-network/index.ts";
+import { encodeBech32 } from "../src/upstream/bech32.ts";
 import {
   CChainTransactionsPageDocument,
   CChainUtxosPageDocument,
@@ -39,6 +40,8 @@ type Utxo = Schemas["Utxo"];
 type AssetAmount = Schemas["AssetAmount"];
 
 const P = "11111111111111111111111111111111LpoYY";
+/** A mainnet address no wallet of the sample network has (20 zero bytes). */
+const ZERO_ADDRESS = encodeBech32("avax", Buffer.alloc(20));
 const X = "2oYMBNV4eNHyqk2fjjV5nVQLDbtmNJzq5s3qs3Lo6ftnC6FByM";
 const C = "2q9e4r6Mu3U68nU1fYjgbR6JvwrRx36CohpAX5UQxse55x1Q5";
 const CHAIN_OF_ID: Record<string, string> = { [P]: "p-chain", [X]: "x-chain", [C]: "c-chain" };
@@ -425,9 +428,17 @@ describe("latest transactions: the route's rules", () => {
     ["txTypes without addresses", { txTypes: ["BASE_TX"] }, "txTypes", "needs addresses"],
     ["from without addresses", { from: 1 }, "from", "needs addresses"],
     ["to without addresses", { to: 1 }, "to", "needs addresses"],
-    ["a negative from", { addresses: ["avax1qqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqq"], from: -1 }, "from", "at least 0"],
+    ["a negative from", { addresses: [ZERO_ADDRESS], from: -1 }, "from", "at least 0"],
     ["an empty address list", { addresses: [] }, "addresses", "must not be empty"],
     ["a malformed address", { addresses: ["0xdead"] }, "addresses", "bech32"],
+    [
+      "an address whose checksum fails",
+      { addresses: [`${ZERO_ADDRESS.slice(0, -1)}${ZERO_ADDRESS.endsWith("q") ? "p" : "q"}`] },
+      "addresses",
+      "checksum",
+    ],
+    ["an address of the other network", { addresses: [encodeBech32("fuji", Buffer.alloc(20))] }, "addresses", "not avax"],
+    ["101 addresses", { addresses: Array<string>(101).fill(ZERO_ADDRESS) }, "addresses", "at most 100"],
     ["a malformed L1 validation id", { l1ValidationId: "nope" }, "l1ValidationId", "cb58"],
     ["a page over 100", { first: 101 }, "first", "between 0 and 100"],
     ["a negative page", { first: -1 }, "first", "between 0 and 100"],
@@ -554,11 +565,14 @@ describe("latest transactions: the route's rules", () => {
   });
 
   it("reports the upstream's own refusal as BAD_USER_INPUT on the field", async () => {
-    // A well-formed address of the other network: the gateway lets it through, the route refuses it.
-    const fujiAddress = harness.simulator.network.primaryNetwork("fuji").wallets[0]!.address;
-    const result = await execute(harness, PChainTransactionHashesDocument, { network: "MAINNET", addresses: [fujiAddress] });
-    expect(result.body.errors?.[0]?.extensions).toMatchObject({ code: "BAD_USER_INPUT", upstream: { status: 400 } });
-    expect(upstreamCalls(harness)).toEqual({ [LIST_ROUTE]: 1 });
+    harness.simulator.setKnobs({ errorRate: 1, errorStatus: 400, errorRoutes: [LIST_ROUTE] });
+    try {
+      const result = await execute(harness, PChainTransactionHashesDocument, { network: "MAINNET", addresses: [wallets[0]!] });
+      expect(result.body.errors?.[0]?.extensions).toMatchObject({ code: "BAD_USER_INPUT", upstream: { status: 400 } });
+      expect(upstreamCalls(harness)).toEqual({ [LIST_ROUTE]: 1 });
+    } finally {
+      harness.simulator.setKnobs({ errorRate: 0, errorRoutes: [] });
+    }
   });
 });
 

@@ -33,6 +33,9 @@ function unsignedMessage(networkId: number, sourceChainId: Buffer, hash: Buffer)
   return Buffer.concat([Buffer.alloc(2), u32(networkId), sourceChainId, u32(payload.length), payload]);
 }
 
+/** A well-formed unsigned Warp message (hex, no 0x) for the cases that test other input fields. */
+const MESSAGE = unsignedMessage(5, Buffer.alloc(32), Buffer.alloc(32)).toString("hex");
+
 const l1Transactions = (network: "mainnet" | "fuji", txType: string) => sampleL1Transactions(harness.simulator, network, txType);
 
 /** The L1 of a network: its subnet, the chain of its validator manager, and its validators. */
@@ -164,19 +167,21 @@ describe("aggregateWarpSignatures", () => {
     ["a message that is not hex", { message: "0xzz" }, "input.message"],
     ["a message of an odd number of digits", { message: "0x123" }, "input.message"],
     ["an empty message", { message: "0x" }, "input.message"],
+    ["hex that is no unsigned Warp message", { message: "00" }, "input.message"],
+    ["a Warp message with bytes after its end", { message: `${MESSAGE}00` }, "input.message"],
     ["a justification that is not hex", { justification: "hello" }, "input.justification"],
-    ["a quorum over 100", { message: "00", quorumPercentage: 101 }, "input.quorumPercentage"],
-    ["a negative quorum", { message: "00", quorumPercentage: -1 }, "input.quorumPercentage"],
-    ["a buffer over 100", { message: "00", quorumPercentage: 0, quorumPercentageBuffer: 101 }, "input.quorumPercentageBuffer"],
-    ["a negative buffer", { message: "00", quorumPercentageBuffer: -5 }, "input.quorumPercentageBuffer"],
-    ["quorum plus buffer over 100 (67 + 34)", { message: "00", quorumPercentageBuffer: 34 }, "input.quorumPercentageBuffer"],
-    ["a malformed signing subnet", { message: "00", signingSubnetId: "subnet-1" }, "input.signingSubnetId"],
+    ["a quorum over 100", { message: MESSAGE, quorumPercentage: 101 }, "input.quorumPercentage"],
+    ["a negative quorum", { message: MESSAGE, quorumPercentage: -1 }, "input.quorumPercentage"],
+    ["a buffer over 100", { message: MESSAGE, quorumPercentage: 0, quorumPercentageBuffer: 101 }, "input.quorumPercentageBuffer"],
+    ["a negative buffer", { message: MESSAGE, quorumPercentageBuffer: -5 }, "input.quorumPercentageBuffer"],
+    ["quorum plus buffer over 100 (67 + 34)", { message: MESSAGE, quorumPercentageBuffer: 34 }, "input.quorumPercentageBuffer"],
+    ["a malformed signing subnet", { message: MESSAGE, signingSubnetId: "subnet-1" }, "input.signingSubnetId"],
     [
       "a cb58 subnet with a bad checksum",
-      { message: "00", signingSubnetId: "11111111111111111111111111111111LpoYZ" },
+      { message: MESSAGE, signingSubnetId: "11111111111111111111111111111111LpoYZ" },
       "input.signingSubnetId",
     ],
-    ["a negative P-Chain height", { message: "00", pChainHeight: -1 }, "input.pChainHeight"],
+    ["a negative P-Chain height", { message: MESSAGE, pChainHeight: -1 }, "input.pChainHeight"],
   ])("refuses %s before any upstream call", async (_, fields, argument) => {
     const result = await execute(harness, AggregateWarpSignaturesDocument, { input: { network: "FUJI", ...fields } });
     expect(result.body.errors?.[0]?.extensions).toMatchObject({ code: "BAD_USER_INPUT", argument });
@@ -186,9 +191,9 @@ describe("aggregateWarpSignatures", () => {
   it("accepts the limits: quorum plus buffer of exactly 100, a justification alone, hex without 0x", async () => {
     harness.simulator.setKnobs({ errorRate: 1, errorStatus: 418, errorRoutes: [POST_ROUTE] });
     for (const fields of [
-      { message: "00", quorumPercentage: 40, quorumPercentageBuffer: 60 },
+      { message: MESSAGE, quorumPercentage: 40, quorumPercentageBuffer: 60 },
       { justification: "0x0001abcd" },
-      { message: "ABCD", pChainHeight: 0 },
+      { message: MESSAGE.toUpperCase(), pChainHeight: 0 },
     ]) {
       const result = await execute(harness, AggregateWarpSignaturesDocument, { input: { network: "FUJI", ...fields } });
       expect(result.body.errors?.[0]?.extensions).toMatchObject({ upstream: { status: 418 } });
@@ -198,7 +203,7 @@ describe("aggregateWarpSignatures", () => {
 
   it("sends the POST once on a 503: never retried", async () => {
     harness.simulator.setKnobs({ errorRate: 1, errorStatus: 503, errorRoutes: [POST_ROUTE] });
-    const result = await execute(harness, AggregateWarpSignaturesDocument, { input: { network: "FUJI", message: "00" } });
+    const result = await execute(harness, AggregateWarpSignaturesDocument, { input: { network: "FUJI", message: MESSAGE } });
     expect(result.body.errors?.[0]?.extensions).toMatchObject({ code: "UPSTREAM_UNAVAILABLE", upstream: { status: 503 } });
     expect(upstreamCalls(harness)).toEqual({ [POST_ROUTE]: 1 });
   });

@@ -1,4 +1,5 @@
 /** Checks of identifier arguments, made before any upstream call. */
+import { decodeBech32 } from "../upstream/bech32.ts";
 import { decodeCb58, encodeCb58 } from "../warp/cb58.ts";
 import { badUserInput } from "./errors.ts";
 
@@ -89,9 +90,50 @@ export function hexBytesArgument(argument: string, value: string | null | undefi
   );
 }
 
+/** A node id: NodeID- and 20 bytes in cb58 whose checksum holds (the route refuses any other). */
 export function nodeIdArgument(argument: string, value: string): string {
-  if (NODE_ID.test(value)) return value;
-  throw badUserInput(argument, `${argument} must be NodeID- followed by a node id in cb58, got ${JSON.stringify(value)}`);
+  if (NODE_ID.test(value) && decodeCb58(value.slice("NodeID-".length))?.length === 20) return value;
+  throw badUserInput(
+    argument,
+    `${argument} must be NodeID- followed by a 20-byte node id in cb58 (its checksum included), got ${quoted(value)}`,
+  );
+}
+
+/**
+ * The most addresses one address argument holds: the GET routes take them comma-joined in the
+ * query, and 100 (some 4,800 characters) keep every request well within the request line the
+ * gateway sends (`MAX_REQUEST_TARGET_LENGTH`, src/upstream/http.ts).
+ */
+export const MAX_ADDRESSES = 100;
+
+/** The human-readable part of each network's addresses (`TESTNET` is another name of Fuji). */
+const ADDRESS_PREFIXES: Readonly<Record<"mainnet" | "fuji", readonly string[]>> = {
+  mainnet: ["avax"],
+  fuji: ["fuji", "testnet"],
+};
+
+/** An address list's length within `MAX_ADDRESSES`. */
+export function addressCountArgument(argument: string, addresses: readonly unknown[]): void {
+  if (addresses.length > MAX_ADDRESSES) {
+    throw badUserInput(argument, `${argument} must hold at most ${MAX_ADDRESSES} addresses, got ${addresses.length}`, {
+      max: MAX_ADDRESSES,
+    });
+  }
+}
+
+/**
+ * Why text of the bech32 address form (`BECH32_ADDRESS`) is no address of `network` (of either
+ * network when undefined): its checksum, its 20 bytes, its network's prefix; undefined when it is one.
+ */
+export function bech32AddressProblem(value: string, network?: "mainnet" | "fuji"): string | undefined {
+  const decoded = decodeBech32(value.replace(/^[PXC]-/, ""));
+  if (decoded === undefined) return "its bech32 checksum does not hold";
+  if (decoded.payload.length !== 20) return `it holds ${decoded.payload.length} bytes, not 20`;
+  const prefixes = network === undefined ? Object.values(ADDRESS_PREFIXES).flat() : ADDRESS_PREFIXES[network];
+  if (!prefixes.includes(decoded.hrp)) {
+    return `its prefix ${decoded.hrp} is not ${prefixes.join(" or ")}${network === undefined ? "" : ` (${network})`}`;
+  }
+  return undefined;
 }
 
 export function isZeroHash(hash: string): boolean {

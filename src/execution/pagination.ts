@@ -88,7 +88,7 @@ const CURSOR_VERSION = 1;
  * printable characters, the node key to an id's. The upstream client checks the token it
  * finally sends again (src/upstream/http.ts).
  */
-const MAX_CURSOR_LENGTH = 4096;
+export const MAX_CURSOR_LENGTH = 4096;
 const CURSOR_PAGE_TOKEN = new RegExp(`^[\\x21-\\x7e]{1,${MAX_PAGE_TOKEN_LENGTH + 64}}$`);
 const MAX_NODE_KEY_LENGTH = 512;
 

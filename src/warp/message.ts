@@ -24,12 +24,25 @@ export interface SignedWarpMessage {
   signature: Uint8Array;
 }
 
-export function decodeSignedWarpMessage(bytes: Uint8Array): SignedWarpMessage {
-  const reader = new CodecReader(bytes, "the signed Warp message");
+/** The unsigned message at the reader's start: codec version, network id, source chain id, payload. */
+function readUnsignedMessage(reader: CodecReader) {
   reader.version();
   const networkId = reader.uint32();
   const sourceChainId = reader.fixed(32);
   const payload = reader.bytesWithLength();
+  return { networkId, sourceChainId, payload };
+}
+
+/** Throws a WarpDecodeError unless the bytes are an unsigned Warp message, whole. */
+export function checkUnsignedWarpMessage(bytes: Uint8Array): void {
+  const reader = new CodecReader(bytes, "the unsigned Warp message");
+  readUnsignedMessage(reader);
+  reader.end();
+}
+
+export function decodeSignedWarpMessage(bytes: Uint8Array): SignedWarpMessage {
+  const reader = new CodecReader(bytes, "the signed Warp message");
+  const { networkId, sourceChainId, payload } = readUnsignedMessage(reader);
   const unsignedBytes = bytes.slice(0, reader.position);
   const typeAt = reader.position;
   const type = reader.uint32();

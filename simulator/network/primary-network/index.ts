@@ -25,7 +25,7 @@ import type {
   XChainVertex,
 } from "../../../src/upstream/types.ts";
 
-export { decodeBech32 } from "./bech32.ts";
+export { decodeBech32 } from "../../../src/upstream/bech32.ts";
 
 /** The real blockchain ids of the P-, X- and C-Chain (the P-Chain's is the same on both networks). */
 export const PRIMARY_CHAIN_IDS: Record<NetworkName, Record<ChainKey, string>> = {

@@ -7,7 +7,7 @@ import type { ChainBlocks } from "../../blocks.ts";
 import type { NetworkName } from "../../chains.ts";
 import { encodeCb58, sha256 } from "../../ids.ts";
 import { createRandom, type Random } from "../../random.ts";
-import { encodeBech32 } from "../bech32.ts";
+import { encodeBech32 } from "../../../../src/upstream/bech32.ts";
 import type {
   Asset,
   ChainKey,

@@ -1,4 +1,7 @@
-/** Bech32 (BIP-173), the encoding of P-Chain and X-Chain addresses such as `avax1...`. */
+/**
+ * Bech32 (BIP-173), the encoding of P-Chain and X-Chain addresses such as `avax1...`: a fact of
+ * the upstream the gateway checks addresses against and the simulator writes them in.
+ */
 
 const CHARSET = "qpzry9x8gf2tvdw0s3jn54khce6mua7l";
 const GENERATOR = [0x3b6a57b2, 0x26508e6d, 0x1ea119fa, 0x3d4233dd, 0x2a1462b3];
