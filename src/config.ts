@@ -426,10 +426,10 @@ export function loadConfig(env: Env = process.env): GatewayConfig {
       breakerResetMs: integer(env, "BREAKER_RESET_MS", 10_000, 1),
     },
     limits: {
-      // By default 1,000, or RATE_LIMIT_BURST when larger: the rate limiter refuses whatever costs
-      // more than its burst anyway, and a fixed default under a raised burst would be a second,
-      // lower cap that raising the burst does not raise.
-      cost: integer(env, "MAX_QUERY_COST", Math.floor(Math.max(1_000, positiveNumber(env, "RATE_LIMIT_BURST", 1_000))), 1),
+      // RATE_LIMIT_BURST's default: by default an operation within the limit fits a full bucket.
+      // The limit stays when the burst is raised (or rate limiting is off): it bounds what one
+      // operation makes the upstream do, where the burst bounds what a caller spends at once.
+      cost: integer(env, "MAX_QUERY_COST", 1_000, 1),
       depth: integer(env, "MAX_QUERY_DEPTH", 15, 1),
       breadth: integer(env, "MAX_QUERY_BREADTH", 500, 1),
       aliases: integer(env, "MAX_QUERY_ALIASES", 50, 1),

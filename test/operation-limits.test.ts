@@ -135,7 +135,7 @@ describe("every project operation at its largest pages, under the default limits
     await simulator?.close();
   });
 
-  it("uses the default limits: MAX_QUERY_COST as RATE_LIMIT_BURST, in upstream calls", () => {
+  it("uses the default limits: MAX_QUERY_COST a full bucket, RATE_LIMIT_BURST", () => {
     expect(gateway.config.limits).toEqual(DEFAULT_LIMITS);
     expect(gateway.config.limits.cost).toBe(1_000);
     expect(gateway.config.limits.cost).toBe(gateway.config.rateLimit.burst);
@@ -230,28 +230,43 @@ describe("MAX_QUERY_COST", () => {
     expect(calls).toEqual({});
   });
 
-  it("is 1,000 by default, or RATE_LIMIT_BURST when that is larger, unless set", () => {
-    expect(loadConfig({ RATE_LIMIT_BURST: "20000" }).limits.cost).toBe(20_000);
-    expect(loadConfig({ RATE_LIMIT_BURST: "10" }).limits.cost).toBe(1_000);
-    expect(loadConfig({ RATE_LIMIT_BURST: "20000", MAX_QUERY_COST: "500" }).limits.cost).toBe(500);
+  it("stays 1,000 whatever RATE_LIMIT_BURST is, unless set", () => {
+    expect(loadConfig({ RATE_LIMIT_BURST: "20000" }).limits.cost).toBe(1_000);
+    expect(loadConfig({ RATE_LIMIT_BURST: "20000", MAX_QUERY_COST: "20000" }).limits.cost).toBe(20_000);
   });
 
-  it("counts the chains the gateway lists, with the list it holds: no call before refusing", async () => {
-    // 1 call for the page of blocks and 1 per chain for each chain's page of blocks.
-    const document = `{ chains { latestBlocks: blocks(first: 1) { nodes { blockHash } } } }`;
+  it.each([
+    ["held, as the gateway preloads it: no call before refusing", "true", {}],
+    ["not held yet: fetched once, the call the operation makes first", "false", { "GET /v1/chains": 1 }],
+  ])("counts the chains the gateway lists, with the list %s", async (_, preload, calls) => {
+    // The chain list, and a page of blocks per chain.
+    const document = `{ chains { blocks(first: 1) { nodes { blockHash } } } }`;
     const listed = ((await (await fetch(`${simulator.dataUrl}/v1/chains`)).json()) as { chains: KnownChain[] }).chains;
     const estimate = estimateCost(schema, parse(document), undefined, {}, { chains: listed }).upstreamCalls;
-    // Over a limit between the estimate with the chains listed and with the chains assumed (100).
-    const max = String(estimate - 1);
-    const gateway = await startInstance(simulator, { ...DEFAULTS, MAX_QUERY_COST: max });
+    expect(estimate).toBe(1 + listed.length);
+    // Without the list, the estimate assumes ASSUMED_CHAIN_COUNT chains: over the limit, where the list fits.
+    expect(estimateCost(schema, parse(document), undefined, {}, {}).upstreamCalls).toBeGreaterThan(estimate);
+    const gateway = await startInstance(simulator, {
+      ...DEFAULTS,
+      CHAIN_LIST_PRELOAD: preload,
+      MAX_QUERY_COST: String(estimate - 1),
+    });
     try {
-      await until(() => gateway.gateway.upstreams.evm.heldChains() !== undefined, "the chain list's preload");
+      if (preload === "true")
+        await until(() => gateway.gateway.upstreams.evm.heldChains() !== undefined, "the chain list's preload");
       simulator.resetCounters();
       const refused = await execute(gateway, document);
       expect(refused.body.errors![0]!.extensions).toMatchObject({ limit: "cost", max: estimate - 1, actual: estimate });
-      expect(upstreamCalls(gateway)).toEqual({});
+      expect(upstreamCalls(gateway)).toEqual(calls);
     } finally {
       await gateway.close();
+    }
+    const fits = await startInstance(simulator, { ...DEFAULTS, CHAIN_LIST_PRELOAD: preload, MAX_QUERY_COST: String(estimate) });
+    try {
+      const admitted = await execute(fits, document);
+      expect([admitted.status, admitted.body.errors]).toEqual([200, undefined]);
+    } finally {
+      await fits.close();
     }
   });
 });

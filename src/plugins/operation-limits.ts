@@ -42,19 +42,18 @@ function overCostLimit({ upstreamCalls, cpuCost }: OperationCost, max: number): 
 
 /**
  * Refuses an operation over MAX_QUERY_DEPTH or MAX_QUERY_BREADTH (defaults 15 and 500), the
- * shape of its document, or over MAX_QUERY_COST (default the larger of 1,000 and
- * RATE_LIMIT_BURST), its cost: the upstream calls it is estimated to make and its CPU in calls,
- * what the rate limiter charges for it (src/limits/upstream-calls.ts). It checks after validation
- * and before anything runs or is charged to the caller's rate limit, whether or not rate limiting
- * is on.
+ * shape of its document, or over MAX_QUERY_COST (default 1,000, RATE_LIMIT_BURST's default), its
+ * cost: the upstream calls it is estimated to make and its CPU counted in calls, what the rate
+ * limiter charges for it (src/limits/upstream-calls.ts). It checks after validation and before
+ * anything runs or is charged to the caller's rate limit, whether or not rate limiting is on.
  *
  * The cost is the one the rate limiter then charges (`operationCost`, worked out once), refined
- * by the chain list's length when it depends on it. Refining it is no extra upstream call: the
- * list is nearly always held (preloaded and kept fresh); when it is not, it is fetched through the
- * process's cache, once for every caller until it expires, and the operation that is admitted
- * needs it anyway. Checking the assumed length instead would refuse operations that fit (the
- * assumed 100 chains against the 20 or so a network has), and admit, with RATE_LIMIT=false,
- * operations that do not.
+ * by the chain list's length when it depends on it. Refining it adds no upstream call of its own:
+ * the list is nearly always held (preloaded and kept fresh); when it is not, it is fetched through
+ * the process's cache, one call for every caller until it expires (a refused operation costs the
+ * upstream at most that shared call), and an admitted operation needs it anyway. Checking the
+ * estimate with the assumed length (`ASSUMED_CHAIN_COUNT`) instead would refuse operations that
+ * fit the list there is, and admit ones that do not.
  */
 export function useOperationLimits(limits: QueryLimits): Plugin {
   const check = (args: ExecutionArgs, stop: (result: ExecutionResult) => void): void | Promise<void> => {
