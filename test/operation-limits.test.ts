@@ -50,9 +50,10 @@ const LARGEST: Record<string, Record<string, unknown>> = {
  * The operations whose largest pages cost more than a caller's whole burst (RATE_LIMIT_BURST,
  * 1,000), with their estimates: refused at that size before MAX_QUERY_COST counted upstream calls
  * too (the rate limiter refused them as costing more than its burst, and the complexity measure as
- * over 50,000), and held here to run at the largest `first` that fits. PChainUtxoLinks: a UTXO links to the transactions that created and spent it and to their
- * blocks, which UTXOs share: some 1 call per UTXO (511 calls for 487 UTXOs on the simulator), 1,025
- * estimated for a full page of 1,024.
+ * over 50,000), and held here to run at the largest `first` that fits. PChainUtxoLinks: a UTXO
+ * links to the transactions that created and spent it and to their blocks, which UTXOs share: some
+ * 1 call per UTXO (511 calls for 487 UTXOs on the simulator), 1,025 estimated for a full page of
+ * 1,024.
  */
 const OVER_BUDGET_AT_LARGEST: Record<string, number> = { PChainUtxoLinks: 1_025 };
 
