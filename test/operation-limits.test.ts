@@ -31,6 +31,7 @@ import {
   type Instance,
   type RunningSimulator,
 } from "./support/harness.ts";
+import { firstBounds } from "./differential/generator.ts";
 import { VARIABLES, startSetup, testOperations, type Setup } from "./support/project-operations.ts";
 import { subscribeSse } from "./support/subscriptions.ts";
 
@@ -59,7 +60,7 @@ const OVER_BUDGET_AT_LARGEST: Record<string, number> = { PChainUtxoLinks: 1_025 
 
 /**
  * The variables with every `first` that a variable gives set to the most its field allows, as its
- * description states; throws for a `first` whose field states no bound (a new field must say it).
+ * description states (`firstBounds` throws for a field that states none).
  */
 function largestPages(
   schema: GraphQLSchema,
@@ -73,11 +74,9 @@ function largestPages(
     visitWithTypeInfo(typeInfo, {
       Argument(argument) {
         if (argument.name.value !== "first" || argument.value.kind !== "Variable") return;
-        const field = typeInfo.getFieldDef();
-        const max = /`first`: \d+ to (\d+)/.exec(field?.description ?? "")?.[1];
-        if (max === undefined) throw new Error(`${field?.name ?? "a field"} states no bound for first`);
+        const { max } = firstBounds(String(typeInfo.getParentType()), typeInfo.getFieldDef()!);
         const name = argument.value.name.value;
-        firsts[name] = Math.min(firsts[name] ?? Number.POSITIVE_INFINITY, Number(max));
+        firsts[name] = Math.min(firsts[name] ?? Number.POSITIVE_INFINITY, max);
       },
     }),
   );
