@@ -182,7 +182,6 @@ builder.objectFields(EvmBlockRef, (t) => ({
     extensions: upstreamCalls(connectionCost(ROUTES.blockTransactions)),
     description: `The block's transactions in block order (\`GET /v1/chains/{chainId}/blocks/{blockId}/transactions\`). ${ROUTES.blockTransactions.firstText} Without an upstream call: \`first: 0\`, and a block whose \`txCount\` is 0.`,
     args: { ...t.arg.connectionArgs() },
-    complexity: (args) => ({ field: 1, multiplier: Math.max(args.first ?? ROUTES.blockTransactions.page.default, 1) }),
     resolve: async (block, args, context) => {
       const connection = await toPageTokenConnection(args, {
         bounds: ROUTES.blockTransactions.page,

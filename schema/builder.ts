@@ -1,20 +1,9 @@
 /** The one Pothos builder of the gateway. Types register themselves on it, one file per domain. */
 import SchemaBuilder from "@pothos/core";
-import ComplexityPlugin from "@pothos/plugin-complexity";
 import RelayPlugin from "@pothos/plugin-relay";
-import { isListType, isNonNullType, type GraphQLOutputType } from "graphql";
 import type { GatewayContext } from "../src/execution/context.ts";
 import { checkNodeId, decodeGlobalId } from "../src/execution/global-ids.ts";
 import { upstreamCalls } from "../src/limits/upstream-cost-declarations.ts";
-
-/** What `first` costs when a client leaves it out: the most common route default. */
-const ASSUMED_PAGE_SIZE = 10;
-/** What a plain list (transfers of a transaction, chains) is assumed to hold. */
-const ASSUMED_LIST_LENGTH = 5;
-
-function isList(type: GraphQLOutputType): boolean {
-  return isListType(isNonNullType(type) ? type.ofType : type);
-}
 
 export const builder = new SchemaBuilder<{
   Context: GatewayContext;
@@ -32,23 +21,8 @@ export const builder = new SchemaBuilder<{
     JSONObject: { Input: Record<string, unknown>; Output: Record<string, unknown> };
   };
 }>({
-  plugins: [RelayPlugin, ComplexityPlugin],
+  plugins: [RelayPlugin],
   defaultFieldNullability: false,
-  complexity: {
-    // The limits are checked once per operation, before the rate limiter charges for it, by
-    // useComplexityLimit (src/plugins/complexity-limit.ts); the plugin gives each field its cost.
-    disabled: true,
-    // A connection multiplies the cost of what is selected under it by `first`; its `edges` and
-    // `nodes` lists are that same page, so they do not multiply again.
-    fieldComplexity: (args, _context, field) => {
-      if (field.args.some((arg) => arg.name === "first")) {
-        const first = typeof args.first === "number" ? Math.max(args.first, 1) : ASSUMED_PAGE_SIZE;
-        return { field: 1, multiplier: first };
-      }
-      if (field.name === "edges" || field.name === "nodes") return { field: 1, multiplier: 1 };
-      return isList(field.type) ? { field: 1, multiplier: ASSUMED_LIST_LENGTH } : 1;
-    },
-  },
   relay: {
     clientMutationId: "omit",
     cursorType: "String",

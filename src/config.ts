@@ -156,7 +156,10 @@ export interface RateLimitConfig {
 
 /** Bounds on what one operation may ask, enforced before it runs. */
 export interface QueryLimits {
-  /** Cost: each field costs 1, and a connection multiplies its children's cost by `first`. */
+  /**
+   * Cost: the upstream calls the operation is estimated to make and its CPU counted in calls, what
+   * the rate limiter charges for it (src/limits/upstream-calls.ts).
+   */
   cost: number;
   depth: number;
   /** Fields selected in the whole operation. */
@@ -423,7 +426,10 @@ export function loadConfig(env: Env = process.env): GatewayConfig {
       breakerResetMs: integer(env, "BREAKER_RESET_MS", 10_000, 1),
     },
     limits: {
-      cost: integer(env, "MAX_QUERY_COST", 50_000, 1),
+      // RATE_LIMIT_BURST's default: by default an operation within the limit fits a full bucket.
+      // The limit stays when the burst is raised (or rate limiting is off): it bounds what one
+      // operation makes the upstream do, where the burst bounds what a caller spends at once.
+      cost: integer(env, "MAX_QUERY_COST", 1_000, 1),
       depth: integer(env, "MAX_QUERY_DEPTH", 15, 1),
       breadth: integer(env, "MAX_QUERY_BREADTH", 500, 1),
       aliases: integer(env, "MAX_QUERY_ALIASES", 50, 1),

@@ -9,7 +9,7 @@ import { execute, upstreamCalls, useHarness, startHarness } from "./support/harn
 
 const harness = useHarness({
   env: {
-    MAX_QUERY_COST: "300",
+    MAX_QUERY_COST: "50",
     MAX_QUERY_DEPTH: "6",
     MAX_QUERY_ALIASES: "5",
     MAX_QUERY_TOKENS: "400",
@@ -27,13 +27,25 @@ async function refused(query: string, variables: Record<string, unknown> = {}) {
 }
 
 describe("operation limits, before any upstream call", () => {
-  it("a connection costs first times its children", async () => {
-    const fits = await execute(harness, `{ latestBlocks(first: 20) { nodes { blockHash txCount chain { chainName } } } }`);
+  it("cost is the estimated upstream calls: a connection multiplies the calls under it by first", async () => {
+    // The page of blocks, and a page of transactions per block: 21 calls.
+    const fits = await execute(
+      harness,
+      `{ latestBlocks(first: 20) { nodes { blockNumber transactions(first: 1) { nodes { txHash } } } } }`,
+    );
     expect(fits.body.errors).toBeUndefined();
     harness.simulator.resetCounters();
-    const error = await refused(`{ latestBlocks(first: 100) { nodes { blockHash txCount chain { chainName } } } }`);
-    expect(error.message).toMatch(/cost is \d+, over the limit of 300/);
-    expect(error.extensions).toMatchObject({ code: "BAD_USER_INPUT", limit: "cost", max: 300 });
+    const error = await refused(
+      `{ latestBlocks(first: 100) { nodes { blockNumber transactions(first: 1) { nodes { txHash } } } } }`,
+    );
+    expect(error.message).toMatch(/estimated 101 upstream calls, over the limit of 50 \(MAX_QUERY_COST\)/);
+    expect(error.extensions).toEqual({ code: "BAD_USER_INPUT", limit: "cost", max: 50, actual: 101 });
+    // A wide selection of fields that call nothing costs the 1 call of its page, however many items.
+    const wide = await execute(
+      harness,
+      `{ latestBlocks(first: 100) { nodes { blockHash txCount gasUsed chain { chainName } } } }`,
+    );
+    expect(wide.body.errors).toBeUndefined();
   });
 
   it("measures the operation that runs, with its variables", async () => {
@@ -41,17 +53,21 @@ describe("operation limits, before any upstream call", () => {
       query Few($first: Int!) {
         latestBlocks(first: $first) {
           nodes {
-            blockHash
+            transactions(first: 1) {
+              nodes {
+                txHash
+              }
+            }
           }
         }
       }
       query Many {
         latestBlocks(first: 100) {
           nodes {
-            blockHash
-            txCount
-            chain {
-              chainName
+            transactions(first: 1) {
+              nodes {
+                txHash
+              }
             }
           }
         }
@@ -63,21 +79,23 @@ describe("operation limits, before any upstream call", () => {
     harness.simulator.resetCounters();
     const many = await execute(harness, document, {}, {}, "Many");
     expect(many.status).toBe(400);
-    expect(many.body.errors![0]!.extensions).toMatchObject({ code: "BAD_USER_INPUT", limit: "cost", max: 300 });
+    expect(many.body.errors![0]!.extensions).toMatchObject({ code: "BAD_USER_INPUT", limit: "cost", max: 50, actual: 101 });
     expect(upstreamCalls(harness)).toEqual({});
     // The same document again, with a `first` that costs more than the limit allows.
     const tooMany = await execute(harness, document, { first: 1000 }, {}, "Few");
-    expect(tooMany.body.errors![0]!.extensions).toMatchObject({ code: "BAD_USER_INPUT", limit: "cost", actual: 2001 });
+    expect(tooMany.body.errors![0]!.extensions).toMatchObject({ code: "BAD_USER_INPUT", limit: "cost", actual: 1001 });
     expect(upstreamCalls(harness)).toEqual({});
   });
 
   it("holds a subscription to the same limits", async () => {
-    const strict = await startHarness({ MAX_QUERY_COST: "2" });
+    const strict = await startHarness({ MAX_QUERY_COST: "1" });
     try {
+      // Its first read: the address's latest transactions, and the parent of their block (2 calls).
+      const query = `subscription { newAddressTransactions(chainId: "43114", address: "0x0000000000000000000000000000000000000001") { transaction { block { parent { blockHash } } } } }`;
       const response = await strict.gateway.yoga.fetch("http://gateway.test/graphql", {
         method: "POST",
         headers: { "content-type": "application/json", accept: "text/event-stream" },
-        body: JSON.stringify({ query: `subscription { exportOperation(id: "job-1") { operationStatus metadata { code } } }` }),
+        body: JSON.stringify({ query }),
       });
       const text = await response.text();
       expect(text).toContain('"code":"BAD_USER_INPUT"');

@@ -203,15 +203,14 @@ describe("the limiter in the gateway", () => {
   });
 
   it("spends only the request's 1 on an operation refused for its cost, depth or breadth", async () => {
-    const strict = await startHarness({ ...LIMITS, MAX_QUERY_COST: "50" });
+    const strict = await startHarness({ ...LIMITS, MAX_QUERY_COST: "9" });
     try {
-      const overCost = `{ latestBlocks(first: 9) { nodes { blockNumber blockHash txCount gasUsed parent { txCount } } } }`;
       // Parsed before: no NEW_DOCUMENT_COST for either.
-      await warmUp(strict, [overCost, COSTS_9]);
+      await warmUp(strict, [COSTS_10, COSTS_9]);
       const caller = key("costly");
-      const refused = await execute(strict, overCost, {}, caller);
+      const refused = await execute(strict, COSTS_10, {}, caller);
       expect(refused.status).toBe(400);
-      expect(refused.body.errors![0]!.extensions).toMatchObject({ code: "BAD_USER_INPUT", limit: "cost", max: 50 });
+      expect(refused.body.errors![0]!.extensions).toMatchObject({ code: "BAD_USER_INPUT", limit: "cost", max: 9, actual: 10 });
       expect(refused.headers.get("ratelimit-remaining")).toBe("9");
       const admitted = await execute(strict, COSTS_9, {}, caller);
       expect(admitted.status).toBe(200);

@@ -1,10 +1,14 @@
 /**
  * What the gateway checks about an operation before it runs: whether its variables coerce, its
- * cost, depth and breadth (the Pothos complexity plugin's measures), and the upstream calls it is
- * estimated to make. Each is a walk of the document; together they took about 5 % of the CPU of
- * a 25-item page. They depend only on the document, the operation name and the variables, so
- * they are computed once per such triple: Yoga's parse cache hands back the same DocumentNode
- * for the same query text, and the clients that matter for load send the same operations again.
+ * depth and breadth (measured by `complexityFromQuery` of the Pothos complexity plugin), and its
+ * cost: the upstream calls it is estimated to make, and its CPU in the same units
+ * (src/limits/upstream-calls.ts). Each is a walk of the document; together they took about 5 % of
+ * the CPU of a 25-item page. They depend only on the document, the operation name and the
+ * variables, so they are computed once per such triple: Yoga's parse cache hands back the same
+ * DocumentNode for the same query text, and the clients that matter for load send the same
+ * operations again. The cost with the chain list the gateway knows (`operationCost`) is worked
+ * out once per execution, for MAX_QUERY_COST (src/plugins/operation-limits.ts) and the rate
+ * limiter (src/plugins/rate-limit.ts) alike.
  */
 import { complexityFromQuery } from "@pothos/plugin-complexity";
 import {
@@ -18,12 +22,12 @@ import {
 } from "graphql";
 import { getVariableValues } from "graphql/execution/values.js";
 import { LRUCache } from "lru-cache";
-import type { KnownFacts } from "./known-facts.ts";
+import type { GatewayContext } from "../execution/context.ts";
+import { NO_FACTS, type KnownFacts } from "./known-facts.ts";
 import { estimateCost, type OperationCost } from "./upstream-calls.ts";
 
-export interface OperationComplexity {
-  /** Each field costs 1, and a connection multiplies the cost of its children by `first`. */
-  cost: number;
+/** The operation's shape, whatever it costs: its deepest field's depth, and the fields it selects (fragments spread in). */
+export interface OperationShape {
   depth: number;
   breadth: number;
 }
@@ -42,7 +46,7 @@ export interface OperationAnalysis {
   operations: number;
   /** False when the variables do not coerce: execution then reports why, and nothing else is known. */
   variablesValid: boolean;
-  complexity: OperationComplexity | null;
+  shape: OperationShape | null;
   /**
    * The estimated upstream calls when nothing is cached, and the CPU work it is estimated to take
    * (Warp verifications, counted in upstream calls), given what the gateway knows now; 0 when the
@@ -72,7 +76,7 @@ function analyze({ schema, document, operationName, variableValues }: ExecutionA
       kind: undefined,
       inputFieldWithoutValue: false,
       variablesValid: true,
-      complexity: null,
+      shape: null,
       cost: costsNothing,
     };
   const kind = operation.operation;
@@ -85,10 +89,11 @@ function analyze({ schema, document, operationName, variableValues }: ExecutionA
       kind,
       inputFieldWithoutValue,
       variablesValid: false,
-      complexity: null,
+      shape: null,
       cost: costsNothing,
     };
   // complexityFromQuery measures the first operation of a document: give it the one that runs.
+  // Its own `complexity` (1 a field, lists multiplied) is not used: cost is the estimate below.
   const fragments = document.definitions.filter((definition) => definition.kind === Kind.FRAGMENT_DEFINITION);
   const measured = complexityFromQuery(
     { kind: Kind.DOCUMENT, definitions: [operation, ...fragments] },
@@ -111,7 +116,7 @@ function analyze({ schema, document, operationName, variableValues }: ExecutionA
     kind,
     inputFieldWithoutValue,
     variablesValid: true,
-    complexity: { cost: measured.complexity, depth: measured.depth, breadth: measured.breadth },
+    shape: { depth: measured.depth, breadth: measured.breadth },
     cost,
   };
 }
@@ -171,4 +176,34 @@ function rememberedAnalysis(args: ExecutionArgs): OperationAnalysis {
     byVariables.set(key, analysis);
   }
   return analysis;
+}
+
+const costs = new WeakMap<ExecutionArgs, OperationCost | Promise<OperationCost>>();
+
+/**
+ * The operation's cost with the chain list's size when it depends on it (`chains { … }` with
+ * calls under it, a latest-blocks page's parents): the held list (the gateway keeps it fresh, so
+ * nearly always), else the list fetched now through the same cache, once per process, which
+ * nearly every operation needs anyway and the settlement charges; a list that cannot be had leaves
+ * the estimate's assumed length. Worked out once per execution: MAX_QUERY_COST and the rate
+ * limiter ask for the same answer.
+ */
+export function operationCost(args: ExecutionArgs): OperationCost | Promise<OperationCost> {
+  let cost = costs.get(args);
+  if (cost === undefined) {
+    cost = withKnownChains(analyzeOperation(args), args.contextValue as GatewayContext);
+    costs.set(args, cost);
+  }
+  return cost;
+}
+
+function withKnownChains(analysis: OperationAnalysis, context: GatewayContext): OperationCost | Promise<OperationCost> {
+  const held = context.upstreams.evm.heldChains();
+  if (held) return analysis.cost({ chains: held });
+  const estimate = analysis.cost(NO_FACTS);
+  if (!estimate.wantsChainList) return estimate;
+  return context.upstreams.evm
+    .listChains(context.call)
+    .then((chains) => analysis.cost({ chains }))
+    .catch(() => estimate);
 }

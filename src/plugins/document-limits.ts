@@ -31,7 +31,7 @@ function armorLimit(limit: "aliases" | "directives" | "tokens", max: number) {
 
 /**
  * GraphQL Armor's limits per document on aliases (MAX_QUERY_ALIASES, default 50), tokens (MAX_QUERY_TOKENS,
- * default 2,000) and directives (MAX_QUERY_DIRECTIVES, default 50); depth and cost are `useComplexityLimit`'s.
+ * default 2,000) and directives (MAX_QUERY_DIRECTIVES, default 50); depth, breadth and cost are `useOperationLimits`'s.
  */
 export function useDocumentLimits(limits: QueryLimits): Plugin {
   return EnvelopArmorPlugin({

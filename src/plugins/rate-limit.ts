@@ -44,9 +44,8 @@ import { documentShape, documentShapeOf, type DocumentShape } from "../limits/do
 import type { BucketRef } from "../limits/token-buckets.ts";
 import { bucketsOf, type CallerContext } from "../limits/caller-buckets.ts";
 import type { RateLimitDecision, RateLimiter } from "../limits/rate-limiter.ts";
-import { analyzeOperation, type OperationAnalysis } from "../limits/operation-analysis.ts";
-import { NO_FACTS } from "../limits/known-facts.ts";
-import type { OperationCost } from "../limits/upstream-calls.ts";
+import { analyzeOperation, operationCost } from "../limits/operation-analysis.ts";
+import { describeEstimate } from "./operation-limits.ts";
 
 /**
  * A new document costs 1 more per this many of its tokens beyond the first `FREE_DOCUMENT_TOKENS`,
@@ -100,16 +99,11 @@ function rateLimited(cost: number, what: string, decision: RateLimitDecision): G
 }
 
 function tooCostly(upstreamCalls: number, cpuCost: number, otherOperations: number, burst: number): GatewayError {
-  const cost = upstreamCalls + cpuCost + otherOperations;
-  const parts = [`${upstreamCalls} upstream calls`];
-  if (cpuCost > 0) parts.push(`CPU (Warp verifications, introspection) worth ${cpuCost} calls`);
-  if (otherOperations > 0) parts.push(`${otherOperations} for the document's other operations`);
-  const estimate = parts.length > 1 ? `${parts.join(" and ")}, ${cost} in all` : parts[0]!;
   return operationOverLimit(
     "upstreamCalls",
     burst,
-    cost,
-    `The operation would make an estimated ${estimate}, more than the ${burst} that RATE_LIMIT_BURST allows at once, so it can never run; ask for fewer items (smaller first) or fewer linked records`,
+    upstreamCalls + cpuCost + otherOperations,
+    `The operation would make an estimated ${describeEstimate(upstreamCalls, cpuCost, otherOperations)}, more than the ${burst} that RATE_LIMIT_BURST allows at once, so it can never run; ask for fewer items (smaller first) or fewer linked records`,
   );
 }
 
@@ -186,22 +180,6 @@ class StreamSlots {
   }
 }
 
-/**
- * An operation's estimate, with the chain list's size when it depends on it (`chains { … }` with
- * calls under it, a latest-blocks page's parents): the held list (the gateway keeps it fresh, so
- * nearly always), else the list fetched now through the same cache, once per process, which
- * nearly every operation needs anyway and the settlement charges; a list that cannot be had leaves
- * the estimate's assumed length.
- */
-async function estimateWithKnownChains(analysis: OperationAnalysis, context: GatewayContext): Promise<OperationCost> {
-  const held = context.upstreams.evm.heldChains();
-  if (held) return analysis.cost({ chains: held });
-  const estimate = analysis.cost(NO_FACTS);
-  if (!estimate.wantsChainList) return estimate;
-  const chains = await context.upstreams.evm.listChains(context.call).catch(() => undefined);
-  return chains ? analysis.cost({ chains }) : estimate;
-}
-
 export interface RateLimitPluginOptions {
   /** The path GraphQL is served at: each request to it pays 1 as it comes. */
   graphqlEndpoint: string;
@@ -244,20 +222,21 @@ export function useRateLimit(config: RateLimitConfig, limiter: RateLimiter, opti
   async function admit(args: ExecutionArgs, stop: (result: ExecutionResult) => void): Promise<Admitted | undefined> {
     const context = args.contextValue as CallerContext & GatewayContext;
     const analysis = analyzeOperation(args);
-    const estimate = await estimateWithKnownChains(analysis, context);
-    const operationCost = Math.max(1, estimate.upstreamCalls + estimate.cpuCost);
+    // The cost MAX_QUERY_COST admitted the operation for (the same answer, worked out once).
+    const estimate = await operationCost(args);
+    const ownCost = Math.max(1, estimate.upstreamCalls + estimate.cpuCost);
     const before = paid.get(context.request);
     const buckets = before?.buckets ?? bucketsOf(context, config);
     // Every other operation of the document costs 1 (finding the one to run among them); a new
     // document paid for its definitions before it was parsed.
     const otherOperations = before?.newDocument ? 0 : analysis.operations - 1;
     const burst = Math.min(...buckets.map(({ limits }) => limits.burst));
-    if (operationCost + otherOperations > burst) {
-      return void stop({ errors: [tooCostly(operationCost - estimate.cpuCost, estimate.cpuCost, otherOperations, burst)] });
+    if (ownCost + otherOperations > burst) {
+      return void stop({ errors: [tooCostly(ownCost - estimate.cpuCost, estimate.cpuCost, otherOperations, burst)] });
     }
     // The request paid 1 at the start.
-    const cost = operationCost - (before ? 1 : 0) + otherOperations;
-    const admitted: Admitted = { buckets, paidCalls: operationCost - estimate.cpuCost };
+    const cost = ownCost - (before ? 1 : 0) + otherOperations;
+    const admitted: Admitted = { buckets, paidCalls: ownCost - estimate.cpuCost };
     if (cost <= 0) return admitted;
     const decision = await limiter.take(buckets, cost);
     if (before) before.decision = decision;

@@ -145,7 +145,8 @@ const KINDS: Kind[] = [
     count: 200,
     // Parsed, validated and estimated, then refused before anything runs or calls upstream, as
     // bench:hostile row 25's fresh aliases are refused at admission. No estimate is over the
-    // burst this gateway measures with: this one is over MAX_QUERY_COST (some 70,000 of 50,000).
+    // burst this gateway measures with: this one is over MAX_QUERY_COST (10,101 estimated upstream
+    // calls of 1,000).
     request: (index) =>
       post(
         `query ${named("Costly", index)} { latestBlocks(first: 100) { nodes { blockNumber transactions(first: 100) { nodes { txHash value input gasPrice gasLimit nonce } } } } }`,
