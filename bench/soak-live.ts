@@ -4,7 +4,7 @@
  * over SSE, spread over two production gateways that share one Redis, on the live simulator, for
  * SOAK_LIVE_MINUTES (default 30). On a schedule scaled to the run: clock jumps of 300 and 3,000
  * C-Chain blocks, a `kill -9` of the gateway that reads the upstream for the C-Chain's blocks
- * (its clients resubscribe with `after` once it is back on its port), and a restart of Redis.
+ * (its clients resubscribe with `afterBlock` once it is back on its port), and a restart of Redis.
  *
  * Every event is checked against the simulator's own answers: none lost, duplicated, out of
  * order or wrong, no null link without an upstream failure, LIVE_GAP exactly where a jump passes

@@ -122,7 +122,7 @@ export class LiveSubscriber<Item> extends SubscriberStream<LiveEvent<Item>> {
     this.held = undefined;
     this.queue.push(
       new GatewayError(
-        `The stream left more than ${this.maxPending} events unread, taking none for ${this.stalledMs} ms, when more came, and was ended: read faster, or resubscribe with \`after\``,
+        `The stream left more than ${this.maxPending} events unread, taking none for ${this.stalledMs} ms, when more came, and was ended: read faster, or resubscribe with \`afterBlock\``,
         "SLOW_SUBSCRIBER",
       ),
     );
