@@ -25,7 +25,7 @@ import {
 } from "../schema/primary-network-transactions.ts";
 import type { GatewayContext } from "../src/execution/context.ts";
 import { badUserInput } from "../src/execution/errors.ts";
-import { EVM_ADDRESS, afterBlockArgument, cb58IdArgument } from "../src/execution/identifiers.ts";
+import { EVM_ADDRESS, afterBlockArgument, cb58IdArgument, validationIdFilter } from "../src/execution/identifiers.ts";
 import { toPageTokenConnection, type ConnectionArgs } from "../src/execution/pagination.ts";
 import { callCost, connectionCost, lookupCost, upstreamCalls } from "../src/limits/upstream-cost-declarations.ts";
 import { itemOrError, liveTerms } from "../src/live/live-feed.ts";
@@ -78,6 +78,7 @@ function requireAddressesForFilters(
 interface TransactionArgs extends ConnectionArgs {
   addresses?: readonly string[] | null;
   txTypes?: readonly string[] | null;
+  validationId?: string | null;
   l1ValidationId?: string | null;
   from?: number | null;
   to?: number | null;
@@ -96,13 +97,12 @@ export async function transactionConnection<T extends PrimaryNetworkTransaction>
       ? addressesArgument("addresses", args.addresses, origin.network, origin.chain === "c-chain")
       : undefined,
     txTypes: args.txTypes ? (args.txTypes as PrimaryNetworkTxType[]) : undefined,
-    l1ValidationId:
-      args.l1ValidationId != null ? cb58IdArgument("l1ValidationId", args.l1ValidationId, "a validation id", true) : undefined,
+    l1ValidationId: validationIdFilter(args),
     startTimestamp: timestampArgument("from", args.from),
     endTimestamp: timestampArgument("to", args.to),
     sortOrder: args.sortOrder ?? undefined,
   };
-  if (!filters.l1ValidationId) requireAddressesForFilters(args, origin.chain === "p-chain" ? " (or l1ValidationId)" : "");
+  if (!filters.l1ValidationId) requireAddressesForFilters(args, origin.chain === "p-chain" ? " (or validationId)" : "");
   const connection = await toPageTokenConnection<T, PrimaryNetworkChainInfo>(args, {
     bounds: primaryNetworkTransactions.page,
     filters: { field, network: origin.network, blockchainId: origin.blockchainId, ...filters },
@@ -163,15 +163,19 @@ builder.objectFields(PChainRef, (t) => ({
     type: PChainTransactionConnectionRef,
     nullable: true,
     extensions: upstreamCalls(connectionCost(primaryNetworkTransactions)),
-    description: describeTransactions("P-Chain", ", or `l1ValidationId`, which finds every transaction of one L1 validator"),
+    description: describeTransactions("P-Chain", ", or `validationId`, which finds every transaction of one L1 validator"),
     args: {
       ...t.arg.connectionArgs(),
       ...transactionFilterArgs(t),
       txTypes: t.arg({
         type: [PChainTransactionType.ref],
-        description: "Only transactions of these kinds; needs `addresses` or `l1ValidationId`.",
+        description: "Only transactions of these kinds; needs `addresses` or `validationId`.",
       }),
-      l1ValidationId: t.arg.string({ description: "Only the transactions of this L1 validation (its id in cb58 or 0x hex)." }),
+      validationId: t.arg.string({ description: "Only the transactions of this L1 validation (its id in cb58 or 0x hex)." }),
+      l1ValidationId: t.arg.string({
+        deprecationReason: "Use `validationId`, the name an L1 validation's id has everywhere in the graph.",
+        description: "The older name of `validationId`.",
+      }),
     },
     resolve: (chain, args, context) => transactionConnection<PChainTransaction>(chain, args, "PChain.transactions", context),
   }),

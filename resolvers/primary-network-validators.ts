@@ -11,7 +11,7 @@ import { PChainTransactionConnectionRef } from "../schema/primary-network-transa
 import { L1ValidatorConnectionRef, L1ValidatorRef } from "../schema/primary-network-validators.ts";
 import type { GatewayContext } from "../src/execution/context.ts";
 import { badUserInput } from "../src/execution/errors.ts";
-import { cb58IdArgument, nodeIdArgument } from "../src/execution/identifiers.ts";
+import { cb58IdArgument, nodeIdArgument, validationIdFilter } from "../src/execution/identifiers.ts";
 import { chooseValidationOfNode } from "../src/execution/loaders/primary-network.ts";
 import { toPageTokenConnection, type ConnectionArgs } from "../src/execution/pagination.ts";
 import { callCost, connectionCost, upstreamCalls } from "../src/limits/upstream-cost-declarations.ts";
@@ -30,17 +30,18 @@ builder.objectFields(PrimaryNetworkRef, (t) => ({
     description: `The network's L1 validators, the active ones unless \`includeInactive\` (\`${l1Validators.label}\`). ${l1Validators.firstText}`,
     args: {
       ...t.arg.connectionArgs(),
-      l1ValidationId: t.arg.string({ description: "Only the validator of this validation id (cb58 or 0x hex)." }),
+      validationId: t.arg.string({ description: "Only the validator of this validation id (cb58 or 0x hex)." }),
+      l1ValidationId: t.arg.string({
+        deprecationReason: "Use `validationId`, the name an L1 validation's id has everywhere in the graph.",
+        description: "The older name of `validationId`.",
+      }),
       includeInactive: t.arg.boolean({ description: "Also list validators that were disabled or ran out of balance." }),
       nodeId: t.arg.string({ description: "Only validators of this node: `NodeID-` followed by its id in cb58." }),
       subnetId: t.arg.string({ description: "Only validators of this L1 (its subnet id, cb58)." }),
     },
     resolve: (scope, args, context) => {
       const filters: L1ValidatorFilters = {
-        l1ValidationId:
-          args.l1ValidationId != null
-            ? cb58IdArgument("l1ValidationId", args.l1ValidationId, "a validation id", true)
-            : undefined,
+        l1ValidationId: validationIdFilter(args),
         includeInactiveL1Validators: args.includeInactive ?? undefined,
         nodeId: args.nodeId != null ? nodeIdArgument("nodeId", args.nodeId) : undefined,
         subnetId: args.subnetId != null ? cb58IdArgument("subnetId", args.subnetId, "a subnet id") : undefined,
@@ -129,7 +130,7 @@ builder.objectFields(L1ValidatorRef, (t) => ({
     type: PChainTransactionConnectionRef,
     nullable: true,
     extensions: upstreamCalls(connectionCost(primaryNetworkTransactions)),
-    description: `The P-Chain transactions of this validation, newest first unless \`sortOrder\` says otherwise: its registration (or the conversion that created it), weight changes, balance top-ups and its disabling (\`${primaryNetworkTransactions.label}\` with its \`l1ValidationId\`). ${primaryNetworkTransactions.firstText}`,
+    description: `The P-Chain transactions of this validation, newest first unless \`sortOrder\` says otherwise: its registration (or the conversion that created it), weight changes, balance top-ups and its disabling (\`${primaryNetworkTransactions.label}\` with its \`l1ValidationId\`, this validation's \`validationId\`). ${primaryNetworkTransactions.firstText}`,
     args: {
       ...t.arg.connectionArgs(),
       txTypes: t.arg({ type: [PChainTransactionType.ref], description: "Only transactions of these kinds." }),
@@ -140,7 +141,7 @@ builder.objectFields(L1ValidatorRef, (t) => ({
     resolve: (validator, args, context) =>
       transactionConnection<PChainTransaction>(
         primaryChain(originOf(validator).network, "p-chain"),
-        { ...args, l1ValidationId: validator.validationId },
+        { ...args, validationId: validator.validationId },
         "L1Validator.transactions",
         context,
       ),

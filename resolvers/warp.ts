@@ -39,7 +39,7 @@ interface AggregateInput {
   signingSubnetId?: string | null;
   quorumPercentage?: number | null;
   quorumPercentageBuffer?: number | null;
-  pChainHeight?: number | null;
+  pChainHeight?: string | null;
 }
 
 /** Hex that holds an unsigned Warp message, whole (the route cannot sign anything else). */
@@ -68,8 +68,13 @@ function aggregationRequest(input: AggregateInput) {
       `input.quorumPercentage plus input.quorumPercentageBuffer must not pass ${MAX_PERCENTAGE}, got ${quorumPercentage} + ${quorumPercentageBuffer}`,
     );
   }
-  if (input.pChainHeight != null && input.pChainHeight < 0) {
-    throw badUserInput("input.pChainHeight", `input.pChainHeight must not be negative, got ${input.pChainHeight}`);
+  const pChainHeight = input.pChainHeight == null ? undefined : BigInt(input.pChainHeight);
+  if (pChainHeight !== undefined && (pChainHeight < 0n || pChainHeight > BigInt(Number.MAX_SAFE_INTEGER))) {
+    throw badUserInput(
+      "input.pChainHeight",
+      `input.pChainHeight must be a P-Chain height from 0 to ${Number.MAX_SAFE_INTEGER}, got ${input.pChainHeight}`,
+      { min: 0, max: Number.MAX_SAFE_INTEGER },
+    );
   }
   return {
     message,
@@ -77,7 +82,7 @@ function aggregationRequest(input: AggregateInput) {
     signingSubnetId: input.signingSubnetId ?? undefined,
     quorumPercentage,
     quorumPercentageBuffer,
-    pChainHeight: input.pChainHeight ?? undefined,
+    pChainHeight: pChainHeight === undefined ? undefined : Number(pChainHeight),
   };
 }
 

@@ -79,7 +79,7 @@ builder.node(EvmChainRef, {
     description: t.exposeString("description", { description: "A short text about the chain." }),
     status: t.field({
       type: ChainStatus.ref,
-      description: "Whether the chain's nodes are serving.",
+      description: "Whether the chain's nodes are serving (the chain's status; an export job's is `operationStatus`).",
       resolve: (chain) => ChainStatus.fromUpstream(chain.status) ?? "UNKNOWN",
     }),
     blockchainId: t.exposeString("platformChainId", {

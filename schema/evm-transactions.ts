@@ -120,7 +120,8 @@ builder.node(EvmTransactionRef, {
       resolve: (tx) => transactionStatus(tx.txStatus),
     }),
     txType: t.exposeInt("txType", {
-      description: "The transaction's envelope type: 0 legacy, 1 with an access list, 2 with EIP-1559 fees.",
+      description:
+        "The transaction's envelope type (EIP-2718): 0 legacy, 1 with an access list, 2 with EIP-1559 fees; a number, where a primary-network transaction's `txType` is its kind.",
     }),
     from: t.expose("from", { type: EvmAddressInfoRef, description: "The account that signed and sent the transaction." }),
     to: t.expose("to", {

@@ -27,6 +27,7 @@ import type {
   TeleporterMessageInfo,
 } from "../src/upstream/types.ts";
 import { builder } from "./builder.ts";
+import { dateTimeOf } from "./date-times.ts";
 import { NetworkTokenRef } from "./chains.ts";
 import { upstreamEnum } from "./enums.ts";
 
@@ -181,6 +182,12 @@ export const NftTokenMetadataRef = builder
         type: "SafeInt",
         nullable: true,
         description: nftMetadataFields.metadataLastUpdatedTimestamp,
+      }),
+      metadataLastUpdatedTime: t.field({
+        type: "DateTime",
+        nullable: true,
+        description: "`metadataLastUpdatedTimestamp` as a date.",
+        resolve: (parent) => dateTimeOf(parent.metadataLastUpdatedTimestamp),
       }),
       name: t.exposeString("name", { nullable: true, description: nftMetadataFields.name }),
       symbol: t.exposeString("symbol", { nullable: true, description: nftMetadataFields.symbol }),

@@ -12,6 +12,7 @@ import type { ExportOperation, PrimaryNetworkExportType, TransactionExportMetada
 import { parsedOrRefused, validKey } from "../src/execution/global-ids.ts";
 import { operationIdArgument } from "../src/execution/identifiers.ts";
 import { builder } from "./builder.ts";
+import { dateTimeOf } from "./date-times.ts";
 import { graphqlEnumName, upstreamEnum } from "./enums.ts";
 
 const EXPORT_TYPE_DESCRIPTIONS = {
@@ -104,9 +105,19 @@ builder.node(ExportOperationRef, {
       type: "SafeInt",
       description: "When the job was created, in Unix seconds.",
     }),
+    createdAtTime: t.field({
+      type: "DateTime",
+      description: "`createdAtTimestamp` as a date.",
+      resolve: (parent) => dateTimeOf(parent.createdAtTimestamp),
+    }),
     updatedAtTimestamp: t.expose("updatedAtTimestamp", {
       type: "SafeInt",
       description: "When the job last changed, in Unix seconds.",
+    }),
+    updatedAtTime: t.field({
+      type: "DateTime",
+      description: "`updatedAtTimestamp` as a date.",
+      resolve: (parent) => dateTimeOf(parent.updatedAtTimestamp),
     }),
   }),
 });

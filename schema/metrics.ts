@@ -14,6 +14,7 @@ import { upstreamCalls } from "../src/limits/upstream-cost-declarations.ts";
 import { decimalText, type ExactMetricValue } from "../src/upstream/metrics-api.ts";
 import type { AddressBalance, ChainInfo, LegacyMetricsResponse } from "../src/upstream/types.ts";
 import { builder } from "./builder.ts";
+import { dateTimeOf } from "./date-times.ts";
 import { EvmChainRef } from "./chains.ts";
 import { graphqlEnumName } from "./enums.ts";
 
@@ -162,7 +163,7 @@ export const MetricPointRef = builder.objectRef<ExactMetricValue>("MetricPoint")
     time: t.field({
       type: "DateTime",
       description: "The start of the interval as a date, for charts.",
-      resolve: (point) => new Date(point.timestamp * 1000),
+      resolve: (point) => dateTimeOf(point.timestamp),
     }),
   }),
 });
@@ -209,7 +210,8 @@ export const LegacyAvgTpsConnectionRef = builder.connectionObject(
     fields: (t) => ({
       status: t.field({
         type: "Int",
-        description: "The status number the legacy route reports with its data (200 when it is current).",
+        description:
+          "The status number the legacy route reports with its data, an HTTP-like code (200 when it is current), not an enum like a chain's `status`.",
         resolve: (connection) => (connection as unknown as { meta: LegacyAvgTpsMeta }).meta.status,
       }),
       lastRun: t.field({
@@ -224,7 +226,7 @@ export const LegacyAvgTpsConnectionRef = builder.connectionObject(
         description: "When the data was last updated, as a date.",
         resolve: (connection) => {
           const { lastRun } = (connection as unknown as { meta: LegacyAvgTpsMeta }).meta;
-          return lastRun === undefined ? null : new Date(lastRun * 1000);
+          return dateTimeOf(lastRun);
         },
       }),
     }),

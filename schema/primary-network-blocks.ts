@@ -4,6 +4,7 @@ import { parsedOrRefused, validKey } from "../src/execution/global-ids.ts";
 import { BLOCK_NUMBER, CB58_ID, HEX_32 } from "../src/execution/identifiers.ts";
 import type { PrimaryNetworkBlock, ProposerDetails, XChainVertex } from "../src/upstream/types.ts";
 import { builder } from "./builder.ts";
+import { dateTimeOf } from "./date-times.ts";
 import { NetworkRef } from "./networks.ts";
 import {
   chainInfoOf,
@@ -31,7 +32,7 @@ export const ProposerDetailsRef = builder.objectRef<ProposerDetails>("ProposerDe
       description: "The node that proposed the block (`NodeID-...`).",
     }),
     proposerPChainHeight: t.expose("proposerPChainHeight", {
-      type: "SafeInt",
+      type: "BigInt",
       nullable: true,
       description: "The P-Chain height whose validator set the proposer used.",
     }),
@@ -39,6 +40,12 @@ export const ProposerDetailsRef = builder.objectRef<ProposerDetails>("ProposerDe
       type: "SafeInt",
       nullable: true,
       description: "When the block was proposed, in Unix seconds.",
+    }),
+    proposerTime: t.field({
+      type: "DateTime",
+      nullable: true,
+      description: "`proposerTimestamp` as a date.",
+      resolve: (parent) => dateTimeOf(parent.proposerTimestamp),
     }),
   }),
 });
@@ -80,7 +87,7 @@ builder.node(PrimaryNetworkBlockRef, {
     blockTime: t.field({
       type: "DateTime",
       description: "When the block was accepted, as a date (from `blockTimestamp`).",
-      resolve: (block) => new Date(block.blockTimestamp * 1000),
+      resolve: (block) => dateTimeOf(block.blockTimestamp),
     }),
     blockType: t.exposeString("blockType", {
       description: "The kind of block, as the Data API names it (such as `BanffStandardBlock`, `BanffProposalBlock`).",
@@ -141,6 +148,11 @@ builder.node(XChainVertexRef, {
     vertexTimestamp: t.expose("vertexTimestamp", {
       type: "SafeInt",
       description: "When the vertex was accepted, in Unix seconds.",
+    }),
+    vertexTime: t.field({
+      type: "DateTime",
+      description: "`vertexTimestamp` as a date.",
+      resolve: (parent) => dateTimeOf(parent.vertexTimestamp),
     }),
     txCount: t.exposeInt("txCount", { description: "How many transactions the vertex holds." }),
     transactionHashes: t.stringList({

@@ -16,6 +16,7 @@ import type {
   XChainAssetDetails,
 } from "../src/upstream/types.ts";
 import { builder } from "./builder.ts";
+import { dateTimeOf } from "./date-times.ts";
 import { upstreamEnum } from "./enums.ts";
 import { AssetAmountRef, PrimaryNetworkAssetType } from "./primary-network.ts";
 import { UtxoCredentialRef } from "./primary-network-utxos.ts";
@@ -41,6 +42,11 @@ export const XChainAssetRef = builder.objectRef<XChainAssetDetails>("XChainAsset
       type: "SafeInt",
       description: "When the asset was created, in Unix seconds.",
     }),
+    createdAtTime: t.field({
+      type: "DateTime",
+      description: "`createdAtTimestamp` as a date.",
+      resolve: (parent) => dateTimeOf(parent.createdAtTimestamp),
+    }),
     cap: t.field({
       type: AssetCap.ref,
       description: "Whether the supply can grow.",
@@ -60,13 +66,18 @@ export const XChainTransactionVertexRef = builder.objectRef<TransactionVertexDet
       resolve: (vertex) => String(vertex.height),
     }),
     vertexTimestamp: t.expose("timestamp", { type: "SafeInt", description: "When the vertex was accepted, in Unix seconds." }),
+    vertexTime: t.field({
+      type: "DateTime",
+      description: "`vertexTimestamp` as a date.",
+      resolve: (parent) => dateTimeOf(parent.timestamp),
+    }),
   }),
 });
 
 export const EvmInputRef = builder.objectRef<EvmInput>("EvmInput").implement({
   description: "AVAX taken from a C-Chain account by an export.",
   fields: (t) => ({
-    fromAddress: t.exposeString("fromAddress", { description: "The C-Chain account (0x address)." }),
+    fromAddress: t.expose("fromAddress", { type: "EvmAddress", description: "The C-Chain account (0x address)." }),
     asset: t.expose("asset", { type: AssetAmountRef, description: "The asset and amount taken, fee included." }),
     credentials: t.expose("credentials", { type: [UtxoCredentialRef], description: "The signatures that authorized it." }),
   }),
@@ -75,7 +86,7 @@ export const EvmInputRef = builder.objectRef<EvmInput>("EvmInput").implement({
 export const EvmOutputRef = builder.objectRef<EvmOutput>("EvmOutput").implement({
   description: "AVAX credited to a C-Chain account by an import.",
   fields: (t) => ({
-    toAddress: t.exposeString("toAddress", { description: "The C-Chain account (0x address)." }),
+    toAddress: t.expose("toAddress", { type: "EvmAddress", description: "The C-Chain account (0x address)." }),
     asset: t.expose("asset", { type: AssetAmountRef, description: "The asset and amount credited." }),
   }),
 });
@@ -84,7 +95,7 @@ export const L1ValidatorManagerRef = builder.objectRef<L1ValidatorManagerDetails
   description: "The contract that manages an L1's validator set, named when the subnet was converted to an L1.",
   fields: (t) => ({
     blockchainId: t.exposeString("blockchainId", { description: "The chain the contract is on (blockchain id, cb58)." }),
-    contractAddress: t.exposeString("contractAddress", { description: "The contract's address (0x)." }),
+    contractAddress: t.expose("contractAddress", { type: "EvmAddress", description: "The contract's address (0x)." }),
   }),
 });
 
@@ -125,7 +136,9 @@ export const SubnetOwnershipRef = builder.objectRef<SubnetOwnershipInfo>("Subnet
       type: "SafeInt",
       description: "Unix seconds before which the owners cannot act (0: none).",
     }),
-    threshold: t.exposeInt("threshold", { description: "How many of `addresses` must sign." }),
+    threshold: t.exposeInt("threshold", {
+      description: "How many of `addresses` must sign: a signature threshold (a `threshold` argument is a balance).",
+    }),
     addresses: t.exposeStringList("addresses", { description: "The owners' addresses." }),
   }),
 });

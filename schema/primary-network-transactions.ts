@@ -13,6 +13,7 @@ import type {
   XChainTransaction,
 } from "../src/upstream/types.ts";
 import { builder } from "./builder.ts";
+import { dateTimeOf } from "./date-times.ts";
 import { upstreamEnum } from "./enums.ts";
 import { NetworkRef } from "./networks.ts";
 import {
@@ -90,6 +91,11 @@ export const PrimaryNetworkTransactionRef = builder
         description:
           "When the transaction was accepted, in Unix seconds: the time of the block that holds it (for an X-Chain transaction in a vertex of the DAG, of the latest vertex that accepted it).",
         resolve: blockTimestampOf,
+      }),
+      blockTime: t.field({
+        type: "DateTime",
+        description: "`blockTimestamp` as a date.",
+        resolve: (parent) => dateTimeOf(blockTimestampOf(parent)),
       }),
       blockNumber: t.field({
         type: "BigInt",
@@ -170,10 +176,22 @@ builder.node(PChainTransactionRef, {
       nullable: true,
       description: "Validator and delegator transactions: when the staking period starts, in Unix seconds.",
     }),
+    startTime: t.field({
+      type: "DateTime",
+      nullable: true,
+      description: "`startTimestamp` as a date.",
+      resolve: (parent) => dateTimeOf(parent.startTimestamp),
+    }),
     endTimestamp: t.expose("endTimestamp", {
       type: "SafeInt",
       nullable: true,
       description: "Validator and delegator transactions: when the staking period ends, in Unix seconds.",
+    }),
+    endTime: t.field({
+      type: "DateTime",
+      nullable: true,
+      description: "`endTimestamp` as a date.",
+      resolve: (parent) => dateTimeOf(parent.endTimestamp),
     }),
     delegationFeePercent: t.exposeString("delegationFeePercent", {
       nullable: true,

@@ -2,6 +2,7 @@
 import { rewardTypeValues, utxosSortByOptionValues, utxoTypeValues } from "../src/upstream/contract/data-api.ts";
 import type { PChainUtxo, PrimaryNetworkUtxo, Utxo, UtxoCredential } from "../src/upstream/types.ts";
 import { builder } from "./builder.ts";
+import { dateTimeOf } from "./date-times.ts";
 import { graphqlEnumName, upstreamEnum } from "./enums.ts";
 import { AssetAmountRef, chainInfoOf, PrimaryNetworkChainInfoRef } from "./primary-network.ts";
 
@@ -76,7 +77,7 @@ export const PrimaryNetworkUtxoRef = builder.interfaceRef<PrimaryNetworkUtxo>("P
     threshold: t.expose("threshold", {
       type: "Int",
       nullable: true,
-      description: "How many of `addresses` must sign to spend the UTXO.",
+      description: "How many of `addresses` must sign to spend the UTXO: a signature threshold.",
     }),
     txHash: t.string({
       description: "The transaction that created the UTXO (cb58), on `createdOnChainId`.",
@@ -92,12 +93,23 @@ export const PrimaryNetworkUtxoRef = builder.interfaceRef<PrimaryNetworkUtxo>("P
         "When the transaction that created the UTXO was accepted, in Unix seconds: the time of its block (of its vertex, in the X-Chain's DAG).",
       resolve: (utxo) => (isPChainUtxo(utxo) ? utxo.blockTimestamp : utxo.timestamp),
     }),
+    blockTime: t.field({
+      type: "DateTime",
+      description: "`blockTimestamp` as a date.",
+      resolve: (parent) => dateTimeOf(isPChainUtxo(parent) ? parent.blockTimestamp : parent.timestamp),
+    }),
     consumingBlockTimestamp: t.field({
       type: "SafeInt",
       nullable: true,
       description:
         "When the transaction that spent the UTXO was accepted (the time of its block), in Unix seconds; null while unspent.",
       resolve: (utxo) => (isPChainUtxo(utxo) ? utxo.consumingBlockTimestamp : utxo.consumingTxTimestamp) ?? null,
+    }),
+    consumingBlockTime: t.field({
+      type: "DateTime",
+      nullable: true,
+      description: "`consumingBlockTimestamp` as a date; null while unspent.",
+      resolve: (parent) => dateTimeOf(isPChainUtxo(parent) ? parent.consumingBlockTimestamp : parent.consumingTxTimestamp),
     }),
     spent: t.boolean({
       description: "True once a transaction has spent the UTXO.",
@@ -145,10 +157,22 @@ export const PChainUtxoRef = builder.objectRef<PChainUtxo>("PChainUtxo").impleme
       nullable: true,
       description: "Stake: when the staking period starts, in Unix seconds.",
     }),
+    utxoStartTime: t.field({
+      type: "DateTime",
+      nullable: true,
+      description: "`utxoStartTimestamp` as a date.",
+      resolve: (parent) => dateTimeOf(parent.utxoStartTimestamp),
+    }),
     utxoEndTimestamp: t.expose("utxoEndTimestamp", {
       type: "SafeInt",
       nullable: true,
       description: "Stake: when the staking period ends and the stake comes back, in Unix seconds.",
+    }),
+    utxoEndTime: t.field({
+      type: "DateTime",
+      nullable: true,
+      description: "`utxoEndTimestamp` as a date.",
+      resolve: (parent) => dateTimeOf(parent.utxoEndTimestamp),
     }),
     rewardType: t.field({
       type: RewardType.ref,
@@ -174,7 +198,9 @@ export const UtxoRef = builder.objectRef<Utxo>("Utxo").implement({
       type: "SafeInt",
       description: "Unix seconds until which the UTXO cannot be spent (0: not locked).",
     }),
-    threshold: t.exposeInt("threshold", { description: "How many of `addresses` must sign to spend the UTXO." }),
+    threshold: t.exposeInt("threshold", {
+      description: "How many of `addresses` must sign to spend the UTXO: a signature threshold.",
+    }),
     credentials: t.expose("credentials", {
       type: [UtxoCredentialRef],
       nullable: true,

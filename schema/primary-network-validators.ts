@@ -4,6 +4,7 @@ import { parsedOrRefused, validKey } from "../src/execution/global-ids.ts";
 import { CB58_ID, HEX_32 } from "../src/execution/identifiers.ts";
 import type { BalanceOwner, L1Validator } from "../src/upstream/types.ts";
 import { builder } from "./builder.ts";
+import { dateTimeOf } from "./date-times.ts";
 import { NetworkRef } from "./networks.ts";
 import { networkRecordId, parseNetworkRecordId } from "./primary-network.ts";
 
@@ -11,7 +12,9 @@ export const BalanceOwnerRef = builder.objectRef<BalanceOwner>("BalanceOwner").i
   description: "Keys that may act for an L1 validator.",
   fields: (t) => ({
     addresses: t.exposeStringList("addresses", { description: "The owners' P-Chain addresses." }),
-    threshold: t.exposeInt("threshold", { description: "How many of `addresses` must sign." }),
+    threshold: t.exposeInt("threshold", {
+      description: "How many of `addresses` must sign: a signature threshold (a `threshold` argument is a balance).",
+    }),
   }),
 });
 
@@ -50,6 +53,11 @@ builder.node(L1ValidatorRef, {
     creationTimestamp: t.expose("creationTimestamp", {
       type: "SafeInt",
       description: "When it was added to the L1, in Unix seconds.",
+    }),
+    creationTime: t.field({
+      type: "DateTime",
+      description: "`creationTimestamp` as a date.",
+      resolve: (parent) => dateTimeOf(parent.creationTimestamp),
     }),
     blsCredentials: t.expose("blsCredentials", {
       type: "JSONObject",

@@ -185,7 +185,11 @@ WarpAddressedCallRef.implement({
 WarpPChainOwnerRef.implement({
   description: "Keys on the P-Chain that may act for a validator.",
   fields: (t) => ({
-    threshold: t.expose("threshold", { type: "SafeInt", description: "How many of `addresses` must sign." }),
+    threshold: t.expose("threshold", {
+      type: "SafeInt",
+      description:
+        "How many of `addresses` must sign: a signature threshold (a `threshold` argument is a balance); a 32-bit number in the message, so SafeInt.",
+    }),
     addresses: t.stringList({
       description: "The owners' 20-byte address ids in 0x hex.",
       resolve: (owner) => owner.addresses.map(hex),
@@ -359,7 +363,7 @@ export const AggregateWarpSignaturesInputRef = builder.inputType("AggregateWarpS
         "Extra weight, in percent (0 to 100), to try to collect beyond the quorum, so that the signature outlasts small changes of the validator set; quorum plus buffer must not pass 100.",
     }),
     pChainHeight: t.field({
-      type: "SafeInt",
+      type: "BigInt",
       description: "The P-Chain height whose validator set signs; 0 or absent: the set at the height the P-Chain proposes now.",
     }),
   }),

@@ -553,8 +553,8 @@ function casesOf(target: Target): Case[] {
       Object.assign(args, base);
       const group = EXCLUSIVE.find((names) => names.includes(top.name));
       if (group) for (const other of group) if (other !== top.name) delete args[other];
-      // l1ValidationId stands in for addresses (the type and time filters need one of them): judged alone.
-      if (path === "l1ValidationId") delete args.addresses;
+      // A validation id (or its older name) stands in for addresses (the type and time filters need one of them): judged alone.
+      if (path === "validationId" || path === "l1ValidationId") delete args.addresses;
       args[top.name] = isInput ? inputWith(target, top, path, valueCase.value) : valueCase.value;
       const argument = path;
       cases.push({ name: `${target.label}(${path}): ${valueCase.label}`, target, argument, args, expect: valueCase.expect });

@@ -439,7 +439,7 @@ describe("latest transactions: the route's rules", () => {
     ],
     ["an address of the other network", { addresses: [encodeBech32("fuji", Buffer.alloc(20))] }, "addresses", "not avax"],
     ["101 addresses", { addresses: Array<string>(101).fill(ZERO_ADDRESS) }, "addresses", "at most 100"],
-    ["a malformed L1 validation id", { l1ValidationId: "nope" }, "l1ValidationId", "cb58"],
+    ["a malformed L1 validation id", { validationId: "nope" }, "validationId", "cb58"],
     ["a page over 100", { first: 101 }, "first", "between 0 and 100"],
     ["a negative page", { first: -1 }, "first", "between 0 and 100"],
   ])("refuses %s before any upstream call", async (_, variables, argument, message) => {
@@ -507,7 +507,7 @@ describe("latest transactions: the route's rules", () => {
     harness.simulator.resetCounters();
     const result = await execute(harness, PChainTransactionHashesDocument, {
       network: "MAINNET",
-      l1ValidationId: validator.validationId,
+      validationId: validator.validationId,
       txTypes: ["DISABLE_L1_VALIDATOR_TX"],
     });
     expect(result.body.errors).toBeUndefined();

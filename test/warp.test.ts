@@ -181,7 +181,7 @@ describe("aggregateWarpSignatures", () => {
       { message: MESSAGE, signingSubnetId: "11111111111111111111111111111111LpoYZ" },
       "input.signingSubnetId",
     ],
-    ["a negative P-Chain height", { message: MESSAGE, pChainHeight: -1 }, "input.pChainHeight"],
+    ["a negative P-Chain height", { message: MESSAGE, pChainHeight: "-1" }, "input.pChainHeight"],
   ])("refuses %s before any upstream call", async (_, fields, argument) => {
     const result = await execute(harness, AggregateWarpSignaturesDocument, { input: { network: "FUJI", ...fields } });
     expect(result.body.errors?.[0]?.extensions).toMatchObject({ code: "BAD_USER_INPUT", argument });
@@ -193,7 +193,7 @@ describe("aggregateWarpSignatures", () => {
     for (const fields of [
       { message: MESSAGE, quorumPercentage: 40, quorumPercentageBuffer: 60 },
       { justification: "0x0001abcd" },
-      { message: MESSAGE.toUpperCase(), pChainHeight: 0 },
+      { message: MESSAGE.toUpperCase(), pChainHeight: "0" },
     ]) {
       const result = await execute(harness, AggregateWarpSignaturesDocument, { input: { network: "FUJI", ...fields } });
       expect(result.body.errors?.[0]?.extensions).toMatchObject({ upstream: { status: 418 } });

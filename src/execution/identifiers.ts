@@ -178,14 +178,30 @@ export function quoted(value: string, max = 80): string {
 }
 
 /** A live subscription's resume point: the last block number its client saw. */
+/**
+ * An argument given by its name or by its deprecated older name, with the name it came by
+ * (refusals name that one); undefined when neither is given, refused when both are.
+ */
+export function renamedArgument<Value>(
+  args: Readonly<Record<string, unknown>>,
+  name: string,
+  olderName: string,
+): { name: string; value: Value } | undefined {
+  const given = [name, olderName].filter((key) => args[key] !== null && args[key] !== undefined);
+  if (given.length > 1) throw badUserInput(olderName, `give ${name} or its deprecated name ${olderName}, not both`);
+  return given.length === 0 ? undefined : { name: given[0]!, value: args[given[0]!] as Value };
+}
+
 export function afterBlockArgument(args: { afterBlock?: unknown; after?: unknown }): bigint | undefined {
-  const given = (["afterBlock", "after"] as const).filter((name) => args[name] !== null && args[name] !== undefined);
-  if (given.length === 0) return undefined;
-  if (given.length > 1) {
-    throw badUserInput("after", "give afterBlock or its deprecated name after, not both");
-  }
-  const name = given[0]!;
-  const after = BigInt(String(args[name]));
-  if (after < 0n) throw badUserInput(name, `${name} must be a block number, 0 or more, got ${after}`);
+  const given = renamedArgument<string>(args, "afterBlock", "after");
+  if (given === undefined) return undefined;
+  const after = BigInt(given.value);
+  if (after < 0n) throw badUserInput(given.name, `${given.name} must be a block number, 0 or more, got ${after}`);
   return after;
+}
+
+/** An L1 validation id filter: `validationId`, or its deprecated name `l1ValidationId` (cb58 or 0x hex). */
+export function validationIdFilter(args: { validationId?: string | null; l1ValidationId?: string | null }): string | undefined {
+  const given = renamedArgument<string>(args, "validationId", "l1ValidationId");
+  return given && cb58IdArgument(given.name, given.value, "a validation id", true);
 }
