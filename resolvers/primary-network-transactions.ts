@@ -7,7 +7,7 @@ import { builder } from "../schema/builder.ts";
 import { resumeArguments } from "../schema/live-resume.ts";
 import { SortOrderRef } from "../schema/evm-transactions.ts";
 import { NetworkRef, upstreamNetwork } from "../schema/networks.ts";
-import { CChainRef, PChainRef, XChainRef } from "../schema/primary-network.ts";
+import { CChainRef, PChainRef, PrimaryNetworkChainRef, XChainRef } from "../schema/primary-network.ts";
 import {
   CChainAtomicTransactionType,
   PChainTransactionType,
@@ -149,6 +149,17 @@ function transactionOnChain<T extends PrimaryNetworkTransaction>(
   const id = cb58IdArgument("hash", hash, "a transaction id");
   return context.loaders.primaryNetworkTransaction.load({ origin: chain, id }) as Promise<T | null>;
 }
+
+builder.interfaceFields(PrimaryNetworkChainRef, (t) => ({
+  transaction: t.field({
+    type: PrimaryNetworkTransactionRef,
+    nullable: true,
+    extensions: upstreamCalls(lookupCost(ROUTES.primaryNetworkTransaction)),
+    description: `One transaction of this chain by its id (\`${ROUTES.primaryNetworkTransaction.label}\`), as the chain's own type (\`PChainTransaction\`, \`XChainTransaction\` or \`CChainAtomicTransaction\`); null when this chain has none with that id.`,
+    args: { hash: t.arg.string({ required: true, description: "The transaction's id (cb58)." }) },
+    resolve: (chain, args, context) => transactionOnChain(chain, args.hash, context),
+  }),
+}));
 
 builder.objectFields(PChainRef, (t) => ({
   transaction: t.field({

@@ -98,7 +98,7 @@ export const CChainRef = builder.objectRef<PrimaryNetworkOrigin>("CChain");
 
 PrimaryNetworkChainRef.implement({
   description:
-    "A chain of the primary network (`P-Chain`, `X-Chain` or `C-Chain`) of one network. Each chain has its own transaction and UTXO shapes; ask for them on the chain's own type.",
+    "A chain of the primary network (`P-Chain`, `X-Chain` or `C-Chain`) of one network. Each chain has its own transaction and UTXO shapes: `transaction(hash:)` answers any chain's, and the lists (`transactions`, `utxos`) are on the chain's own type, whose filters and kinds differ.",
   resolveType: (chain) => ({ "p-chain": "PChain", "x-chain": "XChain", "c-chain": "CChain" })[chain.chain],
   fields: (t) => ({
     network: t.expose("network", { type: NetworkRef, description: "The network of the chain (`MAINNET` or `FUJI`)." }),

@@ -65,7 +65,7 @@ function expectedBlock(block: Block, network: "mainnet" | "fuji", chain: "p" | "
           proposerId: details.proposerId ?? null,
           proposerParentId: details.proposerParentId ?? null,
           proposerNodeId: details.proposerNodeId ?? null,
-          proposerPChainHeight: details.proposerPChainHeight ?? null,
+          proposerPChainHeight: details.proposerPChainHeight === undefined ? null : String(details.proposerPChainHeight),
           proposerTimestamp: details.proposerTimestamp ?? null,
         }
       : null,
@@ -229,7 +229,7 @@ describe("blocks", () => {
     });
     const block = result.body.data!.primaryNetwork.blockchain!.block!;
     expect(block.currentSupply).toBe(reference.currentSupply);
-    expect(block.proposerDetails!.proposerPChainHeight).toBe(reference.proposerDetails!.proposerPChainHeight);
+    expect(block.proposerDetails!.proposerPChainHeight).toBe(String(reference.proposerDetails!.proposerPChainHeight));
     harness.simulator.resetCounters();
     const node = await execute(harness, PrimaryNetworkNodeDocument, { id: block.id });
     expect(node.body.data!.node).toEqual({

@@ -139,6 +139,37 @@ describe("deprecated names answer as their new names", () => {
     expect(chain.transaction!.baseFeePerGas).toBe(chain.transaction!.baseFee);
   });
 
+  it("PrimaryNetworkChain.transaction answers any chain's transaction as its own type, with its blockTime", async () => {
+    const mainnet = harness.simulator.network.primaryNetwork("mainnet");
+    const validator = mainnet.l1Validators[0]!;
+    const listed = await execute<
+      { primaryNetwork: { pChain: { transactions: { nodes: { txHash: string; blockTimestamp: number }[] } | null } } },
+      Record<string, unknown>
+    >(
+      harness,
+      `{ primaryNetwork(network: MAINNET) { pChain { transactions(validationId: "${validator.validationId}", first: 1) { nodes { txHash blockTimestamp } } } } }`,
+    );
+    const tx = listed.body.data!.primaryNetwork.pChain.transactions!.nodes[0]!;
+    harness.simulator.resetCounters();
+    const result = await execute<
+      {
+        primaryNetwork: { blockchain: { transaction: { __typename: string; txHash: string; blockTime: string } | null } | null };
+      },
+      Record<string, unknown>
+    >(
+      harness,
+      `query ($hash: String!) { primaryNetwork(network: MAINNET) { blockchain(id: "p-chain") { transaction(hash: $hash) { __typename txHash blockTime } } } }`,
+      { hash: tx.txHash },
+    );
+    expect(result.body.errors).toBeUndefined();
+    expect(result.body.data!.primaryNetwork.blockchain!.transaction).toEqual({
+      __typename: "PChainTransaction",
+      txHash: tx.txHash,
+      blockTime: new Date(tx.blockTimestamp * 1000).toISOString(),
+    });
+    expect(upstreamCalls(harness)).toEqual({ "GET /v1/networks/{network}/blockchains/{blockchainId}/transactions/{txHash}": 1 });
+  });
+
   it("PChain.transactions and PrimaryNetwork.l1Validators: l1ValidationId filters as validationId does; both at once are refused before any call", async () => {
     const validator = harness.simulator.network.primaryNetwork("mainnet").l1Validators[0]!;
     const query = (argument: string) => `{ primaryNetwork(network: MAINNET) {

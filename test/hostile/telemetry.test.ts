@@ -130,12 +130,16 @@ describe.each(TRANSPORTS)("row 1: bounded telemetry, over %s", (transport) => {
       expect(upstreamCalls(labelled)).toEqual({});
 
       // Another 300 unique names add no series at all: the set is full until its window ends.
-      const series = text.split("\n").filter((line) => line && !line.startsWith("#")).length;
+      // The runtime's own series are left out: a kind of garbage collection seen for the first time
+      // (under a loaded machine, `major` or `incremental`) adds its histogram, bounded by the runtime.
+      const clientSeries = (exposed: string) =>
+        exposed.split("\n").filter((line) => line && !line.startsWith("#") && !line.startsWith("gateway_process_")).length;
+      const series = clientSeries(text);
       for (let index = 300; index < 600; index++) {
         expectAnswer(await client.send({ query: `query Late${letters(index)} { __typename }` }), 200);
       }
       const later = await exposition(labelled);
-      const seriesLater = later.split("\n").filter((line) => line && !line.startsWith("#")).length;
+      const seriesLater = clientSeries(later);
       expect(seriesLater).toBe(series);
       expect(operationNameLabels(later)).toEqual(names);
 
