@@ -121,7 +121,7 @@ const describeTransactions = (chain: string, extra: string) =>
 const transactionFilterArgs = (t: Parameters<Parameters<typeof builder.objectFields>[1]>[0]) => ({
   addresses: t.arg.stringList({
     description:
-      "Only transactions that touch one of these addresses: bech32 (`avax1...`, `fuji1...`), with or without the chain letter.",
+      "Only transactions that touch one of these addresses (at most 100): bech32 (`avax1...`, `fuji1...`) of the network, with or without the chain letter.",
   }),
   from: t.arg({
     type: "SafeInt",
@@ -234,7 +234,7 @@ builder.objectFields(CChainRef, (t) => ({
       ...transactionFilterArgs(t),
       addresses: t.arg.stringList({
         description:
-          "Only transactions that touch one of these addresses: bech32 (`avax1...`, with or without the chain letter) or 0x C-Chain accounts.",
+          "Only transactions that touch one of these addresses (at most 100): bech32 (`avax1...`, with or without the chain letter) of the network, or 0x C-Chain accounts.",
       }),
       txTypes: t.arg({
         type: [CChainAtomicTransactionType.ref],
@@ -270,7 +270,7 @@ builder.subscriptionFields((t) => ({
       }),
       addresses: t.arg.stringList({
         description:
-          "Only transactions that touch one of these addresses: bech32 (`avax1...`, `fuji1...`), with or without the chain letter; on the C-Chain also 0x accounts.",
+          "Only transactions that touch one of these addresses (at most 100): bech32 (`avax1...`, `fuji1...`) of the network, with or without the chain letter; on the C-Chain also 0x accounts.",
       }),
       txTypes: t.arg({
         type: [PrimaryNetworkTransactionType.ref],

@@ -64,7 +64,8 @@ const describeUtxos = (which: string) =>
 const utxoArgs = (t: Parameters<Parameters<typeof builder.objectFields>[1]>[0]) => ({
   addresses: t.arg.stringList({
     required: true,
-    description: "The addresses whose UTXOs to list: bech32 (`avax1...`, `fuji1...`), with or without the chain letter.",
+    description:
+      "The addresses whose UTXOs to list, 1 to 100: bech32 (`avax1...`, `fuji1...`) of the network, with or without the chain letter.",
   }),
   includeSpent: t.arg.boolean({ description: "Also list UTXOs that have been spent." }),
   sortBy: t.arg({ type: UtxoSortByRef, description: "What to order by (the upstream's default: creation time)." }),

@@ -141,7 +141,7 @@ export const PrimaryNetworkExportTypeRef = builder.enumType("PrimaryNetworkExpor
 export const EvmTransactionExportInputRef = builder.inputType("EvmTransactionExportInput", {
   description: "What an export of EVM transactions holds: the transactions of some chains that touch some addresses.",
   fields: (t) => ({
-    addresses: t.stringList({ required: true, description: "EVM addresses (0x and 40 hex digits); at least one." }),
+    addresses: t.stringList({ required: true, description: "EVM addresses (0x and 40 hex digits); 1 to 100." }),
     includeChains: t.stringList({ required: true, description: "EVM chain ids in decimal (such as 43114); at least one." }),
   }),
 });
@@ -161,10 +161,10 @@ export const PrimaryNetworkTransactionExportInputRef = builder.inputType("Primar
     }),
     addresses: t.stringList({
       description:
-        "Only transactions that touch these bech32 addresses (`avax1...`, `fuji1...`, with or without a chain letter); when given, at least one.",
+        "Only transactions that touch these bech32 addresses (`avax1...`, `fuji1...`, with or without a chain letter); when given, 1 to 100.",
     }),
     cChainEvmAddresses: t.stringList({
-      description: "Also C-Chain atomic transactions of these 0x accounts; when given, at least one.",
+      description: "Also C-Chain atomic transactions of these 0x accounts; when given, 1 to 100.",
     }),
   }),
 });

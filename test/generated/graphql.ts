@@ -154,7 +154,7 @@ export type EvmCallType =
 
 /** What an export of EVM transactions holds: the transactions of some chains that touch some addresses. */
 export type EvmTransactionExportInput = {
-  /** EVM addresses (0x and 40 hex digits); at least one. */
+  /** EVM addresses (0x and 40 hex digits); 1 to 100. */
   addresses: Array<string>;
   /** EVM chain ids in decimal (such as 43114); at least one. */
   includeChains: Array<string>;
@@ -377,9 +377,9 @@ export type PrimaryNetworkExportType =
 
 /** What an export of primary-network transactions holds. */
 export type PrimaryNetworkTransactionExportInput = {
-  /** Only transactions that touch these bech32 addresses (`avax1...`, `fuji1...`, with or without a chain letter); when given, at least one. */
+  /** Only transactions that touch these bech32 addresses (`avax1...`, `fuji1...`, with or without a chain letter); when given, 1 to 100. */
   addresses?: Array<string> | null | undefined;
-  /** Also C-Chain atomic transactions of these 0x accounts; when given, at least one. */
+  /** Also C-Chain atomic transactions of these 0x accounts; when given, 1 to 100. */
   cChainEvmAddresses?: Array<string> | null | undefined;
   /** The chains: their blockchain ids (the mainnet or Fuji P-, X- or C-Chain) or `p-chain`, `x-chain`, `c-chain`; at least one. */
   includeChains: Array<string>;
