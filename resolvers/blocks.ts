@@ -1,7 +1,7 @@
 /** The latest blocks across chains, and the links from a block to its chain and parent. */
 import { EvmBlockConnectionRef, EvmBlockRef, evmBlockId } from "../schema/blocks.ts";
 import { builder } from "../schema/builder.ts";
-import { resumeArguments } from "../schema/live-resume.ts";
+import { resumeArguments } from "../schema/renamed-arguments.ts";
 import { EvmChainRef } from "../schema/chains.ts";
 import { NetworkRef, upstreamNetwork } from "../schema/networks.ts";
 import { toPageTokenConnection } from "../src/execution/pagination.ts";

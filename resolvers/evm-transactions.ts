@@ -5,7 +5,7 @@
 import { EvmBlockRef } from "../schema/blocks.ts";
 import { indexedChainId } from "./blocks.ts";
 import { builder } from "../schema/builder.ts";
-import { resumeArguments } from "../schema/live-resume.ts";
+import { resumeArguments } from "../schema/renamed-arguments.ts";
 import { EvmChainRef } from "../schema/chains.ts";
 import {
   EvmAccountRef,

@@ -4,7 +4,7 @@
  * Every argument is checked before any upstream call.
  */
 import { builder } from "../schema/builder.ts";
-import { resumeArguments } from "../schema/live-resume.ts";
+import { resumeArguments, validationIdArguments } from "../schema/renamed-arguments.ts";
 import { SortOrderRef } from "../schema/evm-transactions.ts";
 import { NetworkRef, upstreamNetwork } from "../schema/networks.ts";
 import { CChainRef, PChainRef, PrimaryNetworkChainRef, XChainRef } from "../schema/primary-network.ts";
@@ -182,11 +182,7 @@ builder.objectFields(PChainRef, (t) => ({
         type: [PChainTransactionType.ref],
         description: "Only transactions of these kinds; needs `addresses` or `validationId`.",
       }),
-      validationId: t.arg.string({ description: "Only the transactions of this L1 validation (its id in cb58 or 0x hex)." }),
-      l1ValidationId: t.arg.string({
-        deprecationReason: "Use `validationId`, the name an L1 validation's id has everywhere in the graph.",
-        description: "The older name of `validationId`.",
-      }),
+      ...validationIdArguments(t.arg, "Only the transactions of this L1 validation: its id"),
     },
     resolve: (chain, args, context) => transactionConnection<PChainTransaction>(chain, args, "PChain.transactions", context),
   }),

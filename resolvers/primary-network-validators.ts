@@ -4,6 +4,7 @@
  * upstream call.
  */
 import { builder } from "../schema/builder.ts";
+import { validationIdArguments } from "../schema/renamed-arguments.ts";
 import { SortOrderRef } from "../schema/evm-transactions.ts";
 import { PrimaryNetworkRef } from "../schema/primary-network.ts";
 import { PChainTransactionType } from "../schema/primary-network-transaction-kinds.ts";
@@ -30,11 +31,7 @@ builder.objectFields(PrimaryNetworkRef, (t) => ({
     description: `The network's L1 validators, the active ones unless \`includeInactive\` (\`${l1Validators.label}\`). ${l1Validators.firstText}`,
     args: {
       ...t.arg.connectionArgs(),
-      validationId: t.arg.string({ description: "Only the validator of this validation id (cb58 or 0x hex)." }),
-      l1ValidationId: t.arg.string({
-        deprecationReason: "Use `validationId`, the name an L1 validation's id has everywhere in the graph.",
-        description: "The older name of `validationId`.",
-      }),
+      ...validationIdArguments(t.arg, "Only the validator of this validation id"),
       includeInactive: t.arg.boolean({ description: "Also list validators that were disabled or ran out of balance." }),
       nodeId: t.arg.string({ description: "Only validators of this node: `NodeID-` followed by its id in cb58." }),
       subnetId: t.arg.string({ description: "Only validators of this L1 (its subnet id, cb58)." }),

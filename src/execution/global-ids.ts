@@ -3,10 +3,10 @@
  * argument: it is bounded, decoded and its key checked as strictly as the direct argument for
  * the same record, before any upstream call. Every refusal is a BAD_USER_INPUT on `node`.
  *
- * The relay plugin decodes and parses ids as it maps arguments, which the complexity analysis
- * did too before the operation ran, while it measured cost (issue 27): an error thrown there
- * would fail the whole operation, without a path. So decoding and parsing return a refusal inside the id instead, and `node`
- * throws it when it resolves; its siblings keep their data.
+ * The relay plugin decodes and parses ids as it maps arguments, which may happen before the
+ * operation runs (an analysis of the document): an error thrown there would fail the whole
+ * operation, without a path. So decoding and parsing return a refusal inside the id instead, and
+ * `node` throws it when it resolves; its siblings keep their data.
  */
 import { isObjectType, type GraphQLResolveInfo } from "graphql";
 import { badUserInput, GatewayError } from "./errors.ts";

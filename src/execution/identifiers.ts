@@ -177,7 +177,6 @@ export function quoted(value: string, max = 80): string {
   return value.length <= max ? JSON.stringify(value) : `${JSON.stringify(value.slice(0, max))}... (${value.length} characters)`;
 }
 
-/** A live subscription's resume point: the last block number its client saw. */
 /**
  * An argument given by its name or by its deprecated older name, with the name it came by
  * (refusals name that one); undefined when neither is given, refused when both are.
@@ -192,6 +191,7 @@ export function renamedArgument<Value>(
   return given.length === 0 ? undefined : { name: given[0]!, value: args[given[0]!] as Value };
 }
 
+/** A live subscription's resume point: the last block number its client saw. */
 export function afterBlockArgument(args: { afterBlock?: unknown; after?: unknown }): bigint | undefined {
   const given = renamedArgument<string>(args, "afterBlock", "after");
   if (given === undefined) return undefined;
