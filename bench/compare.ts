@@ -7,7 +7,11 @@
  * over the rounds, with their spread. Writes bench/results/compare.{json,md}.
  *
  * Knobs: BENCH_SECONDS (per load, default 5), BENCH_CONNECTIONS (default 32), BENCH_OPERATIONS
- * (comma-separated names), BENCH_ROUNDS; `KEY=value` arguments are given to both gateways.
+ * (comma-separated names), BENCH_ROUNDS; `KEY=value` arguments are given to both gateways,
+ * `ref:KEY=value` and `tree:KEY=value` to one of them (`npm run bench:compare -- HEAD
+ * ref:LOG_LEVEL=warn tree:LOG_LEVEL=info` measures what the request log costs).
+ * Each round also loads a bare `node:http` server (bench/bare-server.ts) answering each cached
+ * operation's exact bytes: the physical limit a response-cache hit is measured against.
  * The ref's build uses this checkout's node_modules: a ref whose package-lock differs is built
  * against today's dependencies (the report says so).
  */
@@ -20,7 +24,7 @@ import { fileURLToPath } from "node:url";
 import { buildGateway } from "./build.ts";
 import { gatewayBody, load, median, round, warmUp, type LoadResult, type Operation } from "./measure.ts";
 import { referenceOperations } from "./operations/index.ts";
-import { startGateway, startSimulator, type Running } from "./processes.ts";
+import { startBareServer, startGateway, startSimulator, type Running } from "./processes.ts";
 import { PlainUpstream } from "./upstream.ts";
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
@@ -30,7 +34,14 @@ const SELECTED = process.env.BENCH_OPERATIONS?.split(",");
 const root = fileURLToPath(new URL("..", import.meta.url));
 const args = process.argv.slice(2);
 const ref = args.find((arg) => !arg.includes("=")) ?? "HEAD";
-const gatewayEnv = Object.fromEntries(args.filter((arg) => arg.includes("=")).map((arg) => arg.split(/=(.*)/s).slice(0, 2)));
+const settingsOf = (prefix: string): Record<string, string> =>
+  Object.fromEntries(
+    args
+      .filter((arg) => arg.includes("=") && (prefix === "" ? !/^(ref|tree):/.test(arg) : arg.startsWith(prefix)))
+      .map((arg) => arg.slice(prefix.length).split(/=(.*)/s).slice(0, 2)),
+  );
+const gatewayEnv = settingsOf("");
+const sideEnv = { ref: settingsOf("ref:"), tree: settingsOf("tree:") };
 const CACHES = { cached: {}, uncached: { RESPONSE_CACHE_TTL_MS: "0" } } as const;
 
 function log(message: string): void {
@@ -68,6 +79,22 @@ interface Figure {
   p99: number[];
   ref: LoadResult[];
   tree: LoadResult[];
+  /** Cached operations, per round: tree / a bare node:http server answering the same bytes. */
+  ofBare: number[];
+  bare: LoadResult[];
+}
+
+/** The exact bytes (and type) `url` answers `body` with. */
+async function answerOf(url: string, body: string): Promise<{ bytes: Buffer; contentType: string }> {
+  const response = await fetch(url, {
+    method: "POST",
+    headers: { "content-type": "application/json", accept: "application/json" },
+    body,
+  });
+  return {
+    bytes: Buffer.from(await response.arrayBuffer()),
+    contentType: response.headers.get("content-type") ?? "application/json",
+  };
 }
 
 function spread(ratios: number[]): { median: number; min: number; max: number } {
@@ -89,13 +116,20 @@ async function main(): Promise<void> {
     );
     for (const [cache, cacheEnv] of Object.entries(CACHES)) {
       const env = { ...cacheEnv, ...gatewayEnv };
-      const ref = await startGateway(simulator, { ...env, BENCH_GATEWAY_ENTRY: built.entry });
-      const tree = await startGateway(simulator, env);
+      const ref = await startGateway(simulator, { ...env, ...sideEnv.ref, BENCH_GATEWAY_ENTRY: built.entry });
+      const tree = await startGateway(simulator, { ...env, ...sideEnv.tree });
       running.push(ref, tree);
       for (const operation of operations) {
         const body = gatewayBody(operation);
-        const figure: Figure = { rps: [], p99: [], ref: [], tree: [] };
+        const figure: Figure = { rps: [], p99: [], ref: [], tree: [], ofBare: [], bare: [] };
         for (const target of [ref, tree]) await warmUp(target, body);
+        let bare: Running | undefined;
+        if (cache === "cached") {
+          const answer = await answerOf(tree.url, body);
+          bare = await startBareServer(answer.bytes, answer.contentType);
+          running.push(bare);
+          await warmUp(bare, body);
+        }
         for (let roundIndex = 0; roundIndex < ROUNDS; roundIndex += 1) {
           const order = roundIndex % 2 === 0 ? ([ref, tree] as const) : ([tree, ref] as const);
           const results = new Map<Running, LoadResult>();
@@ -107,6 +141,15 @@ async function main(): Promise<void> {
           figure.tree.push(b);
           figure.rps.push(b.rps / a.rps);
           figure.p99.push(b.p99 / Math.max(a.p99, 0.5));
+          if (bare) {
+            const limit = await load({ url: bare.url, body, connections: CONNECTIONS, seconds: SECONDS });
+            figure.bare.push(limit);
+            figure.ofBare.push(b.rps / limit.rps);
+          }
+        }
+        if (bare) {
+          await bare.stop();
+          running.splice(running.indexOf(bare), 1);
         }
         figures[`${operation.name} (${cache})`] = figure;
         log(`${operation.name} (${cache}): rps × ${round(median(figure.rps), 3)}, p99 × ${round(median(figure.p99), 3)}`);
@@ -128,7 +171,7 @@ async function main(): Promise<void> {
     tree: { commit: head, uncommittedChanges: dirty },
     machine: { cpus: cpus().length, model: cpus()[0]?.model ?? "unknown", node: process.version },
     loadAverage: { start: loadAtStart, end: loadavg() },
-    settings: { seconds: SECONDS, rounds: ROUNDS, connections: CONNECTIONS, gatewayEnv },
+    settings: { seconds: SECONDS, rounds: ROUNDS, connections: CONNECTIONS, gatewayEnv, sideEnv },
     figures: Object.fromEntries(
       Object.entries(figures).map(([name, figure]) => [
         name,
@@ -137,24 +180,31 @@ async function main(): Promise<void> {
           p99Ratio: spread(figure.p99),
           ref: { rps: round(median(figure.ref.map((r) => r.rps)), 0), p99: median(figure.ref.map((r) => r.p99)) },
           tree: { rps: round(median(figure.tree.map((r) => r.rps)), 0), p99: median(figure.tree.map((r) => r.p99)) },
+          ...(figure.bare.length > 0
+            ? { bare: { rps: round(median(figure.bare.map((r) => r.rps)), 0) }, treeOfBare: spread(figure.ofBare) }
+            : {}),
         },
       ]),
     ),
   };
   await writeFile(new URL("results/compare.json", import.meta.url), `${JSON.stringify(results, null, 2)}\n`);
-  const rows = Object.entries(results.figures).map(
-    ([name, figure]) =>
-      `| ${name} | ${figure.ref.rps} | ${figure.tree.rps} | ${figure.rpsRatio.median} (${figure.rpsRatio.min}–${figure.rpsRatio.max}) | ${figure.ref.p99} | ${figure.tree.p99} | ${figure.p99Ratio.median} (${figure.p99Ratio.min}–${figure.p99Ratio.max}) |`,
-  );
+  const rows = Object.entries(results.figures).map(([name, figure]) => {
+    const ofBare = figure.treeOfBare
+      ? `${figure.bare!.rps} | ${figure.treeOfBare.median} (${figure.treeOfBare.min}–${figure.treeOfBare.max})`
+      : "– | –";
+    return `| ${name} | ${figure.ref.rps} | ${figure.tree.rps} | ${figure.rpsRatio.median} (${figure.rpsRatio.min}–${figure.rpsRatio.max}) | ${figure.ref.p99} | ${figure.tree.p99} | ${figure.p99Ratio.median} (${figure.p99Ratio.min}–${figure.p99Ratio.max}) | ${ofBare} |`;
+  });
   const markdown = [
     "# The working tree against a commit, in one run",
     "",
     `Written by \`npm run bench:compare\` on ${results.date}: the tree at ${head}${dirty ? " with uncommitted changes" : ""} against ${ref} (${built.commit})${built.sameLock ? "" : ", built with the tree's dependencies (its package-lock differs)"}; ${JSON.stringify(results.machine)}; load average ${loadAtStart.map((value) => round(value, 2)).join(", ")} at the start.`,
     "",
-    `Both production builds ran side by side on one simulator; each operation was loaded with ${CONNECTIONS} connections for ${SECONDS} s on one, then the other, ${ROUNDS} rounds in alternating order. Ratios are tree / ref per round: the median, and the lowest and highest round in brackets. Gateway settings beyond the bench's: ${JSON.stringify(gatewayEnv)}.`,
+    `Both production builds ran side by side on one simulator; each operation was loaded with ${CONNECTIONS} connections for ${SECONDS} s on one, then the other, ${ROUNDS} rounds in alternating order. Ratios are tree / ref per round: the median, and the lowest and highest round in brackets. Gateway settings beyond the bench's: ${JSON.stringify(gatewayEnv)}${Object.keys(sideEnv.ref).length > 0 ? `; the ref's alone: ${JSON.stringify(sideEnv.ref)}` : ""}${Object.keys(sideEnv.tree).length > 0 ? `; the tree's alone: ${JSON.stringify(sideEnv.tree)}` : ""}.`,
     "",
-    "| operation (response cache) | ref req/s | tree req/s | req/s ratio | ref p99 ms | tree p99 ms | p99 ratio |",
-    "|---|---|---|---|---|---|---|",
+    "For cached operations each round also loads a bare `node:http` server (bench/bare-server.ts) answering the tree's exact bytes for the operation, after the two gateways: the physical limit of a response-cache hit on this machine. `tree / bare` is the tree's req/s over it, per round.",
+    "",
+    "| operation (response cache) | ref req/s | tree req/s | req/s ratio | ref p99 ms | tree p99 ms | p99 ratio | bare node req/s | tree / bare |",
+    "|---|---|---|---|---|---|---|---|---|",
     ...rows,
     "",
   ].join("\n");

@@ -177,3 +177,14 @@ export async function startBaseline(simulator: RunningSimulator): Promise<Runnin
   );
   return { name: "baseline", url, pid: child.pid!, rssBytes: () => rss(child.pid!), stop: stopper(child) };
 }
+
+/** A bare `node:http` server answering every request with `body` (bench/bare-server.ts), with the gateway's V8 flags. */
+export async function startBareServer(body: Buffer, contentType: string): Promise<Running> {
+  const { child, url } = await start(
+    "bare server",
+    "bench/bare-server.ts",
+    { BARE_BODY: body.toString("base64"), BARE_CONTENT_TYPE: contentType },
+    (message) => (message.event === "listening" ? String(message.url) : undefined),
+  );
+  return { name: "bare", url, pid: child.pid!, rssBytes: () => rss(child.pid!), stop: stopper(child) };
+}

@@ -1,6 +1,5 @@
 /** Gateway configuration, read once from the environment. Every value has a default that runs offline. */
 import { availableParallelism } from "node:os";
-import type { CompressionConfig } from "./server/compression.ts";
 import type { RedisConfig } from "./shared-state/redis.ts";
 
 /** How often a live question's poller reads while something changes, and the longest it waits while nothing does. */
@@ -34,6 +33,13 @@ export interface LiveConfig {
   takeoverMs: number;
   /** Upstream reads all the pollers may make per second together; beyond, their intervals stretch. */
   maxReadsPerSecond: number;
+}
+
+export interface CompressionConfig {
+  /** COMPRESSION: off sends every answer as it is. */
+  enabled: boolean;
+  /** COMPRESSION_MIN_BYTES: answers smaller than this are sent as they are. */
+  minBytes: number;
 }
 
 export interface GatewayConfig {

@@ -35,7 +35,7 @@ import { useResponseCache } from "./plugins/response-cache.ts";
 import { useSseSingleConnection, type Pipeline } from "./plugins/sse-single-connection.ts";
 import { securityPlugins } from "./plugins/security.ts";
 import { schema } from "./schema.ts";
-import { createCompression, type Compression } from "./server/compression.ts";
+import { createCompression, type Compression } from "./plugins/compression.ts";
 import { jsonBodyListener } from "./server/json-body-listener.ts";
 import { RedisPollerRelay } from "./shared-state/redis-poller-relay.ts";
 import type { RedisLink } from "./shared-state/redis.ts";

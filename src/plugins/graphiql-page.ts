@@ -2,7 +2,7 @@
  * The GraphiQL page (`GET /graphql` accepting `text/html`): some 9 MB with its assets inlined so
  * that it works offline, the same for every view of a process. It is rendered once, on the first
  * view, and each encoding of it (identity, brotli, gzip, as the browser accepts and COMPRESSION
- * allows) is made once, harder than answers are (src/server/compression.ts), and its bytes kept;
+ * allows) is made once, harder than answers are (src/plugins/compression.ts), and its bytes kept;
  * a view sends those bytes, with a strong `ETag` per encoding and `Cache-Control` that lets a
  * browser keep the page and ask again with `If-None-Match`, answered `304 Not Modified`.
  *
@@ -14,7 +14,7 @@
 import { createHash } from "node:crypto";
 import type { IncomingMessage } from "node:http";
 import type { GraphiQLOptions, Plugin } from "graphql-yoga";
-import { asBody, compress, type ContentEncoding } from "../server/compression.ts";
+import { asBody, compress, type ContentEncoding } from "./compression.ts";
 import { API_KEY_HEADER } from "../upstream/http.ts";
 import { GRAPHIQL_EXAMPLES } from "./graphiql-examples.ts";
 import type { RateLimitPlugins } from "./rate-limit.ts";
@@ -46,7 +46,7 @@ const GRAPHIQL: GraphiQLOptions = {
 export interface GraphiQLPageOptions {
   /** The GraphQL endpoint, where the page is served. */
   endpoint: string;
-  /** The encoding a request is answered in (src/server/compression.ts), undefined for identity. */
+  /** The encoding a request is answered in (src/plugins/compression.ts), undefined for identity. */
   negotiate(request: Request): ContentEncoding | undefined;
   /** Charges the request `cost` in all; the answer that refuses it, or undefined when paid. Absent without a rate limit. */
   pay?: RateLimitPlugins["payInAll"] | undefined;

@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto";
 import type { Plugin } from "graphql-yoga";
 import type { GatewayContext } from "../execution/context.ts";
-import { truncated, type Logger } from "../telemetry/logger.ts";
+import { preBounded, truncated, type Logger } from "../telemetry/logger.ts";
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
@@ -17,6 +17,33 @@ export interface RequestLogOptions {
   requestIds: WeakMap<Request, string>;
   /** Requests under this path are logged (default `/graphql`); others only get their id. */
   graphqlEndpoint?: string;
+}
+
+export interface RequestLine {
+  requestId: string | undefined;
+  transport?: string | undefined;
+  method: string;
+  /** The operation name as the client sent it, truncated already. */
+  operation: string | null;
+  status: number;
+  /** `performance.now()` when the request came. */
+  startedAt: number;
+}
+
+/** The one line a GraphQL request is logged with (at info), whichever way it was answered. */
+export function logRequest(logger: Logger, line: RequestLine): void {
+  if (!logger.isLevelEnabled("info")) return;
+  logger.info(
+    preBounded({
+      requestId: line.requestId,
+      ...(line.transport ? { transport: line.transport } : {}),
+      method: truncated(line.method, 16),
+      operation: line.operation,
+      status: line.status,
+      ms: Math.round((performance.now() - line.startedAt) * 10) / 10,
+    }),
+    "graphql request",
+  );
 }
 
 /**
@@ -42,17 +69,14 @@ export function useRequestLog({ logger, requestIds, graphqlEndpoint = "/graphql"
       if (start === undefined) return;
       // A WebSocket operation runs this pipeline too (src/server/websocket.ts); its status is what HTTP would have answered.
       const transport = (serverContext as { transport?: string } | undefined)?.transport;
-      logger.info(
-        {
-          requestId,
-          ...(transport ? { transport } : {}),
-          method: truncated(request.method, 16),
-          operation: operations.get(request) ?? null,
-          status: response.status,
-          ms: Math.round((performance.now() - start) * 10) / 10,
-        },
-        "graphql request",
-      );
+      logRequest(logger, {
+        requestId,
+        transport,
+        method: request.method,
+        operation: operations.get(request) ?? null,
+        status: response.status,
+        startedAt: start,
+      });
     },
   };
 }

@@ -11,7 +11,7 @@ import { createHash } from "node:crypto";
 import { getOperationAST, type ExecutionResult } from "graphql";
 import type { Plugin } from "graphql-yoga";
 import { LRUCache } from "lru-cache";
-import { asBody, compress, varyOnEncoding, type Compression, type ContentEncoding } from "../server/compression.ts";
+import { asBody, compress, varyOnEncoding, type Compression, type ContentEncoding } from "./compression.ts";
 import type { GatewayContext } from "../execution/context.ts";
 
 export interface CachedResponse {
