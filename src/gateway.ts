@@ -31,7 +31,8 @@ import { UpstreamReadiness, useReadiness } from "./plugins/readiness.ts";
 import { KeyVerdicts, useRefusedKeys } from "./plugins/refused-keys.ts";
 import { useRefusals, withLastResort } from "./plugins/refusals.ts";
 import { requestIdOf, useRequestLog } from "./plugins/request-log.ts";
-import { useResponseCache } from "./plugins/response-cache.ts";
+import { ResponseStore, useResponseCache, type ResponseCacheOptions } from "./plugins/response-cache.ts";
+import { cacheHitLane } from "./server/cache-hit-lane.ts";
 import { useSseSingleConnection, type Pipeline } from "./plugins/sse-single-connection.ts";
 import { securityPlugins } from "./plugins/security.ts";
 import { schema } from "./schema.ts";
@@ -133,6 +134,7 @@ export function createGateway(config: GatewayConfig, urls: UpstreamUrls, logger:
       isParsed: (source) => documents.documentCache.has(source),
     });
   const compression = createCompression(config.compression);
+  const cached = responseCache(config, metrics, compression, cacheRedis);
   const requestIds = new WeakMap<Request, string>();
   const deadlines = new RequestDeadlines(config.requestTimeoutMs);
   const streams = socketStreams();
@@ -180,7 +182,7 @@ export function createGateway(config: GatewayConfig, urls: UpstreamUrls, logger:
         deadlines,
         rateLimit,
         keyVerdicts: upstream.keyVerdicts,
-        responseCache: responseCache(config, metrics, compression, cacheRedis),
+        responseCache: cached ? [cached.plugin] : [],
         requestIds,
         readiness,
         compression,
@@ -206,6 +208,20 @@ export function createGateway(config: GatewayConfig, urls: UpstreamUrls, logger:
     refusesSpentCaller: rateLimiter ? refuseSpentCallers(rateLimiter, config.rateLimit, metrics, logger) : () => false,
     chargeUnusableBody,
     logger: clientLogger,
+    // With plugins of its own first (tracing), every request goes through Yoga, where they see it.
+    answerFromCache:
+      cached && (options.plugins ?? []).length === 0
+        ? cacheHitLane({
+            store: cached.store,
+            graphqlEndpoint: GRAPHQL_ENDPOINT,
+            sessionHeader: API_KEY_HEADER,
+            compressionEnabled: config.compression.enabled,
+            pay: rateLimiter && ((request) => rateLimiter.take(bucketsOfIncoming(request, config.rateLimit), 1)),
+            isRefusedKey: (apiKey) => upstream.keyVerdicts.refusal(apiKey) !== undefined,
+            onHit: () => metrics.responseCacheLookup("local"),
+            logger: clientLogger,
+          })
+        : undefined,
   });
 
   return {
@@ -366,21 +382,21 @@ function documentCaches(config: GatewayConfig, metrics: GatewayMetrics) {
   return { documentCache, errorCache: bySource<object>() };
 }
 
-/** The short-TTL response cache (RESPONSE_CACHE_TTL_MS > 0), with its Redis tier when there is one. */
-function responseCache(config: GatewayConfig, metrics: GatewayMetrics, compression: Compression, redis?: RedisLink): Plugin[] {
-  if (config.cache.responseTtlMs <= 0) return [];
-  return [
-    useResponseCache({
-      ttlMs: config.cache.responseTtlMs,
-      maxEntries: config.cache.responseMaxEntries,
-      maxBytes: config.cache.responseMaxBytes,
-      graphqlEndpoint: GRAPHQL_ENDPOINT,
-      sessionHeader: API_KEY_HEADER,
-      shared: redis && redisResponseTier(redis, metrics),
-      onLookup: (result) => metrics.responseCacheLookup(result),
-      compression,
-    }) as Plugin,
-  ];
+/** The short-TTL response cache (RESPONSE_CACHE_TTL_MS > 0), with its Redis tier when there is one: its store and its plugin. */
+function responseCache(config: GatewayConfig, metrics: GatewayMetrics, compression: Compression, redis?: RedisLink) {
+  if (config.cache.responseTtlMs <= 0) return undefined;
+  const options: ResponseCacheOptions = {
+    ttlMs: config.cache.responseTtlMs,
+    maxEntries: config.cache.responseMaxEntries,
+    maxBytes: config.cache.responseMaxBytes,
+    graphqlEndpoint: GRAPHQL_ENDPOINT,
+    sessionHeader: API_KEY_HEADER,
+    shared: redis && redisResponseTier(redis, metrics),
+    onLookup: (result) => metrics.responseCacheLookup(result),
+    compression,
+  };
+  const store = new ResponseStore(options);
+  return { store, plugin: useResponseCache(store, options) as Plugin };
 }
 
 interface PluginParts {

@@ -135,6 +135,11 @@ function refusedResponse(fetchAPI: FetchAPI, cost: number, what: string, decisio
   });
 }
 
+/** Node's request, when the listener took its 1 before Yoga. */
+export interface PaidIncoming {
+  paidAsItCame?: RateLimitDecision;
+}
+
 /** What a request has paid for at the start, for its operation to pay the rest. */
 interface Paid {
   buckets: BucketRef[];
@@ -352,8 +357,11 @@ export function useRateLimit(config: RateLimitConfig, limiter: RateLimiter, opti
       if (graphql && paid.has(request)) return;
       const cost = graphql ? 1 : ENDPOINT_COSTS[url.pathname];
       if (cost === undefined) return;
-      const buckets = bucketsOf({ request, req: (serverContext as Partial<CallerContext>).req }, config);
-      return limiter.take(buckets, cost).then((decision) => {
+      const req = (serverContext as Partial<CallerContext>).req;
+      const buckets = bucketsOf({ request, req }, config);
+      // The listener's cache-hit lane took the 1 already, and was refused (src/server/cache-hit-lane.ts).
+      const taken = graphql ? (req as PaidIncoming | undefined)?.paidAsItCame : undefined;
+      return (taken ? Promise.resolve(taken) : limiter.take(buckets, cost)).then((decision) => {
         if (graphql) paid.set(request, { buckets, newDocument: false, decision });
         if (!decision.allowed) endResponse(refusedResponse(fetchAPI, cost, graphql ? "this request" : url.pathname, decision));
       });

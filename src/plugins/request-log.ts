@@ -5,9 +5,17 @@ import { preBounded, truncated, type Logger } from "../telemetry/logger.ts";
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
+/** The most of an operation name a log line carries. */
+export const OPERATION_NAME_CHARS = 128;
+
 /** The caller's request id when it is a sane token, else a new one; sent upstream and returned. */
 export function requestIdOf(request: Request): string {
-  const given = request.headers.get("x-request-id")?.trim();
+  return requestIdFrom(request.headers.get("x-request-id"));
+}
+
+/** The request id for an `x-request-id` header's value: itself when it is a sane token, else a new one. */
+export function requestIdFrom(header: string | string[] | null | undefined): string {
+  const given = typeof header === "string" ? header.trim() : undefined;
   return given && REQUEST_ID.test(given) ? given : randomUUID();
 }
 
@@ -60,7 +68,7 @@ export function useRequestLog({ logger, requestIds, graphqlEndpoint = "/graphql"
     },
     onParams({ params, request }) {
       if (typeof params.operationName === "string" && params.operationName)
-        operations.set(request, truncated(params.operationName, 128));
+        operations.set(request, truncated(params.operationName, OPERATION_NAME_CHARS));
     },
     onResponse({ request, response, serverContext }) {
       const requestId = requestIds.get(request);

@@ -13,10 +13,14 @@ import type { Plugin } from "graphql-yoga";
 import { LRUCache } from "lru-cache";
 import { asBody, compress, varyOnEncoding, type Compression, type ContentEncoding } from "./compression.ts";
 import type { GatewayContext } from "../execution/context.ts";
+import { truncated } from "../telemetry/logger.ts";
+import { OPERATION_NAME_CHARS } from "./request-log.ts";
 
 export interface CachedResponse {
   body: string;
   contentType: string;
+  /** The operation name the request that stored it sent, for the log line of a hit answered before Yoga. */
+  operation?: string | null;
 }
 
 /** A second tier shared by several gateways (Redis); it must never throw. */
@@ -49,22 +53,82 @@ function isJsonPost(request: Request): boolean {
   return type.startsWith("application/json") || type.startsWith("application/graphql+json");
 }
 
-export function useResponseCache(options: ResponseCacheOptions): Plugin<GatewayContext> {
-  const local = new LRUCache<string, CachedResponse>({
-    max: options.maxEntries,
-    maxSize: options.maxBytes,
-    ttl: options.ttlMs,
-    sizeCalculation: (entry, key) => entry.body.length + entry.contentType.length + key.length,
-  });
+/** An answer as it goes out: the bytes, and the encoding they are in (undefined: as stored). */
+export interface EncodedAnswer {
+  body: string | Buffer;
+  encoding: ContentEncoding | undefined;
+}
+
+/**
+ * The answers held, local to the process (the Redis tier is the plugin's): looked up by the
+ * plugin inside Yoga and, for a plain JSON POST, by the listener before Yoga (src/server/cache-hit-lane.ts).
+ */
+export class ResponseStore {
+  private readonly local: LRUCache<string, CachedResponse>;
+  private readonly compressed: LRUCache<string, Buffer>;
+
+  constructor(private readonly options: ResponseCacheOptions) {
+    this.local = new LRUCache<string, CachedResponse>({
+      max: options.maxEntries,
+      maxSize: options.maxBytes,
+      ttl: options.ttlMs,
+      sizeCalculation: (entry, key) => entry.body.length + entry.contentType.length + (entry.operation?.length ?? 0) + key.length,
+    });
+    this.compressed = new LRUCache<string, Buffer>({
+      max: options.maxEntries * 2,
+      maxSize: options.maxBytes,
+      sizeCalculation: (bytes, key) => bytes.byteLength + key.length,
+    });
+  }
+
+  /** A request's key: its caller's API key, its Accept header and its body, so that callers with different keys never share an answer. */
+  keyOf(apiKey: string | undefined, accept: string | undefined, body: string): string {
+    return createHash("sha256")
+      .update(apiKey?.trim() ?? "")
+      .update("\0")
+      .update(accept ?? "")
+      .update("\0")
+      .update(body)
+      .digest("base64url");
+  }
+
+  get(key: string): CachedResponse | undefined {
+    return this.local.get(key);
+  }
+
+  /** Keeps an answer for the TTL, or for `ttlMs` when shorter (what it has left in a shared tier). */
+  set(key: string, entry: CachedResponse, ttlMs?: number): void {
+    this.local.set(key, entry, ttlMs === undefined ? undefined : { ttl: Math.max(1, Math.min(ttlMs, this.options.ttlMs)) });
+  }
+
+  /** The answer's bytes in `encoding`, compressed once and kept beside it for no longer than it has left. */
+  async encoded(key: string, entry: CachedResponse, encoding: ContentEncoding | undefined): Promise<EncodedAnswer> {
+    const compression = this.options.compression;
+    if (!compression || encoding === undefined || Buffer.byteLength(entry.body) < compression.minBytes) {
+      return { body: entry.body, encoding: undefined };
+    }
+    const variantKey = `${encoding}:${key}`;
+    let body = this.compressed.get(variantKey);
+    if (!body) {
+      body = await compress(Buffer.from(entry.body), encoding);
+      const ttl = this.local.getRemainingTTL(key);
+      if (ttl > 0) this.compressed.set(variantKey, body, { ttl: Number.isFinite(ttl) ? ttl : this.options.ttlMs });
+    }
+    return { body, encoding };
+  }
+}
+
+/** The key the listener worked out from the raw body, when it read the request (src/server/json-body-listener.ts). */
+export interface KeyedRequest {
+  responseCacheKey?: string;
+}
+
+export function useResponseCache(store: ResponseStore, options: ResponseCacheOptions): Plugin<GatewayContext> {
   /** Requests that missed, by their key; and the results worth storing. */
   const pending = new WeakMap<Request, string>();
   const storable = new WeakMap<Request, ExecutionResult>();
+  const operations = new WeakMap<Request, string>();
   const lookup = options.onLookup ?? (() => {});
-  const compressed = new LRUCache<string, Buffer>({
-    max: options.maxEntries * 2,
-    maxSize: options.maxBytes,
-    sizeCalculation: (bytes, key) => bytes.byteLength + key.length,
-  });
 
   async function respond(
     key: string,
@@ -73,42 +137,33 @@ export function useResponseCache(options: ResponseCacheOptions): Plugin<GatewayC
     fetchAPI: { Response: typeof Response; Headers: typeof Headers },
   ): Promise<Response> {
     const headers = new fetchAPI.Headers({ "content-type": entry.contentType, "x-response-cache": "hit" });
-    const compression = options.compression;
-    if (!compression || encoding === undefined || Buffer.byteLength(entry.body) < compression.minBytes) {
-      return new fetchAPI.Response(entry.body, { status: 200, headers });
-    }
-    const variantKey = `${encoding}:${key}`;
-    let body = compressed.get(variantKey);
-    if (!body) {
-      body = await compress(Buffer.from(entry.body), encoding);
-      // No longer than the answer it compresses has left.
-      const ttl = local.getRemainingTTL(key);
-      if (ttl > 0) compressed.set(variantKey, body, { ttl: Number.isFinite(ttl) ? ttl : options.ttlMs });
-    }
-    headers.set("content-encoding", encoding);
-    headers.set("content-length", String(body.byteLength));
+    const answer = await store.encoded(key, entry, encoding);
+    if (answer.encoding === undefined) return new fetchAPI.Response(answer.body as string, { status: 200, headers });
+    headers.set("content-encoding", answer.encoding);
+    headers.set("content-length", String(answer.body.length));
     varyOnEncoding(headers);
-    return new fetchAPI.Response(asBody(body), { status: 200, headers });
+    return new fetchAPI.Response(asBody(answer.body as Buffer), { status: 200, headers });
   }
 
   return {
-    async onRequest({ request, url, setRequest, setRequestHandler, fetchAPI }) {
+    async onRequest({ request, url, serverContext, setRequest, setRequestHandler, fetchAPI }) {
       if (url.pathname !== options.graphqlEndpoint || !isJsonPost(request)) return;
-      const body = await request.text();
       let current = request;
-      // Fetch implementations other than Yoga's own cannot read a body twice.
-      if (request.bodyUsed) {
-        current = new fetchAPI.Request(request.url, { method: "POST", headers: request.headers, body, signal: request.signal });
-        setRequest(current);
+      let key = (serverContext as { req?: KeyedRequest } | undefined)?.req?.responseCacheKey;
+      if (key === undefined) {
+        const body = await request.text();
+        // Fetch implementations other than Yoga's own cannot read a body twice.
+        if (request.bodyUsed) {
+          current = new fetchAPI.Request(request.url, { method: "POST", headers: request.headers, body, signal: request.signal });
+          setRequest(current);
+        }
+        key = store.keyOf(
+          current.headers.get(options.sessionHeader) ?? undefined,
+          current.headers.get("accept") ?? undefined,
+          body,
+        );
       }
-      const key = createHash("sha256")
-        .update(current.headers.get(options.sessionHeader)?.trim() ?? "")
-        .update("\0")
-        .update(current.headers.get("accept") ?? "")
-        .update("\0")
-        .update(body)
-        .digest("base64url");
-      let entry = local.get(key);
+      let entry = store.get(key);
       if (entry) {
         lookup("local");
       } else if (options.shared) {
@@ -117,21 +172,23 @@ export function useResponseCache(options: ResponseCacheOptions): Plugin<GatewayC
           lookup("shared");
           entry = shared.response;
           // Kept here only for what it has left there, so that no answer outlives its TTL.
-          local.set(
-            key,
-            entry,
-            shared.ttlMs === undefined ? undefined : { ttl: Math.max(1, Math.min(shared.ttlMs, options.ttlMs)) },
-          );
+          store.set(key, entry, shared.ttlMs);
         }
       }
       if (entry) {
         const hit = entry;
         const encoding = options.compression?.negotiate(current);
-        setRequestHandler(() => respond(key, hit, encoding, fetchAPI));
+        const hitKey = key;
+        setRequestHandler(() => respond(hitKey, hit, encoding, fetchAPI));
         return;
       }
       lookup("miss");
       pending.set(current, key);
+    },
+
+    onParams({ request, params }) {
+      if (pending.has(request) && typeof params.operationName === "string")
+        operations.set(request, truncated(params.operationName, OPERATION_NAME_CHARS));
     },
 
     onExecute({ args }) {
@@ -149,8 +206,12 @@ export function useResponseCache(options: ResponseCacheOptions): Plugin<GatewayC
       if (key === undefined || !storable.has(request) || response.status !== 200) return;
       const body = await response.text();
       if (response.bodyUsed) setResponse(new fetchAPI.Response(body, { status: response.status, headers: response.headers }));
-      const entry = { body, contentType: response.headers.get("content-type") ?? "application/json" };
-      local.set(key, entry);
+      const entry: CachedResponse = {
+        body,
+        contentType: response.headers.get("content-type") ?? "application/json",
+        operation: operations.get(request) ?? null,
+      };
+      store.set(key, entry);
       options.shared?.set(key, entry, options.ttlMs);
     },
   };

@@ -1,6 +1,8 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { nestsDeeperThan } from "../limits/document-shape.ts";
 import { refusalBody } from "../plugins/refusals.ts";
+import type { KeyedRequest } from "../plugins/response-cache.ts";
+import type { CacheHitOutcome } from "./cache-hit-lane.ts";
 import type { Logger } from "../telemetry/logger.ts";
 
 export interface JsonBodyListenerOptions {
@@ -13,9 +15,14 @@ export interface JsonBodyListenerOptions {
   /** Charges a body that is not a usable GraphQL request, by its length. */
   chargeUnusableBody: (request: IncomingMessage, characters: number) => void;
   logger: Logger;
+  /** The response cache's lane (src/server/cache-hit-lane.ts): answers a hit before Yoga, else gives the key. */
+  answerFromCache?:
+    | ((request: IncomingMessage, response: ServerResponse, body: string, startedAt: number) => Promise<CacheHitOutcome>)
+    | undefined;
 }
 
-type NodeHandler = (request: IncomingMessage & { body?: unknown }, response: ServerResponse) => unknown;
+type ReadRequest = IncomingMessage & { body?: unknown } & KeyedRequest;
+type NodeHandler = (request: ReadRequest, response: ServerResponse) => unknown;
 
 /**
  * The Node handler in front of Yoga. It reads a JSON POST body within the limit and parses it
@@ -24,11 +31,39 @@ type NodeHandler = (request: IncomingMessage & { body?: unknown }, response: Ser
  * and bodies without a declared length or over the limit, go to Yoga unread; it answers or refuses
  * them itself. A body nested deeper than MAX_NESTING_DEPTH goes to Yoga as text too, and is refused
  * there like any other (src/plugins/refusals.ts): parsed, it would be stringified again by the
- * server adapter, which overflows the stack on such nesting.
+ * server adapter, which overflows the stack on such nesting. A body read is first offered to the
+ * response cache's lane, which answers a hit before anything is parsed.
  */
 export function jsonBodyListener(yoga: NodeHandler, options: JsonBodyListenerOptions) {
-  const { maxBodyBytes, maxNestingDepth, refusesSpentCaller, chargeUnusableBody, logger } = options;
-  return function listener(request: IncomingMessage & { body?: unknown }, response: ServerResponse): void {
+  const { maxBodyBytes, maxNestingDepth, refusesSpentCaller, chargeUnusableBody, logger, answerFromCache } = options;
+
+  function failed(error: unknown, response: ServerResponse): void {
+    // The last resort: whatever failed, the client gets JSON, never a stack trace.
+    logger.error({ err: error }, "unexpected error reading a request");
+    if (response.headersSent) response.destroy();
+    else
+      response
+        .writeHead(500, { "content-type": "application/json; charset=utf-8" })
+        .end(refusalBody("Unexpected error.", "INTERNAL_SERVER_ERROR"));
+  }
+
+  function toYoga(request: ReadRequest, response: ServerResponse, text: string): void {
+    let parsed: unknown;
+    try {
+      parsed = nestsDeeperThan(text, maxNestingDepth) ? undefined : JSON.parse(text);
+    } catch {
+      parsed = undefined;
+    }
+    // Yoga takes a non-empty object as the parsed body; anything else as text, which it
+    // parses and refuses with its own message.
+    const usable = typeof parsed === "object" && parsed !== null && !Array.isArray(parsed) && Object.keys(parsed).length > 0;
+    if (!usable) chargeUnusableBody(request, text.length);
+    request.body = usable ? parsed : text;
+    void yoga(request, response);
+  }
+
+  return function listener(request: ReadRequest, response: ServerResponse): void {
+    const startedAt = performance.now();
     if (refusesSpentCaller(request, response)) return;
     const declared = Number(request.headers["content-length"]);
     const json = request.headers["content-type"]?.startsWith("application/json") ?? false;
@@ -40,27 +75,17 @@ export function jsonBodyListener(yoga: NodeHandler, options: JsonBodyListenerOpt
     request.on("data", (chunk: Buffer) => chunks.push(chunk));
     request.once("end", () => {
       try {
-        const text = Buffer.concat(chunks).toString("utf8");
-        let parsed: unknown;
-        try {
-          parsed = nestsDeeperThan(text, maxNestingDepth) ? undefined : JSON.parse(text);
-        } catch {
-          parsed = undefined;
-        }
-        // Yoga takes a non-empty object as the parsed body; anything else as text, which it
-        // parses and refuses with its own message.
-        const usable = typeof parsed === "object" && parsed !== null && !Array.isArray(parsed) && Object.keys(parsed).length > 0;
-        if (!usable) chargeUnusableBody(request, text.length);
-        request.body = usable ? parsed : text;
-        void yoga(request, response);
+        const text = chunks.length === 1 ? chunks[0]!.toString("utf8") : Buffer.concat(chunks).toString("utf8");
+        if (!answerFromCache) return toYoga(request, response, text);
+        answerFromCache(request, response, text, startedAt)
+          .then((outcome) => {
+            if (outcome === true) return;
+            request.responseCacheKey = outcome;
+            toYoga(request, response, text);
+          })
+          .catch((error: unknown) => failed(error, response));
       } catch (error) {
-        // The last resort: whatever failed, the client gets JSON, never a stack trace.
-        logger.error({ err: error }, "unexpected error reading a request");
-        if (response.headersSent) response.destroy();
-        else
-          response
-            .writeHead(500, { "content-type": "application/json; charset=utf-8" })
-            .end(refusalBody("Unexpected error.", "INTERNAL_SERVER_ERROR"));
+        failed(error, response);
       }
     });
     request.once("error", () => response.destroy());

@@ -1,0 +1,110 @@
+/**
+ * A response-cache hit answered by the listener, before Yoga: the answer is bytes already held,
+ * so the `Request`/`Response` machinery, the plugin chain and the JSON parse of the body would
+ * be all its cost. The lane keeps every rule a hit meets inside Yoga: the body was read within
+ * MAX_BODY_BYTES and the spent-caller check came first (src/server/json-body-listener.ts); the
+ * caller pays its 1 from the same buckets; a key the upstream refused lately is never served;
+ * the answer is compressed as `accept-encoding` allows, with the same headers (`x-response-cache:
+ * hit`, `x-request-id`, `ratelimit-*`, `vary`); the hit is counted in /metrics and logged with
+ * the same line.
+ *
+ * What it does not answer goes on to Yoga with the key worked out here, so that the body is
+ * hashed once: a miss, a request from a browser (`Origin`: its CORS headers are Yoga's), a
+ * caller that cannot pay (Yoga refuses it with the 429 every refusal gets, from the decision
+ * taken here), a key the upstream
+ * refused (Yoga answers the refusal), a graphql-sse stream's request, any path but the endpoint's.
+ */
+import type { IncomingMessage, ServerResponse } from "node:http";
+import { TOKEN_HEADER_KEY } from "graphql-sse";
+import { negotiateEncoding } from "../plugins/compression.ts";
+import { logRequest, requestIdFrom, OPERATION_NAME_CHARS } from "../plugins/request-log.ts";
+import type { CachedResponse, ResponseStore } from "../plugins/response-cache.ts";
+import type { RateLimitDecision } from "../limits/rate-limiter.ts";
+import type { PaidIncoming } from "../plugins/rate-limit.ts";
+import { truncated, type Logger } from "../telemetry/logger.ts";
+
+export interface CacheHitLaneOptions {
+  store: ResponseStore;
+  graphqlEndpoint: string;
+  /** The header that carries the caller's API key. */
+  sessionHeader: string;
+  /** COMPRESSION and COMPRESSION_MIN_BYTES' effect: whether answers carry `vary: accept-encoding`. */
+  compressionEnabled: boolean;
+  /** Takes the 1 a request pays from its caller's buckets; undefined when rate limiting is off. */
+  pay?: ((request: IncomingMessage) => Promise<RateLimitDecision>) | undefined;
+  /** Whether the upstream refused this API key lately (then Yoga answers the refusal). */
+  isRefusedKey(apiKey: string): boolean;
+  onHit(): void;
+  logger: Logger;
+}
+
+/** The lane's outcome: `true` when it answered, else the request's response-cache key for Yoga. */
+export type CacheHitOutcome = true | string;
+
+function headerOf(request: IncomingMessage, name: string): string | undefined {
+  const value = request.headers[name];
+  return Array.isArray(value) ? value.join(", ") : value;
+}
+
+export function cacheHitLane(options: CacheHitLaneOptions) {
+  const { store, logger } = options;
+
+  function write(
+    request: IncomingMessage,
+    response: ServerResponse,
+    key: string,
+    entry: CachedResponse,
+    decision: RateLimitDecision | undefined,
+    startedAt: number,
+  ): Promise<void> {
+    const encoding = options.compressionEnabled ? negotiateEncoding(headerOf(request, "accept-encoding")) : undefined;
+    return store.encoded(key, entry, encoding).then((answer) => {
+      const requestId = requestIdFrom(request.headers["x-request-id"]);
+      const headers: Record<string, string | number> = {
+        "content-type": entry.contentType,
+        "x-response-cache": "hit",
+        "content-length": Buffer.byteLength(answer.body),
+        "x-request-id": requestId,
+      };
+      if (answer.encoding) headers["content-encoding"] = answer.encoding;
+      if (options.compressionEnabled) headers.vary = "accept-encoding";
+      if (decision) {
+        headers["ratelimit-limit"] = decision.burst;
+        headers["ratelimit-remaining"] = Math.max(0, Math.floor(decision.remaining));
+      }
+      response.writeHead(200, headers);
+      response.end(answer.body);
+      options.onHit();
+      logRequest(logger, {
+        requestId,
+        method: "POST",
+        operation: entry.operation ? truncated(entry.operation, OPERATION_NAME_CHARS) : null,
+        status: 200,
+        startedAt,
+      });
+    });
+  }
+
+  /** Answers `request` (a JSON POST whose body is `body`) from the store when it may; else its key. */
+  return async function answerFromCache(
+    request: IncomingMessage,
+    response: ServerResponse,
+    body: string,
+    startedAt: number,
+  ): Promise<CacheHitOutcome> {
+    const apiKey = headerOf(request, options.sessionHeader)?.trim();
+    const key = store.keyOf(apiKey, headerOf(request, "accept"), body);
+    if (request.url !== options.graphqlEndpoint || request.headers.origin !== undefined) return key;
+    if (request.headers[TOKEN_HEADER_KEY] !== undefined) return key;
+    const entry = store.get(key);
+    if (entry === undefined || (apiKey && options.isRefusedKey(apiKey))) return key;
+    const decision = options.pay ? await options.pay(request) : undefined;
+    if (decision && !decision.allowed) {
+      // Yoga refuses it as it refuses any request whose 1 was refused, without taking it again.
+      (request as IncomingMessage & PaidIncoming).paidAsItCame = decision;
+      return key;
+    }
+    await write(request, response, key, entry, decision, startedAt);
+    return true;
+  };
+}

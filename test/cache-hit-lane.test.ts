@@ -1,0 +1,254 @@
+/**
+ * A response-cache hit answered by the listener before Yoga (src/server/cache-hit-lane.ts), over
+ * a real socket with rate limiting on: the same bytes and headers a hit answered inside Yoga gets,
+ * paid from the caller's buckets, refused when the caller cannot pay or its key was refused,
+ * compressed as accept-encoding allows, logged and counted, and no upstream call.
+ */
+import { request as httpRequest, type IncomingHttpHeaders } from "node:http";
+import { Writable } from "node:stream";
+import { brotliDecompressSync, gunzipSync } from "node:zlib";
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { createLogger } from "../src/telemetry/logger.ts";
+import { serveGateway, startHarness, upstreamCalls, type Harness, type ServedGateway } from "./support/harness.ts";
+
+interface Answer {
+  status: number;
+  headers: IncomingHttpHeaders;
+  bytes: Buffer;
+}
+
+const QUERY = JSON.stringify({ query: `query ChainName { chain(id: "43114") { chainName } }`, operationName: "ChainName" });
+// Several kB: over COMPRESSION_MIN_BYTES, so that a hit is compressed.
+const LARGE = JSON.stringify({
+  query: `{ chains { chainId chainName description blockchainId subnetId vmId vmName explorerUrl rpcUrl } }`,
+});
+const BURST = 12;
+
+let harness: Harness;
+let served: ServedGateway;
+const lines: Record<string, unknown>[] = [];
+
+function post(body: string, headers: Record<string, string> = {}): Promise<Answer> {
+  return new Promise((resolve, reject) => {
+    const outgoing = httpRequest(
+      {
+        host: "127.0.0.1",
+        port: served.port,
+        method: "POST",
+        path: "/graphql",
+        headers: { "content-type": "application/json", "content-length": String(Buffer.byteLength(body)), ...headers },
+      },
+      (incoming) => {
+        const chunks: Buffer[] = [];
+        incoming.on("data", (chunk: Buffer) => chunks.push(chunk));
+        incoming.once("end", () =>
+          resolve({ status: incoming.statusCode ?? 0, headers: incoming.headers, bytes: Buffer.concat(chunks) }),
+        );
+        incoming.once("error", reject);
+      },
+    );
+    outgoing.once("error", reject);
+    outgoing.end(body);
+  });
+}
+
+/** The same request answered inside Yoga (`yoga.fetch`: no listener, so no lane). */
+async function postThroughYoga(body: string, headers: Record<string, string> = {}): Promise<Answer> {
+  const response = await harness.gateway.yoga.fetch("http://gateway.test/graphql", {
+    method: "POST",
+    headers: { "content-type": "application/json", "content-length": String(Buffer.byteLength(body)), ...headers },
+    body,
+  });
+  return {
+    status: response.status,
+    headers: Object.fromEntries(response.headers),
+    bytes: Buffer.from(await response.arrayBuffer()),
+  };
+}
+
+function decoded(answer: Answer): string {
+  const encoding = answer.headers["content-encoding"];
+  if (encoding === "br") return brotliDecompressSync(answer.bytes).toString("utf8");
+  if (encoding === "gzip") return gunzipSync(answer.bytes).toString("utf8");
+  return answer.bytes.toString("utf8");
+}
+
+/** Headers a client could tell apart, without those that differ per answer or per connection. */
+function comparable(headers: IncomingHttpHeaders): Record<string, unknown> {
+  const {
+    date: _date,
+    connection: _connection,
+    "keep-alive": _keepAlive,
+    "x-request-id": _id,
+    "ratelimit-remaining": _left,
+    ...rest
+  } = headers;
+  return rest;
+}
+
+const hitsCounted = async (): Promise<number> =>
+  // From the registry /metrics prints (a scrape costs 10: more than these callers' budgets).
+  Number(
+    /gateway_response_cache_lookups_total\{result="local"\} (\d+)/.exec(await harness.gateway.metrics.registry.metrics())?.[1] ??
+      0,
+  );
+
+beforeAll(async () => {
+  const log = new Writable({
+    write(chunk: Buffer, _encoding, done) {
+      for (const line of chunk.toString("utf8").split("\n").filter(Boolean))
+        lines.push(JSON.parse(line) as Record<string, unknown>);
+      done();
+    },
+  });
+  const logger = createLogger("info", {}, log);
+  harness = await startHarness(
+    {
+      RESPONSE_CACHE_TTL_MS: "60000",
+      RATE_LIMIT_RATE: "0.001",
+      RATE_LIMIT_BURST: String(BURST),
+      TRUST_PROXY: "true",
+      MAX_CONNECTIONS_PER_ADDRESS: "0",
+    },
+    { logger },
+  );
+  served = await serveGateway(harness, logger);
+});
+
+afterAll(async () => {
+  await served.close();
+  await harness.close();
+});
+
+let caller = 0;
+/** A fresh caller (its own address behind the trusted proxy), with a full budget. */
+const freshCaller = () => ({ "x-forwarded-for": `10.0.${Math.floor(++caller / 250)}.${caller % 250}` });
+
+beforeEach(() => {
+  harness.simulator.resetCounters();
+  lines.length = 0;
+});
+
+describe("a response-cache hit answered before Yoga", () => {
+  it("answers the bytes and headers a hit inside Yoga answers, with no upstream call, logged and counted", async () => {
+    const who = freshCaller();
+    const miss = await post(QUERY, who);
+    expect(miss.status).toBe(200);
+    expect(miss.headers["x-response-cache"]).toBeUndefined();
+    expect(upstreamCalls(harness)).not.toEqual({});
+    harness.simulator.resetCounters();
+    const countedBefore = await hitsCounted();
+
+    const hit = await post(QUERY, { ...who, "x-request-id": "lane-hit-1" });
+    const viaYoga = await postThroughYoga(QUERY, { ...who, "x-request-id": "yoga-hit-1" });
+    expect(upstreamCalls(harness)).toEqual({});
+    expect(hit.status).toBe(200);
+    expect(hit.headers["x-response-cache"]).toBe("hit");
+    expect(hit.headers["x-request-id"]).toBe("lane-hit-1");
+    expect(viaYoga.headers["x-response-cache"]).toBe("hit");
+    expect(hit.bytes.equals(miss.bytes)).toBe(true);
+    expect(hit.bytes.equals(viaYoga.bytes)).toBe(true);
+    expect(comparable(hit.headers)).toEqual(comparable(viaYoga.headers));
+    // Paid: 1 for the hit, from the same address bucket as the miss.
+    expect(Number(hit.headers["ratelimit-remaining"])).toBe(Number(miss.headers["ratelimit-remaining"]) - 1);
+    expect(await hitsCounted()).toBe(countedBefore + 2);
+
+    const line = lines.find((entry) => entry.requestId === "lane-hit-1");
+    expect(line).toMatchObject({ msg: "graphql request", method: "POST", operation: "ChainName", status: 200, level: 30 });
+    expect(typeof line!.ms).toBe("number");
+  });
+
+  it("is compressed as accept-encoding allows (br, gzip, none), each decoding to the same answer", async () => {
+    const who = freshCaller();
+    const plain = await post(LARGE, who);
+    expect(plain.status).toBe(200);
+    harness.simulator.resetCounters();
+    for (const encoding of ["br", "gzip"] as const) {
+      const hit = await post(LARGE, { ...who, "accept-encoding": encoding });
+      expect(hit.headers["x-response-cache"]).toBe("hit");
+      expect(hit.headers["content-encoding"]).toBe(encoding);
+      expect(hit.headers.vary).toBe("accept-encoding");
+      expect(Number(hit.headers["content-length"])).toBe(hit.bytes.byteLength);
+      expect(hit.bytes.byteLength).toBeLessThan(plain.bytes.byteLength);
+      expect(decoded(hit)).toBe(plain.bytes.toString("utf8"));
+      const viaYoga = await postThroughYoga(LARGE, { ...who, "accept-encoding": encoding });
+      expect(comparable(hit.headers)).toEqual(comparable(viaYoga.headers));
+    }
+    const identity = await post(LARGE, who);
+    expect(identity.headers["content-encoding"]).toBeUndefined();
+    expect(identity.headers["x-response-cache"]).toBe("hit");
+    expect(upstreamCalls(harness)).toEqual({});
+  });
+
+  it("charges each hit to its caller, and refuses a caller that cannot pay with the 429 of any refusal, not the answer", async () => {
+    const who = freshCaller();
+    expect((await post(QUERY, who)).status).toBe(200);
+    const remaining: number[] = [];
+    let refused: Answer | undefined;
+    for (let attempt = 0; attempt < BURST + 2 && !refused; attempt += 1) {
+      const answer = await post(QUERY, who);
+      if (answer.status === 200) remaining.push(Number(answer.headers["ratelimit-remaining"]));
+      else refused = answer;
+    }
+    // One a hit: BURST - 1 left after the miss, then one less each.
+    expect(remaining).toEqual(Array.from({ length: BURST - 1 }, (_, index) => BURST - 2 - index));
+    expect(refused!.status).toBe(429);
+    expect(refused!.headers["retry-after"]).toBeDefined();
+    expect(JSON.parse(refused!.bytes.toString("utf8")).errors[0].extensions.code).toBe("RATE_LIMITED");
+    // Another caller is served the same answer from its own budget.
+    const other = await post(QUERY, freshCaller());
+    expect(other.headers["x-response-cache"]).toBe("hit");
+    expect(Number(other.headers["ratelimit-remaining"])).toBe(BURST - 1);
+  });
+
+  it("keeps callers with different API keys apart, and never serves a key the upstream refused lately", async () => {
+    harness.simulator.setKnobs({ apiKeys: ["key-a", "key-b"] });
+    try {
+      const who = freshCaller();
+      const a = await post(QUERY, { ...who, "x-glacier-api-key": "key-a" });
+      expect(a.status).toBe(200);
+      harness.simulator.resetCounters();
+      // Another key is another cache entry: a miss, whose call goes upstream with its key.
+      const b = await post(QUERY, { ...who, "x-glacier-api-key": "key-b" });
+      expect(b.headers["x-response-cache"]).toBeUndefined();
+      expect(upstreamCalls(harness)).not.toEqual({});
+      expect((await post(QUERY, { ...who, "x-glacier-api-key": "key-b" })).headers["x-response-cache"]).toBe("hit");
+
+      // key-b is revoked upstream; its next call (a query not held) is refused, and from then on
+      // its held answer is not served either.
+      harness.simulator.setKnobs({ apiKeys: ["key-a"] });
+      const revoked = await post(JSON.stringify({ query: `{ chain(id: "43114") { block(id: "501") { blockNumber } } }` }), {
+        ...who,
+        "x-glacier-api-key": "key-b",
+      });
+      expect(JSON.parse(revoked.bytes.toString("utf8")).errors[0].extensions.code).toBe("FORBIDDEN");
+      harness.simulator.resetCounters();
+      const refused = await post(QUERY, { ...who, "x-glacier-api-key": "key-b" });
+      expect(refused.status).toBe(403);
+      expect(refused.headers["x-response-cache"]).toBeUndefined();
+      expect(JSON.parse(refused.bytes.toString("utf8")).errors[0].extensions.code).toBe("FORBIDDEN");
+      expect(upstreamCalls(harness)).toEqual({});
+      expect((await post(QUERY, { ...who, "x-glacier-api-key": "key-a" })).headers["x-response-cache"]).toBe("hit");
+      expect(lines.some((entry) => JSON.stringify(entry).includes("key-b"))).toBe(false);
+    } finally {
+      harness.simulator.setKnobs({ apiKeys: null });
+    }
+  });
+
+  it("leaves a browser's request (Origin) to Yoga, which adds its CORS headers to the same hit", async () => {
+    const who = freshCaller();
+    await post(QUERY, who);
+    const hit = await post(QUERY, { ...who, origin: "https://explorer.example" });
+    expect(hit.headers["x-response-cache"]).toBe("hit");
+    expect(hit.headers["access-control-allow-origin"]).toBe("https://explorer.example");
+  });
+
+  it("refuses a body over MAX_BODY_BYTES before reading it, whatever is held", async () => {
+    const who = freshCaller();
+    await post(QUERY, who);
+    const padded = QUERY.replace("{", `{${" ".repeat(harness.config.security.maxBodyBytes)}`);
+    const answer = await post(padded, who);
+    expect(answer.status).toBe(413);
+    expect(answer.headers["x-response-cache"]).toBeUndefined();
+  });
+});
