@@ -393,6 +393,7 @@ function responseCache(config: GatewayConfig, metrics: GatewayMetrics, compressi
     sessionHeader: API_KEY_HEADER,
     shared: redis && redisResponseTier(redis, metrics),
     onLookup: (result) => metrics.responseCacheLookup(result),
+    joinWithinMs: config.requestTimeoutMs,
     compression,
   };
   const store = new ResponseStore(options);

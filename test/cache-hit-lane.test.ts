@@ -252,3 +252,34 @@ describe("a response-cache hit answered before Yoga", () => {
     expect(answer.headers["x-response-cache"]).toBeUndefined();
   });
 });
+
+describe("identical requests that miss together", () => {
+  it("are executed once: the others wait and are answered with what it stored, each paying as a hit", async () => {
+    harness.simulator.setKnobs({ latencyMs: 150 });
+    try {
+      const who = freshCaller();
+      const body = JSON.stringify({ query: `{ chain(id: "43114") { block(id: "777") { blockNumber blockHash } } }` });
+      const answers = await Promise.all(Array.from({ length: 8 }, () => post(body, who)));
+      expect(answers.map((answer) => answer.status)).toEqual(Array(8).fill(200));
+      expect(new Set(answers.map((answer) => answer.bytes.toString("utf8"))).size).toBe(1);
+      expect(answers.filter((answer) => answer.headers["x-response-cache"] === "hit")).toHaveLength(7);
+      // One execution's calls: the block, once.
+      expect(Object.values(upstreamCalls(harness)).reduce((sum, count) => sum + count, 0)).toBe(1);
+    } finally {
+      harness.simulator.setKnobs({ latencyMs: 0 });
+    }
+  });
+
+  it("execute themselves when the first stored nothing (its answer had errors)", async () => {
+    harness.simulator.setKnobs({ latencyMs: 150, errorRate: 1 });
+    try {
+      const who = freshCaller();
+      const body = JSON.stringify({ query: `{ chain(id: "43114") { block(id: "778") { blockNumber } } }` });
+      const answers = await Promise.all(Array.from({ length: 3 }, () => post(body, who)));
+      expect(answers.every((answer) => answer.headers["x-response-cache"] === undefined)).toBe(true);
+      expect(answers.every((answer) => JSON.parse(answer.bytes.toString("utf8")).errors?.length > 0)).toBe(true);
+    } finally {
+      harness.simulator.setKnobs({ latencyMs: 0, errorRate: 0 });
+    }
+  });
+});

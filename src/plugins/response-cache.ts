@@ -41,6 +41,11 @@ export interface ResponseCacheOptions {
   /** Told of every look-up: `local`/`shared` hits, or a miss. */
   onLookup?: (result: "local" | "shared" | "miss") => void;
   /**
+   * How long requests that miss wait for a request for the same key already under way, at most
+   * (its execution's deadline, REQUEST_TIMEOUT_MS): they are answered with what it stores.
+   */
+  joinWithinMs?: number;
+  /**
    * When set, a hit is answered compressed as the client accepts, and each answer's compressed
    * bytes are kept beside it (bounded by `maxBytes` of their own, for no longer than the answer).
    */
@@ -66,6 +71,8 @@ export interface EncodedAnswer {
 export class ResponseStore {
   private readonly local: LRUCache<string, CachedResponse>;
   private readonly compressed: LRUCache<string, Buffer>;
+  /** Keys a request that missed is being executed for, and when it has answered. */
+  private readonly underWay = new Map<string, Promise<void>>();
 
   constructor(private readonly options: ResponseCacheOptions) {
     this.local = new LRUCache<string, CachedResponse>({
@@ -101,6 +108,30 @@ export class ResponseStore {
     this.local.set(key, entry, ttlMs === undefined ? undefined : { ttl: Math.max(1, Math.min(ttlMs, this.options.ttlMs)) });
   }
 
+  /**
+   * Marks `key` as being executed for, unless it is already; the function that says it has
+   * answered (whether or not it stored anything), which runs by itself after `withinMs`.
+   */
+  lead(key: string, withinMs: number): (() => void) | undefined {
+    if (this.underWay.has(key)) return undefined;
+    let end!: () => void;
+    const answered = new Promise<void>((resolve) => (end = resolve));
+    this.underWay.set(key, answered);
+    const timer = setTimeout(() => done(), withinMs);
+    timer.unref();
+    const done = () => {
+      clearTimeout(timer);
+      if (this.underWay.get(key) === answered) this.underWay.delete(key);
+      end();
+    };
+    return done;
+  }
+
+  /** When a request for `key` is under way: resolves once it has answered. */
+  underWayFor(key: string): Promise<void> | undefined {
+    return this.underWay.get(key);
+  }
+
   /** The answer's bytes in `encoding`, compressed once and kept beside it for no longer than it has left. */
   async encoded(key: string, entry: CachedResponse, encoding: ContentEncoding | undefined): Promise<EncodedAnswer> {
     const compression = this.options.compression;
@@ -126,6 +157,8 @@ export interface KeyedRequest {
 export function useResponseCache(store: ResponseStore, options: ResponseCacheOptions): Plugin<GatewayContext> {
   /** Requests that missed, by their key; and the results worth storing. */
   const pending = new WeakMap<Request, string>();
+  /** Requests that missed first for their key: how each says it has answered. */
+  const leaders = new WeakMap<Request, () => void>();
   const storable = new WeakMap<Request, ExecutionResult>();
   const operations = new WeakMap<Request, string>();
   const lookup = options.onLookup ?? (() => {});
@@ -175,6 +208,15 @@ export function useResponseCache(store: ResponseStore, options: ResponseCacheOpt
           store.set(key, entry, shared.ttlMs);
         }
       }
+      // Identical requests that miss together are executed once: the others wait for its answer
+      // (a poll of many clients when the answer expires), and execute themselves only when it
+      // stored none (it failed, or was not a plain query).
+      const underWay = entry ? undefined : store.underWayFor(key);
+      if (underWay) {
+        await underWay;
+        entry = store.get(key);
+        if (entry) lookup("local");
+      }
       if (entry) {
         const hit = entry;
         const encoding = options.compression?.negotiate(current);
@@ -184,6 +226,8 @@ export function useResponseCache(store: ResponseStore, options: ResponseCacheOpt
       }
       lookup("miss");
       pending.set(current, key);
+      const answered = store.lead(key, options.joinWithinMs ?? options.ttlMs);
+      if (answered) leaders.set(current, answered);
     },
 
     onParams({ request, params }) {
@@ -202,17 +246,31 @@ export function useResponseCache(store: ResponseStore, options: ResponseCacheOpt
     },
 
     async onResponse({ request, response, setResponse, fetchAPI }) {
-      const key = pending.get(request);
-      if (key === undefined || !storable.has(request) || response.status !== 200) return;
-      const body = await response.text();
-      if (response.bodyUsed) setResponse(new fetchAPI.Response(body, { status: response.status, headers: response.headers }));
-      const entry: CachedResponse = {
-        body,
-        contentType: response.headers.get("content-type") ?? "application/json",
-        operation: operations.get(request) ?? null,
-      };
-      store.set(key, entry);
-      options.shared?.set(key, entry, options.ttlMs);
+      const answered = leaders.get(request);
+      try {
+        await keep(request, response, setResponse, fetchAPI);
+      } finally {
+        answered?.();
+      }
     },
   };
+
+  async function keep(
+    request: Request,
+    response: Response,
+    setResponse: (response: Response) => void,
+    fetchAPI: { Response: typeof Response },
+  ): Promise<void> {
+    const key = pending.get(request);
+    if (key === undefined || !storable.has(request) || response.status !== 200) return;
+    const body = await response.text();
+    if (response.bodyUsed) setResponse(new fetchAPI.Response(body, { status: response.status, headers: response.headers }));
+    const entry: CachedResponse = {
+      body,
+      contentType: response.headers.get("content-type") ?? "application/json",
+      operation: operations.get(request) ?? null,
+    };
+    store.set(key, entry);
+    options.shared?.set(key, entry, options.ttlMs);
+  }
 }
