@@ -11,15 +11,9 @@
 import { promisify } from "node:util";
 import { brotliCompress, constants, gzip } from "node:zlib";
 import type { Plugin } from "graphql-yoga";
+import type { CompressionConfig } from "../config.ts";
 
 export type ContentEncoding = "br" | "gzip";
-
-export interface CompressionConfig {
-  /** COMPRESSION: off sends every answer as it is. */
-  enabled: boolean;
-  /** COMPRESSION_MIN_BYTES: answers smaller than this are sent as they are. */
-  minBytes: number;
-}
 
 const brotliAsync = promisify(brotliCompress);
 const gzipAsync = promisify(gzip);

@@ -7,8 +7,25 @@
 import type { Redis } from "ioredis";
 import type { GatewayMetrics } from "../telemetry/metrics.ts";
 import type { RedisLink } from "./redis.ts";
-import type { CachedResponse, SharedResponseTier } from "../plugins/response-cache.ts";
 import type { SharedRecord, SharedRecordTier } from "../upstream/cache.ts";
+
+/**
+ * An answer as the response cache keeps it, and the tier it reads and writes: declared here, as
+ * this tier serves them, so that shared-state needs nothing of src/plugins/ above it; the response
+ * cache's own `CachedResponse` and `SharedResponseTier` (src/plugins/response-cache.ts) are the
+ * same shapes.
+ */
+export interface CachedResponse {
+  body: string;
+  contentType: string;
+}
+
+/** A second tier of answers shared by several gateways; it never throws. */
+export interface SharedResponseTier {
+  /** The answer, with the time it has left there (undefined: no expiry). */
+  get(key: string): Promise<{ response: CachedResponse; ttlMs: number | undefined } | undefined>;
+  set(key: string, response: CachedResponse, ttlMs: number): void;
+}
 
 /**
  * How long Redis keeps a record that does not change (a block, a finalized transaction, a
