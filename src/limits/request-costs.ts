@@ -3,7 +3,12 @@
  * it): 1 for every request, plus, for a document the parse cache does not hold, `NEW_DOCUMENT_COST`
  * however small it is, 1 per `DOCUMENT_TOKENS_PER_CHARGE` of its tokens (the first
  * `FREE_DOCUMENT_TOKENS` free), 1 per `CHARACTERS_PER_TOKEN` characters, and 1 per definition
- * beyond the first; and what the endpoints beside /graphql cost.
+ * beyond the first (parsing and validating are work, whether or not the document then runs: a
+ * new name or alias on every request makes every request a new document), and 1 per
+ * `CHARACTERS_PER_TOKEN` characters of its operation name. The cache is the process's, shared by
+ * all callers: a document any caller sent before pays none of it; identical new documents that
+ * arrive together are each charged as new (none is parsed when they are charged). And what the
+ * endpoints beside /graphql cost.
  */
 import { documentShape, type DocumentShape } from "./document-shape.ts";
 

@@ -1,13 +1,7 @@
 /**
- * Per-caller rate limiting. Every request pays before Yoga parses it: 1, plus, for a document
- * the parse cache does not hold, `NEW_DOCUMENT_COST` however small it is, 1 per
- * `DOCUMENT_TOKENS_PER_CHARGE` of its tokens (the first `FREE_DOCUMENT_TOKENS` free), 1 per
- * `CHARACTERS_PER_TOKEN` characters, and 1 per definition beyond the first (parsing and validating
- * are work, whether or not the document then runs: a new name or alias on every request makes
- * every request a new document), and 1 per `CHARACTERS_PER_TOKEN` characters of its operation
- * name. The cache is the process's, shared by all callers: a document any caller sent before
- * pays none of it; identical new documents that arrive together are each charged as new (none is
- * parsed when they are charged). An operation that runs then pays, after validation and before
+ * Per-caller rate limiting. Every request pays before Yoga parses it: 1, and the reading of a
+ * document the parse cache does not hold and of its operation name (src/limits/request-costs.ts,
+ * which says what each costs). An operation that runs then pays, after validation and before
  * any resolver, the rest of its cost: the upstream calls it is estimated to make and the CPU it
  * is estimated to take (a Warp verification, an introspection), less the 1 already paid, and,
  * for a document parsed before, 1 for each of its other operations.
@@ -35,8 +29,7 @@
  * bucket, `local`. With Redis, all gateways share each bucket; while Redis cannot answer, each
  * gateway falls back to its own buckets.
  *
- * What reading a request costs is src/limits/request-costs.ts; the refusals are
- * ./rate-limit-refusals.ts; the cap on open streams is src/limits/stream-slots.ts.
+ * The refusals are ./rate-limit-refusals.ts; the cap on open streams, src/limits/stream-slots.ts.
  */
 import type { ExecutionArgs, ExecutionResult } from "graphql";
 import type { FetchAPI, Plugin } from "graphql-yoga";
