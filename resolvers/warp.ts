@@ -23,7 +23,7 @@ import { warpRequestOf } from "../src/upstream/warp-api.ts";
 import { anyFormId32Argument, hexBytesArgument, isCheckedCb58Id } from "../src/execution/identifiers.ts";
 import { checkUnsignedWarpMessage, decodeSignedWarpMessage, type SignedWarpMessage } from "../src/warp/message.ts";
 import { WarpDecodeError } from "../src/warp/reader.ts";
-import { signingSubnetOf, verifyAgainstSubnet } from "../src/warp/signing-subnet.ts";
+import { signingSubnetOf, verifyAgainstSubnet } from "../src/execution/warp-signing-subnet.ts";
 
 export const MAX_PERCENTAGE = 100;
 

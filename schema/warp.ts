@@ -6,7 +6,7 @@
 import { encodeCb58 } from "../src/warp/cb58.ts";
 import { unsignedMessageId, type SignedWarpMessage } from "../src/warp/message.ts";
 import { decodeWarpPayload, type PChainOwner, type PlatformMessage, type WarpPayload } from "../src/warp/payload.ts";
-import type { SubnetVerification } from "../src/warp/signing-subnet.ts";
+import type { SubnetVerification } from "../src/execution/warp-signing-subnet.ts";
 import type { CanonicalValidator } from "../src/warp/verify.ts";
 import type { SignatureAggregationResponse } from "../src/upstream/types.ts";
 import { warpRequestOf, type WarpRequest } from "../src/upstream/warp-api.ts";

@@ -1,6 +1,28 @@
 /** Gateway configuration, read once from the environment. Every value has a default that runs offline. */
 import { availableParallelism } from "node:os";
-import type { RedisConfig } from "./shared-state/redis.ts";
+
+/** A Redis the gateways share (REDIS_URL, REDIS_CACHE_URL); src/shared-state/redis.ts connects to it. */
+export interface RedisConfig {
+  url: string;
+  /** Longest a command may take before the gateway goes on without it. */
+  timeoutMs: number;
+  /** Prefix of every key and channel, so that several deployments can share one Redis. */
+  keyPrefix: string;
+}
+
+/**
+ * What a link is for: `shared` (REDIS_URL) holds the buckets, locks and relays, and the cache
+ * tiers unless `cache` (REDIS_CACHE_URL) holds them.
+ */
+export type RedisRole = "shared" | "cache";
+
+/** Compression of answers (src/plugins/compression.ts). */
+export interface CompressionConfig {
+  /** COMPRESSION: off sends every answer as it is. */
+  enabled: boolean;
+  /** COMPRESSION_MIN_BYTES: answers smaller than this are sent as they are. */
+  minBytes: number;
+}
 
 /** How often a live question's poller reads while something changes, and the longest it waits while nothing does. */
 export interface PollInterval {
@@ -33,13 +55,6 @@ export interface LiveConfig {
   takeoverMs: number;
   /** Upstream reads all the pollers may make per second together; beyond, their intervals stretch. */
   maxReadsPerSecond: number;
-}
-
-export interface CompressionConfig {
-  /** COMPRESSION: off sends every answer as it is. */
-  enabled: boolean;
-  /** COMPRESSION_MIN_BYTES: answers smaller than this are sent as they are. */
-  minBytes: number;
 }
 
 export interface GatewayConfig {

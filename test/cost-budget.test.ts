@@ -14,7 +14,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { referenceOperations } from "../bench/operations/index.ts";
 import { PlainUpstream } from "../bench/upstream.ts";
 import { schema } from "../src/schema.ts";
-import { newDocumentCost } from "../src/plugins/rate-limit.ts";
+import { newDocumentCost } from "../src/limits/request-costs.ts";
 import { NO_FACTS, type KnownChain } from "../src/limits/known-facts.ts";
 import { estimateCost } from "../src/limits/upstream-calls.ts";
 import { startSimulator } from "../simulator/server.ts";

@@ -10,7 +10,7 @@
 import { parse, print } from "graphql";
 import { afterEach, describe, expect, it } from "vitest";
 import { schema } from "../src/schema.ts";
-import { newDocumentCost } from "../src/plugins/rate-limit.ts";
+import { newDocumentCost } from "../src/limits/request-costs.ts";
 import { NO_FACTS } from "../src/limits/known-facts.ts";
 import { estimateUpstreamCalls } from "../src/limits/upstream-calls.ts";
 import { PChainUtxoLinksDocument } from "./generated/graphql.ts";

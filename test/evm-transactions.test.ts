@@ -17,7 +17,7 @@ import { EvmCallType, transactionStatus } from "../schema/evm-transactions.ts";
 import { InternalTransactionType, NftIndexStatus } from "../schema/evm-transfers.ts";
 import { loadConfig } from "../src/config.ts";
 import { schema } from "../src/schema.ts";
-import type { Upstreams } from "../src/execution/context.ts";
+import type { Upstreams } from "../src/upstream/upstreams.ts";
 import { createEvmLoaders, primeTransactions } from "../src/execution/loaders/evm.ts";
 import { createLogger } from "../src/telemetry/logger.ts";
 import type { components } from "../src/upstream/contract/data-api.ts";

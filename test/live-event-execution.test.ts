@@ -14,7 +14,7 @@
 import { createSchema, createYoga } from "graphql-yoga";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { useEventExecution } from "../src/plugins/event-execution.ts";
-import { newDocumentCost } from "../src/plugins/rate-limit.ts";
+import { newDocumentCost } from "../src/limits/request-costs.ts";
 import type { ListNativeTransactionsResponse } from "../src/upstream/types.ts";
 import { simulatorGet, startHarness, until, upstreamCalls, type Harness } from "./support/harness.ts";
 import type { SseEvent } from "./support/subscriptions.ts";

@@ -8,7 +8,7 @@ import { GatewayMetrics } from "../src/telemetry/metrics.ts";
 import { callerOf } from "../src/limits/caller-buckets.ts";
 import { RedisLink } from "../src/shared-state/redis.ts";
 import { LocalBuckets, secondsUntil } from "../src/limits/token-buckets.ts";
-import { NEW_DOCUMENT_COST, newDocumentCost } from "../src/plugins/rate-limit.ts";
+import { NEW_DOCUMENT_COST, newDocumentCost } from "../src/limits/request-costs.ts";
 import { execute, startHarness, upstreamCalls, type Harness } from "./support/harness.ts";
 import { redisServerAvailable, startRedisServer, type RedisServer } from "./support/redis-server.ts";
 

@@ -13,7 +13,7 @@ import { startExportJob } from "./support/subscriptions.ts";
 import { startHarness, until, type Harness, serveGateway, type ServedGateway } from "./support/harness.ts";
 import { Writable } from "node:stream";
 import { createLogger, type Logger } from "../src/telemetry/logger.ts";
-import { NEW_DOCUMENT_COST } from "../src/plugins/rate-limit.ts";
+import { NEW_DOCUMENT_COST } from "../src/limits/request-costs.ts";
 
 type ExecutionResult = FormattedExecutionResult<Record<string, unknown>, unknown>;
 

@@ -11,22 +11,9 @@ import { createPrimaryNetworkLoaders, type PrimaryNetworkLoaders } from "./loade
 import type { GatewayError } from "./errors.ts";
 import type { ExportWatch } from "../live/export-watch.ts";
 import type { BatchObserver } from "./loaders/observed.ts";
-import type { EvmApi } from "../upstream/evm-api.ts";
 import type { CallOptions, SentRequests } from "../upstream/http.ts";
-import type { MetricsApi } from "../upstream/metrics-api.ts";
-import type { ExportJobsApi } from "../upstream/export-jobs-api.ts";
-import type { PrimaryNetworkApi } from "../upstream/primary-network-api.ts";
-import type { WarpApi } from "../upstream/warp-api.ts";
+import type { Upstreams } from "../upstream/upstreams.ts";
 import type { WarpVerifier } from "../warp/verifier.ts";
-
-/** One client per upstream domain. */
-export interface Upstreams {
-  evm: EvmApi;
-  metrics: MetricsApi;
-  primaryNetwork: PrimaryNetworkApi;
-  exportJobs: ExportJobsApi;
-  warp: WarpApi;
-}
 
 export type Loaders = EvmLoaders & PrimaryNetworkLoaders & ExportJobLoaders;
 

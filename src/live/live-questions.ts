@@ -4,7 +4,7 @@
  * in its order. The arguments reach here checked by the resolvers.
  */
 import type { LiveConfig, PollInterval } from "../config.ts";
-import type { Upstreams } from "../execution/context.ts";
+import type { Upstreams } from "../upstream/upstreams.ts";
 import { ROUTES } from "../upstream/routes.ts";
 import { registerTransaction, type PrimaryNetworkOrigin } from "../upstream/primary-network-api.ts";
 import type { ExactMetricValue } from "../upstream/metrics-api.ts";

@@ -1,13 +1,7 @@
 /**
- * Per-caller rate limiting. Every request pays before Yoga parses it: 1, plus, for a document
- * the parse cache does not hold, `NEW_DOCUMENT_COST` however small it is, 1 per
- * `DOCUMENT_TOKENS_PER_CHARGE` of its tokens (the first `FREE_DOCUMENT_TOKENS` free), 1 per
- * `CHARACTERS_PER_TOKEN` characters, and 1 per definition beyond the first (parsing and validating
- * are work, whether or not the document then runs: a new name or alias on every request makes
- * every request a new document), and 1 per `CHARACTERS_PER_TOKEN` characters of its operation
- * name. The cache is the process's, shared by all callers: a document any caller sent before
- * pays none of it; identical new documents that arrive together are each charged as new (none is
- * parsed when they are charged). An operation that runs then pays, after validation and before
+ * Per-caller rate limiting. Every request pays before Yoga parses it: 1, and the reading of a
+ * document the parse cache does not hold and of its operation name (src/limits/request-costs.ts,
+ * which says what each costs). An operation that runs then pays, after validation and before
  * any resolver, the rest of its cost: the upstream calls it is estimated to make and the CPU it
  * is estimated to take (a Warp verification, an introspection), less the 1 already paid, and,
  * for a document parsed before, 1 for each of its other operations.
@@ -34,106 +28,22 @@
  * (`yoga.fetch`, in process) have no address: they pay from their key's bucket, else from one
  * bucket, `local`. With Redis, all gateways share each bucket; while Redis cannot answer, each
  * gateway falls back to its own buckets.
+ *
+ * The refusals are ./rate-limit-refusals.ts; the cap on open streams, src/limits/stream-slots.ts.
  */
 import type { ExecutionArgs, ExecutionResult } from "graphql";
 import type { FetchAPI, Plugin } from "graphql-yoga";
 import type { RateLimitConfig } from "../config.ts";
 import type { GatewayContext } from "../execution/context.ts";
-import { GatewayError, operationOverLimit } from "../execution/errors.ts";
-import { documentShape, documentShapeOf, type DocumentShape } from "../limits/document-shape.ts";
+import type { GatewayError } from "../execution/errors.ts";
+import { documentShapeOf } from "../limits/document-shape.ts";
 import type { BucketRef } from "../limits/token-buckets.ts";
 import { bucketsOf, type CallerContext } from "../limits/caller-buckets.ts";
 import type { RateLimitDecision, RateLimiter } from "../limits/rate-limiter.ts";
 import { analyzeOperation, operationCost } from "../limits/operation-analysis.ts";
-import { describeEstimate } from "./operation-limits.ts";
-
-/**
- * A new document costs 1 more per this many of its tokens beyond the first `FREE_DOCUMENT_TOKENS`,
- * and 1 per definition beyond the first: the work of parsing and validating it (some 5 ms per
- * 1,000 tokens, held on the event loop, where it delays every other caller), paid before it is
- * parsed: at the default rate a caller can make the gateway read a 2,000-token document (the
- * most MAX_QUERY_TOKENS allows) about once every 4 s. Under `FREE_DOCUMENT_TOKENS` that work is
- * about a millisecond, which `NEW_DOCUMENT_COST` pays for.
- */
-export const DOCUMENT_TOKENS_PER_CHARGE = 5;
-export const FREE_DOCUMENT_TOKENS = 200;
-
-/**
- * What any new document costs beyond the 1 every request pays, however small: a request with
- * even `query Q1 { __typename }`, parsed and validated, takes about twice the CPU of one whose
- * document the cache holds (4.75 against 2.33 ms on a loaded 2-core machine:
- * test/hostile/cpu-share.test.ts), so a caller who varies a name or an alias on every request
- * (bench:hostile row 25) pays for that work, and a caller who sends the same text again does not.
- */
-export const NEW_DOCUMENT_COST = 1;
-
-/** Reading a document: a new one's own cost, its tokens beyond the free ones, its characters (a long name or comment is one token, or none, but is still read), its definitions beyond the first. */
-function costOfReading(shape: DocumentShape, characters: number): number {
-  const tokens = Math.floor(Math.max(0, shape.tokens - FREE_DOCUMENT_TOKENS) / DOCUMENT_TOKENS_PER_CHARGE);
-  return NEW_DOCUMENT_COST + tokens + Math.floor(characters / CHARACTERS_PER_TOKEN) + Math.max(0, shape.definitions - 1);
-}
-
-/** What parsing and validating a document costs when the parse cache does not hold it, beyond the 1 every request pays. */
-export function newDocumentCost(query: string): number {
-  return costOfReading(documentShape(query, Number.POSITIVE_INFINITY), query.length);
-}
-/** A new document, and an operation name, cost 1 more per this many characters (they are read, hashed, kept and looked up). */
-export const CHARACTERS_PER_TOKEN = 1_000;
-
-/** What a request to an endpoint beside /graphql costs its caller. */
-export const ENDPOINT_COSTS: Readonly<Record<string, number>> = { "/ready": 1, "/metrics": 10 };
-
-function rateLimited(cost: number, what: string, decision: RateLimitDecision): GatewayError {
-  const seconds = decision.retryAfterSeconds;
-  return new GatewayError(
-    `Rate limit exceeded: ${what} costs ${cost} and ${Math.max(0, Math.floor(decision.remaining))} of your ${decision.burst} remain, refilling at ${decision.ratePerSecond} per second; retry after ${seconds} s`,
-    "RATE_LIMITED",
-    {
-      cost,
-      retryAfterSeconds: seconds,
-      // as the upstream's RATE_LIMITED errors carry it
-      retryAfter: seconds,
-      http: { status: 429, headers: { "Retry-After": String(seconds) } },
-    },
-  );
-}
-
-function tooCostly(upstreamCalls: number, cpuCost: number, otherOperations: number, burst: number): GatewayError {
-  return operationOverLimit(
-    "upstreamCalls",
-    burst,
-    upstreamCalls + cpuCost + otherOperations,
-    `The operation would make an estimated ${describeEstimate(upstreamCalls, cpuCost, otherOperations)}, more than the ${burst} that RATE_LIMIT_BURST allows at once, so it can never run; ask for fewer items (smaller first) or fewer linked records`,
-  );
-}
-
-function documentTooCostly(cost: number, burst: number, shape: DocumentShape | undefined): GatewayError {
-  const size = shape ? ` (${shape.tokens} tokens and ${shape.definitions} definitions)` : "";
-  return operationOverLimit(
-    "documentSize",
-    burst,
-    cost,
-    `Reading this request${size} costs ${cost}, more than the ${burst} that RATE_LIMIT_BURST allows at once, so it can never run; send a smaller document, one operation at a time`,
-  );
-}
-
-function tooManyStreams(max: number): GatewayError {
-  return new GatewayError(
-    `Too many subscriptions: you have ${max} open, the most MAX_SUBSCRIPTIONS_PER_CALLER allows; close one before opening another`,
-    "RATE_LIMITED",
-    { limit: "subscriptions", max, http: { status: 429 } },
-  );
-}
-
-/** The answer to a request refused before Yoga parses it: 429, with `Retry-After`. */
-function refusedResponse(fetchAPI: FetchAPI, cost: number, what: string, decision: RateLimitDecision): Response {
-  const { message, extensions } = rateLimited(cost, what, decision);
-  const { http: _status, ...shown } = extensions;
-  return new fetchAPI.Response(JSON.stringify({ errors: [{ message, extensions: shown }] }), {
-    status: 429,
-    headers: { "content-type": "application/json; charset=utf-8", "retry-after": String(decision.retryAfterSeconds) },
-  });
-}
+import { CHARACTERS_PER_TOKEN, ENDPOINT_COSTS, costOfReading } from "../limits/request-costs.ts";
+import { StreamSlots } from "../limits/stream-slots.ts";
+import { documentTooCostly, rateLimited, refusedResponse, tooCostly, tooManyStreams } from "./rate-limit-refusals.ts";
 
 /** Node's request, when the listener took its 1 before Yoga. */
 export interface PaidIncoming {
@@ -160,29 +70,6 @@ interface Admitted {
 
 function isAsyncIterable(value: unknown): value is AsyncIterable<unknown> {
   return typeof value === "object" && value !== null && Symbol.asyncIterator in value;
-}
-
-/** Open streams per bucket name, for the cap on a caller's subscriptions. */
-class StreamSlots {
-  private readonly open = new Map<string, number>();
-
-  constructor(private readonly max: number) {}
-
-  /** Holds a slot under every name, or none when one of them has all its slots taken; returns the release. */
-  hold(names: readonly string[]): (() => void) | undefined {
-    if (names.some((name) => (this.open.get(name) ?? 0) >= this.max)) return undefined;
-    for (const name of names) this.open.set(name, (this.open.get(name) ?? 0) + 1);
-    let held = true;
-    return () => {
-      if (!held) return;
-      held = false;
-      for (const name of names) {
-        const left = (this.open.get(name) ?? 1) - 1;
-        if (left > 0) this.open.set(name, left);
-        else this.open.delete(name);
-      }
-    };
-  }
 }
 
 export interface RateLimitPluginOptions {

@@ -10,14 +10,14 @@
 import type { Plugin } from "graphql-yoga";
 import { LRUCache } from "lru-cache";
 import type { ApiKeyConfig } from "../config.ts";
-import { API_KEY_HEADER, apiKeyHash } from "../upstream/http.ts";
+import { API_KEY_HEADER, apiKeyHash, type KeyVerdictNotes } from "../upstream/http.ts";
 
 export interface Refusal {
   status: 401 | 403;
   service: string;
 }
 
-export class KeyVerdicts {
+export class KeyVerdicts implements KeyVerdictNotes {
   private readonly refused: LRUCache<string, Refusal>;
   private readonly accepted: LRUCache<string, true>;
 

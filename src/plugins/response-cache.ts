@@ -13,22 +13,9 @@ import type { Plugin } from "graphql-yoga";
 import { LRUCache } from "lru-cache";
 import { asBody, compress, varyOnEncoding, type Compression, type ContentEncoding } from "./compression.ts";
 import type { GatewayContext } from "../execution/context.ts";
+import type { CachedResponse, SharedResponseTier } from "../shared-state/shared-tiers.ts";
 import { truncated } from "../telemetry/logger.ts";
 import { OPERATION_NAME_CHARS } from "./request-log.ts";
-
-export interface CachedResponse {
-  body: string;
-  contentType: string;
-  /** The operation name the request that stored it sent, for the log line of a hit answered before Yoga. */
-  operation?: string | null;
-}
-
-/** A second tier shared by several gateways (Redis); it must never throw. */
-export interface SharedResponseTier {
-  /** The answer, with the time it has left there (undefined: no expiry). */
-  get(key: string): Promise<{ response: CachedResponse; ttlMs: number | undefined } | undefined>;
-  set(key: string, response: CachedResponse, ttlMs: number): void;
-}
 
 export interface ResponseCacheOptions {
   ttlMs: number;

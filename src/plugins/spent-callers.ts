@@ -9,7 +9,7 @@ import { bucketsOfIncoming } from "../limits/caller-buckets.ts";
 import type { RateLimiter } from "../limits/rate-limiter.ts";
 import type { Logger } from "../telemetry/logger.ts";
 import type { GatewayMetrics } from "../telemetry/metrics.ts";
-import { CHARACTERS_PER_TOKEN, ENDPOINT_COSTS } from "./rate-limit.ts";
+import { CHARACTERS_PER_TOKEN, ENDPOINT_COSTS } from "../limits/request-costs.ts";
 
 /**
  * Charges the caller of a body the gateway read but cannot use (not JSON, or nested deeper than

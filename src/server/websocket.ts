@@ -28,7 +28,7 @@ import type { BucketRef } from "../limits/token-buckets.ts";
 import type { Gateway } from "../gateway.ts";
 import { API_KEY_HEADER } from "../upstream/http.ts";
 import type { Logger } from "../telemetry/logger.ts";
-import { CHARACTERS_PER_TOKEN } from "../plugins/rate-limit.ts";
+import { CHARACTERS_PER_TOKEN } from "../limits/request-costs.ts";
 import { deepFrame, documentWithoutQuery, initFrame, spentCallerFrame, type FrameVerdict } from "./websocket-frames.ts";
 import { UpgradeAdmission, type SocketCaller } from "./websocket-admission.ts";
 import { SocketOperations } from "./websocket-operations.ts";

@@ -7,22 +7,9 @@
  * Commands are never queued while Redis is away, so none waits for it to return.
  */
 import { Redis } from "ioredis";
+import type { RedisConfig, RedisRole } from "../config.ts";
 import type { Logger } from "../telemetry/logger.ts";
 import type { GatewayMetrics } from "../telemetry/metrics.ts";
-
-export interface RedisConfig {
-  url: string;
-  /** Longest a command may take before the gateway goes on without it. */
-  timeoutMs: number;
-  /** Prefix of every key and channel, so that several deployments can share one Redis. */
-  keyPrefix: string;
-}
-
-/**
- * What a link is for: `shared` (REDIS_URL) holds the buckets, locks and relays, and the cache
- * tiers unless `cache` (REDIS_CACHE_URL) holds them.
- */
-export type RedisRole = "shared" | "cache";
 
 const SHARES: Record<RedisRole, string> = {
   shared: "sharing cache, rate limits and pollers",

@@ -7,8 +7,25 @@
 import type { Redis } from "ioredis";
 import type { GatewayMetrics } from "../telemetry/metrics.ts";
 import type { RedisLink } from "./redis.ts";
-import type { CachedResponse, SharedResponseTier } from "../plugins/response-cache.ts";
 import type { SharedRecord, SharedRecordTier } from "../upstream/cache.ts";
+
+/**
+ * An answer as the response cache (src/plugins/response-cache.ts) keeps it, and the tier it reads
+ * and writes: declared here, below the cache, which imports them.
+ */
+export interface CachedResponse {
+  body: string;
+  contentType: string;
+  /** The operation name the request that stored it sent, for the log line of a hit answered before Yoga. */
+  operation?: string | null;
+}
+
+/** A second tier of answers shared by several gateways; it never throws. */
+export interface SharedResponseTier {
+  /** The answer, with the time it has left there (undefined: no expiry). */
+  get(key: string): Promise<{ response: CachedResponse; ttlMs: number | undefined } | undefined>;
+  set(key: string, response: CachedResponse, ttlMs: number): void;
+}
 
 /**
  * How long Redis keeps a record that does not change (a block, a finalized transaction, a
@@ -81,6 +98,14 @@ export function redisResponseTier(link: RedisLink, metrics: GatewayMetrics): Sha
       return found && { response: found.value, ttlMs: found.ttlMs };
     },
     set: (key, response, ttlMs) =>
-      tier.set(key, JSON.stringify({ body: response.body, contentType: response.contentType } satisfies CachedResponse), ttlMs),
+      tier.set(
+        key,
+        JSON.stringify({
+          body: response.body,
+          contentType: response.contentType,
+          operation: response.operation ?? null,
+        } satisfies CachedResponse),
+        ttlMs,
+      ),
   };
 }

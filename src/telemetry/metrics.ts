@@ -15,10 +15,9 @@ import {
   type PrometheusTracingPluginConfig,
 } from "@graphql-yoga/plugin-prometheus";
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from "prom-client";
-import type { RecordCache } from "../upstream/cache.ts";
-import type { RedisRole } from "../shared-state/redis.ts";
+import type { RedisRole } from "../config.ts";
 import type { OperationNameLabels } from "./operation-name-labels.ts";
-import type { BreakerState, UpstreamObserver } from "../upstream/http.ts";
+import type { BreakerState, UpstreamObserver, WatchedCache } from "./observers.ts";
 
 const BREAKER_LEVEL: Record<BreakerState, number> = { closed: 0, "half-open": 1, open: 2 };
 
@@ -249,7 +248,7 @@ export class GatewayMetrics implements UpstreamObserver {
   }
 
   /** Counts cache look-ups as they happen; sizes are read when Prometheus scrapes. */
-  watchCache(cache: RecordCache): void {
+  watchCache(cache: WatchedCache): void {
     const registers = [this.registry];
     const lookups = new Counter({
       name: "gateway_cache_lookups_total",

@@ -12,7 +12,6 @@ import { Pool, errors as undiciErrors } from "undici";
 import type { Dispatcher } from "undici";
 import type { UpstreamConfig } from "../config.ts";
 import { GatewayError, badUserInput, type UpstreamError } from "../execution/errors.ts";
-import type { KeyVerdicts } from "../plugins/refused-keys.ts";
 import { pageTokenArgument } from "../execution/identifiers.ts";
 import {
   countsAgainstService,
@@ -22,9 +21,8 @@ import {
   upstreamStatusError,
   upstreamUnreachable,
 } from "./outcomes.ts";
-import { ProbeWaitExpired, RouteBreakers, type BreakerState } from "./route-breakers.ts";
-
-export type { BreakerState } from "./route-breakers.ts";
+import { ProbeWaitExpired, RouteBreakers } from "./route-breakers.ts";
+import type { BreakerState, UpstreamObserver } from "../telemetry/observers.ts";
 
 export const API_KEY_HEADER = "x-glacier-api-key";
 
@@ -36,10 +34,20 @@ export function apiKeyHash(apiKey: string): string {
 /** A query parameter's value; a list goes as the parameter repeated (OpenAPI's default `form` style, exploded). */
 export type QueryValue = string | number | boolean | readonly (string | number | boolean)[] | null | undefined;
 
+/**
+ * Where the upstream's refusals (401, 403) of callers' keys are noted, and its acceptances, as the
+ * client notes and reads them (src/plugins/refused-keys.ts's KeyVerdicts keeps them).
+ */
+export interface KeyVerdictNotes {
+  isAccepted(apiKey: string): boolean;
+  refuse(apiKey: string, refusal: { status: 401 | 403; service: string }): void;
+  accept(apiKey: string): void;
+}
+
 /** What the service does with callers' keys. */
 export interface KeyPolicy {
   /** Where the upstream's refusals (401, 403) of callers' keys are noted, and its acceptances. */
-  verdicts: KeyVerdicts;
+  verdicts: KeyVerdictNotes;
   /** The service checks every key it is sent, so a 2xx says the key is good (the Metrics API needs none). */
   checksKeys: boolean;
 }
@@ -80,14 +88,7 @@ export interface UpstreamCall {
   query?: Record<string, QueryValue>;
 }
 
-/** What the client reports as it works; the gateway's metrics implement it. */
-export interface UpstreamObserver {
-  call(service: string, method: string, route: string, outcome: string, seconds: number): void;
-  retry(service: string, method: string, route: string): void;
-  /** A route's breaker changed state (or was made, closed, by the route's first call). */
-  breaker(service: string, method: string, route: string, state: BreakerState): void;
-}
-
+/** What the client reports as it works (src/telemetry/observers.ts), when nothing watches it. */
 export const silentObserver: UpstreamObserver = { call() {}, retry() {}, breaker() {} };
 
 /** Longest value of one path segment: the ids routes take are at most 128 characters (an operation id). */

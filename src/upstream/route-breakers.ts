@@ -11,8 +11,7 @@
  * and only as long as they exist.
  */
 import CircuitBreaker from "opossum";
-
-export type BreakerState = "closed" | "open" | "half-open";
+import type { BreakerState } from "../telemetry/observers.ts";
 
 export interface RouteBreakerSettings {
   /** The breaker opens when this share (percent) of its route's recent calls failed... */

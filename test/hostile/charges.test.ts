@@ -17,7 +17,7 @@ import {
   FREE_DOCUMENT_TOKENS,
   NEW_DOCUMENT_COST,
   newDocumentCost,
-} from "../../src/plugins/rate-limit.ts";
+} from "../../src/limits/request-costs.ts";
 import { startHarness, upstreamCalls, type Harness } from "../support/harness.ts";
 import { over, TRANSPORTS, type Answer, type Transport, type TransportClient } from "../support/transports.ts";
 

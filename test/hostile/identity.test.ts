@@ -22,7 +22,7 @@
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterEach, describe, expect, it } from "vitest";
-import { NEW_DOCUMENT_COST } from "../../src/plugins/rate-limit.ts";
+import { NEW_DOCUMENT_COST } from "../../src/limits/request-costs.ts";
 import { execute, serveGateway, startHarness, upstreamCalls, type Harness, type ServedGateway } from "../support/harness.ts";
 import { startExportJob, subscribeSse, type ExportSubscription } from "../support/subscriptions.ts";
 import { over, TRANSPORTS, type Answer, type Stream, type Transport, type TransportClient } from "../support/transports.ts";

@@ -11,7 +11,7 @@
  * Upstream calls are counted the same on both.
  */
 import { afterEach, describe, expect, it } from "vitest";
-import { newDocumentCost } from "../../src/plugins/rate-limit.ts";
+import { newDocumentCost } from "../../src/limits/request-costs.ts";
 import type { SseEvent } from "../support/subscriptions.ts";
 import { startHarness, until, upstreamCalls, type Harness } from "../support/harness.ts";
 import { over, type Stream, type TransportClient } from "../support/transports.ts";

@@ -13,7 +13,7 @@
  * pays `NEW_DOCUMENT_COST` more, which each burst here holds on top of the requests it counts.
  */
 import { afterEach, describe, expect, it } from "vitest";
-import { NEW_DOCUMENT_COST, newDocumentCost } from "../../src/plugins/rate-limit.ts";
+import { NEW_DOCUMENT_COST, newDocumentCost } from "../../src/limits/request-costs.ts";
 import { startHarness, upstreamCalls, type Harness } from "../support/harness.ts";
 import { over, TRANSPORTS, type Answer, type Transport, type TransportClient } from "../support/transports.ts";
 import { exchange, graphqlRequest, openConnection, parseAnswer, serveGateway, stopServed, type Served } from "./raw-http.ts";

@@ -10,7 +10,7 @@
  */
 import { print } from "graphql";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { NEW_DOCUMENT_COST, newDocumentCost } from "../../src/plugins/rate-limit.ts";
+import { NEW_DOCUMENT_COST, newDocumentCost } from "../../src/limits/request-costs.ts";
 import { operationsOf, startExportJob } from "../support/subscriptions.ts";
 import { WatchExportOperationDocument } from "../generated/graphql.ts";
 import { startHarness, until, upstreamCalls, type Harness } from "../support/harness.ts";

@@ -7,7 +7,7 @@
  * on each. A socket's opening costs its caller 1; a socket's refusal carries no budget.
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { newDocumentCost } from "../../src/plugins/rate-limit.ts";
+import { newDocumentCost } from "../../src/limits/request-costs.ts";
 import { WARP_VERIFICATION_COST } from "../../src/limits/upstream-cost-rules.ts";
 import { metricsText, registerL1ValidatorTx, startHarness, upstreamCalls, type Harness } from "../support/harness.ts";
 import { over, TRANSPORTS, useClient } from "../support/transports.ts";

@@ -9,7 +9,7 @@ import { Writable } from "node:stream";
 import { getIntrospectionQuery } from "graphql";
 import { afterEach, describe, expect, it } from "vitest";
 import WebSocket from "ws";
-import { newDocumentCost } from "../../src/plugins/rate-limit.ts";
+import { newDocumentCost } from "../../src/limits/request-costs.ts";
 import { MAX_INIT_BYTES, MAX_REFUSED_FRAMES } from "../../src/server/websocket-frames.ts";
 import { createLogger } from "../../src/telemetry/logger.ts";
 import {

@@ -1,6 +1,6 @@
 /** Per-request loaders for EVM chains, blocks and transactions. */
 import DataLoader from "dataloader";
-import type { Upstreams } from "../context.ts";
+import type { Upstreams } from "../../upstream/upstreams.ts";
 import type { AddressTransactionsFilter } from "../../upstream/evm-api.ts";
 import type { CallOptions, PageRequest } from "../../upstream/http.ts";
 import { countsAgainstService } from "../../upstream/outcomes.ts";

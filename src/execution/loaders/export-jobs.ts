@@ -2,7 +2,7 @@
 import DataLoader from "dataloader";
 import type { CallOptions } from "../../upstream/http.ts";
 import type { ExportOperation } from "../../upstream/types.ts";
-import type { Upstreams } from "../context.ts";
+import type { Upstreams } from "../../upstream/upstreams.ts";
 import { observed, type BatchObserver } from "./observed.ts";
 import { settle } from "./settle.ts";
 

@@ -1,6 +1,6 @@
 /** Per-request loaders for primary-network blocks, transactions, X-Chain vertices and L1 validators. */
 import DataLoader from "dataloader";
-import type { Upstreams } from "../context.ts";
+import type { Upstreams } from "../../upstream/upstreams.ts";
 import type { CallOptions, PageRequest } from "../../upstream/http.ts";
 import type {
   L1ValidatorFilters,

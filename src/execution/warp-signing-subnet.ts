@@ -1,17 +1,18 @@
 /**
  * Who signed a Warp message: the subnet whose validators sign it, the validators the Data API
  * lists for it, and the check of the aggregate signature against them. Resolvers validate the
- * caller's ids and call this; this reads through the request's loaders, never the clients.
+ * caller's ids and call this; this reads through the request's loaders, never the clients, so it
+ * sits in execution, above src/warp/ (the codec and the signature check it uses).
  */
-import type { Loaders } from "../execution/context.ts";
+import type { Loaders } from "./context.ts";
 import { primaryChain, type PrimaryNetworkName } from "../upstream/primary-network-api.ts";
 import { ROUTES } from "../upstream/routes.ts";
 import type { WarpRequest } from "../upstream/warp-api.ts";
-import { encodeCb58 } from "./cb58.ts";
-import type { SignedWarpMessage } from "./message.ts";
-import { decodeWarpPayload } from "./payload.ts";
-import type { WarpVerifier } from "./verifier.ts";
-import type { CanonicalValidatorSet, ValidatorEntry, WarpVerification } from "./verify.ts";
+import { encodeCb58 } from "../warp/cb58.ts";
+import type { SignedWarpMessage } from "../warp/message.ts";
+import { decodeWarpPayload } from "../warp/payload.ts";
+import type { WarpVerifier } from "../warp/verifier.ts";
+import type { CanonicalValidatorSet, ValidatorEntry, WarpVerification } from "../warp/verify.ts";
 
 /** Avalanche's network ids. */
 const NETWORK_IDS: Record<PrimaryNetworkName, number> = { mainnet: 1, fuji: 5 };
