@@ -9,8 +9,8 @@ import { PARENT_BLOCK_FIELDS_KNOWN_FROM_CHILD, selectsOnly } from "../src/execut
 import { CHAIN_LIST_LOOKUP, callCost, connectionCost, upstreamCalls } from "../src/limits/upstream-cost-declarations.ts";
 import { ROUTES } from "../src/upstream/routes.ts";
 import type { EvmBlock } from "../src/upstream/types.ts";
-import { GatewayError, badUserInput } from "../src/execution/errors.ts";
-import { EVM_CHAIN_ID, afterBlockArgument, isZeroHash, quoted } from "../src/execution/identifiers.ts";
+import { GatewayError, badUserInput } from "../src/errors.ts";
+import { EVM_CHAIN_ID, afterBlockArgument, isZeroHash, quoted } from "../src/upstream/identifiers.ts";
 import { itemOrError, liveTerms } from "../src/live/live-feed.ts";
 import type { GatewayContext } from "../src/execution/context.ts";
 

@@ -3,12 +3,12 @@ import { ApiFeature, ChainMetricsInfoRef, EvmChainRef } from "../schema/chains.t
 import { EvmBlockConnectionRef, EvmBlockRef, evmBlockId } from "../schema/blocks.ts";
 import { builder } from "../schema/builder.ts";
 import { NetworkRef, upstreamNetwork } from "../schema/networks.ts";
-import { badUserInput } from "../src/execution/errors.ts";
+import { badUserInput } from "../src/errors.ts";
 import { toPageTokenConnection } from "../src/execution/pagination.ts";
 import { CHAIN_LIST_LOOKUP, connectionCost, lookupCost, upstreamCalls } from "../src/limits/upstream-cost-declarations.ts";
 import { ROUTES } from "../src/upstream/routes.ts";
 import type { ApiFeature as UpstreamApiFeature } from "../src/upstream/types.ts";
-import { blockIdArgument, chainIdArgument } from "../src/execution/identifiers.ts";
+import { blockIdArgument, chainIdArgument } from "../src/upstream/identifiers.ts";
 
 builder.queryFields((t) => ({
   chains: t.field({

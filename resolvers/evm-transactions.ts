@@ -24,8 +24,8 @@ import {
   TeleporterMessageInfoRef,
 } from "../schema/evm-transfers.ts";
 import type { GatewayContext } from "../src/execution/context.ts";
-import { badUserInput } from "../src/execution/errors.ts";
-import { afterBlockArgument } from "../src/execution/identifiers.ts";
+import { badUserInput } from "../src/errors.ts";
+import { afterBlockArgument } from "../src/upstream/identifiers.ts";
 import { itemOrError, liveTerms } from "../src/live/live-feed.ts";
 import { toPageTokenConnection } from "../src/execution/pagination.ts";
 import { BLOCK_FIELDS_KNOWN_FROM_TRANSACTION, selectsOnly } from "../src/execution/selection.ts";

@@ -5,7 +5,7 @@
  */
 import { builder } from "../schema/builder.ts";
 import { DEFAULT_PRIMARY_NETWORK_EXPORT_TYPE, ExportOperationRef, ExportTransactionsInputRef } from "../schema/exports.ts";
-import { badUserInput, GatewayError } from "../src/execution/errors.ts";
+import { badUserInput, GatewayError } from "../src/errors.ts";
 import { exportOperationKey } from "../src/execution/global-ids.ts";
 import { callCost, upstreamCalls } from "../src/limits/upstream-cost-declarations.ts";
 import { primaryNetworkOptionsIncludeChainsValues } from "../src/upstream/contract/data-api.ts";
@@ -17,7 +17,7 @@ import {
   EVM_CHAIN_ID,
   addressCountArgument,
   bech32AddressProblem,
-} from "../src/execution/identifiers.ts";
+} from "../src/upstream/identifiers.ts";
 
 const DATE = /^(\d{4})-(\d{2})-(\d{2})$/;
 const PRIMARY_NETWORK_CHAINS: ReadonlySet<string> = new Set(primaryNetworkOptionsIncludeChainsValues);

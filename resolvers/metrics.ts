@@ -23,7 +23,7 @@ import {
 } from "../schema/metrics.ts";
 import { PrimaryNetworkRef } from "../schema/primary-network.ts";
 import type { GatewayContext } from "../src/execution/context.ts";
-import { badUserInput, nullIfNotFound } from "../src/execution/errors.ts";
+import { badUserInput, nullIfNotFound } from "../src/errors.ts";
 import { slicedPages, toPageTokenConnection, type ConnectionArgs } from "../src/execution/pagination.ts";
 import { callCost, connectionCost, upstreamCalls } from "../src/limits/upstream-cost-declarations.ts";
 import { itemOrError } from "../src/live/live-feed.ts";
@@ -33,7 +33,7 @@ import { servesChainMetricAt } from "../src/upstream/metric-rules.ts";
 import type { ExactMetricValue, MetricsRange } from "../src/upstream/metrics-api.ts";
 import { ROUTES, type Route } from "../src/upstream/routes.ts";
 import type { AddressBalance, ChainInfo, ChainMetricName, MetricsTimeInterval } from "../src/upstream/types.ts";
-import { EVM_CHAIN_ID, cb58IdArgument, quoted } from "../src/execution/identifiers.ts";
+import { EVM_CHAIN_ID, cb58IdArgument, quoted } from "../src/upstream/identifiers.ts";
 
 const { chainMetrics, stakingMetrics, subnetMetrics, validatorFeeMetrics, tokenHolders, btcbBridgedAddresses, legacyAvgTps } =
   ROUTES;

@@ -24,8 +24,8 @@ import {
   XChainTransactionRef,
 } from "../schema/primary-network-transactions.ts";
 import type { GatewayContext } from "../src/execution/context.ts";
-import { badUserInput } from "../src/execution/errors.ts";
-import { EVM_ADDRESS, afterBlockArgument, cb58IdArgument, validationIdFilter } from "../src/execution/identifiers.ts";
+import { badUserInput } from "../src/errors.ts";
+import { EVM_ADDRESS, afterBlockArgument, cb58IdArgument, validationIdFilter } from "../src/upstream/identifiers.ts";
 import { toPageTokenConnection, type ConnectionArgs } from "../src/execution/pagination.ts";
 import { callCost, connectionCost, lookupCost, upstreamCalls } from "../src/limits/upstream-cost-declarations.ts";
 import { itemOrError, liveTerms } from "../src/live/live-feed.ts";

@@ -7,7 +7,7 @@ import { SortOrderRef } from "../schema/evm-transactions.ts";
 import { CChainRef, PChainRef, XChainRef } from "../schema/primary-network.ts";
 import { PChainUtxoConnectionRef, UtxoConnectionRef, UtxoSortByRef } from "../schema/primary-network-utxos.ts";
 import type { GatewayContext } from "../src/execution/context.ts";
-import { cb58IdArgument } from "../src/execution/identifiers.ts";
+import { cb58IdArgument } from "../src/upstream/identifiers.ts";
 import { toPageTokenConnection, type ConnectionArgs } from "../src/execution/pagination.ts";
 import { connectionCost, upstreamCalls } from "../src/limits/upstream-cost-declarations.ts";
 import type { PrimaryNetworkOrigin } from "../src/upstream/primary-network-api.ts";

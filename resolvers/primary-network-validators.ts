@@ -11,8 +11,8 @@ import { PChainTransactionType } from "../schema/primary-network-transaction-kin
 import { PChainTransactionConnectionRef } from "../schema/primary-network-transactions.ts";
 import { L1ValidatorConnectionRef, L1ValidatorRef } from "../schema/primary-network-validators.ts";
 import type { GatewayContext } from "../src/execution/context.ts";
-import { badUserInput } from "../src/execution/errors.ts";
-import { cb58IdArgument, nodeIdArgument, validationIdFilter } from "../src/execution/identifiers.ts";
+import { badUserInput } from "../src/errors.ts";
+import { cb58IdArgument, nodeIdArgument, validationIdFilter } from "../src/upstream/identifiers.ts";
 import { chooseValidationOfNode } from "../src/execution/loaders/primary-network.ts";
 import { toPageTokenConnection, type ConnectionArgs } from "../src/execution/pagination.ts";
 import { callCost, connectionCost, upstreamCalls } from "../src/limits/upstream-cost-declarations.ts";

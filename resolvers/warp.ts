@@ -14,13 +14,13 @@ import {
   WarpSignatureVerificationRef,
   type WarpVerificationView,
 } from "../schema/warp.ts";
-import { badUserInput, GatewayError } from "../src/execution/errors.ts";
+import { badUserInput, GatewayError } from "../src/errors.ts";
 import { callCost, upstreamCalls } from "../src/limits/upstream-cost-declarations.ts";
 import { WARP_VERIFICATION_COST } from "../src/limits/upstream-cost-rules.ts";
 import { ROUTES } from "../src/upstream/routes.ts";
 import type { UpstreamNetwork } from "../src/upstream/types.ts";
 import { warpRequestOf } from "../src/upstream/warp-api.ts";
-import { anyFormId32Argument, hexBytesArgument, isCheckedCb58Id } from "../src/execution/identifiers.ts";
+import { anyFormId32Argument, hexBytesArgument, isCheckedCb58Id } from "../src/upstream/identifiers.ts";
 import { checkUnsignedWarpMessage, decodeSignedWarpMessage, type SignedWarpMessage } from "../src/warp/message.ts";
 import { WarpDecodeError } from "../src/warp/reader.ts";
 import { signingSubnetOf, verifyAgainstSubnet } from "../src/execution/warp-signing-subnet.ts";

@@ -1,7 +1,7 @@
 /** EVM blocks, as the Data API lists them and returns them one by one. */
 import { malformedGlobalIdKey, parsedOrRefused, validKey } from "../src/execution/global-ids.ts";
 import type { EvmBlock } from "../src/upstream/types.ts";
-import { blockIdOf, isChainId } from "../src/execution/identifiers.ts";
+import { blockIdOf, isChainId } from "../src/upstream/identifiers.ts";
 import { builder } from "./builder.ts";
 
 export const EvmBlockRef = builder.objectRef<EvmBlock>("EvmBlock");

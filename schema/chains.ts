@@ -2,7 +2,7 @@
 import { malformedGlobalIdKey, validKey } from "../src/execution/global-ids.ts";
 import { chainInfoEnabledFeaturesValues, chainStatusValues, vmNameValues } from "../src/upstream/contract/data-api.ts";
 import type { ChainInfo, MetricsChain, NetworkToken, UtilityAddresses } from "../src/upstream/types.ts";
-import { isChainId } from "../src/execution/identifiers.ts";
+import { isChainId } from "../src/upstream/identifiers.ts";
 import { builder } from "./builder.ts";
 import { upstreamEnum } from "./enums.ts";
 import { NetworkRef } from "./networks.ts";

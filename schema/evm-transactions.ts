@@ -5,7 +5,7 @@
 import { malformedGlobalIdKey, parsedOrRefused, validKey } from "../src/execution/global-ids.ts";
 import { transactionMethodTypeValues, transactionStatusValues } from "../src/upstream/contract/data-api.ts";
 import type { AddressTransaction, ChainInfo, EvmTransactionRecord, TransactionMethod } from "../src/upstream/types.ts";
-import { HEX_32, isChainId } from "../src/execution/identifiers.ts";
+import { HEX_32, isChainId } from "../src/upstream/identifiers.ts";
 import { blockTimeFields } from "./blocks.ts";
 import { builder } from "./builder.ts";
 import { EvmChainRef } from "./chains.ts";

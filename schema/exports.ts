@@ -10,7 +10,7 @@ import {
 } from "../src/upstream/contract/data-api.ts";
 import type { ExportOperation, PrimaryNetworkExportType, TransactionExportMetadata } from "../src/upstream/types.ts";
 import { parsedOrRefused, validKey } from "../src/execution/global-ids.ts";
-import { operationIdArgument } from "../src/execution/identifiers.ts";
+import { operationIdArgument } from "../src/upstream/identifiers.ts";
 import { builder } from "./builder.ts";
 import { dateTimeOf } from "./date-times.ts";
 import { graphqlEnumName, upstreamEnum } from "./enums.ts";

@@ -1,7 +1,7 @@
 /** Blocks of the primary-network chains, and the vertices of the X-Chain's DAG. */
 import { originOf } from "../src/upstream/primary-network-api.ts";
 import { parsedOrRefused, validKey } from "../src/execution/global-ids.ts";
-import { BLOCK_NUMBER, CB58_ID, HEX_32 } from "../src/execution/identifiers.ts";
+import { BLOCK_NUMBER, CB58_ID, HEX_32 } from "../src/upstream/identifiers.ts";
 import type { PrimaryNetworkBlock, ProposerDetails, XChainVertex } from "../src/upstream/types.ts";
 import { builder } from "./builder.ts";
 import { dateTimeOf } from "./date-times.ts";

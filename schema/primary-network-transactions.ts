@@ -5,7 +5,7 @@
 import { xChainNonLinearTransactionChainFormatValues } from "../src/upstream/contract/data-api.ts";
 import { originOf, type PrimaryNetworkOrigin } from "../src/upstream/primary-network-api.ts";
 import { parsedOrRefused, validKey } from "../src/execution/global-ids.ts";
-import { CB58_ID } from "../src/execution/identifiers.ts";
+import { CB58_ID } from "../src/upstream/identifiers.ts";
 import type {
   CChainAtomicTransaction,
   PChainTransaction,

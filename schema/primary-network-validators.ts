@@ -1,7 +1,7 @@
 /** The validators of L1s, as the P-Chain records them. */
 import { originOf } from "../src/upstream/primary-network-api.ts";
 import { parsedOrRefused, validKey } from "../src/execution/global-ids.ts";
-import { CB58_ID, HEX_32 } from "../src/execution/identifiers.ts";
+import { CB58_ID, HEX_32 } from "../src/upstream/identifiers.ts";
 import type { BalanceOwner, L1Validator } from "../src/upstream/types.ts";
 import { builder } from "./builder.ts";
 import { dateTimeOf } from "./date-times.ts";

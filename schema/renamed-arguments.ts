@@ -1,6 +1,6 @@
 /**
  * Arguments renamed for one vocabulary, each beside its older name, which stays deprecated and
- * still works (src/execution/identifiers.ts `renamedArgument` reads either and refuses both):
+ * still works (src/upstream/identifiers.ts `renamedArgument` reads either and refuses both):
  * `afterBlock`, how a live stream resumes (on connections `after` is an opaque cursor, on
  * subscriptions it was a block number), and `validationId`, an L1 validation's id everywhere
  * (the Data API's filter is `l1ValidationId`).

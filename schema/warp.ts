@@ -3,7 +3,7 @@
  * and the message decoded from it (network, source chain, payload, signers, aggregate signature).
  * resolvers/warp.ts decodes the hex and checks the signature against the signing subnet.
  */
-import { encodeCb58 } from "../src/warp/cb58.ts";
+import { encodeCb58 } from "../src/upstream/cb58.ts";
 import { unsignedMessageId, type SignedWarpMessage } from "../src/warp/message.ts";
 import { decodeWarpPayload, type PChainOwner, type PlatformMessage, type WarpPayload } from "../src/warp/payload.ts";
 import type { SubnetVerification } from "../src/execution/warp-signing-subnet.ts";

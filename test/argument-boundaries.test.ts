@@ -3,7 +3,7 @@
  * schema: each argument of each field of the roots and of every object reached under them, and
  * each field of the input objects they take, gets cases from its type and from the bounds the
  * resolvers check it against (a connection's route's page bounds, the contract's minimums, the
- * identifier patterns of src/execution/identifiers.ts). For every answer: no internal error; a
+ * identifier patterns of src/upstream/identifiers.ts). For every answer: no internal error; a
  * refusal is BAD_USER_INPUT naming the argument, made before any upstream call the field would
  * make; an in-bounds value is not refused.
  */
@@ -25,7 +25,7 @@ import {
 } from "graphql";
 import { beforeAll, describe, expect, it } from "vitest";
 import { schema } from "../src/schema.ts";
-import { MAX_CURSOR_LENGTH, MIN_FIRST } from "../src/execution/pagination.ts";
+import { MAX_CURSOR_LENGTH } from "../src/execution/pagination.ts";
 import { MAX_GLOBAL_ID_LENGTH } from "../src/execution/global-ids.ts";
 import {
   CB58_ID,
@@ -35,12 +35,12 @@ import {
   MAX_ADDRESSES,
   MAX_PAGE_TOKEN_LENGTH,
   NODE_ID,
-} from "../src/execution/identifiers.ts";
-import { queryMinimum } from "../src/upstream/bounds.ts";
+} from "../src/upstream/identifiers.ts";
+import { MIN_FIRST, queryMinimum } from "../src/upstream/bounds.ts";
 import { ROUTES, type PagedRoute, type Route } from "../src/upstream/routes.ts";
 import { MAX_PERCENTAGE } from "../resolvers/warp.ts";
 import { DEFAULT_QUORUM_PERCENTAGE } from "../schema/warp.ts";
-import { encodeCb58, decodeCb58 } from "../src/warp/cb58.ts";
+import { encodeCb58, decodeCb58 } from "../src/upstream/cb58.ts";
 import { execute, registerL1ValidatorTx, useHarness, type Harness } from "./support/harness.ts";
 import { l1Transactions } from "./support/sample-network.ts";
 import { readEventStream } from "./support/subscriptions.ts";

@@ -42,7 +42,7 @@ function codesSet(): Set<string> {
 }
 
 function errorCodes(): string[] {
-  const text = readFileSync(join(ROOT, "src/execution/errors.ts"), "utf8");
+  const text = readFileSync(join(ROOT, "src/errors.ts"), "utf8");
   // The union's members, one a line, until the blank line after it; its comments left out.
   const union = text
     .slice(text.indexOf("export type ErrorCode ="))

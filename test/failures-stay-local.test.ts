@@ -11,7 +11,7 @@
 import { readdirSync, readFileSync } from "node:fs";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import type { GraphQLFormattedError } from "graphql";
-import type { ErrorCode } from "../src/execution/errors.ts";
+import type { ErrorCode } from "../src/errors.ts";
 import { ROUTES, type RouteName } from "../src/upstream/routes.ts";
 import { execute, startHarness, upstreamCalls, type Harness } from "./support/harness.ts";
 import {
@@ -25,7 +25,7 @@ import {
   type Values,
 } from "./support/route-rows.ts";
 
-/** The codes src/execution/errors.ts gives each injected status. */
+/** The codes src/errors.ts gives each injected status. */
 const STATUS_CODES: ReadonlyArray<[status: number, code: ErrorCode]> = [
   [500, "UPSTREAM_ERROR"],
   [503, "UPSTREAM_UNAVAILABLE"],

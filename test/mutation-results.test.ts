@@ -11,7 +11,7 @@ import { readFileSync } from "node:fs";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { startSimulator } from "../simulator/server.ts";
 import type { FaultKind, Knobs } from "../simulator/http/knobs.ts";
-import { decodeCb58 } from "../src/warp/cb58.ts";
+import { decodeCb58 } from "../src/upstream/cb58.ts";
 import { startInstance, type Instance, type RunningSimulator } from "./support/harness.ts";
 import { l1Transactions } from "./support/sample-network.ts";
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { GatewayError } from "../src/execution/errors.ts";
+import { GatewayError } from "../src/errors.ts";
 import {
   UPSTREAM_OUTCOMES,
   allowsStaleRecord,

@@ -1,7 +1,7 @@
 /** The gateway's Warp decoding and verification on hand-made messages and keys. */
 import { bls12_381 } from "@noble/curves/bls12-381";
 import { describe, expect, it } from "vitest";
-import { decodeCb58, encodeCb58 } from "../src/warp/cb58.ts";
+import { decodeCb58, encodeCb58 } from "../src/upstream/cb58.ts";
 import { bitIndices, decodeSignedWarpMessage } from "../src/warp/message.ts";
 import { decodeWarpPayload } from "../src/warp/payload.ts";
 import { WarpDecodeError } from "../src/warp/reader.ts";

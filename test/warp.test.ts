@@ -3,7 +3,7 @@ import type { AddressInfo } from "node:net";
 import { beforeEach, describe, expect, it } from "vitest";
 import { loadConfig } from "../src/config.ts";
 import { createLogger } from "../src/telemetry/logger.ts";
-import { decodeCb58, encodeCb58 } from "../src/warp/cb58.ts";
+import { decodeCb58, encodeCb58 } from "../src/upstream/cb58.ts";
 import { createGateway } from "../src/gateway.ts";
 import { AggregateWarpSignaturesDocument, WarpSignatureAgainstDocument, WarpSignatureDocument } from "./generated/graphql.ts";
 import { execute, upstreamCalls, useHarness } from "./support/harness.ts";

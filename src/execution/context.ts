@@ -8,7 +8,7 @@ import type { LiveQuestions } from "../live/live-questions.ts";
 import { createExportJobLoaders, type ExportJobLoaders } from "./loaders/export-jobs.ts";
 import { createEvmLoaders, type EvmLoaders } from "./loaders/evm.ts";
 import { createPrimaryNetworkLoaders, type PrimaryNetworkLoaders } from "./loaders/primary-network.ts";
-import type { GatewayError } from "./errors.ts";
+import type { GatewayError } from "../errors.ts";
 import type { ExportWatch } from "../live/export-watch.ts";
 import type { BatchObserver } from "./loaders/observed.ts";
 import type { CallOptions, SentRequests } from "../upstream/http.ts";

@@ -9,8 +9,8 @@
  * `node` throws it when it resolves; its siblings keep their data.
  */
 import { isObjectType, type GraphQLResolveInfo } from "graphql";
-import { badUserInput, GatewayError } from "./errors.ts";
-import { operationIdArgument, quoted } from "./identifiers.ts";
+import { badUserInput, GatewayError } from "../errors.ts";
+import { operationIdArgument, quoted } from "../upstream/identifiers.ts";
 
 /** Longer than any id this gateway gives out (~180 characters for a P-Chain transaction). */
 export const MAX_GLOBAL_ID_LENGTH = 512;

@@ -13,17 +13,9 @@
  */
 import { hash as digest } from "node:crypto";
 import { LRUCache } from "lru-cache";
-import { badUserInput } from "./errors.ts";
-import { MAX_PAGE_TOKEN_LENGTH } from "./identifiers.ts";
-
-export interface PageBounds {
-  /** Smallest `pageSize` the route accepts (`first` may still be 0, which reads no page). */
-  min: number;
-  /** Largest `pageSize` the route accepts. */
-  max: number;
-  /** `first` when the client gives none. */
-  default: number;
-}
+import { badUserInput } from "../errors.ts";
+import { MIN_FIRST, type PageBounds } from "../upstream/bounds.ts";
+import { MAX_PAGE_TOKEN_LENGTH } from "../upstream/identifiers.ts";
 
 export interface ConnectionArgs {
   first?: number | null | undefined;
@@ -58,17 +50,6 @@ export interface PageTokenConnectionOptions<T, Meta = undefined> {
    * that read `meta`; without it `meta` is undefined then.
    */
   emptyMeta?: () => Meta;
-}
-
-/** The smallest `first` of every connection: 0 asks for no items and makes no upstream call. */
-export const MIN_FIRST = 0;
-
-/**
- * How a field's description states its `first`: the range from `lowest`, the default, and a
- * note after a semicolon if any ("`first`: 0 to 100, default 10.").
- */
-export function describeFirst(bounds: PageBounds, lowest = MIN_FIRST, note?: string): string {
-  return `\`first\`: ${lowest} to ${bounds.max}, default ${bounds.default}${note === undefined ? "" : `; ${note}`}.`;
 }
 
 /** What a cursor says: resume after item `index` of the page (`pageToken`, `pageSize`). */

@@ -8,7 +8,7 @@ import type { Loaders } from "./context.ts";
 import { primaryChain, type PrimaryNetworkName } from "../upstream/primary-network-api.ts";
 import { ROUTES } from "../upstream/routes.ts";
 import type { WarpRequest } from "../upstream/warp-api.ts";
-import { encodeCb58 } from "../warp/cb58.ts";
+import { encodeCb58 } from "../upstream/cb58.ts";
 import type { SignedWarpMessage } from "../warp/message.ts";
 import { decodeWarpPayload } from "../warp/payload.ts";
 import type { WarpVerifier } from "../warp/verifier.ts";

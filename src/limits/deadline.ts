@@ -15,7 +15,7 @@
 import type { ExecutionArgs, ExecutionResult } from "graphql";
 import type { Plugin } from "graphql-yoga";
 import type { GatewayContext } from "../execution/context.ts";
-import { GatewayError } from "../execution/errors.ts";
+import { GatewayError } from "../errors.ts";
 
 /** Time after the deadline for the answer that execution completes with partial data. */
 const COMPLETION_GRACE_MS = 75;

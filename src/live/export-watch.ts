@@ -15,7 +15,7 @@
  * whose turn it is reads the upstream and publishes what it read, the others follow what it
  * publishes, so that the upstream sees one poller in all.
  */
-import { GatewayError } from "../execution/errors.ts";
+import { GatewayError } from "../errors.ts";
 import { isTransientForPollers } from "../upstream/outcomes.ts";
 import { apiKeyHash, type CallOptions } from "../upstream/http.ts";
 import type { ExportOperation, ExportOperationStatus } from "../upstream/types.ts";

@@ -26,7 +26,7 @@
  * `PollerPool` bounds the pollers and shares them out, and a `ReadBudget` the reads they make a
  * second together, each waiting its turn.
  */
-import { GatewayError } from "../execution/errors.ts";
+import { GatewayError } from "../errors.ts";
 import type { CallOptions } from "../upstream/http.ts";
 import type { LiveEvent, LiveQuestion } from "./live-question.ts";
 import { LivePoller, type LiveBatch, type LivePollerOptions } from "./live-poller.ts";

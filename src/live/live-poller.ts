@@ -3,7 +3,7 @@
  * follows the gateway whose turn it is), pages back to fill a gap within `maxCatchUp` items, and
  * hands each read's new items, in order, to its subscribers; see live-feed.ts for the whole design.
  */
-import { GatewayError } from "../execution/errors.ts";
+import { GatewayError } from "../errors.ts";
 import { isTransientForPollers } from "../upstream/outcomes.ts";
 import type { CallOptions } from "../upstream/http.ts";
 import type { LiveEvent, LiveQuestion, Position } from "./live-question.ts";

@@ -2,7 +2,7 @@
  * What a live poller asks the upstream over and over (a route and its arguments), and where each
  * item it reads stands in the question's order. `live-questions.ts` builds the questions.
  */
-import type { GatewayError } from "../execution/errors.ts";
+import type { GatewayError } from "../errors.ts";
 import type { CallOptions } from "../upstream/http.ts";
 
 /** Where an item stands in its question's order. */

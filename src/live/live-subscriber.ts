@@ -1,4 +1,4 @@
-import { GatewayError } from "../execution/errors.ts";
+import { GatewayError } from "../errors.ts";
 import type { LiveEvent, LiveQuestion, Position } from "./live-question.ts";
 import { Heads } from "./stream-heads.ts";
 import { SubscriberStream, type ChargeRead } from "./subscriber-stream.ts";

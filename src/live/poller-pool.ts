@@ -9,7 +9,7 @@
  * the largest holder's lone pollers, whose streams end with LIVE_CAPACITY; anyone else is refused.
  * Subscribers without a caller (no rate limiter to name them) hold nothing alone.
  */
-import { GatewayError } from "../execution/errors.ts";
+import { GatewayError } from "../errors.ts";
 
 export interface PollerPoolLimits {
   /** Questions a gateway polls at once (LIVE_MAX_POLLERS). */

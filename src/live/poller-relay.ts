@@ -2,7 +2,7 @@
  * How the pollers of one question on several gateways take turns, so that the upstream sees one
  * poller in all: the one whose turn it is reads and publishes what it read; the others follow.
  */
-import type { GatewayError } from "../execution/errors.ts";
+import type { GatewayError } from "../errors.ts";
 
 /**
  * A poller's role for one interval: read the upstream and publish (`lead`), wait for what the

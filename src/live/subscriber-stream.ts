@@ -2,7 +2,7 @@
  * One subscriber's stream of a shared poller (export jobs, new blocks): events queue until the
  * client asks for them, and the subscriber pays for each read the poller makes after its first.
  */
-import type { GatewayError } from "../execution/errors.ts";
+import type { GatewayError } from "../errors.ts";
 import type { PollerTopic } from "./poller-relay.ts";
 
 /** Charges a subscriber's caller for one read: null when paid, else the error that ends its stream. */

@@ -1,7 +1,7 @@
 import type { ExecutionArgs, ExecutionResult } from "graphql";
 import type { Plugin } from "graphql-yoga";
 import type { QueryLimits } from "../config.ts";
-import { operationOverLimit, type GatewayError } from "../execution/errors.ts";
+import { operationOverLimit, type GatewayError } from "../errors.ts";
 import { analyzeOperation, operationCost, type OperationShape } from "../limits/operation-analysis.ts";
 import type { OperationCost } from "../limits/upstream-calls.ts";
 

@@ -4,7 +4,7 @@
  * limit, never to run), a caller holding all the streams it may.
  */
 import type { FetchAPI } from "graphql-yoga";
-import { GatewayError, operationOverLimit } from "../execution/errors.ts";
+import { GatewayError, operationOverLimit } from "../errors.ts";
 import type { DocumentShape } from "../limits/document-shape.ts";
 import type { RateLimitDecision } from "../limits/rate-limiter.ts";
 import { describeEstimate } from "./operation-limits.ts";

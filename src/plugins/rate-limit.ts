@@ -35,7 +35,7 @@ import type { ExecutionArgs, ExecutionResult } from "graphql";
 import type { FetchAPI, Plugin } from "graphql-yoga";
 import type { RateLimitConfig } from "../config.ts";
 import type { GatewayContext } from "../execution/context.ts";
-import type { GatewayError } from "../execution/errors.ts";
+import type { GatewayError } from "../errors.ts";
 import { documentShapeOf } from "../limits/document-shape.ts";
 import type { BucketRef } from "../limits/token-buckets.ts";
 import { bucketsOf, type CallerContext } from "../limits/caller-buckets.ts";

@@ -11,7 +11,7 @@
  */
 import { randomUUID } from "node:crypto";
 import type { Redis } from "ioredis";
-import { GatewayError, type ErrorCode } from "../execution/errors.ts";
+import { GatewayError, type ErrorCode } from "../errors.ts";
 import type { PollerRelay, PollerTopic, TopicListener, Turn } from "../live/poller-relay.ts";
 import type { RedisLink } from "./redis.ts";
 

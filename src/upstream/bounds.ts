@@ -2,6 +2,27 @@
 import dataContract from "./contract/data-api.json" with { type: "json" };
 import metricsContract from "./contract/metrics-api.json" with { type: "json" };
 
+/** A connection's page bounds: the route's, with the default `first` the gateway gives. */
+export interface PageBounds {
+  /** Smallest `pageSize` the route accepts (`first` may still be 0, which reads no page). */
+  min: number;
+  /** Largest `pageSize` the route accepts. */
+  max: number;
+  /** `first` when the client gives none. */
+  default: number;
+}
+
+/** The smallest `first` of every connection: 0 asks for no items and makes no upstream call. */
+export const MIN_FIRST = 0;
+
+/**
+ * How a field's description states its `first`: the range from `lowest`, the default, and a
+ * note after a semicolon if any ("`first`: 0 to 100, default 10.").
+ */
+export function describeFirst(bounds: PageBounds, lowest = MIN_FIRST, note?: string): string {
+  return `\`first\`: ${lowest} to ${bounds.max}, default ${bounds.default}${note === undefined ? "" : `; ${note}`}.`;
+}
+
 export interface RouteBounds {
   min: number;
   max: number;

@@ -1,6 +1,6 @@
 /** The EVM routes of the Data API: typed calls, with the shared cache for records that do not change. */
 import type { CacheConfig } from "../config.ts";
-import { nullIfNotFound } from "../execution/errors.ts";
+import { nullIfNotFound } from "../errors.ts";
 import type { RecordCache } from "./cache.ts";
 import { ContractClient } from "./contract-client.ts";
 import { ROUTES } from "./routes.ts";
@@ -16,7 +16,7 @@ import type {
   SortOrder,
   UpstreamNetwork,
 } from "./types.ts";
-import { HEX_32 } from "../execution/identifiers.ts";
+import { HEX_32 } from "./identifiers.ts";
 
 /** The whole chain list; `chains(network:, feature:)` filters it in the gateway. */
 const CHAIN_LIST_KEY = "evm-chains:*:*";

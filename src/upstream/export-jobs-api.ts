@@ -2,7 +2,7 @@
  * The asynchronous operations of the Data API: creating a transaction export and reading the
  * state of an operation. Nothing is cached: an operation changes until it ends.
  */
-import { nullIfNotFound } from "../execution/errors.ts";
+import { nullIfNotFound } from "../errors.ts";
 import { ContractClient } from "./contract-client.ts";
 import { ROUTES } from "./routes.ts";
 import type { CallOptions, UpstreamService } from "./http.ts";

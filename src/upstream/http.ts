@@ -11,8 +11,8 @@ import CircuitBreaker from "opossum";
 import { Pool, errors as undiciErrors } from "undici";
 import type { Dispatcher } from "undici";
 import type { UpstreamConfig } from "../config.ts";
-import { GatewayError, badUserInput, type UpstreamError } from "../execution/errors.ts";
-import { pageTokenArgument } from "../execution/identifiers.ts";
+import { GatewayError, badUserInput, type UpstreamError } from "../errors.ts";
+import { pageTokenArgument } from "./identifiers.ts";
 import {
   countsAgainstService,
   isRetryable,

@@ -12,7 +12,7 @@
  */
 import { isLosslessNumber, parse as parseLossless, type LosslessNumber } from "lossless-json";
 import type { CacheConfig } from "../config.ts";
-import { UpstreamError, nullIfNotFound, type UpstreamErrorDetails } from "../execution/errors.ts";
+import { UpstreamError, nullIfNotFound, type UpstreamErrorDetails } from "../errors.ts";
 import type { RecordCache } from "./cache.ts";
 import { ContractClient } from "./contract-client.ts";
 import { ROUTES } from "./routes.ts";

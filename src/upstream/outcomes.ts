@@ -7,7 +7,7 @@
  * A 4xx is an answer about the request (its input, its key, its rate), never about the service's
  * health: no caller can open the breaker for everyone by sending requests the service refuses.
  */
-import { GatewayError, UpstreamError, type ErrorCode } from "../execution/errors.ts";
+import { GatewayError, UpstreamError, type ErrorCode } from "../errors.ts";
 
 export interface OutcomeMeaning {
   /** The `extensions.code` a client sees. */

@@ -9,7 +9,7 @@
  * back; the record is otherwise as the upstream sent it.
  */
 import { blockchainIdValues } from "./contract/data-api.ts";
-import { nullIfNotFound } from "../execution/errors.ts";
+import { nullIfNotFound } from "../errors.ts";
 import type { RecordCache } from "./cache.ts";
 import { ContractClient } from "./contract-client.ts";
 import { ROUTES } from "./routes.ts";

@@ -8,8 +8,7 @@
  * `first` with `ROUTES.x.firstText`; a field's upstream cost is built from its route
  * (`connectionCost(ROUTES.x)`, src/limits/upstream-cost-declarations.ts).
  */
-import { describeFirst, type PageBounds } from "../execution/pagination.ts";
-import { queryBounds } from "./bounds.ts";
+import { describeFirst, queryBounds, type PageBounds } from "./bounds.ts";
 import type { RoutesWith } from "./contract-client.ts";
 import type { DataPaths, MetricsPaths } from "./types.ts";
 

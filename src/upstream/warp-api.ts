@@ -3,7 +3,7 @@
  * say which network or request it answers, so every response this client returns is registered
  * with its request, which `warpRequestOf` gives back; the record stays as the upstream sent it.
  */
-import { nullIfNotFound } from "../execution/errors.ts";
+import { nullIfNotFound } from "../errors.ts";
 import { ContractClient } from "./contract-client.ts";
 import { ROUTES } from "./routes.ts";
 import type { CallOptions, UpstreamService } from "./http.ts";

@@ -1,7 +1,7 @@
 import { bls12_381 } from "@noble/curves/bls12-381";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { components } from "../../src/upstream/contract/data-api.ts";
-import { decodeCb58, encodeCb58 } from "../../src/warp/cb58.ts";
+import { decodeCb58, encodeCb58 } from "../../src/upstream/cb58.ts";
 import { decodeSignedWarpMessage } from "../../src/warp/message.ts";
 import { startSimulator, type RunningSimulator } from "../../simulator/server.ts";
 import { l1Transactions as sampleL1Transactions } from "../support/sample-network.ts";

@@ -15,7 +15,7 @@ import {
   type FragmentDefinitionNode,
   type OperationDefinitionNode,
 } from "graphql";
-import { decodeCb58 } from "../../src/warp/cb58.ts";
+import { decodeCb58 } from "../../src/upstream/cb58.ts";
 import { l1Transactions } from "./sample-network.ts";
 import { execute, registerL1ValidatorTx, simulatorGet, startInstance, type Instance, type RunningSimulator } from "./harness.ts";
 

@@ -1,7 +1,7 @@
 /** Checks of identifier arguments, made before any upstream call. */
-import { decodeBech32 } from "../upstream/bech32.ts";
-import { decodeCb58, encodeCb58 } from "../warp/cb58.ts";
-import { badUserInput } from "./errors.ts";
+import { decodeBech32 } from "./bech32.ts";
+import { decodeCb58, encodeCb58 } from "./cb58.ts";
+import { badUserInput } from "../errors.ts";
 
 /** An EVM chain id in decimal (such as 43114). */
 export const EVM_CHAIN_ID = /^[1-9][0-9]{0,19}$/;
