@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto";
 import type { Plugin } from "graphql-yoga";
 import type { GatewayContext } from "../execution/context.ts";
-import { preBounded, truncated, type Logger } from "../telemetry/logger.ts";
+import { truncated, writeBoundedLine, type Logger } from "../telemetry/logger.ts";
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
@@ -41,15 +41,16 @@ export interface RequestLine {
 /** The one line a GraphQL request is logged with (at info), whichever way it was answered. */
 export function logRequest(logger: Logger, line: RequestLine): void {
   if (!logger.isLevelEnabled("info")) return;
-  logger.info(
-    preBounded({
+  writeBoundedLine(
+    logger,
+    {
       requestId: line.requestId,
-      ...(line.transport ? { transport: line.transport } : {}),
+      transport: line.transport || undefined,
       method: truncated(line.method, 16),
       operation: line.operation,
       status: line.status,
       ms: Math.round((performance.now() - line.startedAt) * 10) / 10,
-    }),
+    },
     "graphql request",
   );
 }

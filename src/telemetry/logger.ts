@@ -4,8 +4,9 @@
  * bounds (LOGGED_BOUNDS), so that bytes logged per request are bounded.
  *
  * The per-request line is written on every request, so it costs as little as a line can: its
- * fields are bounded where they are made (`preBounded`), the walk that bounds and redacts is
- * skipped for it, and lines go to stdout asynchronously (flushed when the process exits).
+ * fields are bounded where they are made and it is written as pino would write it, without
+ * pino's per-line work (`writeBoundedLine`); lines go to stdout asynchronously (flushed when the
+ * process exits).
  */
 import { pino, stdSerializers, type DestinationStream, type Logger } from "pino";
 
@@ -26,15 +27,27 @@ export function truncated(value: string, max: number = LOGGED_BOUNDS.stringChars
 /** Keys whose values are secrets, at any depth: `apiKey`, and the header that carries it (API_KEY_HEADER). */
 const SECRET_KEYS = new Set(["apikey", "x-glacier-api-key"]);
 
-/** Marks a logged object whose every field is bounded and free of secrets where it was made. */
-const PRE_BOUNDED = Symbol("pre-bounded");
+type LineValue = string | number | boolean | null | undefined;
 
 /**
- * `fields`, marked as bounded and free of secrets already (each string cut where it is made, no
- * key or header among them), so that the line skips the walk that bounds and redacts.
+ * Writes an info line of `fields` as pino would write it (level, time, the logger's bindings,
+ * the fields, the message), without pino's per-line work (hooks, serializers, the bounding and
+ * redacting walk): for a line written on every request whose fields are bounded where they are
+ * made and hold no secret (no key, no header). A field `undefined` is left out, as pino does.
  */
-export function preBounded<T extends Record<string, unknown>>(fields: T): T {
-  return Object.defineProperty(fields, PRE_BOUNDED, { value: true });
+export function writeBoundedLine(logger: Logger, fields: Record<string, LineValue>, message: string): void {
+  if (!logger.isLevelEnabled("info")) return;
+  const own = logger as unknown as Record<symbol, unknown>;
+  const stream = own[pino.symbols.streamSym] as { write(line: string): unknown } | undefined;
+  const time = own[pino.symbols.timeSym] as (() => string) | undefined;
+  const bindings = own[pino.symbols.chindingsSym];
+  if (!stream || !time || typeof bindings !== "string") return void logger.info(fields, message);
+  let line = `{"level":30${time()}${bindings}`;
+  for (const key in fields) {
+    const value = fields[key];
+    if (value !== undefined) line += `,"${key}":${JSON.stringify(value)}`;
+  }
+  stream.write(`${line},"msg":${JSON.stringify(message)}}\n`);
 }
 
 function bounded(value: unknown, depth: number): unknown {
@@ -68,8 +81,7 @@ export function createLogger(level: string, bindings: Record<string, unknown> = 
     // An Error under `err` is left to its serializer, which names its type before bounding it.
     serializers: { err: (error: unknown) => bounded(error instanceof Error ? stdSerializers.err(error) : error, 1) },
     formatters: {
-      log: (object: Record<string | symbol, unknown>) => {
-        if (object[PRE_BOUNDED] === true) return object;
+      log: (object: Record<string, unknown>) => {
         const { err, ...rest } = object;
         const kept = bounded(rest, 0) as Record<string, unknown>;
         return err === undefined ? kept : { ...kept, err };
