@@ -27,6 +27,12 @@ export function truncated(value: string, max: number = LOGGED_BOUNDS.stringChars
 /** Keys whose values are secrets, at any depth: `apiKey`, and the header that carries it (API_KEY_HEADER). */
 const SECRET_KEYS = new Set(["apikey", "x-glacier-api-key"]);
 
+/**
+ * The most of the log a slow stdout may leave unwritten in memory: lines beyond it are dropped
+ * rather than held (a log reader that stalls must not grow the heap without bound).
+ */
+const UNWRITTEN_LOG_BYTES = 16 * 1024 * 1024;
+
 type LineValue = string | number | boolean | null | undefined;
 
 /**
@@ -99,7 +105,7 @@ export function createLogger(level: string, bindings: Record<string, unknown> = 
       },
     },
   };
-  return pino(options, destination ?? pino.destination({ dest: 1, sync: false }));
+  return pino(options, destination ?? pino.destination({ dest: 1, sync: false, maxLength: UNWRITTEN_LOG_BYTES }));
 }
 
 export type { Logger };
