@@ -4,18 +4,13 @@
  * paid from the caller's buckets, refused when the caller cannot pay or its key was refused,
  * compressed as accept-encoding allows, logged and counted, and no upstream call.
  */
-import { request as httpRequest, type IncomingHttpHeaders } from "node:http";
-import { Writable } from "node:stream";
-import { brotliDecompressSync, gunzipSync } from "node:zlib";
+import type { IncomingHttpHeaders } from "node:http";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { createLogger } from "../src/telemetry/logger.ts";
+import { decodedText, recordingLog, send, type RawAnswer } from "./support/raw-answers.ts";
 import { serveGateway, startHarness, upstreamCalls, type Harness, type ServedGateway } from "./support/harness.ts";
 
-interface Answer {
-  status: number;
-  headers: IncomingHttpHeaders;
-  bytes: Buffer;
-}
+type Answer = RawAnswer;
 
 const QUERY = JSON.stringify({ query: `query ChainName { chain(id: "43114") { chainName } }`, operationName: "ChainName" });
 // Several kB: over COMPRESSION_MIN_BYTES, so that a hit is compressed.
@@ -28,29 +23,8 @@ let harness: Harness;
 let served: ServedGateway;
 const lines: Record<string, unknown>[] = [];
 
-function post(body: string, headers: Record<string, string> = {}): Promise<Answer> {
-  return new Promise((resolve, reject) => {
-    const outgoing = httpRequest(
-      {
-        host: "127.0.0.1",
-        port: served.port,
-        method: "POST",
-        path: "/graphql",
-        headers: { "content-type": "application/json", "content-length": String(Buffer.byteLength(body)), ...headers },
-      },
-      (incoming) => {
-        const chunks: Buffer[] = [];
-        incoming.on("data", (chunk: Buffer) => chunks.push(chunk));
-        incoming.once("end", () =>
-          resolve({ status: incoming.statusCode ?? 0, headers: incoming.headers, bytes: Buffer.concat(chunks) }),
-        );
-        incoming.once("error", reject);
-      },
-    );
-    outgoing.once("error", reject);
-    outgoing.end(body);
-  });
-}
+const post = (body: string, headers: Record<string, string> = {}): Promise<Answer> =>
+  send(served.port, "POST", "/graphql", { "content-type": "application/json", ...headers }, body);
 
 /** The same request answered inside Yoga (`yoga.fetch`: no listener, so no lane). */
 async function postThroughYoga(body: string, headers: Record<string, string> = {}): Promise<Answer> {
@@ -64,13 +38,6 @@ async function postThroughYoga(body: string, headers: Record<string, string> = {
     headers: Object.fromEntries(response.headers),
     bytes: Buffer.from(await response.arrayBuffer()),
   };
-}
-
-function decoded(answer: Answer): string {
-  const encoding = answer.headers["content-encoding"];
-  if (encoding === "br") return brotliDecompressSync(answer.bytes).toString("utf8");
-  if (encoding === "gzip") return gunzipSync(answer.bytes).toString("utf8");
-  return answer.bytes.toString("utf8");
 }
 
 /** Headers a client could tell apart, without those that differ per answer or per connection. */
@@ -94,13 +61,7 @@ const hitsCounted = async (): Promise<number> =>
   );
 
 beforeAll(async () => {
-  const log = new Writable({
-    write(chunk: Buffer, _encoding, done) {
-      for (const line of chunk.toString("utf8").split("\n").filter(Boolean))
-        lines.push(JSON.parse(line) as Record<string, unknown>);
-      done();
-    },
-  });
+  const log = recordingLog(lines);
   const logger = createLogger("info", {}, log);
   harness = await startHarness(
     {
@@ -170,7 +131,7 @@ describe("a response-cache hit answered before Yoga", () => {
       expect(hit.headers.vary).toBe("accept-encoding");
       expect(Number(hit.headers["content-length"])).toBe(hit.bytes.byteLength);
       expect(hit.bytes.byteLength).toBeLessThan(plain.bytes.byteLength);
-      expect(decoded(hit)).toBe(plain.bytes.toString("utf8"));
+      expect(decodedText(hit)).toBe(plain.bytes.toString("utf8"));
       const viaYoga = await postThroughYoga(LARGE, { ...who, "accept-encoding": encoding });
       expect(comparable(hit.headers)).toEqual(comparable(viaYoga.headers));
     }

@@ -1,52 +1,11 @@
 /** Compressed answers over a real listening server: what a browser or a client with accept-encoding gets. */
-import { request as httpRequest, type IncomingHttpHeaders } from "node:http";
-import { brotliDecompressSync, gunzipSync } from "node:zlib";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { serveGateway, stopServed, type Served } from "./hostile/raw-http.ts";
-
-interface RawAnswer {
-  status: number;
-  headers: IncomingHttpHeaders;
-  /** The bytes as sent, still compressed. */
-  bytes: Buffer;
-}
-
-function send(
-  port: number,
-  method: "GET" | "POST",
-  path: string,
-  headers: Record<string, string>,
-  body?: string,
-): Promise<RawAnswer> {
-  return new Promise((resolve, reject) => {
-    const outgoing = httpRequest(
-      {
-        host: "127.0.0.1",
-        port,
-        method,
-        path,
-        headers: body === undefined ? headers : { ...headers, "content-length": String(Buffer.byteLength(body)) },
-      },
-      (incoming) => {
-        const chunks: Buffer[] = [];
-        incoming.on("data", (chunk: Buffer) => chunks.push(chunk));
-        incoming.once("end", () =>
-          resolve({ status: incoming.statusCode ?? 0, headers: incoming.headers, bytes: Buffer.concat(chunks) }),
-        );
-        incoming.once("error", reject);
-      },
-    );
-    outgoing.once("error", reject);
-    outgoing.end(body);
-  });
-}
+import { decodedText, send, type RawAnswer } from "./support/raw-answers.ts";
 
 function decoded(answer: RawAnswer): string {
-  const encoding = answer.headers["content-encoding"];
-  if (encoding === "br") return brotliDecompressSync(answer.bytes).toString("utf8");
-  if (encoding === "gzip") return gunzipSync(answer.bytes).toString("utf8");
-  expect(encoding).toBeUndefined();
-  return answer.bytes.toString("utf8");
+  expect([undefined, "br", "gzip"]).toContain(answer.headers["content-encoding"]);
+  return decodedText(answer);
 }
 
 // Every field of every chain: an answer of several kB.

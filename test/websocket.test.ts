@@ -11,9 +11,9 @@ import WebSocket from "ws";
 import { ChainBlockDocument, WatchExportOperationDocument } from "./generated/graphql.ts";
 import { startExportJob } from "./support/subscriptions.ts";
 import { startHarness, until, type Harness, serveGateway, type ServedGateway } from "./support/harness.ts";
-import { Writable } from "node:stream";
 import { createLogger, type Logger } from "../src/telemetry/logger.ts";
 import { NEW_DOCUMENT_COST } from "../src/limits/request-costs.ts";
+import { recordingLog } from "./support/raw-answers.ts";
 
 type ExecutionResult = FormattedExecutionResult<Record<string, unknown>, unknown>;
 
@@ -113,13 +113,7 @@ describe("graphql-ws over WebSocket", () => {
 
   it("refuses a key the upstream refused lately without a call, and logs each operation with its request id", async () => {
     const lines: Record<string, unknown>[] = [];
-    const log = new Writable({
-      write(chunk: Buffer, _encoding, done) {
-        for (const line of chunk.toString("utf8").split("\n").filter(Boolean))
-          lines.push(JSON.parse(line) as Record<string, unknown>);
-        done();
-      },
-    });
+    const log = recordingLog(lines);
     const served = await serve({}, createLogger("info", {}, log));
     served.harness.simulator.setKnobs({ apiKeys: ["good-key"] });
     const variables = { chainId: "43114", blockId: "23" };

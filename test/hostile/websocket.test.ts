@@ -5,7 +5,6 @@
  *
  * Transports: WebSocket only, by design: upgrade admission, frames and socket bounds have no HTTP form.
  */
-import { Writable } from "node:stream";
 import { getIntrospectionQuery } from "graphql";
 import { afterEach, describe, expect, it } from "vitest";
 import WebSocket from "ws";
@@ -23,6 +22,7 @@ import {
   type ServedGateway,
 } from "../support/harness.ts";
 import { GraphqlWsSocket } from "../support/transports.ts";
+import { recordingLog } from "../support/raw-answers.ts";
 
 interface Served extends ServedGateway {
   harness: Harness;
@@ -42,13 +42,7 @@ afterEach(async () => {
 
 async function serve(env: Record<string, string> = {}): Promise<Served> {
   const lines: Record<string, unknown>[] = [];
-  const log = new Writable({
-    write(chunk: Buffer, _encoding, done) {
-      for (const line of chunk.toString("utf8").split("\n").filter(Boolean))
-        lines.push(JSON.parse(line) as Record<string, unknown>);
-      done();
-    },
-  });
+  const log = recordingLog(lines);
   const logger = createLogger("info", {}, log);
   const harness = await startHarness(env, { logger });
   const served = { harness, lines, ...(await serveGateway(harness, logger)) };
