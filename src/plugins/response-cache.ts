@@ -7,7 +7,7 @@
  * Only POST requests with a JSON body are cached: their key is the whole request, and CSRF
  * prevention never applies to them (a cross-site form cannot send JSON).
  */
-import { createHash } from "node:crypto";
+import { hash } from "node:crypto";
 import { getOperationAST, type ExecutionResult } from "graphql";
 import type { Plugin } from "graphql-yoga";
 import { LRUCache } from "lru-cache";
@@ -77,13 +77,7 @@ export class ResponseStore {
 
   /** A request's key: its caller's API key, its Accept header and its body, so that callers with different keys never share an answer. */
   keyOf(apiKey: string | undefined, accept: string | undefined, body: string): string {
-    return createHash("sha256")
-      .update(apiKey?.trim() ?? "")
-      .update("\0")
-      .update(accept ?? "")
-      .update("\0")
-      .update(body)
-      .digest("base64url");
+    return hash("sha256", `${apiKey?.trim() ?? ""}\0${accept ?? ""}\0${body}`, "base64url");
   }
 
   get(key: string): CachedResponse | undefined {
