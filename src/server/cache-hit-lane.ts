@@ -17,12 +17,12 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { TOKEN_HEADER_KEY } from "graphql-sse";
 import { negotiateEncoding } from "../plugins/compression.ts";
-import { logRequest, requestIdFrom, OPERATION_NAME_CHARS } from "../plugins/request-log.ts";
+import { logRequest, requestIdFrom } from "../plugins/request-log.ts";
 import type { ResponseStore } from "../plugins/response-cache.ts";
 import type { CachedResponse } from "../shared-state/shared-tiers.ts";
 import type { RateLimitDecision } from "../limits/rate-limiter.ts";
 import type { PaidIncoming } from "../plugins/rate-limit.ts";
-import { truncated, type Logger } from "../telemetry/logger.ts";
+import type { Logger } from "../telemetry/logger.ts";
 
 export interface CacheHitLaneOptions {
   store: ResponseStore;
@@ -79,7 +79,8 @@ export function cacheHitLane(options: CacheHitLaneOptions) {
       logRequest(logger, {
         requestId,
         method: "POST",
-        operation: entry.operation ? truncated(entry.operation, OPERATION_NAME_CHARS) : null,
+        // Truncated as the request that stored it was logged (src/plugins/response-cache.ts).
+        operation: entry.operation ?? null,
         status: 200,
         startedAt,
       });
