@@ -144,6 +144,16 @@ export interface ServerConfig {
   sseMaxStreamsPerAddress: number;
   /** How long a graphql-sse stream reserved by a PUT waits for its GET before it lapses (SSE_LISTEN_WITHIN_MS). */
   sseListenWithinMs: number;
+  /** Refusals for a spent budget or a socket cap, answered after a delay (src/limits/refusal-holds.ts). */
+  refusalHolds: RefusalHoldsConfig;
+}
+
+/** How refusals are held back: one per connection per hold, however fast a refused client sends. */
+export interface RefusalHoldsConfig {
+  /** How long a refusal is held (REFUSAL_HOLD_MS, at most 10,000); 0 answers at once. */
+  holdMs: number;
+  /** Refusals held at once, beyond which they are answered at once (REFUSAL_HOLD_MAX, default a quarter of MAX_CONNECTIONS). */
+  maxHeld: number;
 }
 
 /** The upstream's verdicts on callers' keys, kept by hash in bounded LRUs (src/plugins/refused-keys.ts). */
@@ -254,6 +264,11 @@ export interface CacheConfig {
 }
 
 type Env = Record<string, string | undefined>;
+
+function atMost(max: number, name: string, value: number): number {
+  if (value > max) throw new Error(`${name} must be at most ${max}, got ${value}`);
+  return value;
+}
 
 function integer(env: Env, name: string, fallback: number, min = 0): number {
   const raw = env[name];
@@ -399,6 +414,10 @@ function serverConfig(env: Env): ServerConfig {
     webSocketMaxUnreadBytes: integer(env, "WS_MAX_UNREAD_BYTES", 1_048_576, 1),
     sseMaxStreamsPerAddress: integer(env, "SSE_MAX_STREAMS_PER_ADDRESS", 16, 1),
     sseListenWithinMs: integer(env, "SSE_LISTEN_WITHIN_MS", 10_000, 1),
+    refusalHolds: {
+      holdMs: atMost(10_000, "REFUSAL_HOLD_MS", integer(env, "REFUSAL_HOLD_MS", 1_000, 0)),
+      maxHeld: integer(env, "REFUSAL_HOLD_MAX", Math.max(1, Math.floor(maxConnections / 4)), 0),
+    },
   };
 }
 

@@ -26,6 +26,7 @@ import { useRateLimit } from "./plugins/rate-limit.ts";
 import { refuseSpentCallers, scrapeCharge, unusableBodyCharge } from "./plugins/spent-callers.ts";
 import { bucketsOfIncoming } from "./limits/caller-buckets.ts";
 import { RateLimiter, type RateLimitDecision } from "./limits/rate-limiter.ts";
+import { RefusalHolds } from "./limits/refusal-holds.ts";
 import { socketStreams, type SocketStreams } from "./plugins/socket-streams.ts";
 import type { BucketRef } from "./limits/token-buckets.ts";
 import { UpstreamReadiness, useReadiness } from "./plugins/readiness.ts";
@@ -76,8 +77,8 @@ export interface Gateway {
   logger: Logger;
   /** Ends every open subscription's stream, which completes it for its client; for shutdown. */
   endStreams(): Promise<void>;
-  /** What the WebSocket transport needs beside Yoga: the callers' budgets, read before a frame is, and the streams of its operations. */
-  sockets: { budget: SocketBudget | undefined; streams: SocketStreams };
+  /** What the WebSocket transport needs beside Yoga: the callers' budgets, read before a frame is, the streams of its operations, and the holds of its refusals. */
+  sockets: { budget: SocketBudget | undefined; streams: SocketStreams; refusalHolds: RefusalHolds };
   /** The live questions this gateway polls now, and their subscribers. */
   liveCounts(): { pollers: number; subscribers: number };
   /** Charges the caller of a `/metrics` scrape answered outside Yoga (a cluster's): 0 when paid, else the seconds to wait. */
@@ -128,11 +129,14 @@ export function createGateway(config: GatewayConfig, urls: UpstreamUrls, logger:
   const readiness = upstreamReadiness(config, upstream);
   const documents = documentCaches(config, metrics);
   const rateLimiter = config.rateLimit.enabled ? new RateLimiter(config.rateLimit, metrics, options.redis) : undefined;
+  const refusalHolds = new RefusalHolds(config.server.refusalHolds, (outcome) => metrics.refusalHeld(outcome));
+  metrics.watchRefusalHolds(() => refusalHolds.held);
   const rateLimit =
     rateLimiter &&
     useRateLimit(config.rateLimit, rateLimiter, {
       graphqlEndpoint: GRAPHQL_ENDPOINT,
       isParsed: (source) => documents.documentCache.has(source),
+      refusalHolds,
     });
   const compression = createCompression(config.compression);
   const cached = responseCache(config, metrics, compression, cacheRedis);
@@ -206,7 +210,9 @@ export function createGateway(config: GatewayConfig, urls: UpstreamUrls, logger:
   const listener = jsonBodyListener(yoga, {
     maxBodyBytes: config.security.maxBodyBytes,
     maxNestingDepth: config.security.maxNestingDepth,
-    refusesSpentCaller: rateLimiter ? refuseSpentCallers(rateLimiter, config.rateLimit, metrics, logger) : () => false,
+    refusesSpentCaller: rateLimiter
+      ? refuseSpentCallers(rateLimiter, config.rateLimit, metrics, logger, refusalHolds)
+      : () => false,
     chargeUnusableBody,
     logger: clientLogger,
     // With plugins of its own first (tracing), every request goes through Yoga, where they see it.
@@ -243,6 +249,7 @@ export function createGateway(config: GatewayConfig, urls: UpstreamUrls, logger:
     sockets: {
       budget: rateLimiter && socketBudget(rateLimiter, config),
       streams,
+      refusalHolds,
     },
     chargeScrape: rateLimiter ? scrapeCharge(rateLimiter, config.rateLimit) : async () => 0,
     async close() {

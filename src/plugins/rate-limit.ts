@@ -43,6 +43,8 @@ import type { RateLimitDecision, RateLimiter } from "../limits/rate-limiter.ts";
 import { analyzeOperation, operationCost } from "../limits/operation-analysis.ts";
 import { CHARACTERS_PER_TOKEN, ENDPOINT_COSTS, costOfReading } from "../limits/request-costs.ts";
 import { StreamSlots } from "../limits/stream-slots.ts";
+import { Socket } from "node:net";
+import type { RefusalHolds } from "../limits/refusal-holds.ts";
 import { documentTooCostly, rateLimited, refusedResponse, tooCostly, tooManyStreams } from "./rate-limit-refusals.ts";
 
 /** Node's request, when the listener took its 1 before Yoga. */
@@ -77,6 +79,8 @@ export interface RateLimitPluginOptions {
   graphqlEndpoint: string;
   /** Whether the parse cache holds this query text (then a request pays 1, not its reading). */
   isParsed(source: string): boolean;
+  /** Where a 429 waits before it is sent (src/limits/refusal-holds.ts). */
+  refusalHolds: RefusalHolds;
 }
 
 export interface RateLimitPlugins {
@@ -257,11 +261,20 @@ export function useRateLimit(config: RateLimitConfig, limiter: RateLimiter, opti
       const refused = await payForReading(request, (context as Partial<CallerContext>).req, params);
       if (refused) setResult(refused);
     },
-    onResponse({ request, response }) {
+    onResponse({ request, response, serverContext }) {
       const decision = paid.get(request)?.decision;
-      if (decision === undefined) return;
-      response.headers.set("ratelimit-limit", String(decision.burst));
-      response.headers.set("ratelimit-remaining", String(Math.max(0, Math.floor(decision.remaining))));
+      if (decision !== undefined) {
+        response.headers.set("ratelimit-limit", String(decision.burst));
+        response.headers.set("ratelimit-remaining", String(Math.max(0, Math.floor(decision.remaining))));
+      }
+      // A refusal read and parsed costs more than one refused unread: held as long, so that a
+      // caller who sends what it can never pay for (a query beyond what its bucket holds) is
+      // answered once per connection per hold too.
+      if (response.status !== 429) return;
+      // Over HTTP only: a WebSocket's operations have their own refusals (src/server/websocket-frames.ts).
+      const socket = (serverContext as Partial<CallerContext> | undefined)?.req?.socket;
+      if (!(socket instanceof Socket)) return;
+      return options.refusalHolds.wait(socket, Number(response.headers.get("retry-after") ?? 1) * 1_000);
     },
   };
 

@@ -7,6 +7,7 @@ import type { IncomingMessage, ServerResponse } from "node:http";
 import type { RateLimitConfig } from "../config.ts";
 import { bucketsOfIncoming } from "../limits/caller-buckets.ts";
 import type { RateLimiter } from "../limits/rate-limiter.ts";
+import type { RefusalHolds } from "../limits/refusal-holds.ts";
 import type { Logger } from "../telemetry/logger.ts";
 import type { GatewayMetrics } from "../telemetry/metrics.ts";
 import { CHARACTERS_PER_TOKEN, ENDPOINT_COSTS } from "../limits/request-costs.ts";
@@ -45,15 +46,24 @@ const UNREAD_REFUSALS_LOG_MS = 10_000;
  * Answers, before its body is read, a request whose caller could not pay even 1 when last seen:
  * HTTP 429 with `Retry-After`, and the connection closed. A flood of requests from a caller over
  * its budget then costs the gateway a few header look-ups each, not a body to read and a JSON
- * document to parse. Counted in `gateway_refusals_total{reason="rate_limited"}`; logged as one
- * line per 10 s with the count, so that a flood does not flood the log too.
- * @returns whether it answered the request.
+ * document to parse; and, the answer held until the budget refills (at most REFUSAL_HOLD_MS,
+ * the connection unread meanwhile), one answer per connection per hold. Counted in
+ * `gateway_refusals_total{reason="rate_limited"}`; logged as one line per 10 s with the count,
+ * so that a flood does not flood the log too.
+ * @returns whether it took the request (answered, or to be answered after its hold).
  */
-export function refuseSpentCallers(limiter: RateLimiter, config: RateLimitConfig, metrics: GatewayMetrics, logger: Logger) {
+export function refuseSpentCallers(
+  limiter: RateLimiter,
+  config: RateLimitConfig,
+  metrics: GatewayMetrics,
+  logger: Logger,
+  holds: RefusalHolds,
+) {
   let unlogged = 0;
   let loggedAt = 0;
   return (request: IncomingMessage, response: ServerResponse): boolean => {
-    const seconds = limiter.secondsUntilServed(bucketsOfIncoming(request, config).map(({ name }) => name));
+    const names = bucketsOfIncoming(request, config).map(({ name }) => name);
+    const seconds = limiter.secondsUntilServed(names);
     if (seconds === 0) return false;
     metrics.refusal("rate_limited");
     unlogged += 1;
@@ -66,21 +76,25 @@ export function refuseSpentCallers(limiter: RateLimiter, config: RateLimitConfig
       unlogged = 0;
       loggedAt = now;
     }
-    const body = JSON.stringify({
-      errors: [
-        {
-          message: `Rate limit exceeded: your budget is spent until it refills at ${config.ratePerSecond} per second; retry after ${seconds} s`,
-          extensions: { code: "RATE_LIMITED", retryAfter: seconds, retryAfterSeconds: seconds },
-        },
-      ],
+    holds.hold(request.socket, seconds * 1_000, () => {
+      // What is left to wait once held; still refused, as its request was not read.
+      const left = Math.max(1, limiter.secondsUntilServed(names));
+      const body = JSON.stringify({
+        errors: [
+          {
+            message: `Rate limit exceeded: your budget is spent until it refills at ${config.ratePerSecond} per second; retry after ${left} s`,
+            extensions: { code: "RATE_LIMITED", retryAfter: left, retryAfterSeconds: left },
+          },
+        ],
+      });
+      response.writeHead(429, {
+        "content-type": "application/json; charset=utf-8",
+        "content-length": Buffer.byteLength(body),
+        "retry-after": String(left),
+        connection: "close",
+      });
+      response.end(body);
     });
-    response.writeHead(429, {
-      "content-type": "application/json; charset=utf-8",
-      "content-length": Buffer.byteLength(body),
-      "retry-after": String(seconds),
-      connection: "close",
-    });
-    response.end(body);
     return true;
   };
 }

@@ -307,7 +307,12 @@ export function createWebSocketTransport(
         (admitted) => {
           if ("status" in admitted) {
             gateway.metrics.refusal(admitted.kind === "origin" ? "forbidden" : "rate_limited");
-            socket.end(refusalAnswer(admitted.status, admitted.reason, admitted.code, admitted.message, admitted.extensions));
+            const answer = () =>
+              socket.end(refusalAnswer(admitted.status, admitted.reason, admitted.code, admitted.message, admitted.extensions));
+            // A caller that reconnects as soon as it is refused does so once per hold; an origin
+            // refusal is a page's mistake, answered at once.
+            if (admitted.kind === "origin") answer();
+            else gateway.sockets.refusalHolds.hold(socket, refusalHoldBound(admitted.extensions), answer);
             return;
           }
           if (socket.destroyed) return admitted.release();
@@ -348,4 +353,10 @@ export function createWebSocketTransport(
       clearTimeout(cut);
     },
   };
+}
+
+/** How long an upgrade's refusal may be held: until its budget refills, or a full hold for a cap. */
+function refusalHoldBound(extensions: Record<string, unknown> | undefined): number {
+  const seconds = extensions?.retryAfter;
+  return typeof seconds === "number" ? seconds * 1_000 : Number.POSITIVE_INFINITY;
 }

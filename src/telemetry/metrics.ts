@@ -54,6 +54,7 @@ export class GatewayMetrics implements UpstreamObserver {
   private readonly upstreamRetries: Counter<"service" | "method" | "route">;
   private readonly breakerState: Gauge<"service" | "method" | "route">;
   private readonly loaderBatchSize: Histogram<"loader">;
+  private readonly refusalHolds: Counter<"outcome">;
   private readonly responseCacheLookups: Counter<"result">;
   private readonly redisAvailable: Gauge;
   /** Made with the first cache link (REDIS_CACHE_URL), so that a gateway without one shows none. */
@@ -135,6 +136,12 @@ export class GatewayMetrics implements UpstreamObserver {
       name: "gateway_refusals_total",
       help: "Requests the gateway refused before or instead of running them (bad requests, limits, budgets), by reason.",
       labelNames: ["reason"],
+      registers,
+    });
+    this.refusalHolds = new Counter({
+      name: "gateway_refusal_holds_total",
+      help: "Refusals for a spent budget or a socket cap, by how they were answered: after REFUSAL_HOLD_MS (held), or at once because REFUSAL_HOLD_MAX were held (overflowed).",
+      labelNames: ["outcome"],
       registers,
     });
   }
@@ -304,5 +311,21 @@ export class GatewayMetrics implements UpstreamObserver {
         this.set(counts().readsWaiting);
       },
     });
+  }
+
+  /** The refusals held back now; `refusalHeld` counts each as it is held or, the holds full, answered at once. */
+  watchRefusalHolds(held: () => number): void {
+    new Gauge({
+      name: "gateway_refusals_held",
+      help: "Refusals (spent budgets, socket caps) waiting out REFUSAL_HOLD_MS before they are answered.",
+      registers: [this.registry],
+      collect() {
+        this.set(held());
+      },
+    });
+  }
+
+  refusalHeld(outcome: "held" | "overflowed"): void {
+    this.refusalHolds.inc({ outcome });
   }
 }

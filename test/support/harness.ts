@@ -26,11 +26,17 @@ export interface Harness {
 
 /**
  * The tests' gateway configuration: silent, and without the response cache and the chain-list
- * preload, which would hide or add upstream calls that tests count exactly (their own tests turn
- * them on).
+ * preload, which would hide or add upstream calls that tests count exactly, nor the refusal holds,
+ * which make a test that spends a budget wait a second per refusal (their own tests turn them on).
  */
 function harnessConfig(env: Record<string, string>): GatewayConfig {
-  return loadConfig({ LOG_LEVEL: "silent", RESPONSE_CACHE_TTL_MS: "0", CHAIN_LIST_PRELOAD: "false", ...env });
+  return loadConfig({
+    LOG_LEVEL: "silent",
+    RESPONSE_CACHE_TTL_MS: "0",
+    CHAIN_LIST_PRELOAD: "false",
+    REFUSAL_HOLD_MS: "0",
+    ...env,
+  });
 }
 
 export interface HarnessOptions extends GatewayOptions {
