@@ -57,9 +57,18 @@ function distinctLookups(args: Record<string, unknown>): EntityLookups {
   return [...byType].map(([type, { cost, keys }]) => ({ type, count: keys.size, cost }));
 }
 
+/**
+ * The entity, null when there is none, or its look-up's error as the item itself, which both
+ * executors put at the item's index: graphql-jit 0.8 appends a null for a rejected list item
+ * instead of setting the item's own, which would shift the items after it.
+ */
 async function found(keyed: KeyedRepresentation, context: GatewayContext): Promise<unknown> {
-  const entity = await keyed.lookup.load(keyed.key, context);
-  return entity === null ? null : asEntityOf(entity, keyed.typename);
+  try {
+    const entity = await keyed.lookup.load(keyed.key, context);
+    return entity === null ? null : asEntityOf(entity, keyed.typename);
+  } catch (error) {
+    return error instanceof Error ? error : new Error(String(error));
+  }
 }
 
 builder.queryField("_entities", (t) =>
