@@ -125,10 +125,10 @@ describe("_entities answers as the direct query", () => {
     expect(result.body.errors).toBeUndefined();
     expect(result.body.data!._entities).toEqual([
       { __typename: "EvmChain", chainId: chain.chainId, chainName: chain.chainName },
-      { __typename: "EvmBlock", ...chain.byNumber },
-      { __typename: "EvmBlock", ...chain.byHash },
-      { __typename: "EvmTransaction", ...chain.transaction },
-      { __typename: "EvmAccount", ...chain.address },
+      { __typename: "EvmBlock", ...(chain.byNumber as object) },
+      { __typename: "EvmBlock", ...(chain.byHash as object) },
+      { __typename: "EvmTransaction", ...(chain.transaction as object) },
+      { __typename: "EvmAccount", ...(chain.address as object) },
     ]);
   });
 
@@ -191,9 +191,9 @@ describe("_entities answers as the direct query", () => {
     );
     expect(result.body.errors).toBeUndefined();
     expect(result.body.data!._entities).toEqual([
-      { __typename: "PChainTransaction", ...network.pChain!.transaction },
-      { __typename: "XChainTransaction", ...network.xChain!.transaction },
-      { __typename: "CChainAtomicTransaction", ...network.cChain!.transaction },
+      { __typename: "PChainTransaction", ...(network.pChain!.transaction as object) },
+      { __typename: "XChainTransaction", ...(network.xChain!.transaction as object) },
+      { __typename: "CChainAtomicTransaction", ...(network.cChain!.transaction as object) },
       { __typename: "L1Validator", ...network.l1Validator },
       {
         __typename: "Subnet",
