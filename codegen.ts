@@ -10,6 +10,8 @@ const scalars = {
   EvmAddress: "string",
   JSON: "unknown",
   JSONObject: "Record<string, unknown>",
+  // A federation entity's representation (`_entities(representations:)`).
+  _Any: "Record<string, unknown>",
 };
 
 const clientPreset = {

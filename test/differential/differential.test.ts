@@ -18,12 +18,15 @@ import { ROUTES } from "../../src/upstream/routes.ts";
 import { firstBounds, generateOperation } from "./generator.ts";
 import { agree, boundedMap, send, type Answer } from "./run.ts";
 import { inlineVariables, liftLiterals, type Operation } from "./transform.ts";
-import { readPool, type ValuePool } from "./values.ts";
+import { MAIN_CHAIN, readPool, type ValuePool } from "./values.ts";
 
 const SEED = Number(process.env.DIFFERENTIAL_SEED ?? 17);
 const GENERATED = 1_000;
 const CONCURRENCY = 8;
 const EXPORT_POLL_MS = 30;
+/** Fuji's P- and X-Chain, whose transactions the value pool holds. */
+const P_CHAIN_ID = "11111111111111111111111111111111LpoYY";
+const X_CHAIN_ID = "2JVSBoinj9C2J33VntvzYtVJNZdN2NKiwwKjcumHUWEb5DbBrm";
 
 const GATEWAY_ENV = {
   // The test's own traffic must not meet the budget: both gateways would refuse alike, and test nothing.
@@ -216,6 +219,81 @@ describe("compiled execution and graphql-js", () => {
     expect(leftToGraphqlJs).toBeGreaterThan(GENERATED / 10);
     expect(leftToGraphqlJs).toBeLessThan(GENERATED / 3);
   }, 120_000);
+
+  it("answer _entities alike: every entity type, one missing, one failing, and refusals", async () => {
+    const [block, blockByHash] = [pool.evmBlockIds[0]!, pool.evmBlockIds[1]!];
+    const account = { chain: { chainId: MAIN_CHAIN }, address: pool.evmAddresses[0] };
+    const fuji = (typename: string, blockchainId: string, txHash: string | undefined) => ({
+      __typename: typename,
+      network: "FUJI",
+      blockchainId,
+      txHash,
+    });
+    const representations = [
+      { __typename: "EvmChain", chainId: MAIN_CHAIN },
+      { __typename: "EvmBlock", chainId: MAIN_CHAIN, blockNumber: block },
+      { __typename: "EvmBlock", chainId: MAIN_CHAIN, blockHash: blockByHash },
+      { __typename: "EvmBlock", chainId: MAIN_CHAIN, blockHash: `0x${"ab".repeat(32)}` },
+      { __typename: "EvmTransaction", chainId: MAIN_CHAIN, txHash: pool.evmTransactionHashes[0] },
+      { __typename: "EvmAccount", ...account },
+      fuji("PChainTransaction", P_CHAIN_ID, pool.pChainTransactionHashes[0]),
+      fuji("XChainTransaction", X_CHAIN_ID, pool.xChainTransactionHashes[0]),
+      { __typename: "L1Validator", network: "FUJI", validationId: pool.validationIds[0] },
+      { __typename: "Subnet", network: "FUJI", subnetId: pool.subnetIds[0] },
+    ];
+    const selection = `__typename
+      ... on EvmChain { chainId chainName }
+      ... on EvmBlock { id blockNumber blockHash parent { blockNumber } blockTransactions: transactions(first: 2) { nodes { txHash } } }
+      ... on EvmTransaction { txHash value fromAccount { address chain { chainId } } toAccount { address } }
+      ... on EvmAccount { address chain { chainName } transactions(first: 2) { nodes { transaction { txHash } } } }
+      ... on PrimaryNetworkTransaction { id primaryTxHash: txHash txType }
+      ... on L1Validator { validationId subnet { subnetId } }
+      ... on Subnet { subnetId l1Validators(first: 2) { nodes { validationId } } }`;
+    const query = `query Entities($representations: [_Any!]!) { _entities(representations: $representations) { ${selection} } }`;
+    // Compiled execution runs it (it leaves documents that merge selections under conditions to graphql-js).
+    expect(mergesConditionally(schema, parse(query))).toBe(false);
+    const operations: Operation[] = [
+      { query, variables: { representations } },
+      { query, variables: { representations: [...representations].reverse() } },
+      { query, variables: { representations: [representations[1], { __typename: "EvmBlock", chainId: "x" }] } },
+      { query, variables: { representations: [representations[0], "not an object"] } },
+      { query, variables: { representations: [{ __typename: "Unknown" }] } },
+    ];
+    const cases = operations.flatMap((operation, index) =>
+      forms(operation).map(([form, variant]) => ({
+        source: `_entities ${index}`,
+        form,
+        operation: variant,
+        subscription: false,
+      })),
+    );
+    const found = await divergences(cases);
+    expect(found, report(found)).toEqual([]);
+    const answered = (await bothWays(operations[0]!, false)).interpreted.body as { data: { _entities: unknown[] } };
+    expect(answered, JSON.stringify(answered).slice(0, 500)).toHaveProperty("data._entities");
+    expect(answered.data._entities.filter((item) => item !== null)).toHaveLength(representations.length - 1);
+
+    // A look-up that fails is null with its error at its index, in both.
+    simulator.setKnobs({
+      errorRate: 1,
+      errorStatus: 500,
+      errorRoutes: [ROUTES.primaryNetworkTransaction.label],
+      faultKind: "status",
+    });
+    try {
+      const failing = await divergences(
+        forms(operations[0]!).map(([form, variant]) => ({
+          source: "_entities failing",
+          form,
+          operation: variant,
+          subscription: false,
+        })),
+      );
+      expect(failing, report(failing)).toEqual([]);
+    } finally {
+      simulator.setKnobs({ errorRate: 0, errorRoutes: [], errorStatus: 500 });
+    }
+  }, 60_000);
 
   it("generate each connection's largest first as its route bounds it", () => {
     const routeMaxima = new Set<number>(Object.values(ROUTES).flatMap((route) => ("page" in route ? [route.page.max] : [])));
