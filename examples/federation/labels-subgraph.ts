@@ -20,15 +20,14 @@ import { createYoga, type YogaServerInstance } from "graphql-yoga";
 export const LABELS_SDL = /* GraphQL */ `
   extend schema @link(url: "https://specs.apollo.dev/federation/v2.6", import: ["@key"])
 
-  "An EVM account or contract address written as 0x and 40 hex digits."
+  # The gateway's types and scalar, without descriptions: the composed schema keeps the gateway's.
   scalar EvmAddress
 
-  "The gateway's EVM chain, referred to by its key only: this subgraph adds nothing to it."
+  # Referred to by its key only: this subgraph adds nothing to a chain.
   type EvmChain @key(fields: "chainId", resolvable: false) {
     chainId: String!
   }
 
-  "An address on one EVM chain, as the gateway keys it."
   type EvmAccount @key(fields: "chain { chainId } address") {
     chain: EvmChain!
     address: EvmAddress!
