@@ -110,7 +110,7 @@ builder.objectFields(EvmChainRef, (t) => ({
     args: {
       address: t.arg({ type: "EvmAddress", required: true, description: "The address: 0x and 40 hex digits, any letter case." }),
     },
-    resolve: (chain, args) => ({ chain, address: args.address }),
+    resolve: (chain, args) => ({ chainId: chain.chainId, address: args.address, chain }),
   }),
 }));
 
@@ -147,7 +147,7 @@ builder.objectFields(EvmAccountRef, (t) => ({
         );
       }
       const sortOrder: SortOrder = args.sortOrder ?? "desc";
-      const chainId = account.chain.chainId;
+      const chainId = account.chainId;
       const address = account.address.toLowerCase();
       const connection = await toPageTokenConnection(args, {
         bounds: ROUTES.addressTransactions.page,

@@ -21,6 +21,7 @@ import {
   type ChainMetricSeries,
   type LegacyAvgTpsMeta,
 } from "../schema/metrics.ts";
+import type { NetworkName } from "../schema/networks.ts";
 import { PrimaryNetworkRef } from "../schema/primary-network.ts";
 import type { GatewayContext } from "../src/execution/context.ts";
 import { badUserInput, nullIfNotFound } from "../src/errors.ts";
@@ -32,7 +33,13 @@ import { queryMinimum } from "../src/upstream/bounds.ts";
 import { servesChainMetricAt } from "../src/upstream/metric-rules.ts";
 import type { ExactMetricValue, MetricsRange } from "../src/upstream/metrics-api.ts";
 import { ROUTES, type Route } from "../src/upstream/routes.ts";
-import type { AddressBalance, ChainInfo, ChainMetricName, MetricsTimeInterval } from "../src/upstream/types.ts";
+import type {
+  AddressBalance,
+  ChainInfo,
+  ChainMetricName,
+  MetricsTimeInterval,
+  StakingMetricName,
+} from "../src/upstream/types.ts";
 import { EVM_CHAIN_ID, cb58IdArgument, quoted } from "../src/upstream/identifiers.ts";
 
 const { chainMetrics, stakingMetrics, subnetMetrics, validatorFeeMetrics, tokenHolders, btcbBridgedAddresses, legacyAvgTps } =
@@ -326,31 +333,42 @@ builder.objectFields(PrimaryNetworkRef, (t) => ({
         args.subnetId === null || args.subnetId === undefined
           ? undefined
           : cb58IdArgument("subnetId", String(args.subnetId), "a subnet id");
-      const range = timeRange(args, stakingMetrics);
-      return toPageTokenConnection(args, {
-        bounds: stakingMetrics.page,
-        filters: {
-          field: "PrimaryNetwork.stakingMetrics",
-          network: scope.network,
-          metric: args.metric,
-          subnetId: subnetId ?? null,
-          ...range,
-        },
-        nodeKey: pointKey,
-        fetchPage: async (page) => {
-          const response = await context.upstreams.metrics.stakingMetrics(
-            scope.network,
-            args.metric,
-            { ...range, subnetId },
-            page,
-            context.call,
-          );
-          return { items: response.results, nextPageToken: response.nextPageToken };
-        },
-      });
+      return stakingMetricConnection(scope.network, subnetId, args, "PrimaryNetwork.stakingMetrics", context);
     },
   }),
 }));
+
+interface StakingMetricArgs extends ConnectionArgs {
+  metric: StakingMetricName;
+  from?: number | null;
+  to?: number | null;
+}
+
+/** A page of a staking metric's points, of one subnet (checked) or of all a network's subnets together. */
+export function stakingMetricConnection(
+  network: NetworkName,
+  subnetId: string | undefined,
+  args: StakingMetricArgs,
+  field: string,
+  context: GatewayContext,
+) {
+  const range = timeRange(args, stakingMetrics);
+  return toPageTokenConnection(args, {
+    bounds: stakingMetrics.page,
+    filters: { field, network, metric: args.metric, subnetId: subnetId ?? null, ...range },
+    nodeKey: pointKey,
+    fetchPage: async (page) => {
+      const response = await context.upstreams.metrics.stakingMetrics(
+        network,
+        args.metric,
+        { ...range, subnetId },
+        page,
+        context.call,
+      );
+      return { items: response.results, nextPageToken: response.nextPageToken };
+    },
+  });
+}
 
 builder.subscriptionFields((t) => ({
   chainMetricUpdates: t.field({

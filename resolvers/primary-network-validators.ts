@@ -86,7 +86,7 @@ async function l1ValidatorOfNode(
 }
 
 /** A page of a network's L1 validators, through the list route's filters. */
-async function l1ValidatorConnection(
+export async function l1ValidatorConnection(
   network: PrimaryNetworkName,
   filters: L1ValidatorFilters,
   args: ConnectionArgs,

@@ -1,5 +1,7 @@
 /** The one Pothos builder of the gateway. Types register themselves on it, one file per domain. */
 import SchemaBuilder from "@pothos/core";
+import DirectivePlugin from "@pothos/plugin-directives";
+import FederationPlugin from "@pothos/plugin-federation";
 import RelayPlugin from "@pothos/plugin-relay";
 import type { GatewayContext } from "../src/execution/context.ts";
 import { checkNodeId, decodeGlobalId } from "../src/execution/global-ids.ts";
@@ -19,9 +21,10 @@ export const builder = new SchemaBuilder<{
     EvmAddress: { Input: string; Output: string };
     JSON: { Input: unknown; Output: unknown };
     JSONObject: { Input: Record<string, unknown>; Output: Record<string, unknown> };
+    _Any: { Input: unknown; Output: unknown };
   };
 }>({
-  plugins: [RelayPlugin],
+  plugins: [RelayPlugin, DirectivePlugin, FederationPlugin],
   defaultFieldNullability: false,
   relay: {
     clientMutationId: "omit",

@@ -8,7 +8,6 @@ import type { AddressTransaction, ChainInfo, EvmTransactionRecord, TransactionMe
 import { HEX_32, isChainId } from "../src/upstream/identifiers.ts";
 import { blockTimeFields } from "./blocks.ts";
 import { builder } from "./builder.ts";
-import { EvmChainRef } from "./chains.ts";
 import { upstreamEnum } from "./enums.ts";
 import {
   Erc1155TransferRef,
@@ -55,10 +54,14 @@ export const SortOrderRef = builder.enumType("SortOrder", {
   } as const,
 });
 
-/** An address on one chain: the parent of `EvmAccount`, not an upstream record. */
+/**
+ * An address on one chain: the parent of `EvmAccount`, not an upstream record. The chain's record
+ * when the account was reached from it; else (a transaction's sender, an entity) only its id.
+ */
 export interface EvmAccountScope {
-  chain: ChainInfo;
+  chainId: string;
   address: string;
+  chain?: ChainInfo;
 }
 
 export const EvmTransactionMethodRef = builder.objectRef<TransactionMethod>("EvmTransactionMethod").implement({
@@ -176,7 +179,6 @@ export const EvmAccountRef = builder.objectRef<EvmAccountScope>("EvmAccount").im
   description: "An address (an account or a contract) on one EVM chain: the entry to what the Data API lists for it.",
   fields: (t) => ({
     address: t.expose("address", { type: "EvmAddress", description: "The address, as it was asked for." }),
-    chain: t.expose("chain", { type: EvmChainRef, description: "The chain the address is looked at on." }),
   }),
 });
 

@@ -188,6 +188,8 @@ export interface QueryLimits {
   aliases: number;
   tokens: number;
   directives: number;
+  /** Representations one `_entities` field may be asked for (MAX_ENTITY_REPRESENTATIONS); more are refused before any look-up. */
+  entityRepresentations: number;
 }
 
 export interface SecurityConfig {
@@ -458,6 +460,7 @@ export function loadConfig(env: Env = process.env): GatewayConfig {
       // validating 2,000 tokens holds the event loop some 10 ms.
       tokens: integer(env, "MAX_QUERY_TOKENS", 2_000, 1),
       directives: integer(env, "MAX_QUERY_DIRECTIVES", 50, 1),
+      entityRepresentations: integer(env, "MAX_ENTITY_REPRESENTATIONS", 100, 1),
     },
     security: {
       maxBodyBytes: integer(env, "MAX_BODY_BYTES", 100_000, 1),

@@ -339,7 +339,14 @@ function startSharedServices(
   metrics.watchLive(() => feed.counts());
   const warpVerifier = new WarpVerifier(config.warpVerifyThreads, metrics.registry);
   const observeBatch = (loader: string, keys: number) => metrics.loaderBatch(loader, keys);
-  return { upstreams, exportWatch, live: { feed, questions: new LiveQuestions(upstreams, live) }, warpVerifier, observeBatch };
+  return {
+    upstreams,
+    exportWatch,
+    live: { feed, questions: new LiveQuestions(upstreams, live) },
+    warpVerifier,
+    observeBatch,
+    maxEntityRepresentations: config.limits.entityRepresentations,
+  };
 }
 
 /** Keeps the chain list fresh in the background (CACHE_PRELOAD_CHAINS); returns how to stop. */

@@ -14,6 +14,9 @@ import "../schema/evm-transactions.ts";
 import "../schema/metrics.ts";
 import "../schema/exports.ts";
 import "../schema/warp.ts";
+import "../schema/subnets.ts";
+import { describeService } from "../schema/federation.ts";
+import "../schema/entities.ts";
 import "../resolvers/chains.ts";
 import "../resolvers/blocks.ts";
 import "../resolvers/primary-network.ts";
@@ -26,12 +29,22 @@ import "../resolvers/evm-transactions.ts";
 import "../resolvers/metrics.ts";
 import "../resolvers/exports.ts";
 import "../resolvers/warp.ts";
+import "../resolvers/evm-accounts.ts";
+import "../resolvers/subnets.ts";
+import "../resolvers/federation.ts";
 
 import { assertUpstreamCostsDeclared } from "./limits/upstream-cost-declarations.ts";
 
-/** The gateway's schema; throws when a field that calls upstream declares no cost. */
+/** Federation v2.6, the link the Pothos plugin writes by default, named so that it does not move with the plugin. */
+const FEDERATION_LINK = "https://specs.apollo.dev/federation/v2.6";
+
+/**
+ * The gateway's schema, a Federation v2 subgraph (`_service`, `_entities`); throws when a field
+ * that calls upstream declares no cost.
+ */
 export function buildSchema() {
-  const built = builder.toSchema();
+  const built = builder.toSubGraphSchema({ linkUrl: FEDERATION_LINK, federationDirectives: ["@key"] });
+  describeService(built);
   assertUpstreamCostsDeclared(built);
   return built;
 }

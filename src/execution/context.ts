@@ -31,6 +31,8 @@ export interface GatewayContext {
   live: LiveServices;
   /** Checks Warp signatures off the event loop and remembers what it checked. */
   warpVerifier: WarpVerifier;
+  /** The most representations one `_entities` field may be asked for (MAX_ENTITY_REPRESENTATIONS). */
+  maxEntityRepresentations: number;
   /**
    * Charges a subscription's caller for one read its poller makes: null when paid, else the
    * error that ends the stream. Set by the rate limiter on a subscription; absent without one.
@@ -135,6 +137,7 @@ export interface SharedServices {
   live: LiveServices;
   warpVerifier: WarpVerifier;
   observeBatch: BatchObserver;
+  maxEntityRepresentations: number;
 }
 
 export function createContext(shared: SharedServices, call: CallOptions): GatewayContext {
@@ -145,6 +148,7 @@ export function createContext(shared: SharedServices, call: CallOptions): Gatewa
     exportWatch: shared.exportWatch,
     live: shared.live,
     warpVerifier: shared.warpVerifier,
+    maxEntityRepresentations: shared.maxEntityRepresentations,
     loaders: new RequestLoaders(shared.upstreams, counted, shared.observeBatch),
   };
 }

@@ -24,6 +24,9 @@ export const PARENT_BLOCK_FIELDS_KNOWN_FROM_CHILD: ReadonlySet<string> = new Set
   "chain",
 ]);
 
+/** Fields of a chain that an account on it already tells: `EvmAccount.chain` fetches nothing for them. */
+export const CHAIN_FIELDS_KNOWN_FROM_ACCOUNT: ReadonlySet<string> = new Set(["__typename", "id", "chainId"]);
+
 /** Fields of a block that a transaction in it already tells: `EvmTransaction.block` fetches nothing for them. */
 export const BLOCK_FIELDS_KNOWN_FROM_TRANSACTION: ReadonlySet<string> = new Set([
   "__typename",

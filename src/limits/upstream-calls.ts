@@ -57,6 +57,7 @@ import { ASSUMED_CHAIN_COUNT, countChains, type KnownFacts } from "./known-facts
 import {
   declaredCost,
   typesReachingUpstream,
+  type EntityLookups,
   type Pool,
   type SharedRecord,
   type UpstreamCost,
@@ -186,6 +187,10 @@ class Estimate {
             : undefined,
         outerArgs: entry ? args : origin.outerArgs,
       };
+      if (entry?.lookups) {
+        calls += this.lookedUp(entry.lookups(args), nodes, items, { ...childOrigin, identity: undefined });
+        continue;
+      }
       if (entry && items > 0) calls += this.own(entry, args, nodes, items, length, shared, pools, origin, childOrigin.identity);
       if (!callsBelow || !isCompositeType(named) || items * length === 0) continue;
       const childSets = nodes.flatMap((node) => (node.selectionSet ? [node.selectionSet] : []));
@@ -196,6 +201,22 @@ class Estimate {
         entry?.holds ? new Set([entry.holds]) : NOTHING_HELD,
         childOrigin,
       );
+    }
+    return calls;
+  }
+
+  /** A list of several types' look-ups (`_entities`): each type's look-ups, then the fields under each type's objects. */
+  private lookedUp(groups: EntityLookups, nodes: readonly FieldNode[], items: number, origin: Origin): number {
+    const childSets = nodes.flatMap((node) => (node.selectionSet ? [node.selectionSet] : []));
+    let calls = 0;
+    for (const { type: name, count, cost } of groups) {
+      const type = this.schema.getType(name);
+      const objects = items * count;
+      if (!isObjectType(type) || objects === 0) continue;
+      calls += this.own(cost, {}, nodes, objects, 1, new Set(), new Map(), origin, undefined);
+      if (this.reaching.has(name)) {
+        calls += this.selection(type, childSets, objects, cost.holds ? new Set([cost.holds]) : NOTHING_HELD, origin);
+      }
     }
     return calls;
   }

@@ -66,7 +66,16 @@ export interface UpstreamCost {
    * for one per chain the list's `network` covers (counted in the held chain list).
    */
   atMostPerList?: Readonly<Record<string, number | "chain">>;
+  /**
+   * A list of objects of several types, each looked up by a key the arguments give
+   * (`Query._entities`): the distinct look-ups of each type and what one costs. The items below
+   * are walked type by type, each type as many times as it has look-ups.
+   */
+  lookups?: (args: Record<string, unknown>) => EntityLookups;
 }
+
+/** The look-ups a list of several types makes: per type, how many distinct ones and what one costs. */
+export type EntityLookups = ReadonlyArray<{ type: string; count: number; cost: UpstreamCost }>;
 
 /** Declared by a field whose resolver takes the request context but makes no upstream call. */
 export const NO_UPSTREAM_CALL = "no upstream call";
