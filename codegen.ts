@@ -10,6 +10,8 @@ const scalars = {
   EvmAddress: "string",
   JSON: "unknown",
   JSONObject: "Record<string, unknown>",
+  // Federation's entity representations (`_entities(representations:)`).
+  _Any: "unknown",
 };
 
 const clientPreset = {
