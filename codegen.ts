@@ -30,7 +30,7 @@ const config: CodegenConfig = {
   emitLegacyCommonJSImports: false,
   generates: {
     "test/generated/": { ...clientPreset, documents: ["test/operations/**/*.graphql"] },
-    "examples/generated/": { ...clientPreset, documents: ["examples/**/*.graphql"] },
+    "examples/generated/": { ...clientPreset, documents: ["examples/**/*.graphql", "!examples/federation/**"] },
   },
 };
 
