@@ -4,11 +4,13 @@
  * operation names), then 48 loops upgrade to WebSocket beyond the per-address cap; for each, the
  * answers by status, their rate and the gateway's CPU (utime + stime from /proc) in all and per
  * answer. Gateway settings as KEY=value arguments, e.g. REFUSAL_HOLD_MS=0 for refusals answered
- * at once. BENCH_SECONDS (5) per flood; BENCH_REFUSAL_KINDS=small,bigname,upgrade picks floods.
+ * at once. BENCH_SECONDS (5) per flood; BENCH_REFUSAL_KINDS=small,bigname,upgrade,frames picks floods (frames: one socket's
+ * `subscribe` frames as fast as it writes them, reopened when closed).
  */
 import { readFileSync } from "node:fs";
 import { connect } from "node:net";
 import { Pool } from "undici";
+import WebSocket from "ws";
 import { buildGateway } from "./build.ts";
 import { startGateway, startSimulator } from "./processes.ts";
 
@@ -90,9 +92,48 @@ function upgradeOnce(address: string): Promise<string> {
   });
 }
 
+/** One socket that subscribes `{ __typename }` with a fresh id as fast as it can write, opened again when closed. */
+async function frameFlood(address: string, until: number): Promise<Record<string, number>> {
+  const counts: Record<string, number> = {};
+  const add = (what: string) => (counts[what] = (counts[what] ?? 0) + 1);
+  let id = 0;
+  while (performance.now() < until) {
+    await new Promise<void>((resolve) => {
+      const socket = new WebSocket(url.href.replace("http", "ws"), "graphql-transport-ws", { localAddress: address });
+      const done = setTimeout(() => socket.terminate(), Math.max(0, until - performance.now()));
+      socket.on("unexpected-response", (_request, response) => {
+        add(`upgrade ${response.statusCode}`);
+        socket.terminate();
+      });
+      socket.on("error", () => {});
+      socket.on("close", (code) => {
+        add(`closed ${code}`);
+        clearTimeout(done);
+        resolve();
+      });
+      socket.on("open", () => socket.send(JSON.stringify({ type: "connection_init" })));
+      socket.on("message", (data: Buffer) => {
+        const type = (JSON.parse(data.toString()) as { type: string }).type;
+        if (type !== "connection_ack") return add(type);
+        const flood = () => {
+          // As fast as the socket takes it, without buffering without end.
+          for (let burst = 0; burst < 100 && socket.readyState === WebSocket.OPEN && socket.bufferedAmount < 65_536; burst++) {
+            id += 1;
+            socket.send(`{"id":"${id}","type":"subscribe","payload":{"query":"{ __typename }"}}`);
+          }
+          if (socket.readyState === WebSocket.OPEN) setImmediate(flood);
+        };
+        flood();
+      });
+    });
+  }
+  counts.framesSent = id;
+  return counts;
+}
+
 const small = JSON.stringify({ query: "{ __typename }" });
 const bigName = JSON.stringify({ query: "query A { __typename }", operationName: "x".repeat(95_000) });
-const kinds = (process.env.BENCH_REFUSAL_KINDS ?? "small,bigname,upgrade").split(",");
+const kinds = (process.env.BENCH_REFUSAL_KINDS ?? "small,bigname,upgrade,frames").split(",");
 if (kinds.includes("small"))
   await measure("spent caller, small body, 4 conns", (until) => httpFlood("127.0.0.201", small, 4, until));
 if (kinds.includes("bigname"))
@@ -111,6 +152,8 @@ if (kinds.includes("upgrade"))
     );
     return counts;
   });
+if (kinds.includes("frames"))
+  await measure("subscribe frames as fast as one socket writes", (until) => frameFlood("127.0.0.204", until));
 await gateway.stop();
 await simulator.stop();
 process.exit(0);

@@ -98,6 +98,9 @@ export function createWebSocketTransport(
   function closeSocket(socket: WebSocket, code: number, reason: string): void {
     if (socket.readyState !== socket.OPEN) return;
     socket.close(code, reason);
+    // Nothing it sends after is read: a client that floods on does not make the gateway decode
+    // frames it will drop (nor its close frame: the socket ends at CLOSE_ANSWER_MS).
+    socket.pause();
     setTimeout(() => socket.terminate(), CLOSE_ANSWER_MS).unref();
   }
 
