@@ -21,6 +21,8 @@ export interface Federation {
   gatewayUrl: string;
   labelsUrl: string;
   routerUrl: string;
+  /** The subgraph of each fetch the router has sent, in order (empty it to count afresh). */
+  subgraphFetches: string[];
   close(): Promise<void>;
 }
 
@@ -30,6 +32,7 @@ export async function startFederation(env: Record<string, string> = {}): Promise
   let labels: RunningLabelsSubgraph | undefined;
   let runtime: GatewayRuntime | undefined;
   let router: Server | undefined;
+  const subgraphFetches: string[] = [];
   async function close(): Promise<void> {
     if (router) {
       router.closeAllConnections();
@@ -52,11 +55,18 @@ export async function startFederation(env: Record<string, string> = {}): Promise
       transports: { http },
       propagateHeaders,
       logging: false,
+      plugins: () => [
+        {
+          onSubgraphExecute({ subgraphName }) {
+            subgraphFetches.push(subgraphName);
+          },
+        },
+      ],
     });
     router = createServer(runtime);
     await new Promise<void>((resolve) => router!.listen(0, "127.0.0.1", resolve));
     const routerUrl = `http://127.0.0.1:${(router.address() as AddressInfo).port}/graphql`;
-    return { harness, gatewayUrl, labelsUrl: labels.url, routerUrl, close };
+    return { harness, gatewayUrl, labelsUrl: labels.url, routerUrl, subgraphFetches, close };
   } catch (error) {
     await close();
     throw error;
