@@ -6,7 +6,7 @@
 import { readFile } from "node:fs/promises";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
-import { createGatewayRuntime, type GatewayRuntime } from "@graphql-hive/gateway-runtime";
+import { createGatewayRuntime, type GatewayPlugin, type GatewayRuntime } from "@graphql-hive/gateway-runtime";
 import http from "@graphql-mesh/transport-http";
 import type { ExecutionResult, GraphQLFormattedError } from "graphql";
 import { propagateHeaders } from "../../examples/federation/gateway.config.ts";
@@ -55,7 +55,7 @@ export async function startFederation(env: Record<string, string> = {}): Promise
       transports: { http },
       propagateHeaders,
       logging: false,
-      plugins: () => [
+      plugins: (): GatewayPlugin[] => [
         {
           onSubgraphExecute({ subgraphName }) {
             subgraphFetches.push(subgraphName);
