@@ -50,9 +50,15 @@ entity(EvmTransactionRef, ["chainId txHash"], {
   cost: { ...lookupCost(ROUTES.transaction), holds: "complete transaction" },
 });
 
-entity(EvmAccountRef, ["chain { chainId } address"], {
+// Two keys, the nested one and the flat one, as EvmBlock has two: Hive Gateway 2.12 splits a
+// subgraph whose types have up to n keys into n copies, the i-th with the entity types that have an
+// i-th key, and asks the root fields of the last copy; below an object of that copy, a field of
+// another subgraph on a type that copy cannot merge (a type with fewer keys) makes the router
+// fetch the object's parents again from the first copy, by their keys, to reach it.
+entity(EvmAccountRef, ["chain { chainId } address", "chainId address"], {
   key: (representation) => ({
-    chainId: chainIdOf(representation.object("chain")),
+    // By `chainId` when the representation gives it (the flat key), else by `chain { chainId }`.
+    chainId: representation.has("chainId") ? chainIdOf(representation) : chainIdOf(representation.object("chain")),
     address: representation.string("address", "an EVM address (0x and 40 hex digits)", (value) => EVM_ADDRESS.test(value)),
   }),
   load: (key) => key,

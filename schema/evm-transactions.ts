@@ -179,6 +179,9 @@ export const EvmAccountRef = builder.objectRef<EvmAccountScope>("EvmAccount").im
   description: "An address (an account or a contract) on one EVM chain: the entry to what the Data API lists for it.",
   fields: (t) => ({
     address: t.expose("address", { type: "EvmAddress", description: "The address, as it was asked for." }),
+    chainId: t.exposeString("chainId", {
+      description: "The EVM chain id of the chain the address is looked at on, in decimal (as `chain { chainId }`).",
+    }),
   }),
 });
 

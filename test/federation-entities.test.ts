@@ -65,7 +65,7 @@ describe("the subgraph SDL", () => {
     }
     expect(keys).toEqual({
       CChainAtomicTransaction: ['"network blockchainId txHash"'],
-      EvmAccount: ['"chain { chainId } address"'],
+      EvmAccount: ['"chain { chainId } address"', '"chainId address"'],
       EvmBlock: ['"chainId blockNumber"', '"chainId blockHash"'],
       EvmChain: ['"chainId"'],
       EvmTransaction: ['"chainId txHash"'],
@@ -288,12 +288,15 @@ describe("_entities goes through the request's loaders and caches", () => {
     const keysOnly = await entities(
       [
         { __typename: "EvmAccount", chain: { chainId: "43114" }, address },
+        // By the flat key as well.
+        { __typename: "EvmAccount", chainId: "43113", address },
         { __typename: "Subnet", network: "MAINNET", subnetId: PRIMARY_NETWORK_SUBNET },
       ],
-      "... on EvmAccount { address chain { chainId } } ... on Subnet { network subnetId }",
+      "... on EvmAccount { address chainId chain { chainId } } ... on Subnet { network subnetId }",
     );
     expect(keysOnly.body.data!._entities).toEqual([
-      { __typename: "EvmAccount", address, chain: { chainId: "43114" } },
+      { __typename: "EvmAccount", address, chainId: "43114", chain: { chainId: "43114" } },
+      { __typename: "EvmAccount", address, chainId: "43113", chain: { chainId: "43113" } },
       { __typename: "Subnet", network: "MAINNET", subnetId: PRIMARY_NETWORK_SUBNET },
     ]);
     expect(upstreamCalls(harness)).toEqual({});
@@ -359,6 +362,11 @@ describe("_entities failures and refusals", () => {
       "an account's malformed chain id",
       { __typename: "EvmAccount", chain: { chainId: "c" }, address: `0x${"12".repeat(20)}` },
       "chain.chainId",
+    ],
+    [
+      "an account's malformed flat chain id",
+      { __typename: "EvmAccount", chainId: "c", address: `0x${"12".repeat(20)}` },
+      "chainId",
     ],
     ["an unknown network", { __typename: "Subnet", network: "DEVNET", subnetId: PRIMARY_NETWORK_SUBNET }, "network"],
     ["a subnet id that is not cb58", { __typename: "Subnet", network: "FUJI", subnetId: "0xabc" }, "subnetId"],

@@ -6,8 +6,8 @@
 import { readFile } from "node:fs/promises";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
-import { createGatewayRuntime, type GatewayConfigBase, type GatewayRuntime } from "@graphql-hive/gateway-runtime";
-import { buildHTTPExecutor, type AsyncFetchFn } from "@graphql-tools/executor-http";
+import { createGatewayRuntime, type GatewayPlugin, type GatewayRuntime } from "@graphql-hive/gateway-runtime";
+import http from "@graphql-mesh/transport-http";
 import type { ExecutionResult, GraphQLFormattedError } from "graphql";
 import { propagateHeaders } from "../../examples/federation/gateway.config.ts";
 import { startLabelsSubgraph, type RunningLabelsSubgraph } from "../../examples/federation/labels-subgraph.ts";
@@ -15,29 +15,14 @@ import { serveGateway, startHarness, type Harness, type ServedGateway } from "./
 
 const SUPERGRAPH = new URL("../../examples/federation/supergraph.graphql", import.meta.url);
 
-/**
- * The router's HTTP transport to its subgraphs. The Hive Gateway CLI brings
- * `@graphql-mesh/transport-http`, which the runtime loads by name; that package is not among this
- * project's dependencies, so the test gives the runtime the same thing it is made of: an HTTP
- * executor of `@graphql-tools/executor-http` (the runtime's own dependency) on the subgraph's
- * location, with the runtime's fetch, whose hooks add the propagated headers.
- */
-const transports: GatewayConfigBase<Record<string, never>>["transports"] = {
-  http: {
-    getSubgraphExecutor({ transportEntry, fetch, getDisposeReason }) {
-      if (!fetch || !transportEntry.location) throw new Error(`no fetch or location for ${transportEntry.subgraph}`);
-      // The two packages declare their fetch's arguments apart; it is the same function.
-      return buildHTTPExecutor({ endpoint: transportEntry.location, fetch: fetch as AsyncFetchFn, getDisposeReason });
-    },
-  },
-};
-
 export interface Federation {
   harness: Harness;
   /** The gateway's own endpoint, for the direct questions. */
   gatewayUrl: string;
   labelsUrl: string;
   routerUrl: string;
+  /** The subgraph of each fetch the router has sent, in order (empty it to count afresh). */
+  subgraphFetches: string[];
   close(): Promise<void>;
 }
 
@@ -47,6 +32,7 @@ export async function startFederation(env: Record<string, string> = {}): Promise
   let labels: RunningLabelsSubgraph | undefined;
   let runtime: GatewayRuntime | undefined;
   let router: Server | undefined;
+  const subgraphFetches: string[] = [];
   async function close(): Promise<void> {
     if (router) {
       router.closeAllConnections();
@@ -65,14 +51,22 @@ export async function startFederation(env: Record<string, string> = {}): Promise
       supergraph: await readFile(SUPERGRAPH, "utf8"),
       // The committed supergraph names localhost:4000 and :4001; this deployment's ports differ.
       transportEntries: { avalanche: { location: gatewayUrl }, labels: { location: labels.url } },
-      transports,
+      // The transport the Hive Gateway CLI loads by name for a federation subgraph.
+      transports: { http },
       propagateHeaders,
       logging: false,
+      plugins: (): GatewayPlugin[] => [
+        {
+          onSubgraphExecute({ subgraphName }) {
+            subgraphFetches.push(subgraphName);
+          },
+        },
+      ],
     });
     router = createServer(runtime);
     await new Promise<void>((resolve) => router!.listen(0, "127.0.0.1", resolve));
     const routerUrl = `http://127.0.0.1:${(router.address() as AddressInfo).port}/graphql`;
-    return { harness, gatewayUrl, labelsUrl: labels.url, routerUrl, close };
+    return { harness, gatewayUrl, labelsUrl: labels.url, routerUrl, subgraphFetches, close };
   } catch (error) {
     await close();
     throw error;
