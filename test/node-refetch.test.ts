@@ -6,10 +6,12 @@
  * tried every Node type's `isTypeOf`, a primary-network one threw on an EVM record, and compiled
  * execution waited for the request timeout with an unhandled rejection.
  */
-import { buildSchema, isObjectType } from "graphql";
+import { buildSchema, isObjectType, type GraphQLResolveInfo } from "graphql";
 import { readFileSync } from "node:fs";
 import { beforeAll, describe, expect, it } from "vitest";
-import { execute, upstreamCalls, useHarness, type Harness } from "./support/harness.ts";
+import { schema as executableSchema } from "../src/schema.ts";
+import { primaryChain, register } from "../src/upstream/primary-network-api.ts";
+import { execute, simulatorGet, startHarness, upstreamCalls, useHarness, type Harness } from "./support/harness.ts";
 
 const schema = buildSchema(readFileSync(new URL("../schema/schema.graphql", import.meta.url), "utf8"));
 
@@ -125,4 +127,38 @@ describe.each([
     },
     40_000,
   );
+});
+
+describe("the Node types' isTypeOf", () => {
+  it("answers for any record, never throws, and claims only its own type's", async () => {
+    const harness = await startHarness();
+    try {
+      const get = <T>(path: string) => simulatorGet<T>(harness, "data", path);
+      const fuji = (chain: "p-chain" | "x-chain" | "c-chain") => primaryChain("fuji", chain);
+      const pChainTx = (await get<{ transactions: object[] }>("/v1/networks/fuji/blockchains/p-chain/transactions?pageSize=1"))
+        .transactions[0]!;
+      const pChainBlock = await get<object>("/v1/networks/fuji/blockchains/p-chain/blocks/1");
+      const evmBlock = (await get<{ blocks: object[] }>("/v1/chains/43114/blocks?pageSize=1")).blocks[0]!;
+      const records: [string, unknown][] = [
+        ["an EVM block", evmBlock],
+        ["an unregistered P-Chain transaction", structuredClone(pChainTx)],
+        ["a P-Chain block", register(pChainBlock, fuji("p-chain"))],
+        ["a P-Chain transaction", register(pChainTx, fuji("p-chain"))],
+        ["null", null],
+      ];
+      const claims: Record<string, string[]> = {};
+      for (const typename of NODE_TYPES) {
+        const type = executableSchema.getType(typename);
+        if (!isObjectType(type) || !type.isTypeOf) continue;
+        for (const [what, record] of records) {
+          const claimed = type.isTypeOf(record, {}, {} as GraphQLResolveInfo);
+          if (claimed === true) (claims[what] ??= []).push(typename);
+          else expect(claimed, `${typename}.isTypeOf(${what})`).toBe(false);
+        }
+      }
+      expect(claims).toEqual({ "a P-Chain transaction": ["PChainTransaction"] });
+    } finally {
+      await harness.close();
+    }
+  });
 });
