@@ -1,5 +1,5 @@
 /** The one Pothos builder of the gateway. Types register themselves on it, one file per domain. */
-import SchemaBuilder, { brandWithType, completeValue, getTypeBrand } from "@pothos/core";
+import SchemaBuilder, { brandWithType, completeValue, getTypeBrand, type OutputType, type SchemaTypes } from "@pothos/core";
 import DirectivePlugin from "@pothos/plugin-directives";
 import FederationPlugin from "@pothos/plugin-federation";
 import RelayPlugin from "@pothos/plugin-relay";
@@ -53,7 +53,8 @@ export const builder = new SchemaBuilder<{
         // the brand and never has to guess the type through every Node type's `isTypeOf`. The
         // relay plugin brands what it loads only once the load is done, and answers the same id
         // asked again in the request with that load while it is still pending, unbranded.
-        const { typename } = args.id;
+        // A type's name is a brand as the relay plugin gives it (its types take only refs and scalars).
+        const typename = args.id.typename as OutputType<SchemaTypes>;
         return completeValue(resolveNode(args.id), (node) => {
           if (node !== null && getTypeBrand(node) === null) brandWithType(node, typename);
           return node;
