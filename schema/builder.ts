@@ -1,5 +1,5 @@
 /** The one Pothos builder of the gateway. Types register themselves on it, one file per domain. */
-import SchemaBuilder from "@pothos/core";
+import SchemaBuilder, { brandWithType, completeValue, getTypeBrand, type OutputType, type SchemaTypes } from "@pothos/core";
 import DirectivePlugin from "@pothos/plugin-directives";
 import FederationPlugin from "@pothos/plugin-federation";
 import RelayPlugin from "@pothos/plugin-relay";
@@ -49,7 +49,16 @@ export const builder = new SchemaBuilder<{
       args: { id: { description: "The object's `id`, as a field `id` of this gateway returned it." } },
       resolve: (_root, args, _context, info, resolveNode) => {
         checkNodeId(args.id, info);
-        return resolveNode(args.id);
+        // The id names the type of what it loads, and `node` says so: the Node interface reads
+        // the brand and never has to guess the type through every Node type's `isTypeOf`. The
+        // relay plugin brands what it loads only once the load is done, and answers the same id
+        // asked again in the request with that load while it is still pending, unbranded.
+        // A type's name is a brand as the relay plugin gives it (its types take only refs and scalars).
+        const typename = args.id.typename as OutputType<SchemaTypes>;
+        return completeValue(resolveNode(args.id), (node) => {
+          if (node !== null && getTypeBrand(node) === null) brandWithType(node, typename);
+          return node;
+        });
       },
       description:
         "Refetches any object that has an `id` of this gateway (a block, a chain, ...). Null when it no longer exists.",

@@ -3,7 +3,7 @@
  * its own type; `PrimaryNetworkTransaction` holds what they share.
  */
 import { xChainNonLinearTransactionChainFormatValues } from "../src/upstream/contract/data-api.ts";
-import { originOf, type PrimaryNetworkOrigin } from "../src/upstream/primary-network-api.ts";
+import { originOf, registeredOrigin, type PrimaryNetworkOrigin } from "../src/upstream/primary-network-api.ts";
 import { parsedOrRefused, validKey } from "../src/execution/global-ids.ts";
 import { CB58_ID } from "../src/upstream/identifiers.ts";
 import type {
@@ -138,6 +138,17 @@ function parseTransactionId(typename: string, chain: PrimaryNetworkOrigin["chain
   });
 }
 
+/**
+ * `isTypeOf` of a chain's transaction type. graphql-js asks it of every value of a field of that
+ * type, and an interface that resolves no type asks it of every possible type's values: of an
+ * EVM record, a block, a vertex, an L1 validator. So it answers for any value and never throws:
+ * a primary-network transaction (the only records of this client with a `txType`) of that chain.
+ */
+function isTransactionOf(chain: PrimaryNetworkOrigin["chain"]) {
+  return (value: unknown) =>
+    typeof value === "object" && value !== null && "txType" in value && registeredOrigin(value)?.chain === chain;
+}
+
 export const PChainTransactionRef = builder.objectRef<PChainTransaction>("PChainTransaction");
 export const XChainTransactionRef = builder.objectRef<XChainTransaction>("XChainTransaction");
 export const CChainAtomicTransactionRef = builder.objectRef<CChainAtomicTransaction>("CChainAtomicTransaction");
@@ -150,7 +161,7 @@ builder.node(PChainTransactionRef, {
     resolve: (tx) => chainRecordId(tx, tx.txHash),
     parse: (id) => parsedOrRefused(() => parseTransactionId("PChainTransaction", "p-chain", id)),
   },
-  isTypeOf: (tx) => originOf(tx as object).chain === "p-chain",
+  isTypeOf: isTransactionOf("p-chain"),
   loadOne: (key, context) => context.loaders.primaryNetworkTransaction.load(validKey(key)) as Promise<PChainTransaction | null>,
   fields: (t) => ({
     blockTimestamp: t.expose("blockTimestamp", { type: "SafeInt", description: "When its block was accepted, in Unix seconds." }),
@@ -258,7 +269,7 @@ builder.node(XChainTransactionRef, {
     resolve: (tx) => chainRecordId(tx, tx.txHash),
     parse: (id) => parsedOrRefused(() => parseTransactionId("XChainTransaction", "x-chain", id)),
   },
-  isTypeOf: (tx) => originOf(tx as object).chain === "x-chain",
+  isTypeOf: isTransactionOf("x-chain"),
   loadOne: (key, context) => context.loaders.primaryNetworkTransaction.load(validKey(key)) as Promise<XChainTransaction | null>,
   fields: (t) => ({
     chainFormat: t.field({
@@ -305,7 +316,7 @@ builder.node(CChainAtomicTransactionRef, {
     resolve: (tx) => chainRecordId(tx, tx.txHash),
     parse: (id) => parsedOrRefused(() => parseTransactionId("CChainAtomicTransaction", "c-chain", id)),
   },
-  isTypeOf: (tx) => originOf(tx as object).chain === "c-chain",
+  isTypeOf: isTransactionOf("c-chain"),
   loadOne: (key, context) =>
     context.loaders.primaryNetworkTransaction.load(validKey(key)) as Promise<CChainAtomicTransaction | null>,
   fields: (t) => ({

@@ -87,9 +87,17 @@ interface Registered {
 
 /** The chain a record of this client came from. */
 export function originOf(record: object): PrimaryNetworkOrigin {
-  const origin = (record as Registered)[ORIGIN];
+  const origin = registeredOrigin(record);
   if (origin === undefined) throw new Error("a primary-network record without its origin");
   return origin;
+}
+
+/**
+ * The chain a value came from when it is a record of this client, else undefined: for a
+ * predicate asked of any value (a type's `isTypeOf`), where a value of another kind is an answer, not a fault.
+ */
+export function registeredOrigin(value: unknown): PrimaryNetworkOrigin | undefined {
+  return typeof value === "object" && value !== null ? (value as Registered)[ORIGIN] : undefined;
 }
 
 /** Gives a record the chain it belongs to, for `originOf`: every record of this client has it, and so must a record the gateway builds. */

@@ -16,7 +16,7 @@ import { projectOperations, type NamedOperation } from "./corpus.ts";
 import { mergesConditionally } from "../../src/plugins/compiled-execution.ts";
 import { ROUTES } from "../../src/upstream/routes.ts";
 import { firstBounds, generateOperation } from "./generator.ts";
-import { agree, boundedMap, send, type Answer } from "./run.ts";
+import { agree, boundedMap, normalised, send, type Answer } from "./run.ts";
 import { inlineVariables, liftLiterals, type Operation } from "./transform.ts";
 import { MAIN_CHAIN, readPool, type ValuePool } from "./values.ts";
 
@@ -292,6 +292,79 @@ describe("compiled execution and graphql-js", () => {
       expect(failing, report(failing)).toEqual([]);
     } finally {
       simulator.setKnobs({ errorRate: 0, errorRoutes: [], errorStatus: 500 });
+    }
+  }, 60_000);
+
+  it("answer node(id:) asked more than once for one id alike, for an id of every Node type", async () => {
+    // One id of each Node type, as the gateway gives them out.
+    const listed = await graphql(
+      interpreted,
+      `{
+        chain(id: "${MAIN_CHAIN}") { id blocks(first: 10) { nodes { id transactions(first: 1) { nodes { id } } } } }
+        primaryNetwork(network: FUJI) {
+          pChain { transactions(first: 1) { nodes { id } } block(id: "1") { id } }
+          xChain { transactions(first: 1) { nodes { id } } verticesAtHeight(height: 1, first: 1) { nodes { id } } }
+          cChain { transactions(first: 1) { nodes { id } } }
+          l1Validators(first: 1) { nodes { id } }
+        }
+        exportOperation(id: "${pool.completedExportId}") { id }
+      }`,
+    );
+    expect(listed.errors).toBeUndefined();
+    const byType = new Map<string, string>();
+    const walk = (value: unknown) => {
+      if (Array.isArray(value)) value.forEach(walk);
+      else if (value && typeof value === "object")
+        for (const [key, item] of Object.entries(value)) {
+          if (key === "id" && typeof item === "string") {
+            const typename = Buffer.from(item, "base64").toString("utf8").split(":")[0]!;
+            if (!byType.has(typename)) byType.set(typename, item);
+          } else walk(item);
+        }
+    };
+    walk(listed.data);
+    const nodeTypes = Object.values(schema.getTypeMap())
+      .filter((type) => isObjectType(type) && type.getInterfaces().some((implemented) => implemented.name === "Node"))
+      .map((type) => type.name)
+      .sort();
+    expect([...byType.keys()].sort()).toEqual(nodeTypes);
+
+    const fields = `__typename id
+      ... on EvmChain { chainId }
+      ... on EvmBlock { blockNumber }
+      ... on EvmTransaction { evmTxHash: txHash }
+      ... on PrimaryNetworkTransaction { txHash txType }
+      ... on PrimaryNetworkBlock { blockHash chainName }
+      ... on XChainVertex { vertexHash }
+      ... on L1Validator { validationId }
+      ... on ExportOperation { operationId }`;
+    const twice = `query Twice($id: ID!) { a: node(id: $id) { ${fields} } b: node(id: $id) { ${fields} } }`;
+    // Three times, each with a selection of its own, one through a fragment.
+    const thrice = `query Thrice($id: ID!) { a: node(id: $id) { id } b: node(id: $id) { __typename } ...Again }
+      fragment Again on Query { c: node(id: $id) { ${fields} } }`;
+    expect(mergesConditionally(schema, parse(twice))).toBe(false);
+    expect(mergesConditionally(schema, parse(thrice))).toBe(false);
+    const cases = [...byType].flatMap(([typename, id]) =>
+      [twice, thrice].flatMap((query) =>
+        forms({ query, variables: { id } }).map(([form, operation]) => ({
+          source: `node twice, ${typename}`,
+          form,
+          operation,
+          subscription: false,
+        })),
+      ),
+    );
+    const found = await divergences(cases);
+    expect(found, report(found)).toEqual([]);
+    // Alike, and answered: both aliases the same object, without an error (answers come normalised).
+    for (const [typename, id] of byType) {
+      const answer = (await bothWays({ query: twice, variables: { id } }, false)).compiled.body as {
+        data?: { a: unknown; b: unknown };
+        errors?: unknown[];
+      };
+      expect(answer.errors, typename).toBeUndefined();
+      expect(answer.data?.a, typename).toMatchObject({ __typename: typename, id: normalised(id) });
+      expect(answer.data?.b, typename).toEqual(answer.data?.a);
     }
   }, 60_000);
 
