@@ -25,6 +25,7 @@ import {
 } from "graphql";
 import { beforeAll, describe, expect, it } from "vitest";
 import { schema } from "../src/schema.ts";
+import { loadConfig } from "../src/config.ts";
 import { MAX_CURSOR_LENGTH } from "../src/execution/pagination.ts";
 import { MAX_GLOBAL_ID_LENGTH } from "../src/execution/global-ids.ts";
 import {
@@ -98,6 +99,11 @@ const REACH: Record<string, () => { operation: OperationKind; wrap: (inner: stri
   PChain: () => ({ operation: "query", wrap: (inner) => `primaryNetwork(network: MAINNET) { pChain { ${inner} } }` }),
   XChain: () => ({ operation: "query", wrap: (inner) => `primaryNetwork(network: MAINNET) { xChain { ${inner} } }` }),
   CChain: () => ({ operation: "query", wrap: (inner) => `primaryNetwork(network: MAINNET) { cChain { ${inner} } }` }),
+  Subnet: () => ({
+    operation: "query",
+    wrap: (inner) =>
+      `primaryNetwork(network: FUJI) { l1Validator(validationId: "${samples.validationId}") { subnet { ${inner} } } }`,
+  }),
   L1Validator: () => ({
     operation: "query",
     wrap: (inner) => `primaryNetwork(network: FUJI) { l1Validator(validationId: "${samples.validationId}") { ${inner} } }`,
@@ -378,6 +384,7 @@ function sampleValue(target: Target, path: string, type: GraphQLInputType): unkn
   if (isListType(nullable)) return [sampleValue(target, path, nullable.ofType as GraphQLInputType)];
   const named = getNamedType(type);
   if (isInputObjectType(named)) return inputSample(named.name);
+  if (named.name === "_Any") return { __typename: "EvmChain", chainId: C_CHAIN };
   if (isEnumType(named)) {
     const values = named.getValues().filter((value) => value.name !== "UNKNOWN");
     if (named.name === "Network") return "MAINNET";
@@ -404,6 +411,23 @@ function manyValues(kind: StringKind, count: number): string[] {
   });
 }
 
+/** `_entities(representations:)`: federation's representations, each an entity's `__typename` and key. */
+function representationCases(): { label: string; value: unknown; expect: Expectation }[] {
+  const chain = { __typename: "EvmChain", chainId: C_CHAIN };
+  const max = loadConfig({}).limits.entityRepresentations;
+  return [
+    { label: "empty list", value: [], expect: "accepted" },
+    { label: "one valid", value: [chain], expect: "accepted" },
+    { label: `${max} items (the most)`, value: Array.from({ length: max }, () => chain), expect: "accepted" },
+    { label: `${max + 1} items`, value: Array.from({ length: max + 1 }, () => chain), expect: "refused" },
+    { label: "not an object", value: ["EvmChain"], expect: "refused" },
+    { label: "no __typename", value: [{ chainId: C_CHAIN }], expect: "refused" },
+    { label: "not an entity type", value: [{ __typename: "PageInfo" }], expect: "refused" },
+    { label: "no key", value: [{ __typename: "EvmChain" }], expect: "refused" },
+    { label: "malformed key", value: [{ __typename: "EvmChain", chainId: "0xa86a" }], expect: "refused" },
+  ];
+}
+
 /** The cases of one argument (or input field at `path`) of a type, each as the value to send. */
 function valueCases(
   target: Target,
@@ -424,6 +448,7 @@ function valueCases(
         { label: "every value", value: values, expect: "either" },
       ];
     }
+    if (item.name === "_Any") return representationCases();
     const kind = stringKind(target, path);
     return [
       { label: "empty list", value: [], expect: "refused" },

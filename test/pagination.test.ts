@@ -99,6 +99,14 @@ describe("first: 0", () => {
       around: "{ primaryNetwork(network: FUJI) { l1Validators(first: 1) { nodes { %s } } } }",
       field: "transactions",
     },
+    "Subnet.l1Validators": {
+      around: "{ primaryNetwork(network: FUJI) { l1Validators(first: 1) { nodes { subnet { %s } } } } }",
+      field: "l1Validators",
+    },
+    "Subnet.stakingMetrics": {
+      around: "{ primaryNetwork(network: FUJI) { l1Validators(first: 1) { nodes { subnet { %s } } } } }",
+      field: "stakingMetrics(metric: DELEGATOR_COUNT)",
+    },
     "PrimaryNetwork.stakingMetrics": {
       around: "{ primaryNetwork(network: MAINNET) { %s } }",
       field: "stakingMetrics(metric: DELEGATOR_COUNT)",
