@@ -152,7 +152,7 @@ export interface ServerConfig {
 export interface RefusalHoldsConfig {
   /** How long a refusal is held (REFUSAL_HOLD_MS, at most 10,000); 0 answers at once. */
   holdMs: number;
-  /** Refusals held at once, beyond which they are answered at once (REFUSAL_HOLD_MAX, default a quarter of MAX_CONNECTIONS). */
+  /** Refusals held at once, beyond which they are answered at once (REFUSAL_HOLD_MAX, default MAX_CONNECTIONS: a held refusal is a connection, which the connection caps bound already). */
   maxHeld: number;
 }
 
@@ -418,7 +418,7 @@ function serverConfig(env: Env): ServerConfig {
     sseListenWithinMs: integer(env, "SSE_LISTEN_WITHIN_MS", 10_000, 1),
     refusalHolds: {
       holdMs: atMost(10_000, "REFUSAL_HOLD_MS", integer(env, "REFUSAL_HOLD_MS", 1_000, 0)),
-      maxHeld: integer(env, "REFUSAL_HOLD_MAX", Math.max(1, Math.floor(maxConnections / 4)), 0),
+      maxHeld: integer(env, "REFUSAL_HOLD_MAX", maxConnections, 0),
     },
   };
 }
