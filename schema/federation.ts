@@ -11,7 +11,7 @@ import { badUserInput, type GatewayError } from "../src/errors.ts";
 import type { UpstreamCost } from "../src/limits/upstream-cost-declarations.ts";
 import { quoted } from "../src/upstream/identifiers.ts";
 import { builder } from "./builder.ts";
-import type { NetworkName } from "./networks.ts";
+import { NETWORK_VALUES, upstreamNetwork, type NetworkName } from "./networks.ts";
 
 builder.scalarType("_Any", {
   description:
@@ -20,8 +20,6 @@ builder.scalarType("_Any", {
   parseValue: (value) => value,
   parseLiteral: (node, variables) => valueFromASTUntyped(node, variables),
 });
-
-const NETWORKS: Readonly<Record<string, NetworkName>> = { MAINNET: "mainnet", FUJI: "fuji", TESTNET: "fuji" };
 
 /**
  * One representation of `_entities(representations:)`, read field by field. Every refusal is a
@@ -44,9 +42,9 @@ export class Representation {
   /** A `Network` key field, by the enum value's name (`TESTNET` is `FUJI`, as in arguments). */
   network(field = "network"): NetworkName {
     const value = this.value[field];
-    const network = typeof value === "string" ? NETWORKS[value] : undefined;
-    if (network === undefined) throw this.refused(field, "must be MAINNET or FUJI", value);
-    return network;
+    const named = typeof value === "string" && Object.hasOwn(NETWORK_VALUES, value) ? value : undefined;
+    if (named === undefined) throw this.refused(field, "must be MAINNET or FUJI", value);
+    return upstreamNetwork(NETWORK_VALUES[named as keyof typeof NETWORK_VALUES].value);
   }
 
   /** A key field that is an object with key fields of its own (`chain { chainId }`). */

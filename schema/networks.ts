@@ -9,13 +9,15 @@ export type NetworkName = "mainnet" | "fuji";
  * (sorted) schema, `TESTNET`. So an argument is folded into `fuji` with `upstreamNetwork` before
  * use, and a field of this type returns a `NetworkName` (test/chains.test.ts checks the outputs).
  */
+export const NETWORK_VALUES = {
+  MAINNET: { value: "mainnet", description: "The Avalanche mainnet." },
+  FUJI: { value: "fuji", description: "The Fuji test network." },
+  TESTNET: { value: "testnet", description: "Another name for `FUJI` in arguments; results are the same and say `FUJI`." },
+} as const;
+
 export const NetworkRef = builder.enumType("Network", {
   description: "An Avalanche network. `TESTNET` is another name for `FUJI` in arguments; results always say `FUJI`.",
-  values: {
-    MAINNET: { value: "mainnet", description: "The Avalanche mainnet." },
-    FUJI: { value: "fuji", description: "The Fuji test network." },
-    TESTNET: { value: "testnet", description: "Another name for `FUJI` in arguments; results are the same and say `FUJI`." },
-  } as const,
+  values: NETWORK_VALUES,
 });
 
 /** The upstream spelling of a network argument, with `testnet` folded into `fuji`. */

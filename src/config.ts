@@ -267,17 +267,13 @@ export interface CacheConfig {
 
 type Env = Record<string, string | undefined>;
 
-function atMost(max: number, name: string, value: number): number {
-  if (value > max) throw new Error(`${name} must be at most ${max}, got ${value}`);
-  return value;
-}
-
-function integer(env: Env, name: string, fallback: number, min = 0): number {
+function integer(env: Env, name: string, fallback: number, min = 0, max = Number.MAX_SAFE_INTEGER): number {
   const raw = env[name];
   if (raw === undefined || raw.trim() === "") return fallback;
   const value = Number(raw);
-  if (!Number.isSafeInteger(value) || value < min) {
-    throw new Error(`${name} must be an integer >= ${min}, got "${raw}"`);
+  if (!Number.isSafeInteger(value) || value < min || value > max) {
+    const bound = max === Number.MAX_SAFE_INTEGER ? `>= ${min}` : `from ${min} to ${max}`;
+    throw new Error(`${name} must be an integer ${bound}, got "${raw}"`);
   }
   return value;
 }
@@ -417,7 +413,7 @@ function serverConfig(env: Env): ServerConfig {
     sseMaxStreamsPerAddress: integer(env, "SSE_MAX_STREAMS_PER_ADDRESS", 16, 1),
     sseListenWithinMs: integer(env, "SSE_LISTEN_WITHIN_MS", 10_000, 1),
     refusalHolds: {
-      holdMs: atMost(10_000, "REFUSAL_HOLD_MS", integer(env, "REFUSAL_HOLD_MS", 1_000, 0)),
+      holdMs: integer(env, "REFUSAL_HOLD_MS", 1_000, 0, 10_000),
       maxHeld: integer(env, "REFUSAL_HOLD_MAX", maxConnections, 0),
     },
   };

@@ -11,6 +11,7 @@ import { readFileSync } from "node:fs";
 import { beforeAll, describe, expect, it } from "vitest";
 import { schema as executableSchema } from "../src/schema.ts";
 import { primaryChain, register } from "../src/upstream/primary-network-api.ts";
+import { idsIn } from "./support/ids.ts";
 import { execute, simulatorGet, startHarness, upstreamCalls, useHarness, type Harness } from "./support/harness.ts";
 
 const schema = buildSchema(readFileSync(new URL("../schema/schema.graphql", import.meta.url), "utf8"));
@@ -67,16 +68,7 @@ async function harvestIds(harness: Harness): Promise<Record<string, string>> {
     `mutation { exportTransactions(input: { primaryNetwork: { includeChains: ["p-chain"] } }) { id } }`,
   );
   expect(started.body.errors).toBeUndefined();
-  const ids: string[] = [];
-  const walk = (value: unknown) => {
-    if (Array.isArray(value)) value.forEach(walk);
-    else if (value && typeof value === "object")
-      for (const [key, item] of Object.entries(value)) {
-        if (key === "id" && typeof item === "string") ids.push(item);
-        else walk(item);
-      }
-  };
-  walk([listed.body.data, started.body.data]);
+  const ids = idsIn([listed.body.data, started.body.data]);
   const byType: Record<string, string> = {};
   for (const id of ids) {
     const typename = Buffer.from(id, "base64").toString("utf8").split(":")[0]!;

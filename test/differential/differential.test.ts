@@ -19,6 +19,7 @@ import { firstBounds, generateOperation } from "./generator.ts";
 import { agree, boundedMap, normalised, send, type Answer } from "./run.ts";
 import { inlineVariables, liftLiterals, type Operation } from "./transform.ts";
 import { MAIN_CHAIN, readPool, type ValuePool } from "./values.ts";
+import { idsIn } from "../support/ids.ts";
 
 const SEED = Number(process.env.DIFFERENTIAL_SEED ?? 17);
 const GENERATED = 1_000;
@@ -151,17 +152,7 @@ async function harvestGlobalIds(): Promise<string[]> {
       }
     `,
   );
-  const ids: string[] = [];
-  const walk = (value: unknown) => {
-    if (Array.isArray(value)) value.forEach(walk);
-    else if (value && typeof value === "object")
-      for (const [key, item] of Object.entries(value)) {
-        if (key === "id" && typeof item === "string") ids.push(item);
-        else walk(item);
-      }
-  };
-  walk(result.data);
-  return ids;
+  return idsIn(result.data);
 }
 
 beforeAll(async () => {
@@ -312,17 +303,10 @@ describe("compiled execution and graphql-js", () => {
     );
     expect(listed.errors).toBeUndefined();
     const byType = new Map<string, string>();
-    const walk = (value: unknown) => {
-      if (Array.isArray(value)) value.forEach(walk);
-      else if (value && typeof value === "object")
-        for (const [key, item] of Object.entries(value)) {
-          if (key === "id" && typeof item === "string") {
-            const typename = Buffer.from(item, "base64").toString("utf8").split(":")[0]!;
-            if (!byType.has(typename)) byType.set(typename, item);
-          } else walk(item);
-        }
-    };
-    walk(listed.data);
+    for (const id of idsIn(listed.data)) {
+      const typename = Buffer.from(id, "base64").toString("utf8").split(":")[0]!;
+      if (!byType.has(typename)) byType.set(typename, id);
+    }
     const nodeTypes = Object.values(schema.getTypeMap())
       .filter((type) => isObjectType(type) && type.getInterfaces().some((implemented) => implemented.name === "Node"))
       .map((type) => type.name)
