@@ -30,11 +30,32 @@ export interface UpstreamErrorDetails {
   message: string | null;
 }
 
+/**
+ * Runs `make` with no stack frames captured. The gateway's own errors are answers, not faults: no
+ * one reads where in the code they were raised, and capturing that place (then formatting it when
+ * the next wrapper copies `stack`) was most of what an error answer cost the process.
+ */
+export function withoutStackFrames<T>(make: () => T): T {
+  const limit = Error.stackTraceLimit;
+  Error.stackTraceLimit = 0;
+  try {
+    return make();
+  } finally {
+    Error.stackTraceLimit = limit;
+  }
+}
+
 export class GatewayError extends GraphQLError {
   readonly code: ErrorCode;
 
   constructor(message: string, code: ErrorCode, extensions: Record<string, unknown> = {}) {
-    super(message, { extensions: { ...extensions, code } });
+    const limit = Error.stackTraceLimit;
+    Error.stackTraceLimit = 0;
+    try {
+      super(message, { extensions: { ...extensions, code } });
+    } finally {
+      Error.stackTraceLimit = limit;
+    }
     this.code = code;
   }
 }

@@ -107,3 +107,17 @@ export function documentShapeOf(request: object, query: string): DocumentShape {
 export function nestsDeeperThan(text: string, max: number): boolean {
   return documentShape(text, max).tooDeep;
 }
+
+/** True when arrays and objects nest deeper than `max` in a parsed value; walked without recursion. */
+export function valueNestsDeeperThan(value: unknown, max: number): boolean {
+  const pending: [unknown, number][] = [[value, 0]];
+  while (pending.length > 0) {
+    const [item, depth] = pending.pop()!;
+    if (item === null || typeof item !== "object") continue;
+    if (depth + 1 > max) return true;
+    for (const child of Array.isArray(item) ? item : Object.values(item)) {
+      if (child !== null && typeof child === "object") pending.push([child, depth + 1]);
+    }
+  }
+  return false;
+}

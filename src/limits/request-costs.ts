@@ -8,7 +8,8 @@
  * `CHARACTERS_PER_TOKEN` characters of its operation name. The cache is the process's, shared by
  * all callers: a document any caller sent before pays none of it; identical new documents that
  * arrive together are each charged as new (none is parsed when they are charged). And what the
- * endpoints beside /graphql cost.
+ * endpoints beside /graphql cost. Variables and extensions, whatever the document, cost 1 per
+ * `CHARACTERS_PER_TOKEN` characters (`inputCost`): every one of them is read, coerced and keyed on.
  */
 import { documentShape, type DocumentShape } from "./document-shape.ts";
 
@@ -45,6 +46,41 @@ export function newDocumentCost(query: string): number {
 
 /** A new document, and an operation name, cost 1 more per this many characters (they are read, hashed, kept and looked up). */
 export const CHARACTERS_PER_TOKEN = 1_000;
+
+/**
+ * About how many characters a parsed JSON value takes as text (strings and keys by their length,
+ * every other value and every bracket as one), walked without recursion: the measure of what
+ * reading, coercing and keying on it costs, whichever transport carried it.
+ */
+export function valueCharacters(value: unknown): number {
+  let characters = 0;
+  const pending: unknown[] = [value];
+  while (pending.length > 0) {
+    const item = pending.pop();
+    if (typeof item === "string") characters += item.length + 2;
+    else if (Array.isArray(item)) {
+      characters += 2;
+      for (const child of item) pending.push(child);
+    } else if (item !== null && typeof item === "object") {
+      characters += 2;
+      for (const [key, child] of Object.entries(item)) {
+        characters += key.length + 3;
+        pending.push(child);
+      }
+    } else if (item !== undefined) characters += 1;
+  }
+  return characters;
+}
+
+/** What a request's variables and extensions cost beyond the 1 every request pays: 1 per `CHARACTERS_PER_TOKEN` of their characters. */
+export function inputCost(variables: unknown, extensions: unknown): number {
+  return Math.floor((valueCharacters(variables) + valueCharacters(extensions)) / CHARACTERS_PER_TOKEN);
+}
+
+/** Requests whose whole body was charged for its characters as it was read (it was not usable JSON): their values are not charged again. */
+const bodiesCharged = new WeakSet<object>();
+export const bodyCharged = (request: object): void => void bodiesCharged.add(request);
+export const wasBodyCharged = (request: object | undefined): boolean => request !== undefined && bodiesCharged.has(request);
 
 /** What a request to an endpoint beside /graphql costs its caller. */
 export const ENDPOINT_COSTS: Readonly<Record<string, number>> = { "/ready": 1, "/metrics": 10 };

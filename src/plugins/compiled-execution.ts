@@ -31,6 +31,7 @@ import {
   type SelectionSetNode,
 } from "graphql";
 import type { Plugin } from "graphql-yoga";
+import { withoutStackFrames } from "../errors.ts";
 import { analyzeOperation } from "../limits/operation-analysis.ts";
 
 /**
@@ -339,10 +340,13 @@ function located(error: GraphQLError, document: DocumentNode): GraphQLError {
   }
   const nodes = error.locations.map((location) => fields.get(`${location.line}:${location.column}`));
   if (nodes.some((node) => node === undefined)) return error;
-  return new GraphQLError(error.message, {
-    nodes: nodes as FieldNode[],
-    path: error.path,
-    originalError: error.originalError,
-    extensions: error.extensions,
-  });
+  return withoutStackFrames(
+    () =>
+      new GraphQLError(error.message, {
+        nodes: nodes as FieldNode[],
+        path: error.path,
+        originalError: error.originalError,
+        extensions: error.extensions,
+      }),
+  );
 }

@@ -39,7 +39,7 @@ export function documentTooCostly(cost: number, burst: number, shape: DocumentSh
     "documentSize",
     burst,
     cost,
-    `Reading this request${size} costs ${cost}, more than the ${burst} that RATE_LIMIT_BURST allows at once, so it can never run; send a smaller document, one operation at a time`,
+    `Reading this request${size} costs ${cost}, more than the ${burst} that RATE_LIMIT_BURST allows at once, so it can never run; send a smaller document or smaller variables, one operation at a time`,
   );
 }
 

@@ -41,7 +41,7 @@ import type { BucketRef } from "../limits/token-buckets.ts";
 import { bucketsOf, type CallerContext } from "../limits/caller-buckets.ts";
 import type { RateLimitDecision, RateLimiter } from "../limits/rate-limiter.ts";
 import { analyzeOperation, operationCost } from "../limits/operation-analysis.ts";
-import { CHARACTERS_PER_TOKEN, ENDPOINT_COSTS, costOfReading } from "../limits/request-costs.ts";
+import { CHARACTERS_PER_TOKEN, ENDPOINT_COSTS, costOfReading, inputCost, wasBodyCharged } from "../limits/request-costs.ts";
 import { StreamSlots } from "../limits/stream-slots.ts";
 import { Socket } from "node:net";
 import type { RefusalHolds } from "../limits/refusal-holds.ts";
@@ -178,7 +178,7 @@ export function useRateLimit(config: RateLimitConfig, limiter: RateLimiter, opti
   async function payForReading(
     request: Request,
     req: CallerContext["req"],
-    params: { query?: unknown; operationName?: unknown },
+    params: { query?: unknown; operationName?: unknown; variables?: unknown; extensions?: unknown },
   ): Promise<ExecutionResult | undefined> {
     const query = typeof params.query === "string" ? params.query : "";
     const newDocument = query !== "" && options.isParsed(query) === false;
@@ -187,7 +187,9 @@ export function useRateLimit(config: RateLimitConfig, limiter: RateLimiter, opti
     const nameCost = Math.floor(
       (typeof params.operationName === "string" ? params.operationName.length : 0) / CHARACTERS_PER_TOKEN,
     );
-    const sizeCost = documentCost + nameCost;
+    // A body read but not usable paid for all its characters as it was read (src/plugins/spent-callers.ts).
+    const valuesCost = wasBodyCharged(req) ? 0 : inputCost(params.variables, params.extensions);
+    const sizeCost = documentCost + nameCost + valuesCost;
     const buckets = bucketsOf({ request, req }, config);
     const burst = Math.min(...buckets.map(({ limits }) => limits.burst));
     // The 1, paid as the request came, is kept even when the size cannot be paid: a caller who
@@ -199,7 +201,7 @@ export function useRateLimit(config: RateLimitConfig, limiter: RateLimiter, opti
     // document and operation name are paid whatever the bucket holds, into debt if need be
     // (then its caller is refused unread until the debt is paid back).
     const operationName = typeof params.operationName === "string" ? params.operationName : "";
-    const readCost = Math.floor((query.length + operationName.length) / CHARACTERS_PER_TOKEN);
+    const readCost = Math.floor((query.length + operationName.length) / CHARACTERS_PER_TOKEN) + valuesCost;
     if (decision.allowed && 1 + sizeCost > burst) {
       if (readCost > 0) paid.set(request, { buckets, newDocument, decision: await limiter.take(buckets, readCost, true) });
       return { errors: [documentTooCostly(1 + sizeCost, burst, shape)] };
@@ -218,6 +220,7 @@ export function useRateLimit(config: RateLimitConfig, limiter: RateLimiter, opti
         ? [`${documentCost} for its new document's ${shape!.tokens} tokens and ${shape!.definitions} definitions`]
         : []),
       ...(nameCost > 0 ? [`${nameCost} for its operation name`] : []),
+      ...(valuesCost > 0 ? [`${valuesCost} for the characters of its variables and extensions`] : []),
     ];
     const what = parts.length > 0 ? `this request (1, and ${parts.join(" and ")})` : "this request";
     return { errors: [rateLimited(1 + sizeCost, what, decision)] };

@@ -12,7 +12,7 @@ import { GraphQLError, type GraphQLFormattedError } from "graphql";
 import { isAsyncIterable, processRegularResult, type Plugin } from "graphql-yoga";
 import type { Logger } from "../telemetry/logger.ts";
 import { truncated } from "../telemetry/logger.ts";
-import { documentShapeOf } from "../limits/document-shape.ts";
+import { documentShapeOf, valueNestsDeeperThan } from "../limits/document-shape.ts";
 import type { GatewayMetrics, RefusalReason } from "../telemetry/metrics.ts";
 
 export type RefusalCode =
@@ -52,20 +52,6 @@ export function refusalResponse(
 export function refusalBody(message: string, code: string): string {
   const body: { errors: GraphQLFormattedError[] } = { errors: [{ message, extensions: { code } }] };
   return JSON.stringify(body);
-}
-
-/** True when arrays and objects nest deeper than `max` in a parsed value; walked without recursion. */
-export function valueNestsDeeperThan(value: unknown, max: number): boolean {
-  const pending: [unknown, number][] = [[value, 0]];
-  while (pending.length > 0) {
-    const [item, depth] = pending.pop()!;
-    if (item === null || typeof item !== "object") continue;
-    if (depth + 1 > max) return true;
-    for (const child of Array.isArray(item) ? item : Object.values(item)) {
-      if (child !== null && typeof child === "object") pending.push([child, depth + 1]);
-    }
-  }
-  return false;
 }
 
 const SUGGESTION = / ?Did you mean [^?]*\?/g;

@@ -10,7 +10,7 @@ import type { RateLimiter } from "../limits/rate-limiter.ts";
 import type { RefusalHolds } from "../limits/refusal-holds.ts";
 import type { Logger } from "../telemetry/logger.ts";
 import type { GatewayMetrics } from "../telemetry/metrics.ts";
-import { CHARACTERS_PER_TOKEN, ENDPOINT_COSTS } from "../limits/request-costs.ts";
+import { CHARACTERS_PER_TOKEN, ENDPOINT_COSTS, bodyCharged } from "../limits/request-costs.ts";
 
 /**
  * Charges the caller of a body the gateway read but cannot use (not JSON, or nested deeper than
@@ -23,6 +23,7 @@ export function unusableBodyCharge(
 ): (request: IncomingMessage, characters: number) => void {
   return (request, characters) => {
     const cost = Math.floor(characters / CHARACTERS_PER_TOKEN);
+    bodyCharged(request);
     if (cost > 0) void limiter.take(bucketsOfIncoming(request, config), cost, true);
   };
 }

@@ -1,5 +1,5 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
-import { nestsDeeperThan } from "../limits/document-shape.ts";
+import { valueNestsDeeperThan } from "../limits/document-shape.ts";
 import { refusalBody } from "../plugins/refusals.ts";
 import type { KeyedRequest } from "../plugins/response-cache.ts";
 import type { CacheHitOutcome } from "./cache-hit-lane.ts";
@@ -50,7 +50,10 @@ export function jsonBodyListener(yoga: NodeHandler, options: JsonBodyListenerOpt
   function toYoga(request: ReadRequest, response: ServerResponse, text: string): void {
     let parsed: unknown;
     try {
-      parsed = nestsDeeperThan(text, maxNestingDepth) ? undefined : JSON.parse(text);
+      // V8 parses JSON without recursion, so any nesting parses; the parsed value is then walked,
+      // which costs its objects and arrays, not its characters (a long string is one value).
+      parsed = JSON.parse(text);
+      if (valueNestsDeeperThan(parsed, maxNestingDepth)) parsed = undefined;
     } catch {
       parsed = undefined;
     }

@@ -15,8 +15,7 @@
  *   would close the socket for: it is given an empty one (`documentWithoutQuery`).
  */
 import { CloseCode, MessageType } from "graphql-ws";
-import { nestsDeeperThan } from "../limits/document-shape.ts";
-import { valueNestsDeeperThan } from "../plugins/refusals.ts";
+import { nestsDeeperThan, valueNestsDeeperThan } from "../limits/document-shape.ts";
 import { API_KEY_HEADER } from "../upstream/http.ts";
 
 /** The largest `connection_init` frame taken; a larger one closes the socket (4400). */

@@ -16,7 +16,9 @@ import {
   DOCUMENT_TOKENS_PER_CHARGE,
   FREE_DOCUMENT_TOKENS,
   NEW_DOCUMENT_COST,
+  inputCost,
   newDocumentCost,
+  valueCharacters,
 } from "../../src/limits/request-costs.ts";
 import { startHarness, upstreamCalls, type Harness } from "../support/harness.ts";
 import { over, TRANSPORTS, type Answer, type Transport, type TransportClient } from "../support/transports.ts";
@@ -189,7 +191,7 @@ describe.each(TRANSPORTS)("row 8: charges before parsing, over %s", (transport) 
       actual: cost,
     });
     expect(response.body.errors![0]!.message).toBe(
-      `Reading this request (5000 tokens and 1000 definitions) costs ${cost}, more than the 500 that RATE_LIMIT_BURST allows at once, so it can never run; send a smaller document, one operation at a time`,
+      `Reading this request (5000 tokens and 1000 definitions) costs ${cost}, more than the 500 that RATE_LIMIT_BURST allows at once, so it can never run; send a smaller document or smaller variables, one operation at a time`,
     );
     // Refused unparsed, it paid no NEW_DOCUMENT_COST; the next request, a new document, pays its own.
     const next = await send("192.0.2.11", "{ __typename }");
@@ -229,5 +231,31 @@ describe.each(TRANSPORTS)("row 8: charges before parsing, over %s", (transport) 
     expect(retryAfter).toBeGreaterThan(1_000);
     expect(upstreamCalls(gateway)).toEqual({});
     await servesOthers(send);
+  });
+
+  it("row 2: variables cost 1 per 1,000 of their characters on every request, answered or refused, whatever the document", async () => {
+    const { gateway, opening } = await start(transport, { RATE_LIMIT_BURST: "500" });
+    const attacker = { "x-forwarded-for": "192.0.2.14" };
+    const query = "query($id: ID!) { node(id: $id) { id } }";
+    // A 17 kB id the gateway refuses (BAD_USER_INPUT, nothing sent upstream): read, coerced and checked all the same.
+    const variables = { id: Buffer.from(`EvmChain:${"A".repeat(17_000)}`).toString("base64") };
+    const characters = JSON.stringify(variables).length;
+    expect(valueCharacters(variables)).toBe(characters);
+    const charged = inputCost(variables, undefined);
+    expect(charged).toBe(Math.floor(characters / CHARACTERS_PER_TOKEN));
+    expect(charged).toBe(22);
+    let remaining = 500 - opening;
+    for (const document of ["new", "parsed before"]) {
+      const answer = await client!.send({ query, variables }, attacker);
+      remaining -= 1 + charged + (document === "new" ? newDocumentCost(query) : 0);
+      expectAnswer(answer, 200, remaining);
+      expect(answer.body.errors![0]!.extensions).toMatchObject({ code: "BAD_USER_INPUT", argument: "id" });
+    }
+    // Small variables cost nothing beyond the 1.
+    const smallQuery = "query($skip: Boolean!) { __typename @skip(if: $skip) }";
+    const small = await client!.send({ query: smallQuery, variables: { skip: false } }, attacker);
+    remaining -= 1 + newDocumentCost(smallQuery);
+    expectAnswer(small, 200, remaining);
+    expect(upstreamCalls(gateway)).toEqual({});
   });
 });
