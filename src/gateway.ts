@@ -139,7 +139,7 @@ export function createGateway(config: GatewayConfig, urls: UpstreamUrls, logger:
       refusalHolds,
     });
   const compression = createCompression(config.compression);
-  const cached = responseCache(config, metrics, compression, cacheRedis);
+  const cached = responseCache(config, metrics, compression, rateLimit?.payInAll, cacheRedis);
   const requestIds = new WeakMap<Request, string>();
   const deadlines = new RequestDeadlines(config.requestTimeoutMs);
   const streams = socketStreams();
@@ -398,7 +398,13 @@ function documentCaches(config: GatewayConfig, metrics: GatewayMetrics) {
 }
 
 /** The short-TTL response cache (RESPONSE_CACHE_TTL_MS > 0), with its Redis tier when there is one: its store and its plugin. */
-function responseCache(config: GatewayConfig, metrics: GatewayMetrics, compression: Compression, redis?: RedisLink) {
+function responseCache(
+  config: GatewayConfig,
+  metrics: GatewayMetrics,
+  compression: Compression,
+  payForSending: ResponseCacheOptions["payForSending"],
+  redis?: RedisLink,
+) {
   if (config.cache.responseTtlMs <= 0) return undefined;
   const options: ResponseCacheOptions = {
     ttlMs: config.cache.responseTtlMs,
@@ -410,6 +416,7 @@ function responseCache(config: GatewayConfig, metrics: GatewayMetrics, compressi
     onLookup: (result) => metrics.responseCacheLookup(result),
     joinWithinMs: config.requestTimeoutMs,
     compression,
+    payForSending,
   };
   const store = new ResponseStore(options);
   return { store, plugin: useResponseCache(store, options) as Plugin };

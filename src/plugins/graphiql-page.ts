@@ -17,6 +17,7 @@ import type { GraphiQLOptions, Plugin } from "graphql-yoga";
 import { asBody, compress, type ContentEncoding } from "./compression.ts";
 import { API_KEY_HEADER } from "../upstream/http.ts";
 import { GRAPHIQL_EXAMPLES } from "./graphiql-examples.ts";
+import { SENT_BYTES_PER_UNIT, sendingCost } from "../limits/request-costs.ts";
 import type { RateLimitPlugins } from "./rate-limit.ts";
 
 /**
@@ -24,7 +25,7 @@ import type { RateLimitPlugins } from "./rate-limit.ts";
  * gateway's CPU per unit, a 304 (1 unit) 0.7 ms, the cheapest query 2 to 3 ms
  * (test/hostile/cpu-share.test.ts): the price is of the bytes a flood of views would send.
  */
-export const PAGE_BYTES_PER_UNIT = 64 * 1024;
+export const PAGE_BYTES_PER_UNIT = SENT_BYTES_PER_UNIT;
 
 /** A browser may keep the page an hour before it asks again (and is then answered 304 while it is the same). */
 const CACHE_CONTROL = "public, max-age=3600";
@@ -58,9 +59,7 @@ interface Encoded {
 }
 
 /** What one view of the page costs, sending `bytes`. */
-export function pageCost(bytes: number): number {
-  return Math.max(1, Math.ceil(bytes / PAGE_BYTES_PER_UNIT));
-}
+export const pageCost = sendingCost;
 
 /** Whether an `If-None-Match` header names this ETag (or any, `*`), compared weakly as RFC 9110 asks. */
 function matches(ifNoneMatch: string, etag: string): boolean {

@@ -9,13 +9,15 @@
  */
 import { hash } from "node:crypto";
 import { getOperationAST, type ExecutionResult } from "graphql";
-import type { Plugin } from "graphql-yoga";
+import type { FetchAPI, Plugin } from "graphql-yoga";
 import { LRUCache } from "lru-cache";
 import { asBody, compress, varyOnEncoding, type Compression, type ContentEncoding } from "./compression.ts";
 import type { GatewayContext } from "../execution/context.ts";
 import type { CachedResponse, SharedResponseTier } from "../shared-state/shared-tiers.ts";
 import { truncated } from "../telemetry/logger.ts";
 import { OPERATION_NAME_CHARS } from "./request-log.ts";
+import { sendingCost } from "../limits/request-costs.ts";
+import type { RateLimitPlugins } from "./rate-limit.ts";
 
 export interface ResponseCacheOptions {
   ttlMs: number;
@@ -37,6 +39,11 @@ export interface ResponseCacheOptions {
    * bytes are kept beside it (bounded by `maxBytes` of their own, for no longer than the answer).
    */
   compression?: Compression | undefined;
+  /**
+   * Charges a hit what sending it costs in all (`sendingCost`, the 1 it paid as it came included):
+   * the 429 that refuses it, or undefined (src/plugins/rate-limit.ts's `payInAll`).
+   */
+  payForSending?: RateLimitPlugins["payInAll"] | undefined;
 }
 
 function isJsonPost(request: Request): boolean {
@@ -145,13 +152,20 @@ export function useResponseCache(store: ResponseStore, options: ResponseCacheOpt
   const lookup = options.onLookup ?? (() => {});
 
   async function respond(
-    key: string,
-    entry: CachedResponse,
-    encoding: ContentEncoding | undefined,
-    fetchAPI: { Response: typeof Response; Headers: typeof Headers },
+    hit: { key: string; entry: CachedResponse; encoding: ContentEncoding | undefined },
+    request: Request,
+    req: unknown,
+    fetchAPI: FetchAPI,
   ): Promise<Response> {
+    const { key, entry, encoding } = hit;
     const headers = new fetchAPI.Headers({ "content-type": entry.contentType, "x-response-cache": "hit" });
     const answer = await store.encoded(key, entry, encoding);
+    const cost = sendingCost(Buffer.byteLength(answer.body));
+    if (cost > 1 && options.payForSending) {
+      const what = `this answer from the response cache (1 per 64 KiB of it sent)`;
+      const refused = await options.payForSending(request, req as never, cost, what, fetchAPI);
+      if (refused) return refused;
+    }
     if (answer.encoding === undefined) return new fetchAPI.Response(answer.body as string, { status: 200, headers });
     headers.set("content-encoding", answer.encoding);
     headers.set("content-length", String(answer.body.length));
@@ -199,10 +213,10 @@ export function useResponseCache(store: ResponseStore, options: ResponseCacheOpt
         if (entry) lookup("local");
       }
       if (entry) {
-        const hit = entry;
-        const encoding = options.compression?.negotiate(current);
-        const hitKey = key;
-        setRequestHandler(() => respond(hitKey, hit, encoding, fetchAPI));
+        const hit = { key, entry, encoding: options.compression?.negotiate(current) };
+        const req = (serverContext as { req?: unknown } | undefined)?.req;
+        const asked = current;
+        setRequestHandler(() => respond(hit, asked, req, fetchAPI));
         return;
       }
       lookup("miss");

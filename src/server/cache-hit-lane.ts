@@ -18,7 +18,8 @@ import type { IncomingMessage, ServerResponse } from "node:http";
 import { TOKEN_HEADER_KEY } from "graphql-sse";
 import { negotiateEncoding } from "../plugins/compression.ts";
 import { logRequest, requestIdFrom } from "../plugins/request-log.ts";
-import type { ResponseStore } from "../plugins/response-cache.ts";
+import type { EncodedAnswer, ResponseStore } from "../plugins/response-cache.ts";
+import { sendingCost } from "../limits/request-costs.ts";
 import type { CachedResponse } from "../shared-state/shared-tiers.ts";
 import type { RateLimitDecision } from "../limits/rate-limiter.ts";
 import type { PaidIncoming } from "../plugins/rate-limit.ts";
@@ -50,40 +51,40 @@ function headerOf(request: IncomingMessage, name: string): string | undefined {
 export function cacheHitLane(options: CacheHitLaneOptions) {
   const { store, logger } = options;
 
+  const encodingFor = (request: IncomingMessage) =>
+    options.compressionEnabled ? negotiateEncoding(headerOf(request, "accept-encoding")) : undefined;
+
   function write(
     request: IncomingMessage,
     response: ServerResponse,
-    key: string,
     entry: CachedResponse,
+    answer: EncodedAnswer,
     decision: RateLimitDecision | undefined,
     startedAt: number,
-  ): Promise<void> {
-    const encoding = options.compressionEnabled ? negotiateEncoding(headerOf(request, "accept-encoding")) : undefined;
-    return store.encoded(key, entry, encoding).then((answer) => {
-      const requestId = requestIdFrom(request.headers["x-request-id"]);
-      const headers: Record<string, string | number> = {
-        "content-type": entry.contentType,
-        "x-response-cache": "hit",
-        "content-length": Buffer.byteLength(answer.body),
-        "x-request-id": requestId,
-      };
-      if (answer.encoding) headers["content-encoding"] = answer.encoding;
-      if (options.compressionEnabled) headers.vary = "accept-encoding";
-      if (decision) {
-        headers["ratelimit-limit"] = decision.burst;
-        headers["ratelimit-remaining"] = Math.max(0, Math.floor(decision.remaining));
-      }
-      response.writeHead(200, headers);
-      response.end(answer.body);
-      options.onHit();
-      logRequest(logger, {
-        requestId,
-        method: "POST",
-        // Truncated as the request that stored it was logged (src/plugins/response-cache.ts).
-        operation: entry.operation ?? null,
-        status: 200,
-        startedAt,
-      });
+  ): void {
+    const requestId = requestIdFrom(request.headers["x-request-id"]);
+    const headers: Record<string, string | number> = {
+      "content-type": entry.contentType,
+      "x-response-cache": "hit",
+      "content-length": Buffer.byteLength(answer.body),
+      "x-request-id": requestId,
+    };
+    if (answer.encoding) headers["content-encoding"] = answer.encoding;
+    if (options.compressionEnabled) headers.vary = "accept-encoding";
+    if (decision) {
+      headers["ratelimit-limit"] = decision.burst;
+      headers["ratelimit-remaining"] = Math.max(0, Math.floor(decision.remaining));
+    }
+    response.writeHead(200, headers);
+    response.end(answer.body);
+    options.onHit();
+    logRequest(logger, {
+      requestId,
+      method: "POST",
+      // Truncated as the request that stored it was logged (src/plugins/response-cache.ts).
+      operation: entry.operation ?? null,
+      status: 200,
+      startedAt,
     });
   }
 
@@ -106,7 +107,13 @@ export function cacheHitLane(options: CacheHitLaneOptions) {
       (request as IncomingMessage & PaidIncoming).paidAsItCame = decision;
       return key;
     }
-    await write(request, response, key, entry, decision, startedAt);
+    const answer = await store.encoded(key, entry, encodingFor(request));
+    if (decision && sendingCost(Buffer.byteLength(answer.body)) > 1) {
+      // An answer over 64 KiB costs more than the 1 paid: Yoga's hit charges the rest, or refuses it.
+      (request as IncomingMessage & PaidIncoming).paidAsItCame = decision;
+      return key;
+    }
+    write(request, response, entry, answer, decision, startedAt);
     return true;
   };
 }
