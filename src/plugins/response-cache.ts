@@ -35,8 +35,9 @@ export interface ResponseCacheOptions {
    */
   joinWithinMs?: number;
   /**
-   * When set, a hit is answered compressed as the client accepts, and each answer's compressed
-   * bytes are kept beside it (bounded by `maxBytes` of their own, for no longer than the answer).
+   * When set, a hit is answered compressed as the client accepts. Each answer's bytes as sent
+   * (compressed, or as they are) are kept beside it, bounded by `maxBytes` of their own, for no
+   * longer than the answer.
    */
   compression?: Compression | undefined;
   /**
@@ -54,7 +55,7 @@ function isJsonPost(request: Request): boolean {
 
 /** An answer as it goes out: the bytes, and the encoding they are in (undefined: as stored). */
 export interface EncodedAnswer {
-  body: string | Buffer;
+  body: Buffer;
   encoding: ContentEncoding | undefined;
 }
 
@@ -64,7 +65,8 @@ export interface EncodedAnswer {
  */
 export class ResponseStore {
   private readonly local: LRUCache<string, CachedResponse>;
-  private readonly compressed: LRUCache<string, Buffer>;
+  /** Each answer's bytes as sent, per encoding (identity too: a hit then encodes no text). */
+  private readonly variants: LRUCache<string, EncodedAnswer>;
   /** Keys a request that missed is being executed for, and when it has answered. */
   private readonly underWay = new Map<string, Promise<void>>();
 
@@ -75,10 +77,10 @@ export class ResponseStore {
       ttl: options.ttlMs,
       sizeCalculation: (entry, key) => entry.body.length + entry.contentType.length + (entry.operation?.length ?? 0) + key.length,
     });
-    this.compressed = new LRUCache<string, Buffer>({
+    this.variants = new LRUCache<string, EncodedAnswer>({
       max: options.maxEntries * 2,
       maxSize: options.maxBytes,
-      sizeCalculation: (bytes, key) => bytes.byteLength + key.length,
+      sizeCalculation: (answer, key) => answer.body.byteLength + key.length,
     });
   }
 
@@ -120,20 +122,24 @@ export class ResponseStore {
     return this.underWay.get(key);
   }
 
-  /** The answer's bytes in `encoding`, compressed once and kept beside it for no longer than it has left. */
+  /**
+   * The answer's bytes in `encoding` (as stored when compression is off, not accepted, or the
+   * answer is under its minimum), encoded once and kept beside it for no longer than it has left.
+   */
   async encoded(key: string, entry: CachedResponse, encoding: ContentEncoding | undefined): Promise<EncodedAnswer> {
     const compression = this.options.compression;
-    if (!compression || encoding === undefined || Buffer.byteLength(entry.body) < compression.minBytes) {
-      return { body: entry.body, encoding: undefined };
-    }
-    const variantKey = `${encoding}:${key}`;
-    let body = this.compressed.get(variantKey);
-    if (!body) {
-      body = await compress(Buffer.from(entry.body), encoding);
-      const ttl = this.local.getRemainingTTL(key);
-      if (ttl > 0) this.compressed.set(variantKey, body, { ttl: Number.isFinite(ttl) ? ttl : this.options.ttlMs });
-    }
-    return { body, encoding };
+    const wanted = compression ? encoding : undefined;
+    const variantKey = `${wanted ?? "identity"}:${key}`;
+    const held = this.variants.get(variantKey);
+    if (held) return held;
+    const bytes = Buffer.from(entry.body);
+    const answer: EncodedAnswer =
+      wanted === undefined || bytes.byteLength < compression!.minBytes
+        ? { body: bytes, encoding: undefined }
+        : { body: await compress(bytes, wanted), encoding: wanted };
+    const ttl = this.local.getRemainingTTL(key);
+    if (ttl > 0) this.variants.set(variantKey, answer, { ttl: Number.isFinite(ttl) ? ttl : this.options.ttlMs });
+    return answer;
   }
 }
 
@@ -160,17 +166,17 @@ export function useResponseCache(store: ResponseStore, options: ResponseCacheOpt
     const { key, entry, encoding } = hit;
     const headers = new fetchAPI.Headers({ "content-type": entry.contentType, "x-response-cache": "hit" });
     const answer = await store.encoded(key, entry, encoding);
-    const cost = sendingCost(Buffer.byteLength(answer.body));
+    const cost = sendingCost(answer.body.byteLength);
     if (cost > 1 && options.payForSending) {
       const what = `this answer from the response cache (1 per 64 KiB of it sent)`;
       const refused = await options.payForSending(request, req as never, cost, what, fetchAPI);
       if (refused) return refused;
     }
-    if (answer.encoding === undefined) return new fetchAPI.Response(answer.body as string, { status: 200, headers });
+    headers.set("content-length", String(answer.body.byteLength));
+    if (answer.encoding === undefined) return new fetchAPI.Response(asBody(answer.body), { status: 200, headers });
     headers.set("content-encoding", answer.encoding);
-    headers.set("content-length", String(answer.body.length));
     varyOnEncoding(headers);
-    return new fetchAPI.Response(asBody(answer.body as Buffer), { status: 200, headers });
+    return new fetchAPI.Response(asBody(answer.body), { status: 200, headers });
   }
 
   return {

@@ -66,7 +66,7 @@ export function cacheHitLane(options: CacheHitLaneOptions) {
     const headers: Record<string, string | number> = {
       "content-type": entry.contentType,
       "x-response-cache": "hit",
-      "content-length": Buffer.byteLength(answer.body),
+      "content-length": answer.body.byteLength,
       "x-request-id": requestId,
     };
     if (answer.encoding) headers["content-encoding"] = answer.encoding;
@@ -108,7 +108,7 @@ export function cacheHitLane(options: CacheHitLaneOptions) {
       return key;
     }
     const answer = await store.encoded(key, entry, encodingFor(request));
-    if (decision && sendingCost(Buffer.byteLength(answer.body)) > 1) {
+    if (decision && sendingCost(answer.body.byteLength) > 1) {
       // An answer over 64 KiB costs more than the 1 paid: Yoga's hit charges the rest, or refuses it.
       (request as IncomingMessage & PaidIncoming).paidAsItCame = decision;
       return key;
