@@ -49,6 +49,7 @@ export class GatewayError extends GraphQLError {
   readonly code: ErrorCode;
 
   constructor(message: string, code: ErrorCode, extensions: Record<string, unknown> = {}) {
+    // withoutStackFrames, written out: `super` cannot be called from a closure.
     const limit = Error.stackTraceLimit;
     Error.stackTraceLimit = 0;
     try {

@@ -1,7 +1,7 @@
 /** The GraphiQL page: sent from bytes made once, with validators a browser keeps, and paid for by the bytes sent. */
 import { gunzipSync } from "node:zlib";
 import { afterEach, describe, expect, it } from "vitest";
-import { PAGE_BYTES_PER_UNIT, pageCost } from "../src/plugins/graphiql-page.ts";
+import { SENT_BYTES_PER_UNIT, sendingCost } from "../src/limits/request-costs.ts";
 import { startHarness, type Harness } from "./support/harness.ts";
 
 let harness: Harness | undefined;
@@ -23,11 +23,11 @@ const remaining = (response: Response) => Number(response.headers.get("ratelimit
 
 describe("the GraphiQL page", () => {
   it("costs 1 per 64 KiB sent: a 304 costs 1, the 9 MB page about 140", () => {
-    expect(PAGE_BYTES_PER_UNIT).toBe(65_536);
-    expect(pageCost(0)).toBe(1);
-    expect(pageCost(65_536)).toBe(1);
-    expect(pageCost(65_537)).toBe(2);
-    expect(pageCost(9_000_000)).toBe(138);
+    expect(SENT_BYTES_PER_UNIT).toBe(65_536);
+    expect(sendingCost(0)).toBe(1);
+    expect(sendingCost(65_536)).toBe(1);
+    expect(sendingCost(65_537)).toBe(2);
+    expect(sendingCost(9_000_000)).toBe(138);
   });
 
   it("is sent with a strong ETag per encoding and a Cache-Control a browser keeps it by, and charged its bytes", async () => {
@@ -42,15 +42,15 @@ describe("the GraphiQL page", () => {
     expect(plain.headers.get("etag")).toMatch(/^"[\w-]{22}-identity"$/);
     expect(Number(plain.headers.get("content-length"))).toBe(html.byteLength);
     expect(html.toString("utf8")).toContain("Avalanche GraphQL gateway");
-    expect(remaining(plain)).toBe(1_000 - pageCost(html.byteLength));
+    expect(remaining(plain)).toBe(1_000 - sendingCost(html.byteLength));
 
     const gzip = await view(gateway, { "accept-encoding": "gzip" });
     const compressed = Buffer.from(await gzip.arrayBuffer());
     expect(gzip.headers.get("content-encoding")).toBe("gzip");
     expect(gzip.headers.get("etag")).toBe(plain.headers.get("etag")!.replace("identity", "gzip"));
     expect(gunzipSync(compressed).equals(html)).toBe(true);
-    expect(remaining(gzip)).toBe(remaining(plain) - pageCost(compressed.byteLength));
-    expect(pageCost(compressed.byteLength)).toBeLessThan(pageCost(html.byteLength) / 3);
+    expect(remaining(gzip)).toBe(remaining(plain) - sendingCost(compressed.byteLength));
+    expect(sendingCost(compressed.byteLength)).toBeLessThan(sendingCost(html.byteLength) / 3);
   });
 
   it("answers 304 for 1 when If-None-Match names the ETag of the encoding it would send, and the page otherwise", async () => {

@@ -6,8 +6,8 @@
  * a view sends those bytes, with a strong `ETag` per encoding and `Cache-Control` that lets a
  * browser keep the page and ask again with `If-None-Match`, answered `304 Not Modified`.
  *
- * Sending is the page's work, and its caller pays for it: 1 per `PAGE_BYTES_PER_UNIT` bytes
- * sent, rounded up (the request paid 1 as it came, src/plugins/rate-limit.ts): a 304 costs 1,
+ * Sending is the page's work, and its caller pays for it: `sendingCost`, 1 per 64 KiB sent,
+ * rounded up (the request paid 1 as it came, src/plugins/rate-limit.ts): a 304 costs 1,
  * the brotli page about 30, the uncompressed page about 140. A caller that cannot pay is refused
  * (429) before anything is sent.
  */
@@ -17,15 +17,8 @@ import type { GraphiQLOptions, Plugin } from "graphql-yoga";
 import { asBody, compress, type ContentEncoding } from "./compression.ts";
 import { API_KEY_HEADER } from "../upstream/http.ts";
 import { GRAPHIQL_EXAMPLES } from "./graphiql-examples.ts";
-import { SENT_BYTES_PER_UNIT, sendingCost } from "../limits/request-costs.ts";
+import { sendingCost } from "../limits/request-costs.ts";
 import type { RateLimitPlugins } from "./rate-limit.ts";
-
-/**
- * The page costs its caller 1 per this many bytes sent. Sending them took 0.03 to 0.07 ms of the
- * gateway's CPU per unit, a 304 (1 unit) 0.7 ms, the cheapest query 2 to 3 ms
- * (test/hostile/cpu-share.test.ts): the price is of the bytes a flood of views would send.
- */
-export const PAGE_BYTES_PER_UNIT = SENT_BYTES_PER_UNIT;
 
 /** A browser may keep the page an hour before it asks again (and is then answered 304 while it is the same). */
 const CACHE_CONTROL = "public, max-age=3600";
@@ -57,9 +50,6 @@ interface Encoded {
   bytes: Buffer;
   etag: string;
 }
-
-/** What one view of the page costs, sending `bytes`. */
-export const pageCost = sendingCost;
 
 /** Whether an `If-None-Match` header names this ETag (or any, `*`), compared weakly as RFC 9110 asks. */
 function matches(ifNoneMatch: string, etag: string): boolean {
@@ -125,7 +115,7 @@ export function useGraphiQLPage(options: GraphiQLPageOptions): Plugin {
           return;
         }
         const { req } = serverContext as { req?: IncomingMessage };
-        const refused = await options.pay?.(request, req, pageCost(bytes.byteLength), "the GraphiQL page", fetchAPI);
+        const refused = await options.pay?.(request, req, sendingCost(bytes.byteLength), "the GraphiQL page", fetchAPI);
         if (refused) {
           endResponse(refused);
           return;

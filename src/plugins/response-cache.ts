@@ -160,7 +160,7 @@ export function useResponseCache(store: ResponseStore, options: ResponseCacheOpt
   async function respond(
     hit: { key: string; entry: CachedResponse; encoding: ContentEncoding | undefined },
     request: Request,
-    req: unknown,
+    req: Parameters<RateLimitPlugins["payInAll"]>[1],
     fetchAPI: FetchAPI,
   ): Promise<Response> {
     const { key, entry, encoding } = hit;
@@ -168,8 +168,8 @@ export function useResponseCache(store: ResponseStore, options: ResponseCacheOpt
     const answer = await store.encoded(key, entry, encoding);
     const cost = sendingCost(answer.body.byteLength);
     if (cost > 1 && options.payForSending) {
-      const what = `this answer from the response cache (1 per 64 KiB of it sent)`;
-      const refused = await options.payForSending(request, req as never, cost, what, fetchAPI);
+      const what = "this answer from the response cache (1 per 64 KiB of it sent)";
+      const refused = await options.payForSending(request, req, cost, what, fetchAPI);
       if (refused) return refused;
     }
     headers.set("content-length", String(answer.body.byteLength));
@@ -220,7 +220,7 @@ export function useResponseCache(store: ResponseStore, options: ResponseCacheOpt
       }
       if (entry) {
         const hit = { key, entry, encoding: options.compression?.negotiate(current) };
-        const req = (serverContext as { req?: unknown } | undefined)?.req;
+        const req = (serverContext as { req?: Parameters<RateLimitPlugins["payInAll"]>[1] } | undefined)?.req;
         const asked = current;
         setRequestHandler(() => respond(hit, asked, req, fetchAPI));
         return;
