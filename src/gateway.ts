@@ -223,7 +223,12 @@ export function createGateway(config: GatewayConfig, urls: UpstreamUrls, logger:
             graphqlEndpoint: GRAPHQL_ENDPOINT,
             sessionHeader: API_KEY_HEADER,
             compressionEnabled: config.compression.enabled,
-            pay: rateLimiter && ((request) => rateLimiter.take(bucketsOfIncoming(request, config.rateLimit), 1)),
+            pay:
+              rateLimiter &&
+              ((request) => {
+                const buckets = bucketsOfIncoming(request, config.rateLimit);
+                return rateLimiter.takeNow(buckets, 1) ?? rateLimiter.take(buckets, 1);
+              }),
             isRefusedKey: (apiKey) => upstream.keyVerdicts.refusal(apiKey) !== undefined,
             onHit: () => metrics.responseCacheLookup("local"),
             logger: clientLogger,

@@ -6,7 +6,15 @@
 import { LRUCache } from "lru-cache";
 import type { RateLimitConfig } from "../config.ts";
 import type { RedisLink } from "../shared-state/redis.ts";
-import { LocalBuckets, RedisBuckets, secondsUntil, takeFromAll, type BucketLimits, type BucketRef } from "./token-buckets.ts";
+import {
+  LocalBuckets,
+  RedisBuckets,
+  secondsUntil,
+  takeFromAll,
+  type BucketLimits,
+  type BucketRef,
+  type MultiTake,
+} from "./token-buckets.ts";
 
 /** Told of each decision, for the metrics. */
 export interface RateLimitObserver {
@@ -53,27 +61,40 @@ export class RateLimiter {
    */
   async take(buckets: readonly BucketRef[], cost: number, force = false): Promise<RateLimitDecision> {
     const shared = await this.shared?.take(buckets, cost, force);
-    const { allowed, tokens } =
-      shared ??
-      takeFromAll(
-        buckets.map(({ name, limits }) => ({ store: this.store(limits), name })),
-        cost,
-        performance.now(),
-        force,
-      );
-    this.metrics.rateLimitDecision(allowed ? "allowed" : "limited", shared ? "redis" : "local");
+    return shared ? this.decided(buckets, cost, shared, "redis") : this.takeHere(buckets, cost, force);
+  }
+
+  /**
+   * `take` without waiting, when the buckets are this process's (no Redis to ask): the decision;
+   * else undefined, and `take` asks Redis. A cache hit answered by the listener pays this way.
+   */
+  takeNow(buckets: readonly BucketRef[], cost: number): RateLimitDecision | undefined {
+    return this.shared ? undefined : this.takeHere(buckets, cost, false);
+  }
+
+  private takeHere(buckets: readonly BucketRef[], cost: number, force: boolean): RateLimitDecision {
+    const stores = buckets.map(({ name, limits }) => ({ store: this.store(limits), name }));
+    return this.decided(buckets, cost, takeFromAll(stores, cost, performance.now(), force), "local");
+  }
+
+  private decided(
+    buckets: readonly BucketRef[],
+    cost: number,
+    { allowed, tokens }: MultiTake,
+    store: "redis" | "local",
+  ): RateLimitDecision {
+    this.metrics.rateLimitDecision(allowed ? "allowed" : "limited", store);
     // The bucket that tells the caller most: the one that keeps it waiting longest, else the emptiest.
     let binding = 0;
     let retryAfterSeconds = 0;
-    tokens.forEach((held, index) => {
-      const wait = held < cost ? secondsUntil(cost, held, buckets[index]!.limits.ratePerSecond) : 0;
+    for (let index = 0; index < tokens.length; index += 1) {
+      const held = tokens[index]!;
+      const { name, limits } = buckets[index]!;
+      const wait = held < cost ? secondsUntil(cost, held, limits.ratePerSecond) : 0;
       if (wait > retryAfterSeconds || (retryAfterSeconds === 0 && held < tokens[binding]!)) binding = index;
       retryAfterSeconds = Math.max(retryAfterSeconds, wait);
-    });
-    tokens.forEach((held, index) => {
-      const { name, limits } = buckets[index]!;
       if (held < 1) this.exhausted.set(name, Date.now() + Math.ceil(((1 - held) / limits.ratePerSecond) * 1_000));
-    });
+    }
     const { burst, ratePerSecond } = buckets[binding]!.limits;
     return { allowed, remaining: tokens[binding]!, burst, ratePerSecond, retryAfterSeconds: allowed ? 0 : retryAfterSeconds };
   }

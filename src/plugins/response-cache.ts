@@ -122,16 +122,22 @@ export class ResponseStore {
     return this.underWay.get(key);
   }
 
+  /** What `encoded` gives when it is already held, without waiting; else undefined. */
+  heldEncoded(key: string, encoding: ContentEncoding | undefined): EncodedAnswer | undefined {
+    const wanted = this.options.compression ? encoding : undefined;
+    return this.variants.get(`${wanted ?? "identity"}:${key}`);
+  }
+
   /**
    * The answer's bytes in `encoding` (as stored when compression is off, not accepted, or the
    * answer is under its minimum), encoded once and kept beside it for no longer than it has left.
    */
   async encoded(key: string, entry: CachedResponse, encoding: ContentEncoding | undefined): Promise<EncodedAnswer> {
+    const held = this.heldEncoded(key, encoding);
+    if (held) return held;
     const compression = this.options.compression;
     const wanted = compression ? encoding : undefined;
     const variantKey = `${wanted ?? "identity"}:${key}`;
-    const held = this.variants.get(variantKey);
-    if (held) return held;
     const bytes = Buffer.from(entry.body);
     const answer: EncodedAnswer =
       wanted === undefined || bytes.byteLength < compression!.minBytes

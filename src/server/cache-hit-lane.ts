@@ -32,15 +32,21 @@ export interface CacheHitLaneOptions {
   sessionHeader: string;
   /** COMPRESSION and COMPRESSION_MIN_BYTES' effect: whether answers carry `vary: accept-encoding`. */
   compressionEnabled: boolean;
-  /** Takes the 1 a request pays from its caller's buckets; undefined when rate limiting is off. */
-  pay?: ((request: IncomingMessage) => Promise<RateLimitDecision>) | undefined;
+  /**
+   * Takes the 1 a request pays from its caller's buckets (at once when they are this process's);
+   * undefined when rate limiting is off.
+   */
+  pay?: ((request: IncomingMessage) => RateLimitDecision | Promise<RateLimitDecision>) | undefined;
   /** Whether the upstream refused this API key lately (then Yoga answers the refusal). */
   isRefusedKey(apiKey: string): boolean;
   onHit(): void;
   logger: Logger;
 }
 
-/** The lane's outcome: `true` when it answered, else the request's response-cache key for Yoga. */
+/**
+ * The lane's outcome: `true` when it answered, else the request's response-cache key for Yoga;
+ * given at once when nothing had to be waited for (the usual hit: no promise, no microtask).
+ */
 export type CacheHitOutcome = true | string;
 
 function headerOf(request: IncomingMessage, name: string): string | undefined {
@@ -88,26 +94,34 @@ export function cacheHitLane(options: CacheHitLaneOptions) {
     });
   }
 
-  /** Answers `request` (a JSON POST whose body is `body`) from the store when it may; else its key. */
-  return async function answerFromCache(
+  function serve(
     request: IncomingMessage,
     response: ServerResponse,
-    body: string,
+    key: string,
+    entry: CachedResponse,
+    decision: RateLimitDecision | undefined,
     startedAt: number,
-  ): Promise<CacheHitOutcome> {
-    const apiKey = headerOf(request, options.sessionHeader)?.trim();
-    const key = store.keyOf(apiKey, headerOf(request, "accept"), body);
-    if (request.url !== options.graphqlEndpoint || request.headers.origin !== undefined) return key;
-    if (request.headers[TOKEN_HEADER_KEY] !== undefined) return key;
-    const entry = store.get(key);
-    if (entry === undefined || (apiKey && options.isRefusedKey(apiKey))) return key;
-    const decision = options.pay ? await options.pay(request) : undefined;
+  ): CacheHitOutcome | Promise<CacheHitOutcome> {
     if (decision && !decision.allowed) {
       // Yoga refuses it as it refuses any request whose 1 was refused, without taking it again.
       (request as IncomingMessage & PaidIncoming).paidAsItCame = decision;
       return key;
     }
-    const answer = await store.encoded(key, entry, encodingFor(request));
+    const encoding = encodingFor(request);
+    const held = store.heldEncoded(key, encoding);
+    if (held) return send(request, response, key, entry, held, decision, startedAt);
+    return store.encoded(key, entry, encoding).then((answer) => send(request, response, key, entry, answer, decision, startedAt));
+  }
+
+  function send(
+    request: IncomingMessage,
+    response: ServerResponse,
+    key: string,
+    entry: CachedResponse,
+    answer: EncodedAnswer,
+    decision: RateLimitDecision | undefined,
+    startedAt: number,
+  ): CacheHitOutcome {
     if (decision && sendingCost(answer.body.byteLength) > 1) {
       // An answer over 64 KiB costs more than the 1 paid: Yoga's hit charges the rest, or refuses it.
       (request as IncomingMessage & PaidIncoming).paidAsItCame = decision;
@@ -115,5 +129,23 @@ export function cacheHitLane(options: CacheHitLaneOptions) {
     }
     write(request, response, entry, answer, decision, startedAt);
     return true;
+  }
+
+  /** Answers `request` (a JSON POST whose body is `body`) from the store when it may; else its key. */
+  return function answerFromCache(
+    request: IncomingMessage,
+    response: ServerResponse,
+    body: string,
+    startedAt: number,
+  ): CacheHitOutcome | Promise<CacheHitOutcome> {
+    const apiKey = headerOf(request, options.sessionHeader)?.trim();
+    const key = store.keyOf(apiKey, headerOf(request, "accept"), body);
+    if (request.url !== options.graphqlEndpoint || request.headers.origin !== undefined) return key;
+    if (request.headers[TOKEN_HEADER_KEY] !== undefined) return key;
+    const entry = store.get(key);
+    if (entry === undefined || (apiKey && options.isRefusedKey(apiKey))) return key;
+    const paying = options.pay?.(request);
+    if (paying instanceof Promise) return paying.then((decision) => serve(request, response, key, entry, decision, startedAt));
+    return serve(request, response, key, entry, paying, startedAt);
   };
 }

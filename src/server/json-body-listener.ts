@@ -17,7 +17,12 @@ export interface JsonBodyListenerOptions {
   logger: Logger;
   /** The response cache's lane (src/server/cache-hit-lane.ts): answers a hit before Yoga, else gives the key. */
   answerFromCache?:
-    | ((request: IncomingMessage, response: ServerResponse, body: string, startedAt: number) => Promise<CacheHitOutcome>)
+    | ((
+        request: IncomingMessage,
+        response: ServerResponse,
+        body: string,
+        startedAt: number,
+      ) => CacheHitOutcome | Promise<CacheHitOutcome>)
     | undefined;
 }
 
@@ -80,13 +85,14 @@ export function jsonBodyListener(yoga: NodeHandler, options: JsonBodyListenerOpt
       try {
         const text = chunks.length === 1 ? chunks[0]!.toString("utf8") : Buffer.concat(chunks).toString("utf8");
         if (!answerFromCache) return toYoga(request, response, text);
-        answerFromCache(request, response, text, startedAt)
-          .then((outcome) => {
-            if (outcome === true) return;
-            request.responseCacheKey = outcome;
-            toYoga(request, response, text);
-          })
-          .catch((error: unknown) => failed(error, response));
+        const onOutcome = (outcome: CacheHitOutcome) => {
+          if (outcome === true) return;
+          request.responseCacheKey = outcome;
+          toYoga(request, response, text);
+        };
+        const outcome = answerFromCache(request, response, text, startedAt);
+        if (outcome instanceof Promise) outcome.then(onOutcome).catch((error: unknown) => failed(error, response));
+        else onOutcome(outcome);
       } catch (error) {
         failed(error, response);
       }

@@ -5,10 +5,11 @@
  *
  * The per-request line is written on every request, so it costs as little as a line can: its
  * fields are bounded where they are made and it is written as pino would write it, without
- * pino's per-line work (`writeBoundedLine`); lines go to stdout asynchronously (flushed when the
- * process exits).
+ * pino's per-line work (`writeBoundedLine`); lines go to stdout asynchronously, gathered into
+ * few writes (src/telemetry/log-destination.ts).
  */
 import { pino, stdSerializers, type DestinationStream, type Logger } from "pino";
+import { stdoutDestination } from "./log-destination.ts";
 
 /** The most a line carries of any one value. */
 export const LOGGED_BOUNDS = {
@@ -26,12 +27,6 @@ export function truncated(value: string, max: number = LOGGED_BOUNDS.stringChars
 
 /** Keys whose values are secrets, at any depth: `apiKey`, and the header that carries it (API_KEY_HEADER). */
 const SECRET_KEYS = new Set(["apikey", "x-glacier-api-key"]);
-
-/**
- * The most of the log a slow stdout may leave unwritten in memory: lines beyond it are dropped
- * rather than held (a log reader that stalls must not grow the heap without bound).
- */
-const UNWRITTEN_LOG_BYTES = 16 * 1024 * 1024;
 
 type LineValue = string | number | boolean | null | undefined;
 
@@ -51,9 +46,19 @@ export function writeBoundedLine(logger: Logger, fields: Record<string, LineValu
   let line = `{"level":30${time()}${bindings}`;
   for (const key in fields) {
     const value = fields[key];
-    if (value !== undefined) line += `,"${key}":${JSON.stringify(value)}`;
+    if (value !== undefined) line += `,"${key}":${jsonValue(value)}`;
   }
-  stream.write(`${line},"msg":${JSON.stringify(message)}}\n`);
+  stream.write(`${line},"msg":${jsonValue(message)}}\n`);
+}
+
+/** Printable ASCII but `"` and `\`: a string JSON writes as it is, between quotes. */
+const PLAIN = /^[ !#-[\]-~]*$/;
+
+/** `JSON.stringify(value)`, without its call for what needs no escaping (ids, names, finite numbers). */
+function jsonValue(value: Exclude<LineValue, undefined>): string {
+  if (typeof value === "number") return Number.isFinite(value) ? `${value}` : "null";
+  if (typeof value === "string" && PLAIN.test(value)) return `"${value}"`;
+  return JSON.stringify(value);
 }
 
 function bounded(value: unknown, depth: number): unknown {
@@ -105,7 +110,7 @@ export function createLogger(level: string, bindings: Record<string, unknown> = 
       },
     },
   };
-  return pino(options, destination ?? pino.destination({ dest: 1, sync: false, maxLength: UNWRITTEN_LOG_BYTES }));
+  return pino(options, destination ?? stdoutDestination());
 }
 
 export type { Logger };

@@ -16,6 +16,7 @@ import {
 } from "@graphql-yoga/plugin-prometheus";
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from "prom-client";
 import type { RedisRole } from "../config.ts";
+import { CounterTally, type TallySlot } from "./counter-tally.ts";
 import type { OperationNameLabels } from "./operation-name-labels.ts";
 import type { BreakerState, UpstreamObserver, WatchedCache } from "./observers.ts";
 
@@ -55,13 +56,13 @@ export class GatewayMetrics implements UpstreamObserver {
   private readonly breakerState: Gauge<"service" | "method" | "route">;
   private readonly loaderBatchSize: Histogram<"loader">;
   private readonly refusalHolds: Counter<"outcome">;
-  private readonly responseCacheLookups: Counter<"result">;
+  private readonly responseCacheLookups: Record<"local" | "shared" | "miss", TallySlot>;
   private readonly redisAvailable: Gauge;
   /** Made with the first cache link (REDIS_CACHE_URL), so that a gateway without one shows none. */
   private redisCacheAvailable: Gauge | undefined;
   private readonly redisFallbacks: Counter<"operation">;
   private readonly sharedCacheLookups: Counter<"tier" | "result">;
-  private readonly rateLimitDecisions: Counter<"result" | "store">;
+  private readonly rateLimitDecisions: Record<"allowed" | "limited", Record<"redis" | "local", TallySlot>>;
   private readonly refusals: Counter<"reason">;
 
   constructor() {
@@ -101,11 +102,21 @@ export class GatewayMetrics implements UpstreamObserver {
       buckets: [1, 2, 5, 10, 20, 50, 100],
       registers,
     });
-    this.responseCacheLookups = new Counter({
+    // Counted once per request (a cache hit's own cost): tallied, added when collected.
+    const lookups = new CounterTally<"result">();
+    this.responseCacheLookups = {
+      local: lookups.slot({ result: "local" }),
+      shared: lookups.slot({ result: "shared" }),
+      miss: lookups.slot({ result: "miss" }),
+    };
+    new Counter({
       name: "gateway_response_cache_lookups_total",
       help: "Response cache look-ups of cacheable requests: a hit in this process (local), in the shared tier (shared), or a miss.",
       labelNames: ["result"],
       registers,
+      collect() {
+        lookups.addTo(this);
+      },
     });
     this.redisAvailable = new Gauge({
       name: "gateway_redis_up",
@@ -126,11 +137,25 @@ export class GatewayMetrics implements UpstreamObserver {
       labelNames: ["tier", "result"],
       registers,
     });
-    this.rateLimitDecisions = new Counter({
+    const decisions = new CounterTally<"result" | "store">();
+    this.rateLimitDecisions = {
+      allowed: {
+        redis: decisions.slot({ result: "allowed", store: "redis" }),
+        local: decisions.slot({ result: "allowed", store: "local" }),
+      },
+      limited: {
+        redis: decisions.slot({ result: "limited", store: "redis" }),
+        local: decisions.slot({ result: "limited", store: "local" }),
+      },
+    };
+    new Counter({
       name: "gateway_rate_limit_decisions_total",
       help: "Operations the rate limiter let run (allowed) or refused (limited), by where the caller's bucket was: shared in Redis, or in this process.",
       labelNames: ["result", "store"],
       registers,
+      collect() {
+        decisions.addTo(this);
+      },
     });
     this.refusals = new Counter({
       name: "gateway_refusals_total",
@@ -209,7 +234,7 @@ export class GatewayMetrics implements UpstreamObserver {
   }
 
   rateLimitDecision(result: "allowed" | "limited", store: "redis" | "local"): void {
-    this.rateLimitDecisions.inc({ result, store });
+    this.rateLimitDecisions[result][store].count += 1;
   }
 
   redisUp(up: boolean, role: RedisRole = "shared"): void {
@@ -234,7 +259,7 @@ export class GatewayMetrics implements UpstreamObserver {
   }
 
   responseCacheLookup(result: "local" | "shared" | "miss"): void {
-    this.responseCacheLookups.inc({ result });
+    this.responseCacheLookups[result].count += 1;
   }
 
   call(service: string, method: string, route: string, outcome: string, seconds: number): void {
