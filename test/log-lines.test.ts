@@ -4,10 +4,9 @@
  * stdout when it has stopped.
  */
 import { afterEach, describe, expect, it } from "vitest";
-import { startServerProcess, type ServerProcess } from "./support/server-process.ts";
+import { startServerProcess, type LogLine, type ServerProcess } from "./support/server-process.ts";
 
-interface RequestLine {
-  msg: string;
+interface RequestLine extends LogLine {
   requestId?: string;
   status?: number;
 }

@@ -29,36 +29,28 @@
  * bucket, `local`. With Redis, all gateways share each bucket; while Redis cannot answer, each
  * gateway falls back to its own buckets.
  *
- * The refusals are ./rate-limit-refusals.ts; the cap on open streams, src/limits/stream-slots.ts.
+ * What a request pays as it is read is ./reading-charge.ts; the refusals are ./rate-limit-refusals.ts;
+ * the cap on open streams, src/limits/stream-slots.ts.
  */
 import type { ExecutionArgs, ExecutionResult } from "graphql";
 import type { FetchAPI, Plugin } from "graphql-yoga";
 import type { RateLimitConfig } from "../config.ts";
 import type { GatewayContext } from "../execution/context.ts";
 import type { GatewayError } from "../errors.ts";
-import { documentShapeOf } from "../limits/document-shape.ts";
 import type { BucketRef } from "../limits/token-buckets.ts";
 import { bucketsOf, type CallerContext } from "../limits/caller-buckets.ts";
 import type { RateLimitDecision, RateLimiter } from "../limits/rate-limiter.ts";
 import { analyzeOperation, operationCost } from "../limits/operation-analysis.ts";
-import { CHARACTERS_PER_TOKEN, ENDPOINT_COSTS, costOfReading, inputCost, wasBodyCharged } from "../limits/request-costs.ts";
+import { ENDPOINT_COSTS } from "../limits/request-costs.ts";
 import { StreamSlots } from "../limits/stream-slots.ts";
 import { Socket } from "node:net";
 import type { RefusalHolds } from "../limits/refusal-holds.ts";
-import { documentTooCostly, rateLimited, refusedResponse, tooCostly, tooManyStreams } from "./rate-limit-refusals.ts";
+import { rateLimited, refusedResponse, tooCostly, tooManyStreams } from "./rate-limit-refusals.ts";
+import { readingCharge, type Paid } from "./reading-charge.ts";
 
 /** Node's request, when the listener took its 1 before Yoga. */
 export interface PaidIncoming {
   paidAsItCame?: RateLimitDecision;
-}
-
-/** What a request has paid for at the start, for its operation to pay the rest. */
-interface Paid {
-  buckets: BucketRef[];
-  /** The parse cache did not hold the document: it paid for its reading (`NEW_DOCUMENT_COST`, size, definitions) already. */
-  newDocument: boolean;
-  /** For the response's ratelimit headers: the last decision. */
-  decision: RateLimitDecision;
 }
 
 /**
@@ -113,6 +105,7 @@ export interface RateLimitPlugins {
 export function useRateLimit(config: RateLimitConfig, limiter: RateLimiter, options: RateLimitPluginOptions): RateLimitPlugins {
   const paid = new WeakMap<Request, Paid>();
   const slots = new StreamSlots(config.subscriptionsPerCaller);
+  const payForReading = readingCharge(config, limiter, options.isParsed, paid);
 
   /** Charges an operation its estimate; what it paid for, or undefined when it was refused (and stopped). */
   async function admit(args: ExecutionArgs, stop: (result: ExecutionResult) => void): Promise<Admitted | undefined> {
@@ -169,61 +162,6 @@ export function useRateLimit(config: RateLimitConfig, limiter: RateLimiter, opti
       if (decision.allowed) return null;
       return rateLimited(1, "each read of its poller for your subscription (the stream ends)", decision);
     };
-  }
-
-  /**
-   * Charges a request its 1 (unless it paid it as it came) and the reading of its document and
-   * operation name; the result that refuses it, or undefined when it may go on.
-   */
-  async function payForReading(
-    request: Request,
-    req: CallerContext["req"],
-    params: { query?: unknown; operationName?: unknown; variables?: unknown; extensions?: unknown },
-  ): Promise<ExecutionResult | undefined> {
-    const query = typeof params.query === "string" ? params.query : "";
-    const newDocument = query !== "" && options.isParsed(query) === false;
-    const shape = newDocument ? documentShapeOf(request, query) : undefined;
-    const documentCost = shape ? costOfReading(shape, query.length) : 0;
-    const nameCost = Math.floor(
-      (typeof params.operationName === "string" ? params.operationName.length : 0) / CHARACTERS_PER_TOKEN,
-    );
-    // A body read but not usable paid for all its characters as it was read (src/plugins/spent-callers.ts).
-    const valuesCost = wasBodyCharged(req) ? 0 : inputCost(params.variables, params.extensions);
-    const sizeCost = documentCost + nameCost + valuesCost;
-    const buckets = bucketsOf({ request, req }, config);
-    const burst = Math.min(...buckets.map(({ limits }) => limits.burst));
-    // The 1, paid as the request came, is kept even when the size cannot be paid: a caller who
-    // keeps sending what it cannot afford runs its buckets dry, and is then refused before its
-    // requests are read.
-    let decision = paid.get(request)?.decision ?? (await limiter.take(buckets, 1));
-    paid.set(request, { buckets, newDocument, decision });
-    // A request that is refused here was still read and measured: the characters of its
-    // document and operation name are paid whatever the bucket holds, into debt if need be
-    // (then its caller is refused unread until the debt is paid back).
-    const operationName = typeof params.operationName === "string" ? params.operationName : "";
-    const readCost = Math.floor((query.length + operationName.length) / CHARACTERS_PER_TOKEN) + valuesCost;
-    if (decision.allowed && 1 + sizeCost > burst) {
-      if (readCost > 0) paid.set(request, { buckets, newDocument, decision: await limiter.take(buckets, readCost, true) });
-      return { errors: [documentTooCostly(1 + sizeCost, burst, shape)] };
-    }
-    if (decision.allowed && sizeCost > 0) {
-      decision = await limiter.take(buckets, sizeCost);
-      if (!decision.allowed && readCost > 0) {
-        const charged = await limiter.take(buckets, readCost, true);
-        decision = { ...decision, remaining: charged.remaining };
-      }
-      paid.set(request, { buckets, newDocument, decision });
-    }
-    if (decision.allowed) return undefined;
-    const parts = [
-      ...(documentCost > 0
-        ? [`${documentCost} for its new document's ${shape!.tokens} tokens and ${shape!.definitions} definitions`]
-        : []),
-      ...(nameCost > 0 ? [`${nameCost} for its operation name`] : []),
-      ...(valuesCost > 0 ? [`${valuesCost} for the characters of its variables and extensions`] : []),
-    ];
-    const what = parts.length > 0 ? `this request (1, and ${parts.join(" and ")})` : "this request";
-    return { errors: [rateLimited(1 + sizeCost, what, decision)] };
   }
 
   async function payInAll(
