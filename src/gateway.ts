@@ -131,11 +131,12 @@ export function createGateway(config: GatewayConfig, urls: UpstreamUrls, logger:
   const rateLimiter = config.rateLimit.enabled ? new RateLimiter(config.rateLimit, metrics, options.redis) : undefined;
   const refusalHolds = new RefusalHolds(config.server.refusalHolds, (outcome) => metrics.refusalHeld(outcome));
   metrics.watchRefusalHolds(() => refusalHolds.held);
+  const isParsed = (source: string) => documents.documentCache.has(source);
   const rateLimit =
     rateLimiter &&
     useRateLimit(config.rateLimit, rateLimiter, {
       graphqlEndpoint: GRAPHQL_ENDPOINT,
-      isParsed: (source) => documents.documentCache.has(source),
+      isParsed,
       refusalHolds,
     });
   const compression = createCompression(config.compression);
@@ -186,6 +187,7 @@ export function createGateway(config: GatewayConfig, urls: UpstreamUrls, logger:
         first: options.plugins ?? [],
         deadlines,
         rateLimit,
+        isParsed,
         keyVerdicts: upstream.keyVerdicts,
         responseCache: cached ? [cached.plugin] : [],
         requestIds,
@@ -434,6 +436,8 @@ interface PluginParts {
   first: Plugin[];
   deadlines: RequestDeadlines;
   rateLimit: ReturnType<typeof useRateLimit> | undefined;
+  /** Whether the parse cache holds this query text. */
+  isParsed(source: string): boolean;
   keyVerdicts: KeyVerdicts;
   responseCache: Plugin[];
   requestIds: WeakMap<Request, string>;
@@ -465,6 +469,7 @@ function pluginsInOrder(parts: PluginParts) {
       logger,
       metrics,
       maxNestingDepth: config.security.maxNestingDepth,
+      isParsed: parts.isParsed,
       hideSuggestions: !config.security.introspection,
       requestIdOf: (request) => requestIds.get(request),
     }),

@@ -105,6 +105,11 @@ export interface RefusalOptions {
   metrics: GatewayMetrics;
   /** MAX_NESTING_DEPTH: JSON in variables and extensions, and a document's brackets. */
   maxNestingDepth: number;
+  /**
+   * Whether the parse cache holds this query text: then it was measured when it was first sent
+   * (a document nested too deep is refused before it is parsed), and is not read again.
+   */
+  isParsed?: (source: string) => boolean;
   /** Strip "Did you mean ...?" from every message (introspection off). */
   hideSuggestions: boolean;
   requestIdOf(request: Request): string | undefined;
@@ -148,7 +153,8 @@ export function useRefusals(options: RefusalOptions): Plugin {
 
   return {
     onParams({ params, request, setResult }) {
-      if (typeof params.query === "string" && documentShapeOf(request, params.query).depth > max) {
+      const query = params.query;
+      if (typeof query === "string" && options.isParsed?.(query) !== true && documentShapeOf(request, query).depth > max) {
         setResult({
           errors: [
             refusal(`The document nests brackets deeper than the limit of ${max}`, "GRAPHQL_PARSE_FAILED", 400, {
