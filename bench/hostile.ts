@@ -14,6 +14,7 @@
  * some rows only. Writes bench/results/hostile.{json,md}; exits non-zero if a gateway died.
  */
 import { execFileSync, execSync, fork } from "node:child_process";
+import { readFileSync } from "node:fs";
 import { writeFile } from "node:fs/promises";
 import { cpus, loadavg, setPriority } from "node:os";
 import { fileURLToPath } from "node:url";
@@ -47,6 +48,8 @@ const TARGETS = { p99Ratio: 2, errors: 0, peakRssMb: 250 };
  */
 const LOW_QUIET_P99_MS = Number(process.env.BENCH_HOSTILE_LOW_QUIET_P99_MS ?? 10);
 const RSS_SAMPLE_MS = 250;
+/** The unit of the CPU times in /proc/<pid>/stat (`getconf CLK_TCK`). */
+const CLOCK_TICKS_PER_SECOND = Number(execSync("getconf CLK_TCK", { encoding: "utf8" }).trim()) || 100;
 /** How long an attacker may take to prepare, and to report after its deadline, before it is killed. */
 const ATTACKER_GRACE_MS = 60_000;
 
@@ -91,6 +94,8 @@ interface PhaseResult {
   title: string;
   legit: LegitResult;
   peakRssMb: number;
+  /** The gateway's CPU time over the window, as a share of one core (its own, when pinned). */
+  gatewayCpuPercent: number;
   alive: boolean;
   /** Upstream calls during the measured window (both services), per second and by route. */
   upstreamCallsPerSecond: number;
@@ -172,6 +177,17 @@ function pidAlive(pid: number): boolean {
     return true;
   } catch {
     return false;
+  }
+}
+
+/** The gateway's CPU time so far in ms (user and system, from /proc), 0 once it is gone. */
+function cpuMsOf(gateway: Running): number {
+  try {
+    const stat = readFileSync(`/proc/${gateway.pid}/stat`, "utf8");
+    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+    return ((Number(fields[11]) + Number(fields[12])) * 1_000) / CLOCK_TICKS_PER_SECOND;
+  } catch {
+    return 0;
   }
 }
 
@@ -263,7 +279,10 @@ async function runPhase(
       peakRss = Math.max(peakRss, rssOf(gateway));
     }, RSS_SAMPLE_MS);
     if (!notReady) attacker?.go();
+    const cpuBefore = cpuMsOf(gateway);
+    const windowStart = performance.now();
     const legit = await legitLoad(gateway.url, bodies, CLIENTS, SECONDS, PER_CLIENT_RPS);
+    const gatewayCpuPercent = round(((cpuMsOf(gateway) - cpuBefore) / (performance.now() - windowStart)) * 100, 0);
     const report = notReady ? { failed: notReady } : ((await attacker?.report) ?? null);
     clearInterval(sampler);
     // What a legitimate caller did from the attacker's process (a newcomer's subscription) and did not get.
@@ -285,6 +304,7 @@ async function runPhase(
       title: attack?.title ?? "the legitimate load alone",
       legit,
       peakRssMb: round(peakRss / 1024 / 1024, 1),
+      gatewayCpuPercent,
       alive,
       upstreamCallsPerSecond: round(calls / SECONDS, 1),
       upstreamByRoute: Object.fromEntries(
@@ -414,16 +434,17 @@ function markdown(results: Record<string, unknown>, phases: PhaseResult[]): stri
     "- p50/p99 are over the answers received (any status); requests that got no answer count as errors only. Upstream calls by route are the simulator's counters, which count routed requests only; the request-log line under a phase shows what else reached it.",
     "- Legit connections lost: the legitimate callers' connections that the gateway closed or reset before the phase ended, and connections they could not open (each caller keeps one open throughout otherwise, and opens another when it is lost).",
     "- Rows 17 on that open connections before the window (18, 19, 27) do so after the warm-up, so that the legitimate callers' connections of the measured window are opened while the attacker holds its own. Row 27 runs against a simulator of its own whose clock follows the wall clock (SIM_LIVE=true), so that a stream that is accepted gets blocks; its newcomer's subscription is made from the attacker's process on behalf of a legitimate caller, and a refusal, or no block within 20 s, counts as a legitimate error.",
+    "- Gateway CPU %: its CPU time over the window, as a share of one core (when pinned, of its own core): near 100 says an attacker took the core, whose work was then priced too low; a p99 far above quiet with the core far from busy says the wait was elsewhere (the event loop held by one long task, or the other core, shared by the legitimate callers, the simulator and the attacker).",
     "- Not measured here: log volume (row 13; the bench's gateways log at `warn` to /dev/null, see bench/processes.ts). test/hostile covers it.",
     "",
-    "| phase | legit req/s | p50 ms | p99 ms | p99 / quiet (≤ 2) | legit errors (0) | legit conns lost | peak RSS MB (< 250) | alive | upstream calls/s | target held |",
-    "|---|---|---|---|---|---|---|---|---|---|---|",
+    "| phase | legit req/s | p50 ms | p99 ms | p99 / quiet (≤ 2) | legit errors (0) | legit conns lost | peak RSS MB (< 250) | gateway CPU % | alive | upstream calls/s | target held |",
+    "|---|---|---|---|---|---|---|---|---|---|---|---|",
   ];
   for (const phase of phases) {
     const { legit } = phase;
     const lost = legit.connections.lost + legit.connections.failedToOpen;
     lines.push(
-      `| ${phase.phase}: ${phase.title} | ${legit.rps} | ${legit.p50Ms} | ${legit.p99Ms} | ${legit.requests > 0 ? `${phase.p99Ratio} ${mark(phase.p99Ratio! <= TARGETS.p99Ratio)}` : "no answers ✗"} | ${legit.errors} ${mark(legit.errors <= TARGETS.errors)} | ${lost} | ${phase.peakRssMb} ${mark(phase.peakRssMb < TARGETS.peakRssMb)} | ${phase.alive ? "yes" : "**no**"} ${mark(phase.alive)} | ${phase.upstreamCallsPerSecond} | ${phase.pass ? "yes" : `**no**: ${phase.missed!.join(", ")}`} |`,
+      `| ${phase.phase}: ${phase.title} | ${legit.rps} | ${legit.p50Ms} | ${legit.p99Ms} | ${legit.requests > 0 ? `${phase.p99Ratio} ${mark(phase.p99Ratio! <= TARGETS.p99Ratio)}` : "no answers ✗"} | ${legit.errors} ${mark(legit.errors <= TARGETS.errors)} | ${lost} | ${phase.peakRssMb} ${mark(phase.peakRssMb < TARGETS.peakRssMb)} | ${phase.gatewayCpuPercent} | ${phase.alive ? "yes" : "**no**"} ${mark(phase.alive)} | ${phase.upstreamCallsPerSecond} | ${phase.pass ? "yes" : `**no**: ${phase.missed!.join(", ")}`} |`,
     );
   }
   const held = phases.filter((phase) => phase.row !== null && phase.pass).length;
