@@ -142,9 +142,10 @@ export async function startGateway(simulator: RunningSimulator, env: Record<stri
   const port = await freePort();
   // The production build (npm run build), with the V8 flags `npm run start:prod` gives it.
   // BENCH_CPU_PROFILE_DIR=dir: each gateway writes a V8 CPU profile there when it stops.
-  // BENCH_GATEWAY_NODE_FLAGS: V8 flags to add or override, such as --trace-gc or a heap size.
+  // BENCH_GATEWAY_NODE_FLAGS: V8 flags to add or override, such as --trace-gc or a heap size
+  // (in `env`, for this gateway only: bench:compare's `ref:`/`tree:` settings).
   const profile = process.env.BENCH_CPU_PROFILE_DIR ? ["--cpu-prof", `--cpu-prof-dir=${process.env.BENCH_CPU_PROFILE_DIR}`] : [];
-  const extra = process.env.BENCH_GATEWAY_NODE_FLAGS?.split(/\s+/).filter(Boolean) ?? [];
+  const extra = (env.BENCH_GATEWAY_NODE_FLAGS ?? process.env.BENCH_GATEWAY_NODE_FLAGS)?.split(/\s+/).filter(Boolean) ?? [];
   // BENCH_GATEWAY_ENTRY: another build of the gateway to start (to compare two builds in one run).
   const entry = env.BENCH_GATEWAY_ENTRY ?? root("dist/src/server.js");
   const child = spawn(process.execPath, [...productionNodeFlags(), ...extra, ...profile, entry], {
