@@ -109,7 +109,7 @@ export interface RefusalOptions {
    * Whether the parse cache holds this query text: then it was measured when it was first sent
    * (a document nested too deep is refused before it is parsed), and is not read again.
    */
-  isParsed?: (source: string) => boolean;
+  isParsed(source: string): boolean;
   /** Strip "Did you mean ...?" from every message (introspection off). */
   hideSuggestions: boolean;
   requestIdOf(request: Request): string | undefined;
@@ -154,7 +154,7 @@ export function useRefusals(options: RefusalOptions): Plugin {
   return {
     onParams({ params, request, setResult }) {
       const query = params.query;
-      if (typeof query === "string" && options.isParsed?.(query) !== true && documentShapeOf(request, query).depth > max) {
+      if (typeof query === "string" && !options.isParsed(query) && documentShapeOf(request, query).depth > max) {
         setResult({
           errors: [
             refusal(`The document nests brackets deeper than the limit of ${max}`, "GRAPHQL_PARSE_FAILED", 400, {

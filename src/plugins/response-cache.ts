@@ -124,8 +124,16 @@ export class ResponseStore {
 
   /** What `encoded` gives when it is already held, without waiting; else undefined. */
   heldEncoded(key: string, encoding: ContentEncoding | undefined): EncodedAnswer | undefined {
-    const wanted = this.options.compression ? encoding : undefined;
-    return this.variants.get(`${wanted ?? "identity"}:${key}`);
+    return this.variants.get(this.variantKey(key, this.wanted(encoding)));
+  }
+
+  /** The encoding an answer is sent in when `encoding` is accepted: none while compression is off. */
+  private wanted(encoding: ContentEncoding | undefined): ContentEncoding | undefined {
+    return this.options.compression ? encoding : undefined;
+  }
+
+  private variantKey(key: string, wanted: ContentEncoding | undefined): string {
+    return `${wanted ?? "identity"}:${key}`;
   }
 
   /**
@@ -133,14 +141,13 @@ export class ResponseStore {
    * answer is under its minimum), encoded once and kept beside it for no longer than it has left.
    */
   async encoded(key: string, entry: CachedResponse, encoding: ContentEncoding | undefined): Promise<EncodedAnswer> {
-    const held = this.heldEncoded(key, encoding);
+    const wanted = this.wanted(encoding);
+    const variantKey = this.variantKey(key, wanted);
+    const held = this.variants.get(variantKey);
     if (held) return held;
-    const compression = this.options.compression;
-    const wanted = compression ? encoding : undefined;
-    const variantKey = `${wanted ?? "identity"}:${key}`;
     const bytes = Buffer.from(entry.body);
     const answer: EncodedAnswer =
-      wanted === undefined || bytes.byteLength < compression!.minBytes
+      wanted === undefined || bytes.byteLength < this.options.compression!.minBytes
         ? { body: bytes, encoding: undefined }
         : { body: await compress(bytes, wanted), encoding: wanted };
     const ttl = this.local.getRemainingTTL(key);

@@ -7,7 +7,7 @@
  * Lines are gathered for up to LINE_BATCH_MS, or LINE_BATCH_CHARS, and handed over as one write:
  * written one by one, each line of a busy gateway was its own trip through the thread pool,
  * which cost a cache hit more than the hit's own work. What is gathered is written when the
- * process exits, however it exits.
+ * process exits (an uncaught error or `process.exit` included; not when it is killed outright).
  */
 import { pino, type DestinationStream } from "pino";
 
