@@ -5,6 +5,12 @@
  * over an idle keep-alive one that has been served; among equals, the one held longest. A busy
  * connection (an answer in flight, a WebSocket running an operation) is never chosen.
  *
+ * A connection is closed for a new caller (an address that holds none), or for one that holds at
+ * least two fewer than the victim's address: one that would take a connection of its own, or of an
+ * address that holds as many, is refused instead. Otherwise a flood that fills the process churns, each of its reconnects closing
+ * another of its connections (or an equal neighbour's) as fast as it can reconnect, every one an
+ * accept and a close paid by the gateway's core.
+ *
  * Addresses sit in buckets by how many connections they hold, so that finding the victim does
  * not scan every connection: only the busy ones it has to pass over.
  */
@@ -79,11 +85,16 @@ export class ConnectionHoldings {
     return true;
   }
 
-  /** The connection to close to make room, or undefined when every one is busy. */
-  victim(busy: (socket: Socket) => boolean): Socket | undefined {
+  /**
+   * The connection to close to make room for a new one from `address`, or undefined when every
+   * one is busy, or `address` holds some and no address holds two more.
+   */
+  victim(address: string, busy: (socket: Socket) => boolean): Socket | undefined {
     // Lowered here rather than as buckets empty: it rises by one per connection, so this is paid once per rise.
     while (this.most > 0 && !this.buckets.has(this.most)) this.most -= 1;
-    for (let count = this.most; count > 0; count -= 1) {
+    const held = this.count(address);
+    const fewest = held === 0 ? 1 : held + 2;
+    for (let count = this.most; count >= fewest; count -= 1) {
       const bucket = this.buckets.get(count);
       if (bucket === undefined) continue;
       // A fresh connection is never busy: its request has not reached the gateway.

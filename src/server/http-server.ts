@@ -123,8 +123,8 @@ export function createGatewayServer(
   // hold every slot, nor an address that holds many take a legitimate caller's keep-alive connection.
   const connections = new ConnectionHoldings();
   const busy = (socket: Socket) => answering.has(socket) || upgrades?.busy(socket) === true;
-  function makeRoom(): boolean {
-    const held = connections.victim(busy);
+  function makeRoom(address: string): boolean {
+    const held = connections.victim(address, busy);
     if (held === undefined) return false;
     refuse("reclaimed");
     connections.delete(held);
@@ -143,7 +143,7 @@ export function createGatewayServer(
       socket.destroy();
       return;
     }
-    if (connections.size >= config.maxConnections && !makeRoom()) {
+    if (connections.size >= config.maxConnections && !makeRoom(address)) {
       refuse("max_connections");
       socket.destroy();
       return;

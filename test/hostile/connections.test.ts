@@ -179,7 +179,7 @@ describe("row 9: connection caps", () => {
     expect(upstreamCalls(served.harness)).toEqual({});
   });
 
-  it("row 19: slow-header connections from one address that fill the process are reclaimed before another caller's idle keep-alive connection", async () => {
+  it("row 19: slow-header connections from one address that fill the process are refused, not traded for its own or another caller's", async () => {
     const served = await serve({
       MAX_CONNECTIONS: "8",
       MAX_CONNECTIONS_PER_ADDRESS: "16",
@@ -190,28 +190,60 @@ describe("row 9: connection caps", () => {
     // The legitimate caller's keep-alive connection, the oldest, served once and idle since.
     const caller = await open(served.port, "127.0.0.2");
     expect((await keepAliveExchange(caller, "{ __typename }")).status).toBe(200);
-    // An attacker fills every other slot, then keeps opening more, each sending a header line and never ending it.
+    // An attacker fills every other slot, each connection sending a header line and never ending it.
     const slow: RawConnection[] = [];
-    for (let index = 0; index < 7 + 12; index += 1) {
+    for (let index = 0; index < 7; index += 1) {
       const connection = await open(served.port, "127.0.0.3");
       connection.socket.write(`GET /graphql HTTP/1.1\r\nhost: gateway.test\r\nx-slow-${index}: a\r\n`);
       slow.push(connection);
-      await until(async () => (await openOnServer(served)) === Math.min(8, index + 2), "the attacker's connection counted");
+      await until(async () => (await openOnServer(served)) === index + 2, "the attacker's connection counted");
     }
-    // Each one past the cap took one of the attacker's own, the one it held longest.
-    await until(() => slow.filter((connection) => connection.closed).length === 12, "12 of the attacker's connections closed");
-    expect(slow.slice(0, 12).every((connection) => connection.closed)).toBe(true);
+    // Its reconnects past the cap are closed at once: none takes one of its own (churn the gateway
+    // would pay for at the rate the attacker reconnects), nor the caller's.
+    const over: RawConnection[] = [];
+    for (let index = 0; index < 12; index += 1) over.push(await open(served.port, "127.0.0.3"));
+    await Promise.all(over.map((connection) => connection.whenClosed));
+    expect(over.map((connection) => connection.received())).toEqual(Array.from({ length: 12 }, () => ""));
+    expect(slow.filter((connection) => connection.closed)).toEqual([]);
     expect(caller.closed).toBe(false);
-    expect(refused(await metricsText(served.harness), "reclaimed")).toBe(12);
+    expect(refused(await metricsText(served.harness), "max_connections")).toBe(12);
+    expect(refused(await metricsText(served.harness), "reclaimed")).toBe(0);
 
-    // The caller's next request on its connection is answered; a newcomer from a third address gets in too.
+    // The caller's next request on its connection is answered; a newcomer from a third address
+    // gets in, in place of the attacker's connection held longest.
     expect(await keepAliveExchange(caller, "{ __typename }")).toEqual({ status: 200, body: '{"data":{"__typename":"Query"}}' });
     const newcomer = await exchange(await open(served.port, "127.0.0.4"), graphqlRequest("{ __typename }"));
     expect(newcomer.status).toBe(200);
+    await slow[0]!.whenClosed;
+    expect(slow.slice(1).filter((connection) => connection.closed)).toEqual([]);
     expect(caller.closed).toBe(false);
-    expect(refused(await metricsText(served.harness), "reclaimed")).toBe(13);
-    expect(refused(await metricsText(served.harness), "max_connections")).toBe(0);
+    expect(refused(await metricsText(served.harness), "reclaimed")).toBe(1);
     expect(upstreamCalls(served.harness)).toEqual({});
+  });
+
+  it("row 19: a caller that holds one fewer than the fullest address is refused rather than trading places with it", async () => {
+    const served = await serve({
+      MAX_CONNECTIONS: "5",
+      MAX_CONNECTIONS_PER_ADDRESS: "0",
+      SERVER_HEADERS_TIMEOUT_MS: "60000",
+      SERVER_REQUEST_TIMEOUT_MS: "60000",
+    });
+    // Two attacker addresses, 3 and 2 silent connections: full.
+    const held: RawConnection[] = [];
+    for (const address of ["127.0.0.3", "127.0.0.3", "127.0.0.3", "127.0.0.4", "127.0.0.4"]) {
+      held.push(await open(served.port, address));
+      await until(async () => (await openOnServer(served)) === held.length, "the connection counted");
+    }
+    // The one holding 2 would take the third of the one holding 3, and the two would trade forever.
+    const swap = await open(served.port, "127.0.0.4");
+    await swap.whenClosed;
+    expect(held.filter((connection) => connection.closed)).toEqual([]);
+    expect(refused(await metricsText(served.harness), "max_connections")).toBe(1);
+    // A caller holding none takes the fullest address's connection held longest.
+    expect((await exchange(await open(served.port, "127.0.0.5"), graphqlRequest("{ __typename }"))).status).toBe(200);
+    await held[0]!.whenClosed;
+    expect(held.slice(1).filter((connection) => connection.closed)).toEqual([]);
+    expect(refused(await metricsText(served.harness), "reclaimed")).toBe(1);
   });
 
   it("row 19: when every address holds as many, a connection still sending its request head goes before an idle served one", async () => {
