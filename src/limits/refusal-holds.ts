@@ -7,16 +7,32 @@
  * every new connection) is the gateway's CPU, taken from the callers within their budgets.
  */
 import type { Duplex } from "node:stream";
+import { LRUCache } from "lru-cache";
 import type { RefusalHoldsConfig } from "../config.ts";
+
+/** A repeated refusal's hold doubles up to this many times the hold. */
+const REPEATED_HOLD_FACTOR = 8;
+/** Callers whose repeated refusals are remembered; beyond, the least recent is forgotten. */
+const REPEATS_REMEMBERED = 10_000;
 
 export class RefusalHolds {
   private holding = 0;
+  /**
+   * Refusals per caller for a limit that no wait lifts (a socket cap), while they keep coming:
+   * forgotten once twice the longest hold passes without one.
+   */
+  private readonly repeats: LRUCache<string, number>;
 
   constructor(
     private readonly config: RefusalHoldsConfig,
     /** Told of each refusal held, or answered at once because `maxHeld` were held. */
     private readonly observe: (outcome: "held" | "overflowed") => void = () => {},
-  ) {}
+  ) {
+    this.repeats = new LRUCache({
+      max: REPEATS_REMEMBERED,
+      ttl: Math.max(1, 2 * REPEATED_HOLD_FACTOR * config.holdMs),
+    });
+  }
 
   /** Refusals held now. */
   get held(): number {
@@ -29,7 +45,23 @@ export class RefusalHolds {
    * hold (an in-process request). When the connection closes first, `dropped` instead.
    */
   hold(socket: Duplex | undefined, boundMs: number, answer: () => void, dropped?: () => void): void {
-    const delay = Math.min(this.config.holdMs, Math.max(0, boundMs));
+    this.holdFor(socket, Math.min(this.config.holdMs, Math.max(0, boundMs)), answer, dropped);
+  }
+
+  /**
+   * `hold` for a refusal that no wait lifts (a cap the caller is at), whose caller, named by
+   * `caller`, may keep asking: each refusal of the same caller is held twice as long as the one
+   * before, up to 8 × the hold, until 16 × the hold passes without one, so that the caller's connections, however many the caps
+   * let it hold, bring it ever fewer refusals (each one an accept, a request head and a close).
+   */
+  holdRepeated(caller: string, socket: Duplex | undefined, answer: () => void): void {
+    const repeats = this.repeats.get(caller) ?? 0;
+    this.repeats.set(caller, repeats + 1);
+    const factor = Math.min(REPEATED_HOLD_FACTOR, 2 ** Math.min(repeats, 8));
+    this.holdFor(socket, this.config.holdMs * factor, answer);
+  }
+
+  private holdFor(socket: Duplex | undefined, delay: number, answer: () => void, dropped?: () => void): void {
     if (delay <= 0 || socket === undefined) return answer();
     if (socket.destroyed) return dropped?.();
     if (this.holding >= this.config.maxHeld) {

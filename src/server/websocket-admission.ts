@@ -23,6 +23,8 @@ export interface UpgradeRefusal {
   extensions?: Record<string, unknown>;
   /** For the refusal counter: why. */
   kind: "origin" | "rate_limited" | "sockets_per_address" | "sockets";
+  /** Who was refused (an IPv6 address by its /64), when it is known. */
+  address?: string;
 }
 
 /** An admitted upgrade: who its caller is, and the socket slots it holds until `release`. */
@@ -102,6 +104,7 @@ export class UpgradeAdmission {
         reason: "Service Unavailable",
         code: "RATE_LIMITED",
         kind: "sockets",
+        address,
         message: `The gateway holds ${server.webSocketMaxConnections} WebSockets, the most WS_MAX_CONNECTIONS allows: use HTTP, or connect again later`,
         extensions: { limit: "webSockets", max: server.webSocketMaxConnections, retryAfter: 1 },
       };
@@ -112,6 +115,7 @@ export class UpgradeAdmission {
         reason: "Too Many Requests",
         code: "RATE_LIMITED",
         kind: "sockets_per_address",
+        address,
         message: `Your address holds ${server.webSocketMaxConnectionsPerAddress} WebSockets, the most WS_MAX_CONNECTIONS_PER_ADDRESS allows: run more operations on one socket`,
         extensions: { limit: "webSocketsPerAddress", max: server.webSocketMaxConnectionsPerAddress },
       };

@@ -312,10 +312,14 @@ export function createWebSocketTransport(
             gateway.metrics.refusal(admitted.kind === "origin" ? "forbidden" : "rate_limited");
             const answer = () =>
               socket.end(refusalAnswer(admitted.status, admitted.reason, admitted.code, admitted.message, admitted.extensions));
-            // A caller that reconnects as soon as it is refused does so once per hold; an origin
-            // refusal is a page's mistake, answered at once.
+            // A caller that reconnects as soon as it is refused does so once per hold, which grows
+            // while it keeps reconnecting to a cap it is at; an origin refusal is a page's
+            // mistake, answered at once.
+            const holds = gateway.sockets.refusalHolds;
             if (admitted.kind === "origin") answer();
-            else gateway.sockets.refusalHolds.hold(socket, refusalHoldBound(admitted.extensions), answer);
+            else if (admitted.kind === "rate_limited" || admitted.address === undefined)
+              holds.hold(socket, refusalHoldBound(admitted.extensions), answer);
+            else holds.holdRepeated(admitted.address, socket, answer);
             return;
           }
           if (socket.destroyed) return admitted.release();

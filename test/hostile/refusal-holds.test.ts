@@ -2,13 +2,15 @@
  * Refusals held back (src/limits/refusal-holds.ts): a caller refused for its budget, or for the
  * sockets it holds, is answered after REFUSAL_HOLD_MS with its connection unread, so that a client
  * that sends again as soon as it is answered gets one refusal per connection per hold, not as
- * many as it can send (bench:hostile rows 2, 8, 13, 18, 23 and 25 are such floods). The harness
+ * many as it can send (bench:hostile rows 2, 8, 13, 18, 23 and 25 are such floods); one that keeps
+ * reconnecting to a socket cap waits longer each time. The harness
  * turns the holds off for the other tests; each test here turns them on.
  *
  * HTTP and WebSocket upgrades on the gateway's Node listener at a real port, callers told apart by
  * their socket addresses; SSE is HTTP here (its refusals are the same answers).
  */
 import { afterEach, describe, expect, it } from "vitest";
+import WebSocket from "ws";
 import { NEW_DOCUMENT_COST } from "../../src/limits/request-costs.ts";
 import { serveGateway, startHarness, upstreamCalls, type Harness, type ServedGateway } from "../support/harness.ts";
 import { exchange, graphqlRequest, openConnection, parseAnswer, type RawConnection } from "./raw-http.ts";
@@ -46,6 +48,17 @@ const UPGRADE =
 async function untilAnswered(connection: RawConnection): Promise<string> {
   while (!connection.received().includes("\r\n\r\n") && !connection.closed) await new Promise((r) => setTimeout(r, 10));
   return connection.received();
+}
+
+/** A graphql-ws socket from `localAddress`, initialised (a socket that is not is closed after 3 s). */
+async function initialisedSocket(port: number, localAddress: string): Promise<WebSocket> {
+  const socket = new WebSocket(`ws://127.0.0.1:${port}/graphql`, "graphql-transport-ws", { localAddress });
+  await new Promise<void>((resolve, reject) => {
+    socket.once("open", () => socket.send(JSON.stringify({ type: "connection_init" })));
+    socket.once("message", () => resolve());
+    socket.once("error", reject);
+  });
+  return socket;
 }
 
 async function metric(harness: Harness, line: RegExp): Promise<number> {
@@ -152,5 +165,33 @@ describe("refusals held back", () => {
     expect(parseAnswer(await untilAnswered(foreign)).status).toBe(403);
     expect(await metric(harness, /^gateway_refusal_holds_total\{outcome="held"\} (\d+)$/m)).toBe(heldSoFar);
     open.socket.destroy();
+  });
+  it("a caller that keeps reconnecting to a socket cap it is at waits twice as long each time, up to 8 holds; another caller's first refusal is one hold", async () => {
+    const holdMs = 150;
+    const { port } = await serve({ WS_MAX_CONNECTIONS_PER_ADDRESS: "1", REFUSAL_HOLD_MS: String(holdMs) });
+    const open = await initialisedSocket(port, "127.0.0.6");
+
+    const refusedAfter = async (address: string) => {
+      const connection = await openConnection(port, address);
+      const began = performance.now();
+      connection.socket.write(UPGRADE);
+      expect(parseAnswer(await untilAnswered(connection)).status).toBe(429);
+      return performance.now() - began;
+    };
+    const waits: number[] = [];
+    for (let attempt = 0; attempt < 5; attempt += 1) waits.push(await refusedAfter("127.0.0.6"));
+    // 1, 2, 4, 8, 8 holds.
+    [1, 2, 4, 8, 8].forEach((holds, index) => {
+      expect(waits[index]).toBeGreaterThanOrEqual(holds * holdMs - 5);
+      expect(waits[index]).toBeLessThan((holds + 1) * holdMs);
+    });
+
+    // Another address at its cap starts again at one hold.
+    const neighbour = await initialisedSocket(port, "127.0.0.7");
+    const first = await refusedAfter("127.0.0.7");
+    expect(first).toBeGreaterThanOrEqual(holdMs - 5);
+    expect(first).toBeLessThan(2 * holdMs);
+    open.terminate();
+    neighbour.terminate();
   });
 });
