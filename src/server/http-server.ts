@@ -39,6 +39,8 @@ type Refusal =
 
 /** How often refusals are summed up in one log line, so that a flood of them writes few lines. */
 const REFUSAL_LOG_INTERVAL_MS = 10_000;
+/** Timed-out connections answered and closed per turn of the event loop. */
+const TIMEOUTS_PER_TURN = 16;
 
 export function createGatewayServer(
   listener: RequestListener,
@@ -171,6 +173,31 @@ export function createGatewayServer(
     upgrades.handleUpgrade(request, socket, head);
   });
 
+  function answerAndClose(socket: Duplex, answer: string | undefined): void {
+    if (answer !== undefined && socket.writable && !answering.get(socket)?.headersSent) socket.write(answer);
+    socket.destroy();
+  }
+
+  // Node finds the connections that ran out of time once per check and reports them all at once,
+  // so connections opened together (a flood of slow senders) time out together: answered in one
+  // go, a thousand of them would hold the event loop for tens of milliseconds. They are answered a
+  // few per turn instead, unread meanwhile, so that other callers' requests are read in between.
+  const timedOut: Duplex[] = [];
+  let answeringTimedOut = false;
+  const timeoutAnswer = () =>
+    refusalAnswer(
+      408,
+      "Request Timeout",
+      "REQUEST_TIMEOUT",
+      `The request was not received in time: headers within ${config.headersTimeoutMs} ms, the whole request within ${config.requestTimeoutMs} ms`,
+      { headersTimeoutMs: config.headersTimeoutMs, requestTimeoutMs: config.requestTimeoutMs },
+    );
+  function answerTimedOut(): void {
+    for (const socket of timedOut.splice(0, TIMEOUTS_PER_TURN)) answerAndClose(socket, timeoutAnswer());
+    if (timedOut.length > 0) setImmediate(answerTimedOut);
+    else answeringTimedOut = false;
+  }
+
   // Replaces Node's answers (text, or none) to requests it refuses before they reach the
   // listener with JSON ones that say which bound was passed.
   server.on("clientError", (error: NodeJS.ErrnoException, socket: Duplex) => {
@@ -178,14 +205,13 @@ export function createGatewayServer(
     switch (error.code) {
       case "ERR_HTTP_REQUEST_TIMEOUT":
         refuse("request_timeout");
-        answer = refusalAnswer(
-          408,
-          "Request Timeout",
-          "REQUEST_TIMEOUT",
-          `The request was not received in time: headers within ${config.headersTimeoutMs} ms, the whole request within ${config.requestTimeoutMs} ms`,
-          { headersTimeoutMs: config.headersTimeoutMs, requestTimeoutMs: config.requestTimeoutMs },
-        );
-        break;
+        socket.pause();
+        timedOut.push(socket);
+        if (!answeringTimedOut) {
+          answeringTimedOut = true;
+          setImmediate(answerTimedOut);
+        }
+        return;
       case "HPE_HEADER_OVERFLOW":
         refuse("headers_too_large");
         answer = refusalAnswer(431, "Request Header Fields Too Large", "BAD_USER_INPUT", "The request's headers are too large", {
@@ -200,8 +226,7 @@ export function createGatewayServer(
         refuse("malformed");
         answer = refusalAnswer(400, "Bad Request", "BAD_REQUEST", "The request is not valid HTTP/1.1");
     }
-    if (answer !== undefined && socket.writable && !answering.get(socket)?.headersSent) socket.write(answer);
-    socket.destroy();
+    answerAndClose(socket, answer);
   });
 
   async function drain({ graceMs, onClosing }: DrainOptions): Promise<{ forced: boolean }> {
