@@ -74,6 +74,8 @@ export interface GatewayConfig {
   requestTimeoutMs: number;
   /** Run operations through graphql-jit's compiled execution instead of graphql-js's interpreter. */
   compiledExecution: boolean;
+  /** A document runs compiled from this run of it on (GRAPHQL_JIT_FROM_RUN); its runs before are interpreted. */
+  compileFromRun: number;
   /** OpenTelemetry tracing over OTLP/HTTP (TRACING=otlp; endpoint from OTEL_EXPORTER_OTLP_ENDPOINT). */
   tracing: boolean;
   /** How long a shutdown waits for requests in flight before closing their connections. */
@@ -449,6 +451,7 @@ export function loadConfig(env: Env = process.env): GatewayConfig {
     live: liveConfig(env),
     tracing: tracingMode(env),
     compiledExecution: boolean(env, "GRAPHQL_JIT", true),
+    compileFromRun: integer(env, "GRAPHQL_JIT_FROM_RUN", 2, 1),
     upstream: {
       connections: integer(env, "UPSTREAM_CONNECTIONS", 64, 1),
       connectTimeoutMs: integer(env, "UPSTREAM_CONNECT_TIMEOUT_MS", 3_000, 1),

@@ -486,7 +486,9 @@ function pluginsInOrder(parts: PluginParts) {
     useDeferStream(),
     ...(rateLimit ? [rateLimit.beforeExecution as Plugin] : []),
     // Compiled execution where it answers as graphql-js does (src/plugins/compiled-execution.ts).
-    ...(config.compiledExecution ? useCompiledExecution() : []),
+    ...(config.compiledExecution
+      ? useCompiledExecution({ compileFromRun: config.compileFromRun, compiling: () => metrics.documentCompiled() })
+      : []),
     // After every plugin that sets the execute function, which it wraps.
     deadlines.executionBound() as Plugin,
     useReadiness("/ready", parts.readiness),

@@ -11,7 +11,7 @@ import { execute, startHarness, upstreamCalls, type Harness } from "./support/ha
 let harness: Harness;
 
 beforeAll(async () => {
-  harness = await startHarness({ GRAPHQL_JIT: "true" });
+  harness = await startHarness({ GRAPHQL_JIT: "true", GRAPHQL_JIT_FROM_RUN: "1" });
 });
 afterAll(async () => {
   await harness.close();

@@ -203,7 +203,7 @@ describe("node(id:) refusals stay on node", () => {
     describe(compiled ? "compiled execution" : "graphql-js execution", () => {
       let local: Harness;
       beforeAll(async () => {
-        local = await startHarness({ GRAPHQL_JIT: String(compiled) });
+        local = await startHarness({ GRAPHQL_JIT: String(compiled), GRAPHQL_JIT_FROM_RUN: "1" });
       });
       afterAll(async () => {
         await local.close();

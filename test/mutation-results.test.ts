@@ -36,7 +36,7 @@ const u32 = (value: number) => {
 
 beforeAll(async () => {
   simulator = await startSimulator({ dataPort: 0, metricsPort: 0 });
-  gateways.compiled = await startInstance(simulator, { ...GATEWAY_ENV, GRAPHQL_JIT: "true" });
+  gateways.compiled = await startInstance(simulator, { ...GATEWAY_ENV, GRAPHQL_JIT: "true", GRAPHQL_JIT_FROM_RUN: "1" });
   gateways.interpreted = await startInstance(simulator, { ...GATEWAY_ENV, GRAPHQL_JIT: "false" });
   const [conversion] = l1Transactions(simulator, "fuji", "ConvertSubnetToL1Tx");
   const chainId = decodeCb58(conversion!.fields.l1ValidatorManagerDetails!.blockchainId)!;

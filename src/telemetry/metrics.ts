@@ -56,6 +56,7 @@ export class GatewayMetrics implements UpstreamObserver {
   private readonly breakerState: Gauge<"service" | "method" | "route">;
   private readonly loaderBatchSize: Histogram<"loader">;
   private readonly refusalHolds: Counter<"outcome">;
+  private readonly documentsCompiled: Counter;
   private readonly responseCacheLookups: Record<"local" | "shared" | "miss", TallySlot>;
   private readonly redisAvailable: Gauge;
   /** Made with the first cache link (REDIS_CACHE_URL), so that a gateway without one shows none. */
@@ -169,6 +170,15 @@ export class GatewayMetrics implements UpstreamObserver {
       labelNames: ["outcome"],
       registers,
     });
+    this.documentsCompiled = new Counter({
+      name: "gateway_documents_compiled_total",
+      help: "Documents graphql-jit compiled: each at its GRAPHQL_JIT_FROM_RUN-th run, once while the parse cache holds it.",
+      registers,
+    });
+  }
+
+  documentCompiled(): void {
+    this.documentsCompiled.inc();
   }
 
   refusal(reason: RefusalReason): void {

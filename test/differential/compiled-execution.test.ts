@@ -11,7 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startSimulator } from "../../simulator/server.ts";
 import { runsCompiled, useCompiledExecution } from "../../src/plugins/compiled-execution.ts";
 import { schema as gatewaySchema } from "../../src/schema.ts";
-import { startInstance, upstreamCalls, type Instance, type RunningSimulator } from "../support/harness.ts";
+import { metricsText, startInstance, upstreamCalls, type Instance, type RunningSimulator } from "../support/harness.ts";
 import { send } from "./run.ts";
 
 const calls: string[] = [];
@@ -95,7 +95,7 @@ function server(plugins: Plugin[]) {
 
 const interpreted = server([]);
 const pluginAsIs = server([useGraphQlJit() as Plugin]);
-const gateway = server(useCompiledExecution());
+const gateway = server(useCompiledExecution({ compileFromRun: 1 }));
 
 async function ask(
   yoga: ReturnType<typeof server>,
@@ -230,7 +230,7 @@ describe("the audit's documents on the gateway's schema", () => {
 
   beforeAll(async () => {
     simulator = await startSimulator({ dataPort: 0, metricsPort: 0 });
-    compiled = await startInstance(simulator, { GRAPHQL_JIT: "true" });
+    compiled = await startInstance(simulator, { GRAPHQL_JIT: "true", GRAPHQL_JIT_FROM_RUN: "1" });
     interpretedGateway = await startInstance(simulator, { GRAPHQL_JIT: "false" });
   });
 
@@ -282,6 +282,27 @@ describe("the audit's documents on the gateway's schema", () => {
     ...avgTpsWithoutPage.map((query): [string, string, Record<string, unknown>] => [query, query, {}]),
     ["an ordinary query", plain, { id: "43114" }],
   ];
+
+  it("compiles a document at its second run (GRAPHQL_JIT_FROM_RUN's default), not one sent once, and answers it alike each run", async () => {
+    const fresh = await startInstance(simulator, { GRAPHQL_JIT: "true" });
+    try {
+      const compiledSoFar = async () =>
+        Number(/^gateway_documents_compiled_total (\d+)$/m.exec(await metricsText(fresh))?.[1] ?? Number.NaN);
+      const answers: string[] = [];
+      for (const run of [1, 2, 3]) {
+        answers.push(JSON.stringify((await send(fresh.gateway, { query: plain, variables: { id: "43114" } }, false)).body));
+        expect(await compiledSoFar()).toBe(run === 1 ? 0 : 1);
+      }
+      expect(new Set(answers).size).toBe(1);
+      expect(answers[0]).toContain('"chainName"');
+      // A new alias each time is a new document each time: none is compiled.
+      for (const alias of ["a", "b", "c"])
+        await send(fresh.gateway, { query: `{ ${alias}: chain(id: "43114") { chainId } }`, variables: {} }, false);
+      expect(await compiledSoFar()).toBe(1);
+    } finally {
+      await fresh.close();
+    }
+  });
 
   it.each(alike)("answers %s alike, with the same upstream calls", async (_, query, variables) => {
     const first = await answer(compiled, query, variables);

@@ -158,7 +158,7 @@ async function harvestGlobalIds(): Promise<string[]> {
 beforeAll(async () => {
   schema = buildSchema(readFileSync(new URL("../../schema/schema.graphql", import.meta.url), "utf8"));
   simulator = await startSimulator({ dataPort: 0, metricsPort: 0 });
-  compiled = await startInstance(simulator, { ...GATEWAY_ENV, GRAPHQL_JIT: "true" });
+  compiled = await startInstance(simulator, { ...GATEWAY_ENV, GRAPHQL_JIT: "true", GRAPHQL_JIT_FROM_RUN: "1" });
   interpreted = await startInstance(simulator, { ...GATEWAY_ENV, GRAPHQL_JIT: "false" });
   const get = async <T>(path: string): Promise<T> => {
     const response = await fetch(simulator.dataUrl + path);
