@@ -10,8 +10,8 @@ import type { Duplex } from "node:stream";
 import { LRUCache } from "lru-cache";
 import type { RefusalHoldsConfig } from "../config.ts";
 
-/** A repeated refusal's hold doubles up to this many times the hold. */
-const REPEATED_HOLD_FACTOR = 8;
+/** A repeated refusal's hold doubles this many times at most: up to 8 × the hold. */
+const REPEATED_HOLD_DOUBLINGS = 3;
 /** Callers whose repeated refusals are remembered; beyond, the least recent is forgotten. */
 const REPEATS_REMEMBERED = 10_000;
 
@@ -30,7 +30,7 @@ export class RefusalHolds {
   ) {
     this.repeats = new LRUCache({
       max: REPEATS_REMEMBERED,
-      ttl: Math.max(1, 2 * REPEATED_HOLD_FACTOR * config.holdMs),
+      ttl: Math.max(1, 2 ** (REPEATED_HOLD_DOUBLINGS + 1) * config.holdMs),
     });
   }
 
@@ -51,14 +51,14 @@ export class RefusalHolds {
   /**
    * `hold` for a refusal that no wait lifts (a cap the caller is at), whose caller, named by
    * `caller`, may keep asking: each refusal of the same caller is held twice as long as the one
-   * before, up to 8 × the hold, until 16 × the hold passes without one, so that the caller's connections, however many the caps
-   * let it hold, bring it ever fewer refusals (each one an accept, a request head and a close).
+   * before, up to 8 × the hold, until 16 × the hold passes without one, so that the caller's
+   * connections, however many the caps let it hold, bring it ever fewer refusals (each one an
+   * accept, a request head and a close).
    */
   holdRepeated(caller: string, socket: Duplex | undefined, answer: () => void): void {
-    const repeats = this.repeats.get(caller) ?? 0;
-    this.repeats.set(caller, repeats + 1);
-    const factor = Math.min(REPEATED_HOLD_FACTOR, 2 ** Math.min(repeats, 8));
-    this.holdFor(socket, this.config.holdMs * factor, answer);
+    const doublings = this.repeats.get(caller) ?? 0;
+    this.repeats.set(caller, Math.min(doublings + 1, REPEATED_HOLD_DOUBLINGS));
+    this.holdFor(socket, this.config.holdMs * 2 ** doublings, answer);
   }
 
   private holdFor(socket: Duplex | undefined, delay: number, answer: () => void, dropped?: () => void): void {

@@ -6,10 +6,10 @@
  * connection (an answer in flight, a WebSocket running an operation) is never chosen.
  *
  * A connection is closed for a new caller (an address that holds none), or for one that holds at
- * least two fewer than the victim's address: one that would take a connection of its own, or of an
- * address that holds as many, is refused instead. Otherwise a flood that fills the process churns, each of its reconnects closing
- * another of its connections (or an equal neighbour's) as fast as it can reconnect, every one an
- * accept and a close paid by the gateway's core.
+ * least two fewer than the victim's address: one that would take a connection of its own, or of
+ * an address that holds as many, is refused instead. Otherwise a flood that fills the process
+ * churns, each of its reconnects closing another of its connections (or an equal neighbour's) as
+ * fast as it can reconnect, every one an accept and a close paid by the gateway's core.
  *
  * Addresses sit in buckets by how many connections they hold, so that finding the victim does
  * not scan every connection: only the busy ones it has to pass over.

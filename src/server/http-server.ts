@@ -184,16 +184,15 @@ export function createGatewayServer(
   // few per turn instead, unread meanwhile, so that other callers' requests are read in between.
   const timedOut: Duplex[] = [];
   let answeringTimedOut = false;
-  const timeoutAnswer = () =>
-    refusalAnswer(
-      408,
-      "Request Timeout",
-      "REQUEST_TIMEOUT",
-      `The request was not received in time: headers within ${config.headersTimeoutMs} ms, the whole request within ${config.requestTimeoutMs} ms`,
-      { headersTimeoutMs: config.headersTimeoutMs, requestTimeoutMs: config.requestTimeoutMs },
-    );
+  const timeoutAnswer = refusalAnswer(
+    408,
+    "Request Timeout",
+    "REQUEST_TIMEOUT",
+    `The request was not received in time: headers within ${config.headersTimeoutMs} ms, the whole request within ${config.requestTimeoutMs} ms`,
+    { headersTimeoutMs: config.headersTimeoutMs, requestTimeoutMs: config.requestTimeoutMs },
+  );
   function answerTimedOut(): void {
-    for (const socket of timedOut.splice(0, TIMEOUTS_PER_TURN)) answerAndClose(socket, timeoutAnswer());
+    for (const socket of timedOut.splice(0, TIMEOUTS_PER_TURN)) answerAndClose(socket, timeoutAnswer);
     if (timedOut.length > 0) setImmediate(answerTimedOut);
     else answeringTimedOut = false;
   }

@@ -23,7 +23,7 @@ export interface UpgradeRefusal {
   extensions?: Record<string, unknown>;
   /** For the refusal counter: why. */
   kind: "origin" | "rate_limited" | "sockets_per_address" | "sockets";
-  /** Who was refused (an IPv6 address by its /64), when it is known. */
+  /** For a refusal at the caller's own socket cap: who keeps being refused (an IPv6 address by its /64). */
   address?: string;
 }
 
@@ -104,7 +104,6 @@ export class UpgradeAdmission {
         reason: "Service Unavailable",
         code: "RATE_LIMITED",
         kind: "sockets",
-        address,
         message: `The gateway holds ${server.webSocketMaxConnections} WebSockets, the most WS_MAX_CONNECTIONS allows: use HTTP, or connect again later`,
         extensions: { limit: "webSockets", max: server.webSocketMaxConnections, retryAfter: 1 },
       };

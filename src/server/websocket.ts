@@ -313,13 +313,12 @@ export function createWebSocketTransport(
             const answer = () =>
               socket.end(refusalAnswer(admitted.status, admitted.reason, admitted.code, admitted.message, admitted.extensions));
             // A caller that reconnects as soon as it is refused does so once per hold, which grows
-            // while it keeps reconnecting to a cap it is at; an origin refusal is a page's
+            // while it keeps reconnecting to its own socket cap; an origin refusal is a page's
             // mistake, answered at once.
             const holds = gateway.sockets.refusalHolds;
             if (admitted.kind === "origin") answer();
-            else if (admitted.kind === "rate_limited" || admitted.address === undefined)
-              holds.hold(socket, refusalHoldBound(admitted.extensions), answer);
-            else holds.holdRepeated(admitted.address, socket, answer);
+            else if (admitted.address !== undefined) holds.holdRepeated(admitted.address, socket, answer);
+            else holds.hold(socket, refusalHoldBound(admitted.extensions), answer);
             return;
           }
           if (socket.destroyed) return admitted.release();

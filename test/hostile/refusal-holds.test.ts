@@ -10,9 +10,9 @@
  * their socket addresses; SSE is HTTP here (its refusals are the same answers).
  */
 import { afterEach, describe, expect, it } from "vitest";
-import WebSocket from "ws";
 import { NEW_DOCUMENT_COST } from "../../src/limits/request-costs.ts";
 import { serveGateway, startHarness, upstreamCalls, type Harness, type ServedGateway } from "../support/harness.ts";
+import { GraphqlWsSocket } from "../support/transports.ts";
 import { exchange, graphqlRequest, openConnection, parseAnswer, type RawConnection } from "./raw-http.ts";
 
 const HOLD_MS = 400;
@@ -48,17 +48,6 @@ const UPGRADE =
 async function untilAnswered(connection: RawConnection): Promise<string> {
   while (!connection.received().includes("\r\n\r\n") && !connection.closed) await new Promise((r) => setTimeout(r, 10));
   return connection.received();
-}
-
-/** A graphql-ws socket from `localAddress`, initialised (a socket that is not is closed after 3 s). */
-async function initialisedSocket(port: number, localAddress: string): Promise<WebSocket> {
-  const socket = new WebSocket(`ws://127.0.0.1:${port}/graphql`, "graphql-transport-ws", { localAddress });
-  await new Promise<void>((resolve, reject) => {
-    socket.once("open", () => socket.send(JSON.stringify({ type: "connection_init" })));
-    socket.once("message", () => resolve());
-    socket.once("error", reject);
-  });
-  return socket;
 }
 
 async function metric(harness: Harness, line: RegExp): Promise<number> {
@@ -169,7 +158,7 @@ describe("refusals held back", () => {
   it("a caller that keeps reconnecting to a socket cap it is at waits twice as long each time, up to 8 holds; another caller's first refusal is one hold", async () => {
     const holdMs = 150;
     const { port } = await serve({ WS_MAX_CONNECTIONS_PER_ADDRESS: "1", REFUSAL_HOLD_MS: String(holdMs) });
-    const open = await initialisedSocket(port, "127.0.0.6");
+    const open = await GraphqlWsSocket.open(port, {}, "127.0.0.6");
 
     const refusedAfter = async (address: string) => {
       const connection = await openConnection(port, address);
@@ -187,11 +176,11 @@ describe("refusals held back", () => {
     });
 
     // Another address at its cap starts again at one hold.
-    const neighbour = await initialisedSocket(port, "127.0.0.7");
+    const neighbour = await GraphqlWsSocket.open(port, {}, "127.0.0.7");
     const first = await refusedAfter("127.0.0.7");
     expect(first).toBeGreaterThanOrEqual(holdMs - 5);
     expect(first).toBeLessThan(2 * holdMs);
-    open.terminate();
-    neighbour.terminate();
+    open.socket.terminate();
+    neighbour.socket.terminate();
   });
 });
