@@ -12,6 +12,7 @@ import { Pool, errors as undiciErrors } from "undici";
 import type { Dispatcher } from "undici";
 import type { UpstreamConfig } from "../config.ts";
 import { GatewayError, badUserInput, type UpstreamError } from "../errors.ts";
+import { CallDeadline } from "./call-deadline.ts";
 import { pageTokenArgument } from "./identifiers.ts";
 import {
   countsAgainstService,
@@ -388,9 +389,7 @@ export class UpstreamService {
     let text: string;
     // The deadline ends the call wherever it is: queued for a connection of the pool, waiting
     // for headers, or reading the body. Undici's own timeouts start only once it is sent.
-    // (A timer cleared at once rather than AbortSignal.timeout, which would stay scheduled until the deadline.)
-    const deadline = new AbortController();
-    const timer = setTimeout(() => deadline.abort(), remaining);
+    const deadline = new CallDeadline(remaining);
     if (attempt.sentRequests) attempt.sentRequests.count += 1;
     try {
       response = await this.pool.request({
@@ -398,17 +397,17 @@ export class UpstreamService {
         path: attempt.path,
         headers,
         body: attempt.body,
-        signal: deadline.signal,
+        signal: deadline,
         headersTimeout: Math.min(this.config.headersTimeoutMs, remaining),
         bodyTimeout: Math.min(this.config.bodyTimeoutMs, remaining),
       });
       text = await response.body.text();
     } catch (error) {
-      const passed = deadline.signal.aborted;
+      const passed = deadline.aborted;
       observe(passed ? "deadline" : "network-error");
       throw upstreamUnreachable(this.name, passed ? "the request's deadline passed" : describeNetworkError(error));
     } finally {
-      clearTimeout(timer);
+      deadline.clear();
     }
 
     const { statusCode } = response;
