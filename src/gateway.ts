@@ -79,8 +79,8 @@ export interface Gateway {
   endStreams(): Promise<void>;
   /** What the WebSocket transport needs beside Yoga: the callers' budgets, read before a frame is, the streams of its operations, and the holds of its refusals. */
   sockets: { budget: SocketBudget | undefined; streams: SocketStreams; refusalHolds: RefusalHolds };
-  /** The live questions this gateway polls now, and their subscribers. */
-  liveCounts(): { pollers: number; subscribers: number };
+  /** The live questions this gateway polls now, their subscribers, and the reads waiting for their turn. */
+  liveCounts(): { pollers: number; subscribers: number; readsWaiting: number };
   /** Charges the caller of a `/metrics` scrape answered outside Yoga (a cluster's): 0 when paid, else the seconds to wait. */
   chargeScrape(request: IncomingMessage): Promise<number>;
   close(): Promise<void>;
@@ -245,10 +245,7 @@ export function createGateway(config: GatewayConfig, urls: UpstreamUrls, logger:
     cache: upstream.cache,
     metrics,
     logger: clientLogger,
-    liveCounts: () => {
-      const { pollers, subscribers } = shared.live.feed.counts();
-      return { pollers, subscribers };
-    },
+    liveCounts: () => shared.live.feed.counts(),
     endStreams: async () => {
       eventStreams.endListeners();
       await Promise.all([shared.live.feed.close(), shared.exportWatch.close()]);

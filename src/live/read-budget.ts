@@ -23,17 +23,23 @@ interface Waiter {
   /** Order of asking: breaks ties. */
   seq: number;
   askedAt: number;
-  resolve: (waitedMs: number) => void;
-  reject: (error: Error) => void;
+  /** Dropped once resolved or given up: a turn given up stays in the heap until its place comes, holding nothing. */
+  resolve: ((waitedMs: number) => void) | undefined;
+  reject: ((error: Error) => void) | undefined;
   /** Set once resolved or given up. */
   done: boolean;
 }
+
+/** Why a stopped poller's turns end; one error for all (a turn given up is not a fault to trace). */
+const POLLER_STOPPED = new Error("the poller stopped");
 
 export class ReadBudget {
   private tokens: number;
   private refilledAt = performance.now();
   private readonly waiting: Waiter[] = [];
   private seq = 0;
+  /** Turns given up that are still in the heap. */
+  private givenUp = 0;
   private timer: NodeJS.Timeout | undefined;
 
   constructor(
@@ -46,7 +52,7 @@ export class ReadBudget {
 
   /** Reads waiting for their turn now. */
   get waitingCount(): number {
-    return this.waiting.length;
+    return this.waiting.length - this.givenUp;
   }
 
   /** The turns of one poller, whose question's rank `rank` tells when it asks. */
@@ -78,10 +84,14 @@ export class ReadBudget {
       },
       close: () => {
         for (const waiter of mine) {
+          const reject = waiter.reject;
           waiter.done = true;
-          waiter.reject(new Error("the poller stopped"));
+          waiter.resolve = waiter.reject = undefined;
+          reject?.(POLLER_STOPPED);
         }
+        this.givenUp += mine.size;
         mine.clear();
+        this.compact();
       },
     };
   }
@@ -98,12 +108,30 @@ export class ReadBudget {
     this.refill();
     while (this.waiting.length > 0 && this.tokens >= 1) {
       const waiter = this.pop();
-      if (waiter.done) continue;
+      if (waiter.done) {
+        this.givenUp -= 1;
+        continue;
+      }
+      const resolve = waiter.resolve;
       waiter.done = true;
+      waiter.resolve = waiter.reject = undefined;
       this.tokens -= 1;
-      waiter.resolve(performance.now() - waiter.askedAt);
+      resolve?.(performance.now() - waiter.askedAt);
     }
     this.schedule();
+  }
+
+  /**
+   * Rebuilds the heap without the turns given up once they are most of it: a pool whose pollers
+   * were stopped in numbers (a caller's evicted, a flood's refused) does not keep their husks
+   * until each one's place comes.
+   */
+  private compact(): void {
+    if (this.givenUp < 64 || this.givenUp * 2 < this.waiting.length) return;
+    const waiting = this.waiting.filter((waiter) => !waiter.done);
+    this.waiting.length = 0;
+    this.givenUp = 0;
+    for (const waiter of waiting) this.push(waiter);
   }
 
   private schedule(): void {

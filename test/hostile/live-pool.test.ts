@@ -281,5 +281,31 @@ describe.each(["sse", "websocket"] as const)(
       await light.cancel();
       for (const subscription of shared) await subscription.cancel();
     });
+
+    it("row 27: the turns of pollers that stop leave the queue at once, and the pollers left keep reading", async () => {
+      harness = await polling(transport, 500, 100_000, {
+        LIVE_MAX_READS_PER_SECOND: "2",
+        MAX_SUBSCRIPTIONS_PER_CALLER: "100",
+        LIVE_MAX_POLLERS_PER_CALLER: "100",
+        LIVE_ADDRESS_POLL_MS: "250",
+        LIVE_ADDRESS_MAX_POLL_MS: "250",
+      });
+      const subscriptions: Stream[] = [];
+      for (let index = 0; index < 80; index += 1)
+        subscriptions.push(await subscribe(addressQuestion(300 + index), from(`198.51.100.${30 + (index % 8)}`)));
+      // 80 pollers at 4 reads a second each share 2: nearly all of them wait for a turn.
+      await until(() => harness!.gateway.liveCounts().readsWaiting >= 70, "70 reads waiting");
+      for (const subscription of subscriptions.slice(5)) await subscription.cancel();
+      await until(() => harness!.gateway.liveCounts().pollers === 5, "5 pollers left");
+      // The 75 stopped pollers' turns are no longer counted, nor kept: what waits is the 5 left's.
+      expect(harness.gateway.liveCounts().readsWaiting).toBeLessThanOrEqual(5);
+      harness.simulator.resetCounters();
+      await new Promise((resolve) => setTimeout(resolve, 2_000));
+      const left = subscriptions.slice(0, 5).map((_, index) => `0x${(300 + index).toString(16).padStart(40, "0")}`);
+      const reads = harness.simulator.requests().filter((request) => left.some((address) => request.path.includes(address)));
+      // The budget goes to the pollers left, not to the husks of those that stopped.
+      expect(reads.length).toBeGreaterThanOrEqual(3);
+      for (const subscription of subscriptions.slice(0, 5)) await subscription.cancel();
+    });
   },
 );
