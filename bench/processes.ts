@@ -2,7 +2,7 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { createInterface } from "node:readline";
-import { fileURLToPath } from "node:url";
+import { fileURLToPath, pathToFileURL } from "node:url";
 import { freePort } from "../test/support/free-port.ts";
 
 const root = (path: string) => fileURLToPath(new URL(`../${path}`, import.meta.url));
@@ -78,9 +78,13 @@ function stopper(child: ChildProcess): () => Promise<void> {
     });
 }
 
-/** The V8 flags `npm run start:prod` gives the gateway. */
-export function productionNodeFlags(): string[] {
-  const manifest = JSON.parse(readFileSync(root("package.json"), "utf8")) as { config?: { nodeFlags?: string } };
+/**
+ * The V8 flags `npm run start:prod` gives the gateway: this tree's, or those of the build whose
+ * entry point is `entry` (`<checkout>/dist/src/server.js`: bench:compare's ref runs with its own).
+ */
+export function productionNodeFlags(entry?: string): string[] {
+  const manifestPath = entry ? fileURLToPath(new URL("../../package.json", pathToFileURL(entry))) : root("package.json");
+  const manifest = JSON.parse(readFileSync(manifestPath, "utf8")) as { config?: { nodeFlags?: string } };
   return manifest.config?.nodeFlags?.split(/\s+/).filter(Boolean) ?? [];
 }
 
@@ -148,7 +152,7 @@ export async function startGateway(simulator: RunningSimulator, env: Record<stri
   const extra = (env.BENCH_GATEWAY_NODE_FLAGS ?? process.env.BENCH_GATEWAY_NODE_FLAGS)?.split(/\s+/).filter(Boolean) ?? [];
   // BENCH_GATEWAY_ENTRY: another build of the gateway to start (to compare two builds in one run).
   const entry = env.BENCH_GATEWAY_ENTRY ?? root("dist/src/server.js");
-  const child = spawn(process.execPath, [...productionNodeFlags(), ...extra, ...profile, entry], {
+  const child = spawn(process.execPath, [...productionNodeFlags(env.BENCH_GATEWAY_ENTRY), ...extra, ...profile, entry], {
     env: {
       ...productionGatewayEnv(simulator, port),
       // One caller (127.0.0.1) drives every connection: a budget it never reaches, with the

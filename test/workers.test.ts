@@ -4,9 +4,11 @@
  */
 import type { ChildProcess } from "node:child_process";
 import { readFileSync, readdirSync } from "node:fs";
+import { availableParallelism } from "node:os";
 import { Agent, request, type IncomingHttpHeaders } from "node:http";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { CrashLoopGuard } from "../src/server/crash-loop.ts";
+import { workerPoolSize } from "../src/server/worker-flags.ts";
 import { startServerProcess, type LogLine as BaseLogLine, type ServerProcess } from "./support/server-process.ts";
 
 const STARTED = new Set<ChildProcess>();
@@ -125,7 +127,8 @@ describe("WORKERS=2 on the embedded simulator", () => {
   let simulatorUrl: string;
 
   beforeAll(async () => {
-    cluster = await startCluster({});
+    // start:prod's pool flag (--v8-pool-size=0: one helper thread fewer than the cores), through NODE_OPTIONS here.
+    cluster = await startCluster({ NODE_OPTIONS: "--v8-pool-size=0" });
     simulatorUrl = String(
       (await cluster.line((line) => line.role === "primary" && typeof line.dataApiUrl === "string")).dataApiUrl,
     );
@@ -151,6 +154,12 @@ describe("WORKERS=2 on the embedded simulator", () => {
     // every worker was given the primary's simulator
     for (const line of cluster.lines.filter((line) => line.msg === "gateway listening"))
       expect(line.dataApiUrl).toBe(simulatorUrl);
+  });
+
+  it("gives each worker its share of V8's helper threads rather than a pool the size of the machine each", () => {
+    const share = workerPoolSize(2, availableParallelism());
+    for (const pid of workers) expect(cmdline(pid).split("\0")).toContain(`--v8-pool-size=${share}`);
+    expect(share).toBe(Math.max(1, Math.floor((availableParallelism() - 2) / 2)));
   });
 
   it("answers GraphQL on the shared port from both workers", async () => {

@@ -12,6 +12,7 @@ import type { GatewayConfig } from "../config.ts";
 import { CrashLoopGuard } from "./crash-loop.ts";
 import { createLogger } from "../telemetry/logger.ts";
 import { upstreamsOrSimulator } from "./simulator-process.ts";
+import { workerExecArgv } from "./worker-flags.ts";
 
 /** Deaths within CRASH_WINDOW_MS after which the primary stops replacing workers and exits. */
 const CRASH_LIMIT = 5;
@@ -28,6 +29,7 @@ export async function superviseWorkers(config: GatewayConfig): Promise<void> {
   answerClusterMetrics(metrics, logger);
 
   const describe = (worker: Worker) => ({ worker: worker.id, workerPid: worker.process.pid });
+  cluster.setupPrimary({ execArgv: workerExecArgv(process.execArgv, process.env.NODE_OPTIONS, config.workers) });
 
   function start(): Worker {
     const worker = cluster.fork(workerEnv);
