@@ -79,8 +79,10 @@ export interface Gateway {
   endStreams(): Promise<void>;
   /** What the WebSocket transport needs beside Yoga: the callers' budgets, read before a frame is, the streams of its operations, and the holds of its refusals. */
   sockets: { budget: SocketBudget | undefined; streams: SocketStreams; refusalHolds: RefusalHolds };
-  /** The live questions this gateway polls now, their subscribers, and the reads waiting for their turn. */
-  liveCounts(): { pollers: number; subscribers: number; readsWaiting: number };
+  /** The live questions this gateway polls now, and their subscribers. */
+  liveCounts(): { pollers: number; subscribers: number };
+  /** The live pollers' reads waiting for their turn of LIVE_MAX_READS_PER_SECOND. */
+  liveReadsWaiting(): number;
   /** Charges the caller of a `/metrics` scrape answered outside Yoga (a cluster's): 0 when paid, else the seconds to wait. */
   chargeScrape(request: IncomingMessage): Promise<number>;
   close(): Promise<void>;
@@ -245,7 +247,11 @@ export function createGateway(config: GatewayConfig, urls: UpstreamUrls, logger:
     cache: upstream.cache,
     metrics,
     logger: clientLogger,
-    liveCounts: () => shared.live.feed.counts(),
+    liveCounts: () => {
+      const { pollers, subscribers } = shared.live.feed.counts();
+      return { pollers, subscribers };
+    },
+    liveReadsWaiting: () => shared.live.feed.counts().readsWaiting,
     endStreams: async () => {
       eventStreams.endListeners();
       await Promise.all([shared.live.feed.close(), shared.exportWatch.close()]);
