@@ -23,11 +23,12 @@ interface Waiter {
   /** Order of asking: breaks ties. */
   seq: number;
   askedAt: number;
-  /** Dropped once resolved or given up: a turn given up stays in the heap until its place comes, holding nothing. */
+  /**
+   * Dropped once the turn is given or given up (which tells a pending turn from one that is
+   * not): a turn given up stays in the heap until its place comes, holding nothing.
+   */
   resolve: ((waitedMs: number) => void) | undefined;
   reject: ((error: Error) => void) | undefined;
-  /** Set once resolved or given up. */
-  done: boolean;
 }
 
 /** Why a stopped poller's turns end; one error for all (a turn given up is not a fault to trace). */
@@ -75,7 +76,6 @@ export class ReadBudget {
               resolve(waitedMs);
             },
             reject,
-            done: false,
           };
           mine.add(waiter);
           this.push(waiter);
@@ -85,7 +85,6 @@ export class ReadBudget {
       close: () => {
         for (const waiter of mine) {
           const reject = waiter.reject;
-          waiter.done = true;
           waiter.resolve = waiter.reject = undefined;
           reject?.(POLLER_STOPPED);
         }
@@ -108,15 +107,14 @@ export class ReadBudget {
     this.refill();
     while (this.waiting.length > 0 && this.tokens >= 1) {
       const waiter = this.pop();
-      if (waiter.done) {
+      const resolve = waiter.resolve;
+      if (resolve === undefined) {
         this.givenUp -= 1;
         continue;
       }
-      const resolve = waiter.resolve;
-      waiter.done = true;
       waiter.resolve = waiter.reject = undefined;
       this.tokens -= 1;
-      resolve?.(performance.now() - waiter.askedAt);
+      resolve(performance.now() - waiter.askedAt);
     }
     this.schedule();
   }
@@ -128,7 +126,7 @@ export class ReadBudget {
    */
   private compact(): void {
     if (this.givenUp < 64 || this.givenUp * 2 < this.waiting.length) return;
-    const waiting = this.waiting.filter((waiter) => !waiter.done);
+    const waiting = this.waiting.filter((waiter) => waiter.resolve !== undefined);
     this.waiting.length = 0;
     this.givenUp = 0;
     for (const waiter of waiting) this.push(waiter);

@@ -169,9 +169,12 @@ describe.each(["sse", "websocket"] as const)("row 17: live work is paid for, ove
   });
 });
 
+/** The EVM address numbered `index`: each a question of its own. */
+const numberedAddress = (index: number) => `0x${index.toString(16).padStart(40, "0")}`;
+
 /** A subscription to an address's new transactions: a question of its own, one poller. */
 function addressQuestion(index: number): string {
-  return `subscription { newAddressTransactions(chainId: "${C_CHAIN}", address: "0x${index.toString(16).padStart(40, "0")}") { transaction { txHash } } }`;
+  return `subscription { newAddressTransactions(chainId: "${C_CHAIN}", address: "${numberedAddress(index)}") { transaction { txHash } } }`;
 }
 
 /**
@@ -268,7 +271,7 @@ describe.each(["sse", "websocket"] as const)(
       await new Promise((resolve) => setTimeout(resolve, 4_000));
       const calls = upstreamCalls(harness);
       const seconds = (performance.now() - began) / 1000;
-      const lightAddress = `0x${(200).toString(16).padStart(40, "0")}`;
+      const lightAddress = numberedAddress(200);
       const lightReads = harness.simulator.requests().filter((request) => request.path.includes(lightAddress)).length;
 
       const total = Object.values(calls).reduce((sum, count) => sum + count, 0);
@@ -301,7 +304,7 @@ describe.each(["sse", "websocket"] as const)(
       expect(harness.gateway.liveReadsWaiting()).toBeLessThanOrEqual(5);
       harness.simulator.resetCounters();
       await new Promise((resolve) => setTimeout(resolve, 2_000));
-      const left = subscriptions.slice(0, 5).map((_, index) => `0x${(300 + index).toString(16).padStart(40, "0")}`);
+      const left = subscriptions.slice(0, 5).map((_, index) => numberedAddress(300 + index));
       const reads = harness.simulator.requests().filter((request) => left.some((address) => request.path.includes(address)));
       // The budget goes to the pollers left, not to the husks of those that stopped.
       expect(reads.length).toBeGreaterThanOrEqual(3);
