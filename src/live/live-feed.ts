@@ -81,6 +81,7 @@ export class LiveFeed {
           this.pollers.delete(question.key);
           this.pool.close(question.key);
         },
+        turns,
       );
       this.pollers.set(question.key, created as LivePoller<unknown>);
       poller = created;

@@ -10,6 +10,7 @@ import type { LiveEvent, LiveQuestion, Position } from "./live-question.ts";
 import { LiveSubscriber, type Delivery } from "./live-subscriber.ts";
 import type { PollerTopic, TopicListener, Turn } from "./poller-relay.ts";
 import { pageBack, type PagedBack, type PlaceInRead } from "./page-back.ts";
+import type { ReadTurns } from "./read-budget.ts";
 import { Heads, type Placed } from "./stream-heads.ts";
 import { SharedPoller, type ChargeRead } from "./subscriber-stream.ts";
 
@@ -57,7 +58,7 @@ export class LivePoller<Item> extends SharedPoller<Item, LiveSubscriber<Item>, L
   /** The value now, for a question of one value. */
   private latest: Item | undefined;
   private ticking = false;
-  /** Whether a read is under way (or its interval is being paid for). */
+  /** Whether a read is under way (or its interval waits for its turn, or is being paid for). */
   private reading = false;
   /** Whether this interval's read was paid for and left to the leader: a take-over makes it now. */
   private followed = false;
@@ -79,6 +80,8 @@ export class LivePoller<Item> extends SharedPoller<Item, LiveSubscriber<Item>, L
     private readonly options: LivePollerOptions,
     join: (listener: TopicListener<LiveBatch>) => PollerTopic<LiveBatch> | undefined,
     onStop: () => void,
+    /** The read budget's turns, which the question's reads take: a tick begins once it has one. */
+    private readonly turns?: Pick<ReadTurns, "reserve" | "unreserve">,
   ) {
     super(() => {
       this.settleHeadsKnown();
@@ -112,7 +115,7 @@ export class LivePoller<Item> extends SharedPoller<Item, LiveSubscriber<Item>, L
     );
     if (!this.ticking) {
       this.ticking = true;
-      void this.tick();
+      this.tickInTurn();
     }
     if (this.latest !== undefined) subscriber.push(this.latest);
     if (after !== undefined) void this.catchUp(subscriber, after, call);
@@ -153,13 +156,29 @@ export class LivePoller<Item> extends SharedPoller<Item, LiveSubscriber<Item>, L
     }
   }
 
-  private async tick(): Promise<void> {
+  /**
+   * The interval's tick, begun once the read budget gives it a turn: until then the poller waits
+   * holding nothing of the read (see ReadTurns.reserve), and a take-over leaves the read to it.
+   */
+  private tickInTurn(): void {
+    // The interval counts from when its read was due, not from when its turn came.
     this.tickStartedAt = Date.now();
     this.reading = true;
+    if (this.turns) this.turns.reserve(() => void (this.stopped || this.tick()));
+    else void this.tick();
+  }
+
+  private async tick(): Promise<void> {
+    this.reading = true;
     this.followed = false;
-    await this.chargeSubscribers();
-    if (this.stopped) return;
-    await this.read();
+    try {
+      await this.chargeSubscribers();
+      if (this.stopped) return;
+      await this.read();
+    } finally {
+      // An interval that read nothing (it followed, or was not paid for) gives its turn back.
+      this.turns?.unreserve();
+    }
   }
 
   /**
@@ -372,7 +391,7 @@ export class LivePoller<Item> extends SharedPoller<Item, LiveSubscriber<Item>, L
     const quiet = Date.now() - this.quietSince >= maxIntervalMs;
     this.intervalMs = quiet ? Math.min(maxIntervalMs, Math.round(this.intervalMs * BACK_OFF)) : intervalMs;
     const wait = Math.max(0, this.tickStartedAt + this.intervalMs - Date.now());
-    this.timer = setTimeout(() => void this.tick(), wait);
+    this.timer = setTimeout(() => this.tickInTurn(), wait);
     this.timer.unref();
   }
 }

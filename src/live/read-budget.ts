@@ -12,8 +12,20 @@
  */
 
 export interface ReadTurns {
-  /** Resolves once the read may be made, with how long it waited in ms; rejects once `close` is called. */
+  /**
+   * Resolves once the read may be made, with how long it waited in ms; rejects once `close` is
+   * called. A turn reserved and given is taken at once (waited 0: the read is made after it).
+   */
   take(): Promise<number>;
+  /**
+   * Waits for a turn, holding only `then` (no promise, no async function suspended), and calls
+   * it once the turn is given: the next `take` has it. A poller waits for its interval's read
+   * so, and only then begins the read, whose objects die young instead of waiting in the old
+   * generation (and keeping what the read left in them alive past scavenges: it is dead there).
+   */
+  reserve(then: () => void): void;
+  /** Gives back a turn reserved and given but not taken (the interval made no read). */
+  unreserve(): void;
   /** The poller stopped: the turns it waits for are given up. */
   close(): void;
 }
@@ -59,28 +71,54 @@ export class ReadBudget {
   /** The turns of one poller, whose question's rank `rank` tells when it asks. */
   turns(rank: () => number): ReadTurns {
     const mine = new Set<Waiter>();
+    /** A turn reserved and given, not taken yet. */
+    let reserved = false;
+    const wait = (resolve: (waitedMs: number) => void, reject: ((error: Error) => void) | undefined) => {
+      const waiter: Waiter = {
+        rank: rank(),
+        seq: (this.seq += 1),
+        askedAt: performance.now(),
+        resolve: (waitedMs) => {
+          mine.delete(waiter);
+          resolve(waitedMs);
+        },
+        reject,
+      };
+      mine.add(waiter);
+      this.push(waiter);
+      this.schedule();
+    };
+    const now = (): boolean => {
+      this.refill();
+      if (this.waiting.length > 0 || this.tokens < 1) return false;
+      this.tokens -= 1;
+      return true;
+    };
     return {
       take: () => {
-        this.refill();
-        if (this.waiting.length === 0 && this.tokens >= 1) {
-          this.tokens -= 1;
+        if (reserved) {
+          reserved = false;
           return Promise.resolve(0);
         }
-        return new Promise<number>((resolve, reject) => {
-          const waiter: Waiter = {
-            rank: rank(),
-            seq: (this.seq += 1),
-            askedAt: performance.now(),
-            resolve: (waitedMs) => {
-              mine.delete(waiter);
-              resolve(waitedMs);
-            },
-            reject,
-          };
-          mine.add(waiter);
-          this.push(waiter);
-          this.schedule();
-        });
+        if (now()) return Promise.resolve(0);
+        return new Promise<number>((resolve, reject) => wait(resolve, reject));
+      },
+      reserve: (then) => {
+        const given = () => {
+          reserved = true;
+          // Called as a promise's reaction would be: never inside the budget's own bookkeeping.
+          queueMicrotask(then);
+        };
+        if (now()) given();
+        else wait(given, undefined);
+      },
+      unreserve: () => {
+        if (!reserved) return;
+        reserved = false;
+        this.refill();
+        this.tokens = Math.min(this.burst, this.tokens + 1);
+        clearTimeout(this.timer);
+        this.grant();
       },
       close: () => {
         for (const waiter of mine) {
@@ -90,6 +128,7 @@ export class ReadBudget {
         }
         this.givenUp += mine.size;
         mine.clear();
+        reserved = false;
         this.compact();
       },
     };
