@@ -10,7 +10,13 @@ import { createYoga, type Plugin, type YogaServerInstance } from "graphql-yoga";
 import { LRUCache } from "lru-cache";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { GatewayConfig } from "./config.ts";
-import { contextForEvent, createContext, type GatewayContext, type SharedServices } from "./execution/context.ts";
+import {
+  contextForEvent,
+  createContext,
+  forgetOpeningLoads,
+  type GatewayContext,
+  type SharedServices,
+} from "./execution/context.ts";
 import type { Upstreams } from "./upstream/upstreams.ts";
 import { RequestDeadlines } from "./limits/deadline.ts";
 import { LiveFeed } from "./live/live-feed.ts";
@@ -458,7 +464,11 @@ function pluginsInOrder(parts: PluginParts) {
     // Each event of a subscription its own execution, with its own deadline and loaders. It sets
     // the subscribe function, which the plugins after it wrap (tracing's) and none replaces
     // (graphql-jit never runs a subscription).
-    useEventExecution({ timeoutMs: deadlines.timeoutMs, contextFor: parts.contextForEvent }) as Plugin,
+    useEventExecution({
+      timeoutMs: deadlines.timeoutMs,
+      contextFor: parts.contextForEvent,
+      opened: forgetOpeningLoads,
+    }) as Plugin,
     ...parts.first,
     deadlines.arrival(),
     useBodyLimit(config.security.maxBodyBytes),

@@ -60,6 +60,11 @@ class RequestLoaders implements Loaders {
     private readonly observeBatch: BatchObserver,
   ) {}
 
+  /** Lets go of every loader made, and what it loaded: the next use makes a new one. */
+  forget(): void {
+    this.#evm = this.#primaryNetwork = this.#exportJobs = undefined;
+  }
+
   private get evm(): EvmLoaders {
     return (this.#evm ??= createEvmLoaders(this.upstreams, this.call, this.observeBatch));
   }
@@ -151,6 +156,15 @@ export function createContext(shared: SharedServices, call: CallOptions): Gatewa
     maxEntityRepresentations: shared.maxEntityRepresentations,
     loaders: new RequestLoaders(shared.upstreams, counted, shared.observeBatch),
   };
+}
+
+/**
+ * A subscription's opening request once its source stream is made: its context lives as long as
+ * the stream, and each event loads with its own loaders, so the records the opening loaded (and
+ * the loaders themselves, with their maps and closures) are let go rather than held for hours.
+ */
+export function forgetOpeningLoads(context: GatewayContext): void {
+  if (context.loaders instanceof RequestLoaders) context.loaders.forget();
 }
 
 /**

@@ -27,6 +27,11 @@ export interface EventExecutionOptions<Context> {
   timeoutMs: number;
   /** The context one event executes with, given the opening request's and the event's deadline. */
   contextFor(parent: Context, deadline: number): Context;
+  /**
+   * The source stream is made: the opening request's context stays for as long as the stream
+   * (each event's is made from it), so what it held only to open the stream may be let go.
+   */
+  opened?(parent: Context): void;
 }
 
 type Results = AsyncIterator<ExecutionResult, undefined> & AsyncIterable<ExecutionResult>;
@@ -52,6 +57,7 @@ async function subscribe<Context>(
 ): Promise<Results | ExecutionResult> {
   const source = await createSourceEventStream(args);
   if (!isAsyncIterable(source)) return source;
+  options.opened?.(args.contextValue as Context);
   return new EventResults(source[Symbol.asyncIterator](), args, options);
 }
 

@@ -25,6 +25,8 @@ import { API_KEY_HEADER } from "../upstream/http.ts";
 const CARRIED_HEADERS = ["x-forwarded-for", "x-request-id", "user-agent"] as const;
 /** graphql-ws picks `execute` or `subscribe` from a document: any one-operation document does, both return what the pipeline made. */
 const PLACEHOLDER_DOCUMENT = parse("{ __typename }");
+/** The part of an operation's server context that says it came over a WebSocket. */
+const WEBSOCKET_TRANSPORT = { transport: "websocket" } as const;
 
 /** Who sends the operation: the upgrade request, the socket's key and its address as it was at the upgrade. */
 export interface SocketOperationCaller {
@@ -81,10 +83,16 @@ export class SocketOperations {
     headers.set("content-length", String(Buffer.byteLength(body)));
     const request = new gateway.yoga.fetchAPI.Request(`http://gateway${this.path}`, { method: "POST", headers, body });
     gateway.sockets.streams.expect(request);
-    const response = await gateway.yoga.handleRequest(request, {
-      req: { socket: { remoteAddress: caller.remoteAddress }, headers: caller.upgrade.headers },
-      transport: "websocket",
-    } as never);
+    // Two parts, which the server adapter copies into a new plain object. Given one, it would make
+    // that object the prototype of the context: each operation's context then has shapes of its
+    // own (about 15 per subscription, held for its life), and every resolver reading it misses
+    // its inline caches.
+    const handleRequest = gateway.yoga.handleRequest as (request: Request, ...serverContext: object[]) => Promise<Response>;
+    const response = await handleRequest(
+      request,
+      { req: { socket: { remoteAddress: caller.remoteAddress }, headers: caller.upgrade.headers } },
+      WEBSOCKET_TRANSPORT,
+    );
     const remainingHeader = response.headers.get("ratelimit-remaining");
     if (remainingHeader !== null) caller.charged(Number(remainingHeader));
     else if (response.status === 429) caller.charged(0);
