@@ -253,11 +253,8 @@ export function createGateway(config: GatewayConfig, urls: UpstreamUrls, logger:
     cache: upstream.cache,
     metrics,
     logger: clientLogger,
-    liveCounts: () => {
-      const { pollers, subscribers } = shared.live.feed.counts();
-      return { pollers, subscribers };
-    },
-    liveReadsWaiting: () => shared.live.feed.counts().readsWaiting,
+    liveCounts: () => shared.live.feed.counts(),
+    liveReadsWaiting: () => shared.live.feed.readsWaiting(),
     endStreams: async () => {
       eventStreams.endListeners();
       await Promise.all([shared.live.feed.close(), shared.exportWatch.close()]);
@@ -359,7 +356,10 @@ function startSharedServices(
     },
     redis && new RedisPollerRelay<LiveBatch>(redis, "live", live.takeoverMs),
   );
-  metrics.watchLive(() => feed.counts());
+  metrics.watchLive(
+    () => feed.counts(),
+    () => feed.readsWaiting(),
+  );
   const warpVerifier = new WarpVerifier(config.warpVerifyThreads, metrics.registry);
   const observeBatch = (loader: string, keys: number) => metrics.loaderBatch(loader, keys);
   return {

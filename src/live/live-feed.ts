@@ -90,11 +90,16 @@ export class LiveFeed {
     return poller.subscribe(options.after, options.call, options.chargeRead, options.accepts, leave);
   }
 
-  /** The questions polled now (one per question that has subscribers), their subscribers, and the reads waiting for their turn. */
-  counts(): { pollers: number; subscribers: number; readsWaiting: number } {
+  /** The questions polled now (one per question that has subscribers), and their subscribers. */
+  counts(): { pollers: number; subscribers: number } {
     let subscribers = 0;
     for (const poller of this.pollers.values()) subscribers += poller.subscriberCount;
-    return { pollers: this.pollers.size, subscribers, readsWaiting: this.budget.waitingCount };
+    return { pollers: this.pollers.size, subscribers };
+  }
+
+  /** The pollers' reads waiting for their turn of the read budget. */
+  readsWaiting(): number {
+    return this.budget.waitingCount;
   }
 
   /** Ends every stream and gives up every turn; for shutdown. */

@@ -169,7 +169,6 @@ export class LivePoller<Item> extends SharedPoller<Item, LiveSubscriber<Item>, L
   }
 
   private async tick(): Promise<void> {
-    this.reading = true;
     this.followed = false;
     try {
       await this.chargeSubscribers();

@@ -321,7 +321,7 @@ export class GatewayMetrics implements UpstreamObserver {
   }
 
   /** The live feed's pollers and their subscribers on this gateway, read when Prometheus scrapes. */
-  watchLive(counts: () => { pollers: number; subscribers: number; readsWaiting: number }): void {
+  watchLive(counts: () => { pollers: number; subscribers: number }, readsWaiting: () => number): void {
     new Gauge({
       name: "gateway_live_pollers",
       help: "Live questions this gateway polls (or follows another gateway's poller of): one per distinct route and arguments with subscribers.",
@@ -343,7 +343,7 @@ export class GatewayMetrics implements UpstreamObserver {
       help: "Live pollers' upstream reads waiting for their turn of LIVE_MAX_READS_PER_SECOND: above 0 for long, the pollers' intervals stretch.",
       registers: [this.registry],
       collect() {
-        this.set(counts().readsWaiting);
+        this.set(readsWaiting());
       },
     });
   }
