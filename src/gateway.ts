@@ -97,7 +97,7 @@ export interface Gateway {
 /** A WebSocket caller's budget, for what the transport checks before Yoga sees anything (src/server/websocket-admission.ts). */
 export interface SocketBudget {
   /** The buckets a socket's caller pays from: its key (the connection params', else the upgrade's header) and its address. */
-  bucketsOf(upgrade: IncomingMessage, apiKey: string | undefined, remoteAddress: string | undefined): BucketRef[];
+  bucketsOf(upgrade: IncomingMessage, apiKey: string | undefined, remoteAddress: string | undefined): readonly BucketRef[];
   /** Whole seconds until every one of these buckets can pay 1 again, as last seen; 0 when they can now. */
   secondsUntilServed(buckets: readonly BucketRef[]): number;
   /** Takes `cost` from every bucket, or from none; with `force`, whatever they hold (for work already done). */

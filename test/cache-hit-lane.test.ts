@@ -4,8 +4,8 @@
  * paid from the caller's buckets, refused when the caller cannot pay or its key was refused,
  * compressed as accept-encoding allows, logged and counted, and no upstream call.
  */
-import type { IncomingHttpHeaders } from "node:http";
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { Agent, type IncomingHttpHeaders } from "node:http";
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { createLogger } from "../src/telemetry/logger.ts";
 import { decodedText, recordingLog, send, type RawAnswer } from "./support/raw-answers.ts";
 import { serveGateway, startHarness, upstreamCalls, type Harness, type ServedGateway } from "./support/harness.ts";
@@ -18,6 +18,8 @@ const LARGE = JSON.stringify({
   query: `{ chains { chainId chainName description blockchainId subnetId vmId vmName explorerUrl rpcUrl } }`,
 });
 const BURST = 12;
+// Over 4 KiB: more than a connection remembers of its last body.
+const QUERY_OVER_4_KIB = `{ chains { chainId } }${" ".repeat(4_200)}`;
 
 let harness: Harness;
 let served: ServedGateway;
@@ -211,6 +213,105 @@ describe("a response-cache hit answered before Yoga", () => {
     const answer = await post(padded, who);
     expect(answer.status).toBe(413);
     expect(answer.headers["x-response-cache"]).toBeUndefined();
+  });
+});
+
+describe("one keep-alive connection that changes what it sends", () => {
+  // One connection, reused for every request: what it sent last is remembered with its key and
+  // its buckets, and each request must still be answered and charged as what it is.
+  let agent: Agent;
+  const postOnOne = (body: string, headers: Record<string, string>): Promise<Answer> =>
+    send(served.port, "POST", "/graphql", { "content-type": "application/json", ...headers }, body, agent);
+
+  beforeEach(() => {
+    agent = new Agent({ keepAlive: true, maxSockets: 1 });
+  });
+  afterEach(() => agent.destroy());
+
+  it("is answered for its own key, Accept and body, never from what the request before it worked out", async () => {
+    harness.simulator.setKnobs({ apiKeys: ["key-a", "key-e"] });
+    try {
+      const who = freshCaller();
+      const a = await postOnOne(QUERY, { ...who, "x-glacier-api-key": "key-a" });
+      expect(a.status).toBe(200);
+      expect((await postOnOne(QUERY, { ...who, "x-glacier-api-key": "key-a" })).headers["x-response-cache"]).toBe("hit");
+      harness.simulator.resetCounters();
+
+      // The same bytes with another key: that key's own entry, a miss that calls upstream.
+      const b = await postOnOne(QUERY, { ...who, "x-glacier-api-key": "key-e" });
+      expect(b.headers["x-response-cache"]).toBeUndefined();
+      expect(upstreamCalls(harness)).not.toEqual({});
+
+      // The same bytes and key with another Accept: another entry, in its own media type.
+      const media = await postOnOne(QUERY, { ...who, "x-glacier-api-key": "key-a", accept: "application/graphql-response+json" });
+      expect(media.headers["x-response-cache"]).toBeUndefined();
+      expect(media.headers["content-type"]).toContain("application/graphql-response+json");
+      const json = await postOnOne(QUERY, { ...who, "x-glacier-api-key": "key-a", accept: "application/json" });
+      expect(json.headers["content-type"]).toContain("application/json");
+
+      // A body of the same length that differs in one byte: its own answer.
+      const fuji = QUERY.replace("43114", "43113");
+      expect(fuji).not.toBe(QUERY);
+      expect(fuji.length).toBe(QUERY.length);
+      const other = await postOnOne(fuji, { ...who, "x-glacier-api-key": "key-a" });
+      expect(other.headers["x-response-cache"]).toBeUndefined();
+      expect(other.bytes.equals(a.bytes)).toBe(false);
+      const again = await postOnOne(QUERY, { ...who, "x-glacier-api-key": "key-a" });
+      expect(again.headers["x-response-cache"]).toBe("hit");
+      expect(again.bytes.equals(a.bytes)).toBe(true);
+
+      // A body larger than a connection remembers is keyed afresh each time, and still hit.
+      const large = JSON.stringify({ query: QUERY_OVER_4_KIB });
+      const stranger = freshCaller();
+      expect((await postOnOne(large, stranger)).status).toBe(200);
+      expect((await postOnOne(large, stranger)).headers["x-response-cache"]).toBe("hit");
+
+      const ports = new Set([a, b, media, json, other, again].map((answer) => answer.localPort));
+      expect(ports.size).toBe(1);
+    } finally {
+      harness.simulator.setKnobs({ apiKeys: null });
+    }
+  });
+
+  it("charges each request to the buckets of the key and proxy hop it sends, as they change", async () => {
+    harness.simulator.setKnobs({ apiKeys: ["key-c", "key-d"] });
+    try {
+      const [hop1, hop2, hop3] = [freshCaller(), freshCaller(), freshCaller()];
+      // Each key's answer held first, over other connections: every request below is a hit, costing 1.
+      const held: Record<string, number> = {};
+      for (const key of ["key-c", "key-d"]) {
+        const primed = await post(QUERY, { ...freshCaller(), "x-glacier-api-key": key });
+        expect(primed.status).toBe(200);
+        // What the key's bucket holds now (the new hop's holds as much).
+        held[key] = Number(primed.headers["ratelimit-remaining"]);
+      }
+      const remaining = async (headers: Record<string, string>) => {
+        const answer = await postOnOne(QUERY, headers);
+        expect(answer.headers["x-response-cache"]).toBe("hit");
+        return { left: Number(answer.headers["ratelimit-remaining"]), port: answer.localPort };
+      };
+      const [c, d] = [held["key-c"]!, held["key-d"]!];
+      // Each answer tells the emptier of the key's bucket and the hop's.
+      const steps = [
+        await remaining({ ...hop1, "x-glacier-api-key": "key-c" }), // key-c c-1, hop1 11
+        await remaining({ ...hop1, "x-glacier-api-key": "key-c" }), // key-c c-2, hop1 10
+        await remaining({ ...hop2, "x-glacier-api-key": "key-c" }), // key-c c-3, hop2 11
+        await remaining({ ...hop3, "x-glacier-api-key": "key-d" }), // key-d d-1, hop3 11
+        await remaining(hop3), // hop3 10
+        await remaining({ ...hop1, "x-glacier-api-key": "key-c" }), // key-c c-4, hop1 9
+      ];
+      expect(steps.map((step) => step.left)).toEqual([
+        Math.min(c - 1, BURST - 1),
+        Math.min(c - 2, BURST - 2),
+        Math.min(c - 3, BURST - 1),
+        Math.min(d - 1, BURST - 1),
+        BURST - 2,
+        Math.min(c - 4, BURST - 3),
+      ]);
+      expect(new Set(steps.map((step) => step.port)).size).toBe(1);
+    } finally {
+      harness.simulator.setKnobs({ apiKeys: null });
+    }
   });
 });
 

@@ -51,17 +51,40 @@ function namesOf(context: CallerContext, trustProxy: boolean): string[] {
   );
 }
 
-/** The buckets a request pays from, read from Node's request before its body is. */
-export function bucketsOfIncoming(request: Pick<IncomingMessage, "headers" | "socket">, config: RateLimitConfig): BucketRef[] {
-  const key = request.headers[API_KEY_HEADER];
-  const forwarded = request.headers["x-forwarded-for"];
-  const names = bucketNames(
-    typeof key === "string" ? key : undefined,
-    Array.isArray(forwarded) ? forwarded.join(",") : forwarded,
-    request.socket.remoteAddress,
-    config.trustProxy,
-  );
-  return withLimits(names, config);
+/** A connection's buckets as last worked out, with the headers they came from (its address does not change). */
+interface KnownBuckets {
+  key: string | undefined;
+  forwarded: string | undefined;
+  config: RateLimitConfig;
+  buckets: readonly BucketRef[];
+}
+
+/** Headers longer than this in all are worked out each time: a connection remembers a few hundred characters at most. */
+const REMEMBERED_HEADER_CHARS = 512;
+
+const knownBuckets = new WeakMap<object, KnownBuckets>();
+
+/**
+ * The buckets a request pays from, read from Node's request before its body is. A request that
+ * sends the headers its connection's last one sent pays from the same buckets, found again without
+ * hashing its key or parsing its address: each request is charged twice on the way (before its body
+ * is read, and as it pays), and a client sends the same key and proxy hop on every request.
+ */
+export function bucketsOfIncoming(
+  request: Pick<IncomingMessage, "headers" | "socket">,
+  config: RateLimitConfig,
+): readonly BucketRef[] {
+  const header = request.headers[API_KEY_HEADER];
+  const key = typeof header === "string" ? header : undefined;
+  const given = request.headers["x-forwarded-for"];
+  const forwarded = Array.isArray(given) ? given.join(",") : given;
+  const known = knownBuckets.get(request.socket);
+  if (known !== undefined && known.key === key && known.forwarded === forwarded && known.config === config) return known.buckets;
+  const buckets = withLimits(bucketNames(key, forwarded, request.socket.remoteAddress, config.trustProxy), config);
+  if ((key?.length ?? 0) + (forwarded?.length ?? 0) <= REMEMBERED_HEADER_CHARS) {
+    knownBuckets.set(request.socket, { key, forwarded, config, buckets });
+  }
+  return buckets;
 }
 
 /** Who a request is, in one name: its API key's hash, else its address, else `local`. */

@@ -8,6 +8,10 @@
  * hit`, `x-request-id`, `ratelimit-*`, `vary`); the hit is counted in /metrics and logged with
  * the same line.
  *
+ * A connection remembers its last body (up to REMEMBERED_BODY_BYTES) with its key: a client that
+ * polls sends the same bytes with the same key and Accept header again, and is then answered without
+ * the body being decoded or hashed. Any difference in the three works the key out afresh.
+ *
  * What it does not answer goes on to Yoga with the key worked out here, so that the body is
  * hashed once: a miss, a request from a browser (`Origin`: its CORS headers are Yoga's), a
  * caller that cannot pay (Yoga refuses it with the 429 every refusal gets, from the decision
@@ -15,6 +19,7 @@
  * refused (Yoga answers the refusal), a graphql-sse stream's request, any path but the endpoint's.
  */
 import type { IncomingMessage, ServerResponse } from "node:http";
+import type { Socket } from "node:net";
 import { TOKEN_HEADER_KEY } from "graphql-sse";
 import { negotiateEncoding } from "../plugins/compression.ts";
 import { logRequest, requestIdFrom } from "../plugins/request-log.ts";
@@ -49,6 +54,28 @@ export interface CacheHitLaneOptions {
  */
 export type CacheHitOutcome = true | string;
 
+/** A request body as read, and its text once something has decoded it. */
+export interface ReadBody {
+  bytes: Buffer;
+  text?: string;
+}
+
+export function textOf(body: ReadBody): string {
+  return (body.text ??= body.bytes.toString("utf8"));
+}
+
+/** The largest body a connection remembers with its key; with its headers, what it holds at most. */
+const REMEMBERED_BODY_BYTES = 4 * 1024;
+const REMEMBERED_HEADER_CHARS = 512;
+
+/** A connection's last body, as its own copy, and the key worked out for it with these headers. */
+interface KeyedBody {
+  apiKey: string | undefined;
+  accept: string | undefined;
+  bytes: Buffer;
+  key: string;
+}
+
 function headerOf(request: IncomingMessage, name: string): string | undefined {
   const value = request.headers[name];
   return Array.isArray(value) ? value.join(", ") : value;
@@ -56,6 +83,22 @@ function headerOf(request: IncomingMessage, name: string): string | undefined {
 
 export function cacheHitLane(options: CacheHitLaneOptions) {
   const { store, logger } = options;
+  const lastKeyed = new WeakMap<Socket, KeyedBody>();
+
+  function keyFor(request: IncomingMessage, apiKey: string | undefined, read: ReadBody): string {
+    const accept = headerOf(request, "accept");
+    const body = read.bytes;
+    const last = lastKeyed.get(request.socket);
+    if (last !== undefined && last.apiKey === apiKey && last.accept === accept && last.bytes.equals(body)) return last.key;
+    const key = store.keyOf(apiKey?.trim(), accept, textOf(read));
+    if (body.byteLength <= REMEMBERED_BODY_BYTES && (apiKey?.length ?? 0) + (accept?.length ?? 0) <= REMEMBERED_HEADER_CHARS) {
+      // A copy: the body read may be a slice of a larger buffer, which it would keep alive.
+      const bytes = Buffer.allocUnsafeSlow(body.byteLength);
+      body.copy(bytes);
+      lastKeyed.set(request.socket, { apiKey, accept, bytes, key });
+    }
+    return key;
+  }
 
   const encodingFor = (request: IncomingMessage) =>
     options.compressionEnabled ? negotiateEncoding(headerOf(request, "accept-encoding")) : undefined;
@@ -135,11 +178,12 @@ export function cacheHitLane(options: CacheHitLaneOptions) {
   return function answerFromCache(
     request: IncomingMessage,
     response: ServerResponse,
-    body: string,
+    body: ReadBody,
     startedAt: number,
   ): CacheHitOutcome | Promise<CacheHitOutcome> {
-    const apiKey = headerOf(request, options.sessionHeader)?.trim();
-    const key = store.keyOf(apiKey, headerOf(request, "accept"), body);
+    const sent = headerOf(request, options.sessionHeader);
+    const key = keyFor(request, sent, body);
+    const apiKey = sent?.trim();
     if (request.url !== options.graphqlEndpoint || request.headers.origin !== undefined) return key;
     if (request.headers[TOKEN_HEADER_KEY] !== undefined) return key;
     const entry = store.get(key);

@@ -2,7 +2,7 @@ import type { IncomingMessage, ServerResponse } from "node:http";
 import { valueNestsDeeperThan } from "../limits/document-shape.ts";
 import { refusalBody } from "../plugins/refusals.ts";
 import type { KeyedRequest } from "../plugins/response-cache.ts";
-import type { CacheHitOutcome } from "./cache-hit-lane.ts";
+import { textOf, type CacheHitOutcome, type ReadBody } from "./cache-hit-lane.ts";
 import type { Logger } from "../telemetry/logger.ts";
 
 export interface JsonBodyListenerOptions {
@@ -20,7 +20,7 @@ export interface JsonBodyListenerOptions {
     | ((
         request: IncomingMessage,
         response: ServerResponse,
-        body: string,
+        body: ReadBody,
         startedAt: number,
       ) => CacheHitOutcome | Promise<CacheHitOutcome>)
     | undefined;
@@ -83,14 +83,14 @@ export function jsonBodyListener(yoga: NodeHandler, options: JsonBodyListenerOpt
     request.on("data", (chunk: Buffer) => chunks.push(chunk));
     request.once("end", () => {
       try {
-        const text = chunks.length === 1 ? chunks[0]!.toString("utf8") : Buffer.concat(chunks).toString("utf8");
-        if (!answerFromCache) return toYoga(request, response, text);
+        const body: ReadBody = { bytes: chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks) };
+        if (!answerFromCache) return toYoga(request, response, textOf(body));
         const onOutcome = (outcome: CacheHitOutcome) => {
           if (outcome === true) return;
           request.responseCacheKey = outcome;
-          toYoga(request, response, text);
+          toYoga(request, response, textOf(body));
         };
-        const outcome = answerFromCache(request, response, text, startedAt);
+        const outcome = answerFromCache(request, response, body, startedAt);
         if (outcome instanceof Promise) outcome.then(onOutcome).catch((error: unknown) => failed(error, response));
         else onOutcome(outcome);
       } catch (error) {

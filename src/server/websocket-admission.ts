@@ -34,7 +34,7 @@ export interface SocketCaller {
   /** The socket's remote address as it was at the upgrade (a closed socket forgets it). */
   remoteAddress: string | undefined;
   /** The buckets the socket's frames are checked against before they are read, until connection_init names a key. */
-  buckets: BucketRef[];
+  buckets: readonly BucketRef[];
   /** What its budget held once opening the socket was paid: how many operations it may send before the first is charged; undefined without a budget. */
   remaining: number | undefined;
   release(): void;

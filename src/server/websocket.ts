@@ -58,7 +58,7 @@ interface SocketState {
   upgrade: IncomingMessage;
   /** The key of the connection params, else of the upgrade's header. */
   apiKey: string | undefined;
-  buckets: BucketRef[];
+  buckets: readonly BucketRef[];
   initReceived: boolean;
   refusedInARow: number;
   /** `subscribe` frames handed to graphql-ws whose operation has not been charged yet. */

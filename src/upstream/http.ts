@@ -5,7 +5,7 @@
  * idempotent GETs retried within a budget, and a circuit breaker that fails fast while the
  * service fails; both the budget and the breaker are per route (./route-breakers.ts).
  */
-import { createHash } from "node:crypto";
+import { hash } from "node:crypto";
 import { setTimeout as sleep } from "node:timers/promises";
 import CircuitBreaker from "opossum";
 import { Pool, errors as undiciErrors } from "undici";
@@ -29,7 +29,7 @@ export const API_KEY_HEADER = "x-glacier-api-key";
 
 /** What names a caller's API key wherever the gateway keeps or shares it (buckets, pollers): never the key. */
 export function apiKeyHash(apiKey: string): string {
-  return createHash("sha256").update(apiKey).digest("base64url");
+  return hash("sha256", apiKey, "base64url");
 }
 
 /** A query parameter's value; a list goes as the parameter repeated (OpenAPI's default `form` style, exploded). */

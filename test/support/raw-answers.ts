@@ -1,5 +1,5 @@
 /** HTTP answers as a client reads them off the wire: status, headers and the bytes as sent (still compressed), and log lines as a test reads them. */
-import { request as httpRequest, type IncomingHttpHeaders } from "node:http";
+import { request as httpRequest, type Agent, type IncomingHttpHeaders } from "node:http";
 import { Writable } from "node:stream";
 import { brotliDecompressSync, gunzipSync } from "node:zlib";
 
@@ -8,15 +8,18 @@ export interface RawAnswer {
   headers: IncomingHttpHeaders;
   /** The bytes as sent, still compressed. */
   bytes: Buffer;
+  /** The client's port: answers with the same one came over the same connection. */
+  localPort?: number | undefined;
 }
 
-/** One request to a server on loopback `port`, with `content-length` set for a body. */
+/** One request to a server on loopback `port`, with `content-length` set for a body; over `agent`'s connections when given. */
 export function send(
   port: number,
   method: "GET" | "POST",
   path: string,
   headers: Record<string, string>,
   body?: string,
+  agent?: Agent,
 ): Promise<RawAnswer> {
   return new Promise((resolve, reject) => {
     const outgoing = httpRequest(
@@ -26,12 +29,19 @@ export function send(
         method,
         path,
         headers: body === undefined ? headers : { ...headers, "content-length": String(Buffer.byteLength(body)) },
+        ...(agent ? { agent } : {}),
       },
       (incoming) => {
+        const localPort = incoming.socket.localPort;
         const chunks: Buffer[] = [];
         incoming.on("data", (chunk: Buffer) => chunks.push(chunk));
         incoming.once("end", () =>
-          resolve({ status: incoming.statusCode ?? 0, headers: incoming.headers, bytes: Buffer.concat(chunks) }),
+          resolve({
+            status: incoming.statusCode ?? 0,
+            headers: incoming.headers,
+            bytes: Buffer.concat(chunks),
+            localPort,
+          }),
         );
         incoming.once("error", reject);
       },
