@@ -290,7 +290,7 @@ function socketBudget(limiter: RateLimiter, config: GatewayConfig): SocketBudget
         },
         config.rateLimit,
       ),
-    secondsUntilServed: (buckets) => limiter.secondsUntilServed(buckets.map(({ name }) => name)),
+    secondsUntilServed: (buckets) => limiter.secondsUntilServed(buckets),
     take: (buckets, cost, force) => limiter.take(buckets, cost, force),
   };
 }

@@ -100,10 +100,12 @@ export class RateLimiter {
   }
 
   /** Whole seconds until every one of these buckets can pay 1 again, as last seen; 0 when they can now. */
-  secondsUntilServed(names: readonly string[]): number {
+  secondsUntilServed(buckets: readonly BucketRef[]): number {
+    // Asked of every request before it is read: while no bucket is known to be empty, at once.
+    if (this.exhausted.size === 0) return 0;
     const now = Date.now();
     let waitMs = 0;
-    for (const name of names) {
+    for (const { name } of buckets) {
       const until = this.exhausted.get(name);
       if (until === undefined) continue;
       if (until <= now) this.exhausted.delete(name);

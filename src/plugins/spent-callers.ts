@@ -63,8 +63,8 @@ export function refuseSpentCallers(
   let unlogged = 0;
   let loggedAt = 0;
   return (request: IncomingMessage, response: ServerResponse): boolean => {
-    const names = bucketsOfIncoming(request, config).map(({ name }) => name);
-    const seconds = limiter.secondsUntilServed(names);
+    const buckets = bucketsOfIncoming(request, config);
+    const seconds = limiter.secondsUntilServed(buckets);
     if (seconds === 0) return false;
     metrics.refusal("rate_limited");
     unlogged += 1;
@@ -79,7 +79,7 @@ export function refuseSpentCallers(
     }
     holds.hold(request.socket, seconds * 1_000, () => {
       // What is left to wait once held; still refused, as its request was not read.
-      const left = Math.max(1, limiter.secondsUntilServed(names));
+      const left = Math.max(1, limiter.secondsUntilServed(buckets));
       const body = JSON.stringify({
         errors: [
           {
