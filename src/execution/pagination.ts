@@ -52,13 +52,17 @@ export interface PageTokenConnectionOptions<T, Meta = undefined> {
   emptyMeta?: () => Meta;
 }
 
-/** What a cursor says: resume after item `index` of the page (`pageToken`, `pageSize`). */
-interface Cursor {
+/** Where an edge is: after item `index` of the page (`pageToken`, `pageSize`). */
+interface Position {
   pageToken: string | undefined;
   pageSize: number;
   /** -1: start at the beginning of the page. */
   index: number;
   nodeKey: string | undefined;
+}
+
+/** What a cursor says: a position in the list whose filters hash to `filterHash`. */
+interface Cursor extends Position {
   filterHash: string;
 }
 
@@ -88,6 +92,20 @@ function filterHash(filters: Record<string, unknown>): string {
     filterHashes.set(stable, hash);
   }
   return hash;
+}
+
+/**
+ * The list a connection reads, known by its filters: their hash is worked out when a cursor is
+ * given or one of its edges' cursors is asked for, not for lists no client pages through.
+ */
+class ListFilters {
+  private hash: string | undefined;
+
+  constructor(private readonly filters: Record<string, unknown>) {}
+
+  get filterHash(): string {
+    return (this.hash ??= filterHash(this.filters));
+  }
 }
 
 function encodeCursor(cursor: Cursor): string {
@@ -155,11 +173,11 @@ export function validateConnectionArgs(args: ConnectionArgs, bounds: PageBounds,
       max: bounds.max,
     });
   }
-  const hash = filterHash(filters);
+  const list = new ListFilters(filters);
   let cursor: Cursor | undefined;
   if (args.after !== null && args.after !== undefined) {
     cursor = decodeCursor(args.after);
-    if (cursor.filterHash !== hash) {
+    if (cursor.filterHash !== list.filterHash) {
       throw badUserInput(
         "after",
         "after belongs to another list: a cursor can only be used with the arguments of the query that returned it",
@@ -169,7 +187,7 @@ export function validateConnectionArgs(args: ConnectionArgs, bounds: PageBounds,
       throw badUserInput("after", "after is not a cursor of this gateway; pass an edge's cursor or pageInfo.endCursor unchanged");
     }
   }
-  return { first, cursor, hash };
+  return { first, cursor, list };
 }
 
 /**
@@ -193,12 +211,17 @@ class PageEdge<T> {
 
   constructor(
     readonly node: T,
-    private readonly position: Cursor,
+    private readonly position: Position,
     private readonly nodeKey: ((node: T) => string) | undefined,
+    private readonly list: ListFilters,
   ) {}
 
   get cursor(): string {
-    this.encoded ??= encodeCursor(this.nodeKey ? { ...this.position, nodeKey: this.nodeKey(this.node) } : this.position);
+    if (this.encoded === undefined) {
+      const { filterHash } = this.list;
+      const nodeKey = this.nodeKey ? this.nodeKey(this.node) : this.position.nodeKey;
+      this.encoded = encodeCursor({ ...this.position, nodeKey, filterHash });
+    }
     return this.encoded;
   }
 }
@@ -231,7 +254,7 @@ export async function toPageTokenConnection<T, Meta = undefined>(
   args: ConnectionArgs,
   options: PageTokenConnectionOptions<T, Meta>,
 ): Promise<PageTokenConnection<T, Meta>> {
-  const { first, cursor, hash } = validateConnectionArgs(args, options.bounds, options.filters);
+  const { first, cursor, list } = validateConnectionArgs(args, options.bounds, options.filters);
   if (first === 0) return { edges: [], meta: options.emptyMeta?.(), pageInfo: new PageInfo([], false) };
   const edges: PageTokenConnection<T, Meta>["edges"] = [];
   let more = false;
@@ -243,11 +266,11 @@ export async function toPageTokenConnection<T, Meta = undefined>(
     for (; index < page.items.length && edges.length < first; index += 1) {
       const node = page.items[index] as T;
       const lastOfPage = index === page.items.length - 1;
-      const edgeCursor: Cursor =
+      const position: Position =
         lastOfPage && page.nextPageToken
-          ? { pageToken: page.nextPageToken, pageSize, index: -1, nodeKey: undefined, filterHash: hash }
-          : { pageToken, pageSize, index, nodeKey: undefined, filterHash: hash };
-      edges.push(new PageEdge(node, edgeCursor, lastOfPage && page.nextPageToken ? undefined : options.nodeKey));
+          ? { pageToken: page.nextPageToken, pageSize, index: -1, nodeKey: undefined }
+          : { pageToken, pageSize, index, nodeKey: undefined };
+      edges.push(new PageEdge(node, position, lastOfPage && page.nextPageToken ? undefined : options.nodeKey, list));
     }
     more = index < page.items.length || Boolean(page.nextPageToken);
     return page.nextPageToken;
