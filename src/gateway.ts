@@ -30,7 +30,7 @@ import { useGraphiQLPage } from "./plugins/graphiql-page.ts";
 import { persistedOperationNames } from "./plugins/persisted-documents.ts";
 import { useRateLimit } from "./plugins/rate-limit.ts";
 import { refuseSpentCallers, scrapeCharge, unusableBodyCharge } from "./plugins/spent-callers.ts";
-import { bucketsOfIncoming } from "./limits/caller-buckets.ts";
+import { bucketsOfCaller, bucketsOfIncoming, callerHeaders } from "./limits/caller-buckets.ts";
 import { RateLimiter, type RateLimitDecision } from "./limits/rate-limiter.ts";
 import { RefusalHolds } from "./limits/refusal-holds.ts";
 import { socketStreams, type SocketStreams } from "./plugins/socket-streams.ts";
@@ -282,14 +282,11 @@ export function createGateway(config: GatewayConfig, urls: UpstreamUrls, logger:
 /** What the WebSocket transport checks and charges before a socket's frames reach Yoga. */
 function socketBudget(limiter: RateLimiter, config: GatewayConfig): SocketBudget {
   return {
-    bucketsOf: (upgrade, apiKey, remoteAddress) =>
-      bucketsOfIncoming(
-        {
-          headers: apiKey === undefined ? upgrade.headers : { ...upgrade.headers, [API_KEY_HEADER]: apiKey },
-          socket: { remoteAddress } as IncomingMessage["socket"],
-        },
-        config.rateLimit,
-      ),
+    // A socket's own: not remembered per connection, as a request's are (bucketsOfIncoming).
+    bucketsOf: (upgrade, apiKey, remoteAddress) => {
+      const { key, forwarded } = callerHeaders(upgrade.headers);
+      return bucketsOfCaller(apiKey ?? key, forwarded, remoteAddress, config.rateLimit);
+    },
     secondsUntilServed: (buckets) => limiter.secondsUntilServed(buckets),
     take: (buckets, cost, force) => limiter.take(buckets, cost, force),
   };

@@ -3,7 +3,7 @@
  * address (the socket's, or behind a trusted proxy the last `X-Forwarded-For` hop; an IPv6 one by
  * its /64), so that inventing keys or addresses buys no budget.
  */
-import type { IncomingMessage } from "node:http";
+import type { IncomingHttpHeaders, IncomingMessage } from "node:http";
 import { isIP } from "node:net";
 import type { RateLimitConfig } from "../config.ts";
 import { API_KEY_HEADER, apiKeyHash } from "../upstream/http.ts";
@@ -74,17 +74,34 @@ export function bucketsOfIncoming(
   request: Pick<IncomingMessage, "headers" | "socket">,
   config: RateLimitConfig,
 ): readonly BucketRef[] {
-  const header = request.headers[API_KEY_HEADER];
-  const key = typeof header === "string" ? header : undefined;
-  const given = request.headers["x-forwarded-for"];
-  const forwarded = Array.isArray(given) ? given.join(",") : given;
+  const { key, forwarded } = callerHeaders(request.headers);
   const known = knownBuckets.get(request.socket);
   if (known !== undefined && known.key === key && known.forwarded === forwarded && known.config === config) return known.buckets;
-  const buckets = withLimits(bucketNames(key, forwarded, request.socket.remoteAddress, config.trustProxy), config);
+  const buckets = bucketsOfCaller(key, forwarded, request.socket.remoteAddress, config);
   if ((key?.length ?? 0) + (forwarded?.length ?? 0) <= REMEMBERED_HEADER_CHARS) {
     knownBuckets.set(request.socket, { key, forwarded, config, buckets });
   }
   return buckets;
+}
+
+/** What names a caller in a request's headers: its API key and its `X-Forwarded-For`. */
+export function callerHeaders(headers: IncomingHttpHeaders): { key: string | undefined; forwarded: string | undefined } {
+  const key = headers[API_KEY_HEADER];
+  const forwarded = headers["x-forwarded-for"];
+  return {
+    key: typeof key === "string" ? key : undefined,
+    forwarded: Array.isArray(forwarded) ? forwarded.join(",") : forwarded,
+  };
+}
+
+/** The buckets of a caller known by its key, its `X-Forwarded-For` and its socket's address. */
+export function bucketsOfCaller(
+  key: string | undefined,
+  forwarded: string | undefined,
+  socketAddress: string | undefined,
+  config: RateLimitConfig,
+): BucketRef[] {
+  return withLimits(bucketNames(key, forwarded, socketAddress, config.trustProxy), config);
 }
 
 /** Who a request is, in one name: its API key's hash, else its address, else `local`. */
