@@ -7,7 +7,8 @@
  * over the rounds, with their spread. Writes bench/results/compare.{json,md}.
  *
  * Knobs: BENCH_SECONDS (per load, default 5), BENCH_CONNECTIONS (default 32), BENCH_OPERATIONS
- * (comma-separated names), BENCH_ROUNDS; `KEY=value` arguments are given to both gateways,
+ * (comma-separated names), BENCH_CACHES (`cached`, `uncached` or both, the default), BENCH_ROUNDS;
+ * `KEY=value` arguments are given to both gateways,
  * `ref:KEY=value` and `tree:KEY=value` to one of them (`npm run bench:compare -- HEAD
  * ref:LOG_LEVEL=warn tree:LOG_LEVEL=info` measures what the request log costs).
  * Each round also loads a bare `node:http` server (bench/bare-server.ts) answering each cached
@@ -42,7 +43,9 @@ const settingsOf = (prefix: string): Record<string, string> =>
   );
 const gatewayEnv = settingsOf("");
 const sideEnv = { ref: settingsOf("ref:"), tree: settingsOf("tree:") };
-const CACHES = { cached: {}, uncached: { RESPONSE_CACHE_TTL_MS: "0" } } as const;
+const CACHES = Object.entries<Record<string, string>>({ cached: {}, uncached: { RESPONSE_CACHE_TTL_MS: "0" } }).filter(
+  ([cache]) => !process.env.BENCH_CACHES || process.env.BENCH_CACHES.split(",").includes(cache),
+);
 
 function log(message: string): void {
   process.stderr.write(`[bench:compare] ${message}\n`);
@@ -114,7 +117,7 @@ async function main(): Promise<void> {
     const operations: Operation[] = await Promise.all(
       selected.map(async (operation) => ({ ...operation, ...(await operation.prepare(upstream)) })),
     );
-    for (const [cache, cacheEnv] of Object.entries(CACHES)) {
+    for (const [cache, cacheEnv] of CACHES) {
       const env = { ...cacheEnv, ...gatewayEnv };
       const ref = await startGateway(simulator, { ...env, ...sideEnv.ref, BENCH_GATEWAY_ENTRY: built.entry });
       const tree = await startGateway(simulator, { ...env, ...sideEnv.tree });

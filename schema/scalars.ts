@@ -45,11 +45,48 @@ function hexScalar(name: "Hash" | "EvmAddress", bytes: number, description: stri
 hexScalar("Hash", 32, "A 32-byte hash written as 0x and 64 hex digits: a block or transaction hash. Checked on input.");
 hexScalar("EvmAddress", 20, "An EVM account or contract address written as 0x and 40 hex digits. Checked on input.");
 
+const MS_PER_DAY = 86_400_000;
+const TWO_DIGITS = Array.from({ length: 100 }, (_, n) => String(n).padStart(2, "0"));
+const THREE_DIGITS = Array.from({ length: 1000 }, (_, n) => String(n).padStart(3, "0"));
+/** 0000-01-01T00:00:00.000Z and 9999-12-31T23:59:59.999Z: the years written with four digits. */
+const FOUR_DIGIT_YEARS = { from: -62_167_219_200_000, to: 253_402_300_799_999 };
+
+/**
+ * What `Date#toISOString` writes for `ms`, in a third of its time: a page of points or
+ * transactions serializes one per record. Days are turned into a civil date as in Howard
+ * Hinnant's `civil_from_days`; years beyond four digits are left to `toISOString`.
+ */
+export function isoDateTime(ms: number): string {
+  if (!(ms >= FOUR_DIGIT_YEARS.from && ms <= FOUR_DIGIT_YEARS.to) || !Number.isInteger(ms)) return new Date(ms).toISOString();
+  const days = Math.floor(ms / MS_PER_DAY);
+  const time = ms - days * MS_PER_DAY;
+  const shifted = days + 719_468;
+  const era = Math.floor(shifted / 146_097);
+  const dayOfEra = shifted - era * 146_097;
+  const yearOfEra = Math.floor(
+    (dayOfEra - Math.floor(dayOfEra / 1460) + Math.floor(dayOfEra / 36_524) - Math.floor(dayOfEra / 146_096)) / 365,
+  );
+  const dayOfYear = dayOfEra - (365 * yearOfEra + Math.floor(yearOfEra / 4) - Math.floor(yearOfEra / 100));
+  const monthFromMarch = Math.floor((5 * dayOfYear + 2) / 153);
+  const day = dayOfYear - Math.floor((153 * monthFromMarch + 2) / 5) + 1;
+  const month = monthFromMarch < 10 ? monthFromMarch + 3 : monthFromMarch - 9;
+  const year = yearOfEra + era * 400 + (month <= 2 ? 1 : 0);
+  const hours = Math.floor(time / 3_600_000);
+  const minutes = Math.floor((time % 3_600_000) / 60_000);
+  const seconds = Math.floor((time % 60_000) / 1000);
+  const digits = (n: number) => TWO_DIGITS[n]!;
+  return `${digits(Math.floor(year / 100))}${digits(year % 100)}-${digits(month)}-${digits(day)}T${digits(hours)}:${digits(minutes)}:${digits(seconds)}.${THREE_DIGITS[time % 1000]!}Z`;
+}
+
 builder.addScalarType("DateTime", DateTimeResolver, {
   description: "A date and time in UTC, as an RFC 3339 string (for example 2026-11-01T00:00:00.000Z).",
   // graphql-scalars checks the value and answers a Date, which the response's JSON.stringify
   // would turn into this same string through Date#toJSON, seven times slower per page of points.
-  serialize: (value) => (DateTimeResolver.serialize(value) as Date).toISOString(),
+  // A valid Date, what the resolvers give, is written out at once.
+  serialize: (value) => {
+    const date = value instanceof Date && !Number.isNaN(value.getTime()) ? value : (DateTimeResolver.serialize(value) as Date);
+    return isoDateTime(date.getTime());
+  },
 });
 builder.addScalarType("SafeInt", SafeIntResolver, {
   description:

@@ -58,6 +58,26 @@ describe("connection arguments are checked before any upstream call", () => {
   });
 });
 
+describe("a cursor's written form", () => {
+  // Cursors handed out before stay valid: each is the base64url of this JSON array, byte for byte.
+  it("is [version, pageToken, pageSize, index, nodeKey, filterHash], the last edge of a page carrying the next page's token", async () => {
+    const result = await execute(harness, LatestBlocksWithChainAndParentDocument, { first: 3 });
+    const edges = result.body.data!.latestBlocks!.edges;
+    const decoded = edges.map((edge) => JSON.parse(Buffer.from(edge.cursor, "base64url").toString("utf8")) as unknown[]);
+    const filterHash = decoded[0]![5];
+    expect(filterHash).toMatch(/^[\w-]{12}$/);
+    expect(decoded.slice(0, 2)).toEqual([
+      [1, null, 3, 0, `${edges[0]!.node.chainId}:${edges[0]!.node.blockHash}`, filterHash],
+      [1, null, 3, 1, `${edges[1]!.node.chainId}:${edges[1]!.node.blockHash}`, filterHash],
+    ]);
+    expect(decoded[2]).toEqual([1, expect.any(String), 3, -1, null, filterHash]);
+    for (const [index, edge] of edges.entries()) {
+      expect(edge.cursor).toBe(Buffer.from(JSON.stringify(decoded[index])).toString("base64url"));
+    }
+    expect(result.body.data!.latestBlocks!.pageInfo.endCursor).toBe(edges[2]!.cursor);
+  });
+});
+
 describe("first: 0", () => {
   const PAGE = "{ edges { cursor node { __typename } } pageInfo { hasNextPage hasPreviousPage startCursor endCursor } }";
   const ADDRESS = "0x1111111111111111111111111111111111111111";
