@@ -80,6 +80,10 @@ interface Figure {
   /** Per round: tree / ref. */
   rps: number[];
   p99: number[];
+  /** Per round: the gateway process's CPU time per response, tree / ref. */
+  cpu: number[];
+  /** Per round, each side's CPU microseconds per response. */
+  cpuPerRequest: { ref: number[]; tree: number[] };
   ref: LoadResult[];
   tree: LoadResult[];
   /** Cached operations, per round: tree / a bare node:http server answering the same bytes. */
@@ -124,7 +128,16 @@ async function main(): Promise<void> {
       running.push(ref, tree);
       for (const operation of operations) {
         const body = gatewayBody(operation);
-        const figure: Figure = { rps: [], p99: [], ref: [], tree: [], ofBare: [], bare: [] };
+        const figure: Figure = {
+          rps: [],
+          p99: [],
+          cpu: [],
+          cpuPerRequest: { ref: [], tree: [] },
+          ref: [],
+          tree: [],
+          ofBare: [],
+          bare: [],
+        };
         for (const target of [ref, tree]) await warmUp(target, body);
         let bare: Running | undefined;
         if (cache === "cached") {
@@ -136,9 +149,17 @@ async function main(): Promise<void> {
         for (let roundIndex = 0; roundIndex < ROUNDS; roundIndex += 1) {
           const order = roundIndex % 2 === 0 ? ([ref, tree] as const) : ([tree, ref] as const);
           const results = new Map<Running, LoadResult>();
-          for (const target of order)
-            results.set(target, await load({ url: target.url, body, connections: CONNECTIONS, seconds: SECONDS }));
+          const cpuPerRequest = new Map<Running, number>();
+          for (const target of order) {
+            const cpuBefore = target.cpuMicros();
+            const result = await load({ url: target.url, body, connections: CONNECTIONS, seconds: SECONDS });
+            results.set(target, result);
+            cpuPerRequest.set(target, (target.cpuMicros() - cpuBefore) / Math.max(1, result.requests));
+          }
           const [a, b] = [results.get(ref)!, results.get(tree)!];
+          figure.cpuPerRequest.ref.push(cpuPerRequest.get(ref)!);
+          figure.cpuPerRequest.tree.push(cpuPerRequest.get(tree)!);
+          figure.cpu.push(cpuPerRequest.get(tree)! / cpuPerRequest.get(ref)!);
           if (a.errors > 0 || b.errors > 0) log(`${operation.name} (${cache}): errors ref ${a.errors}, tree ${b.errors}`);
           figure.ref.push(a);
           figure.tree.push(b);
@@ -155,7 +176,9 @@ async function main(): Promise<void> {
           running.splice(running.indexOf(bare), 1);
         }
         figures[`${operation.name} (${cache})`] = figure;
-        log(`${operation.name} (${cache}): rps × ${round(median(figure.rps), 3)}, p99 × ${round(median(figure.p99), 3)}`);
+        log(
+          `${operation.name} (${cache}): rps × ${round(median(figure.rps), 3)}, p99 × ${round(median(figure.p99), 3)}, CPU per response × ${round(median(figure.cpu), 3)}`,
+        );
       }
       await Promise.all(running.splice(0).map((process) => process.stop()));
     }
@@ -181,6 +204,11 @@ async function main(): Promise<void> {
         {
           rpsRatio: spread(figure.rps),
           p99Ratio: spread(figure.p99),
+          cpuPerRequestRatio: spread(figure.cpu),
+          cpuMicrosPerRequest: {
+            ref: round(median(figure.cpuPerRequest.ref), 1),
+            tree: round(median(figure.cpuPerRequest.tree), 1),
+          },
           ref: { rps: round(median(figure.ref.map((r) => r.rps)), 0), p99: median(figure.ref.map((r) => r.p99)) },
           tree: { rps: round(median(figure.tree.map((r) => r.rps)), 0), p99: median(figure.tree.map((r) => r.p99)) },
           ...(figure.bare.length > 0
@@ -195,7 +223,7 @@ async function main(): Promise<void> {
     const ofBare = figure.treeOfBare
       ? `${figure.bare!.rps} | ${figure.treeOfBare.median} (${figure.treeOfBare.min}–${figure.treeOfBare.max})`
       : "– | –";
-    return `| ${name} | ${figure.ref.rps} | ${figure.tree.rps} | ${figure.rpsRatio.median} (${figure.rpsRatio.min}–${figure.rpsRatio.max}) | ${figure.ref.p99} | ${figure.tree.p99} | ${figure.p99Ratio.median} (${figure.p99Ratio.min}–${figure.p99Ratio.max}) | ${ofBare} |`;
+    return `| ${name} | ${figure.ref.rps} | ${figure.tree.rps} | ${figure.rpsRatio.median} (${figure.rpsRatio.min}–${figure.rpsRatio.max}) | ${figure.ref.p99} | ${figure.tree.p99} | ${figure.p99Ratio.median} (${figure.p99Ratio.min}–${figure.p99Ratio.max}) | ${figure.cpuMicrosPerRequest.ref} | ${figure.cpuMicrosPerRequest.tree} | ${figure.cpuPerRequestRatio.median} (${figure.cpuPerRequestRatio.min}–${figure.cpuPerRequestRatio.max}) | ${ofBare} |`;
   });
   const markdown = [
     "# The working tree against a commit, in one run",
@@ -206,8 +234,10 @@ async function main(): Promise<void> {
     "",
     "For cached operations each round also loads a bare `node:http` server (bench/bare-server.ts) answering the tree's exact bytes for the operation, after the two gateways: the physical limit of a response-cache hit on this machine. `tree / bare` is the tree's req/s over it, per round.",
     "",
-    "| operation (response cache) | ref req/s | tree req/s | req/s ratio | ref p99 ms | tree p99 ms | p99 ratio | bare node req/s | tree / bare |",
-    "|---|---|---|---|---|---|---|---|---|",
+    "The gateway's CPU time per response (user and system, from /proc, over each load) is the steadier figure on a shared machine: req/s moves with whatever else runs, while the work a response costs does not. A ratio below 1 is less CPU per response.",
+    "",
+    "| operation (response cache) | ref req/s | tree req/s | req/s ratio | ref p99 ms | tree p99 ms | p99 ratio | ref CPU µs/response | tree CPU µs/response | CPU ratio | bare node req/s | tree / bare |",
+    "|---|---|---|---|---|---|---|---|---|---|---|---|",
     ...rows,
     "",
   ].join("\n");

@@ -28,6 +28,8 @@ export interface LoadResult {
   p50: number;
   p99: number;
   rps: number;
+  /** Responses received. */
+  requests: number;
   errors: number;
 }
 
@@ -44,6 +46,7 @@ export async function load({ url, body, connections, seconds }: Load): Promise<L
     p50: result.latency.p50,
     p99: result.latency.p99,
     rps: result.requests.average,
+    requests: result.requests.total,
     errors: result.errors + result.timeouts + result.non2xx,
   };
 }

@@ -1,5 +1,5 @@
 /** The benchmark's processes: the simulator, the gateway and the baseline, each a child on loopback. */
-import { spawn, type ChildProcess } from "node:child_process";
+import { execFileSync, spawn, type ChildProcess } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { createInterface } from "node:readline";
 import { fileURLToPath, pathToFileURL } from "node:url";
@@ -13,6 +13,8 @@ export interface Running {
   pid: number;
   /** Resident memory of the process now, from /proc. */
   rssBytes(): number;
+  /** The CPU time the process has used so far (user and system), in microseconds, from /proc. */
+  cpuMicros(): number;
   stop(): Promise<void>;
 }
 
@@ -86,6 +88,16 @@ export function productionNodeFlags(entry?: string): string[] {
   const manifestPath = entry ? fileURLToPath(new URL("../../package.json", pathToFileURL(entry))) : root("package.json");
   const manifest = JSON.parse(readFileSync(manifestPath, "utf8")) as { config?: { nodeFlags?: string } };
   return manifest.config?.nodeFlags?.split(/\s+/).filter(Boolean) ?? [];
+}
+
+const CLOCK_TICKS_PER_SECOND = Number(execFileSync("getconf", ["CLK_TCK"], { encoding: "utf8" }).trim()) || 100;
+
+function cpuMicros(pid: number): number {
+  // The command name (field 2) is in brackets and may hold spaces: count fields after it.
+  const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+  const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+  const ticks = Number(fields[11]) + Number(fields[12]);
+  return (ticks * 1_000_000) / CLOCK_TICKS_PER_SECOND;
 }
 
 function rss(pid: number): number {
@@ -169,6 +181,7 @@ export async function startGateway(simulator: RunningSimulator, env: Record<stri
     url: `http://127.0.0.1:${port}/graphql`,
     pid: child.pid!,
     rssBytes: () => rss(child.pid!),
+    cpuMicros: () => cpuMicros(child.pid!),
     stop: stopper(child),
   };
 }
@@ -180,7 +193,14 @@ export async function startBaseline(simulator: RunningSimulator): Promise<Runnin
     { DATA_API_URL: simulator.dataUrl, METRICS_API_URL: simulator.metricsUrl, PORT: "0" },
     (message) => (message.event === "listening" ? String(message.url) : undefined),
   );
-  return { name: "baseline", url, pid: child.pid!, rssBytes: () => rss(child.pid!), stop: stopper(child) };
+  return {
+    name: "baseline",
+    url,
+    pid: child.pid!,
+    rssBytes: () => rss(child.pid!),
+    cpuMicros: () => cpuMicros(child.pid!),
+    stop: stopper(child),
+  };
 }
 
 /** A bare `node:http` server answering every request with `body` (bench/bare-server.ts), with the gateway's V8 flags. */
@@ -191,5 +211,12 @@ export async function startBareServer(body: Buffer, contentType: string): Promis
     { BARE_BODY: body.toString("base64"), BARE_CONTENT_TYPE: contentType },
     (message) => (message.event === "listening" ? String(message.url) : undefined),
   );
-  return { name: "bare", url, pid: child.pid!, rssBytes: () => rss(child.pid!), stop: stopper(child) };
+  return {
+    name: "bare",
+    url,
+    pid: child.pid!,
+    rssBytes: () => rss(child.pid!),
+    cpuMicros: () => cpuMicros(child.pid!),
+    stop: stopper(child),
+  };
 }

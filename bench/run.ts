@@ -121,6 +121,7 @@ async function compare(
     p50: median(runs.map((run) => run.p50)),
     p99: median(runs.map((run) => run.p99)),
     rps: median(runs.map((run) => run.rps)),
+    requests: runs.reduce((sum, run) => sum + run.requests, 0),
     errors: runs.reduce((sum, run) => sum + run.errors, 0),
   });
   return { gateway: summarize(gatewayRuns), baseline: summarize(baselineRuns) };
