@@ -2,9 +2,15 @@
  * `npm run bench:compare -- [ref] [KEY=value ...]`: the working tree against another commit, in
  * one run. `ref` (default `HEAD`, the last commit) is built in a temporary worktree; both builds
  * are started beside each other on one simulator, and each reference operation is loaded on one,
- * then the other, for BENCH_ROUNDS rounds (default 4; the order alternates each round), with the
- * response cache on and off. Every figure is a ratio of the two in the same round: its median
+ * then the other, for BENCH_ROUNDS rounds (default 4; each side goes first in turn), with the
+ * response cache on and off. Each round starts fresh processes: two processes of one build can
+ * differ by a quarter in CPU per response for as long as they run (what their JIT and heap
+ * happened to do), which would otherwise bias every round alike. Every figure is a ratio of the two in the same round: its median
  * over the rounds, with their spread. Writes bench/results/compare.{json,md}.
+ *
+ * A third process, a second one of the tree's build (tree′), is loaded in the same rounds: tree′ / tree
+ * is what the same code measures as on this machine in this run, the noise a ratio must stand out
+ * of (BENCH_CONTROL=0 leaves it out).
  *
  * Knobs: BENCH_SECONDS (per load, default 5), BENCH_CONNECTIONS (default 32), BENCH_OPERATIONS
  * (comma-separated names), BENCH_CACHES (`cached`, `uncached` or both, the default), BENCH_ROUNDS;
@@ -32,6 +38,7 @@ const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 4);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 32);
 const SELECTED = process.env.BENCH_OPERATIONS?.split(",");
+const CONTROL = process.env.BENCH_CONTROL !== "0";
 const root = fileURLToPath(new URL("..", import.meta.url));
 const args = process.argv.slice(2);
 const ref = args.find((arg) => !arg.includes("=")) ?? "HEAD";
@@ -84,6 +91,8 @@ interface Figure {
   cpu: number[];
   /** Per round, each side's CPU microseconds per response. */
   cpuPerRequest: { ref: number[]; tree: number[] };
+  /** Per round: a second process of the tree's build over the tree, req/s and CPU per response. */
+  control: { rps: number[]; cpu: number[] };
   ref: LoadResult[];
   tree: LoadResult[];
   /** Cached operations, per round: tree / a bare node:http server answering the same bytes. */
@@ -101,6 +110,20 @@ async function answerOf(url: string, body: string): Promise<{ bytes: Buffer; con
   return {
     bytes: Buffer.from(await response.arrayBuffer()),
     contentType: response.headers.get("content-type") ?? "application/json",
+  };
+}
+
+function emptyFigure(): Figure {
+  return {
+    rps: [],
+    p99: [],
+    cpu: [],
+    cpuPerRequest: { ref: [], tree: [] },
+    control: { rps: [], cpu: [] },
+    ref: [],
+    tree: [],
+    ofBare: [],
+    bare: [],
   };
 }
 
@@ -123,31 +146,22 @@ async function main(): Promise<void> {
     );
     for (const [cache, cacheEnv] of CACHES) {
       const env = { ...cacheEnv, ...gatewayEnv };
-      const ref = await startGateway(simulator, { ...env, ...sideEnv.ref, BENCH_GATEWAY_ENTRY: built.entry });
-      const tree = await startGateway(simulator, { ...env, ...sideEnv.tree });
-      running.push(ref, tree);
-      for (const operation of operations) {
-        const body = gatewayBody(operation);
-        const figure: Figure = {
-          rps: [],
-          p99: [],
-          cpu: [],
-          cpuPerRequest: { ref: [], tree: [] },
-          ref: [],
-          tree: [],
-          ofBare: [],
-          bare: [],
-        };
-        for (const target of [ref, tree]) await warmUp(target, body);
-        let bare: Running | undefined;
-        if (cache === "cached") {
-          const answer = await answerOf(tree.url, body);
-          bare = await startBareServer(answer.bytes, answer.contentType);
-          running.push(bare);
-          await warmUp(bare, body);
-        }
-        for (let roundIndex = 0; roundIndex < ROUNDS; roundIndex += 1) {
-          const order = roundIndex % 2 === 0 ? ([ref, tree] as const) : ([tree, ref] as const);
+      const figuresOf = new Map(operations.map((operation) => [operation, emptyFigure()]));
+      for (let roundIndex = 0; roundIndex < ROUNDS; roundIndex += 1) {
+        // Fresh processes each round: what one process's JIT or heap happened to do then shows as
+        // spread across the rounds, not as a bias of every round.
+        const ref = await startGateway(simulator, { ...env, ...sideEnv.ref, BENCH_GATEWAY_ENTRY: built.entry });
+        const tree = await startGateway(simulator, { ...env, ...sideEnv.tree });
+        const control = CONTROL ? await startGateway(simulator, { ...env, ...sideEnv.tree }) : undefined;
+        const sides = control ? [ref, tree, control] : [ref, tree];
+        running.push(...sides);
+        // Each side goes first in turn.
+        const turn = roundIndex % sides.length;
+        const order = [...sides.slice(turn), ...sides.slice(0, turn)];
+        for (const operation of operations) {
+          const body = gatewayBody(operation);
+          const figure = figuresOf.get(operation)!;
+          for (const target of sides) await warmUp(target, body);
           const results = new Map<Running, LoadResult>();
           const cpuPerRequest = new Map<Running, number>();
           for (const target of order) {
@@ -157,30 +171,39 @@ async function main(): Promise<void> {
             cpuPerRequest.set(target, (target.cpuMicros() - cpuBefore) / Math.max(1, result.requests));
           }
           const [a, b] = [results.get(ref)!, results.get(tree)!];
-          figure.cpuPerRequest.ref.push(cpuPerRequest.get(ref)!);
-          figure.cpuPerRequest.tree.push(cpuPerRequest.get(tree)!);
-          figure.cpu.push(cpuPerRequest.get(tree)! / cpuPerRequest.get(ref)!);
           if (a.errors > 0 || b.errors > 0) log(`${operation.name} (${cache}): errors ref ${a.errors}, tree ${b.errors}`);
           figure.ref.push(a);
           figure.tree.push(b);
           figure.rps.push(b.rps / a.rps);
           figure.p99.push(b.p99 / Math.max(a.p99, 0.5));
-          if (bare) {
+          figure.cpuPerRequest.ref.push(cpuPerRequest.get(ref)!);
+          figure.cpuPerRequest.tree.push(cpuPerRequest.get(tree)!);
+          figure.cpu.push(cpuPerRequest.get(tree)! / cpuPerRequest.get(ref)!);
+          if (control) {
+            figure.control.rps.push(results.get(control)!.rps / b.rps);
+            figure.control.cpu.push(cpuPerRequest.get(control)! / cpuPerRequest.get(tree)!);
+          }
+          if (cache === "cached") {
+            const answer = await answerOf(tree.url, body);
+            const bare = await startBareServer(answer.bytes, answer.contentType);
+            running.push(bare);
+            await warmUp(bare, body);
             const limit = await load({ url: bare.url, body, connections: CONNECTIONS, seconds: SECONDS });
             figure.bare.push(limit);
             figure.ofBare.push(b.rps / limit.rps);
+            await bare.stop();
+            running.splice(running.indexOf(bare), 1);
           }
         }
-        if (bare) {
-          await bare.stop();
-          running.splice(running.indexOf(bare), 1);
-        }
+        await Promise.all(running.splice(0).map((process) => process.stop()));
+        log(`${cache}: round ${roundIndex + 1} of ${ROUNDS} done`);
+      }
+      for (const [operation, figure] of figuresOf) {
         figures[`${operation.name} (${cache})`] = figure;
         log(
           `${operation.name} (${cache}): rps × ${round(median(figure.rps), 3)}, p99 × ${round(median(figure.p99), 3)}, CPU per response × ${round(median(figure.cpu), 3)}`,
         );
       }
-      await Promise.all(running.splice(0).map((process) => process.stop()));
     }
   } finally {
     await Promise.all(running.map((process) => process.stop()));
@@ -209,6 +232,9 @@ async function main(): Promise<void> {
             ref: round(median(figure.cpuPerRequest.ref), 1),
             tree: round(median(figure.cpuPerRequest.tree), 1),
           },
+          ...(figure.control.rps.length > 0
+            ? { control: { rpsRatio: spread(figure.control.rps), cpuPerRequestRatio: spread(figure.control.cpu) } }
+            : {}),
           ref: { rps: round(median(figure.ref.map((r) => r.rps)), 0), p99: median(figure.ref.map((r) => r.p99)) },
           tree: { rps: round(median(figure.tree.map((r) => r.rps)), 0), p99: median(figure.tree.map((r) => r.p99)) },
           ...(figure.bare.length > 0
@@ -220,24 +246,31 @@ async function main(): Promise<void> {
   };
   await writeFile(new URL("results/compare.json", import.meta.url), `${JSON.stringify(results, null, 2)}\n`);
   const rows = Object.entries(results.figures).map(([name, figure]) => {
+    const noise = figure.control
+      ? `${figure.control.rpsRatio.median} (${figure.control.rpsRatio.min}–${figure.control.rpsRatio.max}), CPU ${figure.control.cpuPerRequestRatio.median} (${figure.control.cpuPerRequestRatio.min}–${figure.control.cpuPerRequestRatio.max})`
+      : "–";
     const ofBare = figure.treeOfBare
       ? `${figure.bare!.rps} | ${figure.treeOfBare.median} (${figure.treeOfBare.min}–${figure.treeOfBare.max})`
       : "– | –";
-    return `| ${name} | ${figure.ref.rps} | ${figure.tree.rps} | ${figure.rpsRatio.median} (${figure.rpsRatio.min}–${figure.rpsRatio.max}) | ${figure.ref.p99} | ${figure.tree.p99} | ${figure.p99Ratio.median} (${figure.p99Ratio.min}–${figure.p99Ratio.max}) | ${figure.cpuMicrosPerRequest.ref} | ${figure.cpuMicrosPerRequest.tree} | ${figure.cpuPerRequestRatio.median} (${figure.cpuPerRequestRatio.min}–${figure.cpuPerRequestRatio.max}) | ${ofBare} |`;
+    return `| ${name} | ${figure.ref.rps} | ${figure.tree.rps} | ${figure.rpsRatio.median} (${figure.rpsRatio.min}–${figure.rpsRatio.max}) | ${figure.ref.p99} | ${figure.tree.p99} | ${figure.p99Ratio.median} (${figure.p99Ratio.min}–${figure.p99Ratio.max}) | ${figure.cpuMicrosPerRequest.ref} | ${figure.cpuMicrosPerRequest.tree} | ${figure.cpuPerRequestRatio.median} (${figure.cpuPerRequestRatio.min}–${figure.cpuPerRequestRatio.max}) | ${noise} | ${ofBare} |`;
   });
   const markdown = [
     "# The working tree against a commit, in one run",
     "",
     `Written by \`npm run bench:compare\` on ${results.date}: the tree at ${head}${dirty ? " with uncommitted changes" : ""} against ${ref} (${built.commit})${built.sameLock ? "" : ", built with the tree's dependencies (its package-lock differs)"}; ${JSON.stringify(results.machine)}; load average ${loadAtStart.map((value) => round(value, 2)).join(", ")} at the start.`,
     "",
-    `Both production builds ran side by side on one simulator; each operation was loaded with ${CONNECTIONS} connections for ${SECONDS} s on one, then the other, ${ROUNDS} rounds in alternating order. Ratios are tree / ref per round: the median, and the lowest and highest round in brackets. Gateway settings beyond the bench's: ${JSON.stringify(gatewayEnv)}${Object.keys(sideEnv.ref).length > 0 ? `; the ref's alone: ${JSON.stringify(sideEnv.ref)}` : ""}${Object.keys(sideEnv.tree).length > 0 ? `; the tree's alone: ${JSON.stringify(sideEnv.tree)}` : ""}.`,
+    `Both production builds ran side by side on one simulator; each operation was loaded with ${CONNECTIONS} connections for ${SECONDS} s on one, then the other${CONTROL ? "s" : ""}, ${ROUNDS} rounds, each on freshly started processes and each side going first in turn. Ratios are tree / ref per round: the median, and the lowest and highest round in brackets. Gateway settings beyond the bench's: ${JSON.stringify(gatewayEnv)}${Object.keys(sideEnv.ref).length > 0 ? `; the ref's alone: ${JSON.stringify(sideEnv.ref)}` : ""}${Object.keys(sideEnv.tree).length > 0 ? `; the tree's alone: ${JSON.stringify(sideEnv.tree)}` : ""}.`,
     "",
     "For cached operations each round also loads a bare `node:http` server (bench/bare-server.ts) answering the tree's exact bytes for the operation, after the two gateways: the physical limit of a response-cache hit on this machine. `tree / bare` is the tree's req/s over it, per round.",
     "",
     "The gateway's CPU time per response (user and system, from /proc, over each load) is the steadier figure on a shared machine: req/s moves with whatever else runs, while the work a response costs does not. A ratio below 1 is less CPU per response.",
     "",
-    "| operation (response cache) | ref req/s | tree req/s | req/s ratio | ref p99 ms | tree p99 ms | p99 ratio | ref CPU µs/response | tree CPU µs/response | CPU ratio | bare node req/s | tree / bare |",
-    "|---|---|---|---|---|---|---|---|---|---|---|---|",
+    CONTROL
+      ? "The noise column loads a second process of the tree's build (tree′) in the same rounds: tree′ / tree, req/s and CPU per response, is what identical code measures as here. A ratio of tree / ref within that spread is not a difference this run can show."
+      : "No second process of the tree's build ran (BENCH_CONTROL=0): this run does not show its own noise.",
+    "",
+    "| operation (response cache) | ref req/s | tree req/s | req/s ratio | ref p99 ms | tree p99 ms | p99 ratio | ref CPU µs/response | tree CPU µs/response | CPU ratio | noise: tree′ / tree | bare node req/s | tree / bare |",
+    "|---|---|---|---|---|---|---|---|---|---|---|---|---|",
     ...rows,
     "",
   ].join("\n");
