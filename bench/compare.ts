@@ -87,7 +87,7 @@ interface Figure {
   /** Per round: tree / ref. */
   rps: number[];
   p99: number[];
-  /** Per round: the gateway process's CPU time per response, tree / ref. */
+  /** Per round: the CPU time of the gateway's main thread per response, tree / ref. */
   cpu: number[];
   /** Per round, each side's CPU microseconds per response. */
   cpuPerRequest: { ref: number[]; tree: number[] };
@@ -263,7 +263,7 @@ async function main(): Promise<void> {
     "",
     "For cached operations each round also loads a bare `node:http` server (bench/bare-server.ts) answering the tree's exact bytes for the operation, after the two gateways: the physical limit of a response-cache hit on this machine. `tree / bare` is the tree's req/s over it, per round.",
     "",
-    "The gateway's CPU time per response (user and system, from /proc, over each load) is the steadier figure on a shared machine: req/s moves with whatever else runs, while the work a response costs does not. A ratio below 1 is less CPU per response.",
+    "CPU µs/response is the CPU time of the gateway's main thread (its event loop, user and system, from /proc) over each load, per response: the work that bounds a process's throughput, whatever else the machine runs. V8's helper threads are left out; they vary by a fifth of it between loads of the same build. A ratio below 1 is less CPU per response.",
     "",
     CONTROL
       ? "The noise column loads a second process of the tree's build (tree′) in the same rounds: tree′ / tree, req/s and CPU per response, is what identical code measures as here. A ratio of tree / ref within that spread is not a difference this run can show."

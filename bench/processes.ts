@@ -13,7 +13,11 @@ export interface Running {
   pid: number;
   /** Resident memory of the process now, from /proc. */
   rssBytes(): number;
-  /** The CPU time the process has used so far (user and system), in microseconds, from /proc. */
+  /**
+   * The CPU time the process's main thread (its event loop) has used so far, user and system, in
+   * microseconds, from /proc: what bounds one process's throughput. V8's helper threads (GC,
+   * compiler) run beside it and vary by a fifth of it from one load to the next.
+   */
   cpuMicros(): number;
   stop(): Promise<void>;
 }
@@ -94,7 +98,7 @@ const CLOCK_TICKS_PER_SECOND = Number(execFileSync("getconf", ["CLK_TCK"], { enc
 
 function cpuMicros(pid: number): number {
   // The command name (field 2) is in brackets and may hold spaces: count fields after it.
-  const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+  const stat = readFileSync(`/proc/${pid}/task/${pid}/stat`, "utf8");
   const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
   const ticks = Number(fields[11]) + Number(fields[12]);
   return (ticks * 1_000_000) / CLOCK_TICKS_PER_SECOND;
