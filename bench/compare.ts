@@ -87,9 +87,7 @@ interface Figure {
   /** Per round: tree / ref. */
   rps: number[];
   p99: number[];
-  /** Per round: the CPU time of the gateway's main thread per response, tree / ref. */
-  cpu: number[];
-  /** Per round, each side's CPU microseconds per response. */
+  /** Per round, each side's main-thread CPU microseconds per response. */
   cpuPerRequest: { ref: number[]; tree: number[] };
   /** Per round: a second process of the tree's build over the tree, req/s and CPU per response. */
   control: { rps: number[]; cpu: number[] };
@@ -117,7 +115,6 @@ function emptyFigure(): Figure {
   return {
     rps: [],
     p99: [],
-    cpu: [],
     cpuPerRequest: { ref: [], tree: [] },
     control: { rps: [], cpu: [] },
     ref: [],
@@ -125,6 +122,11 @@ function emptyFigure(): Figure {
     ofBare: [],
     bare: [],
   };
+}
+
+/** Per round: the tree's main-thread CPU per response over the ref's. */
+function cpuRatios(figure: Figure): number[] {
+  return figure.cpuPerRequest.tree.map((tree, index) => tree / figure.cpuPerRequest.ref[index]!);
 }
 
 function spread(ratios: number[]): { median: number; min: number; max: number } {
@@ -162,13 +164,11 @@ async function main(): Promise<void> {
           const body = gatewayBody(operation);
           const figure = figuresOf.get(operation)!;
           for (const target of sides) await warmUp(target, body);
-          const results = new Map<Running, LoadResult>();
-          const cpuPerRequest = new Map<Running, number>();
+          const results = new Map<Running, LoadResult & { cpuPerRequest: number }>();
           for (const target of order) {
             const cpuBefore = target.cpuMicros();
             const result = await load({ url: target.url, body, connections: CONNECTIONS, seconds: SECONDS });
-            results.set(target, result);
-            cpuPerRequest.set(target, (target.cpuMicros() - cpuBefore) / Math.max(1, result.requests));
+            results.set(target, { ...result, cpuPerRequest: (target.cpuMicros() - cpuBefore) / Math.max(1, result.requests) });
           }
           const [a, b] = [results.get(ref)!, results.get(tree)!];
           if (a.errors > 0 || b.errors > 0) log(`${operation.name} (${cache}): errors ref ${a.errors}, tree ${b.errors}`);
@@ -176,12 +176,12 @@ async function main(): Promise<void> {
           figure.tree.push(b);
           figure.rps.push(b.rps / a.rps);
           figure.p99.push(b.p99 / Math.max(a.p99, 0.5));
-          figure.cpuPerRequest.ref.push(cpuPerRequest.get(ref)!);
-          figure.cpuPerRequest.tree.push(cpuPerRequest.get(tree)!);
-          figure.cpu.push(cpuPerRequest.get(tree)! / cpuPerRequest.get(ref)!);
+          figure.cpuPerRequest.ref.push(a.cpuPerRequest);
+          figure.cpuPerRequest.tree.push(b.cpuPerRequest);
           if (control) {
-            figure.control.rps.push(results.get(control)!.rps / b.rps);
-            figure.control.cpu.push(cpuPerRequest.get(control)! / cpuPerRequest.get(tree)!);
+            const c = results.get(control)!;
+            figure.control.rps.push(c.rps / b.rps);
+            figure.control.cpu.push(c.cpuPerRequest / b.cpuPerRequest);
           }
           if (cache === "cached") {
             const answer = await answerOf(tree.url, body);
@@ -201,7 +201,7 @@ async function main(): Promise<void> {
       for (const [operation, figure] of figuresOf) {
         figures[`${operation.name} (${cache})`] = figure;
         log(
-          `${operation.name} (${cache}): rps × ${round(median(figure.rps), 3)}, p99 × ${round(median(figure.p99), 3)}, CPU per response × ${round(median(figure.cpu), 3)}`,
+          `${operation.name} (${cache}): rps × ${round(median(figure.rps), 3)}, p99 × ${round(median(figure.p99), 3)}, CPU per response × ${round(median(cpuRatios(figure)), 3)}`,
         );
       }
     }
@@ -227,7 +227,7 @@ async function main(): Promise<void> {
         {
           rpsRatio: spread(figure.rps),
           p99Ratio: spread(figure.p99),
-          cpuPerRequestRatio: spread(figure.cpu),
+          cpuPerRequestRatio: spread(cpuRatios(figure)),
           cpuMicrosPerRequest: {
             ref: round(median(figure.cpuPerRequest.ref), 1),
             tree: round(median(figure.cpuPerRequest.tree), 1),
@@ -261,7 +261,7 @@ async function main(): Promise<void> {
     "",
     `Both production builds ran side by side on one simulator; each operation was loaded with ${CONNECTIONS} connections for ${SECONDS} s on one, then the other${CONTROL ? "s" : ""}, ${ROUNDS} rounds, each on freshly started processes and each side going first in turn. Ratios are tree / ref per round: the median, and the lowest and highest round in brackets. Gateway settings beyond the bench's: ${JSON.stringify(gatewayEnv)}${Object.keys(sideEnv.ref).length > 0 ? `; the ref's alone: ${JSON.stringify(sideEnv.ref)}` : ""}${Object.keys(sideEnv.tree).length > 0 ? `; the tree's alone: ${JSON.stringify(sideEnv.tree)}` : ""}.`,
     "",
-    "For cached operations each round also loads a bare `node:http` server (bench/bare-server.ts) answering the tree's exact bytes for the operation, after the two gateways: the physical limit of a response-cache hit on this machine. `tree / bare` is the tree's req/s over it, per round.",
+    "For cached operations each round also loads a bare `node:http` server (bench/bare-server.ts) answering the tree's exact bytes for the operation, after the gateways: the physical limit of a response-cache hit on this machine. `tree / bare` is the tree's req/s over it, per round.",
     "",
     "CPU µs/response is the CPU time of the gateway's main thread (its event loop, user and system, from /proc) over each load, per response: the work that bounds a process's throughput, whatever else the machine runs. V8's helper threads are left out; they vary by a fifth of it between loads of the same build. A ratio below 1 is less CPU per response.",
     "",

@@ -104,6 +104,11 @@ function cpuMicros(pid: number): number {
   return (ticks * 1_000_000) / CLOCK_TICKS_PER_SECOND;
 }
 
+function running(name: string, url: string, child: ChildProcess): Running {
+  const pid = child.pid!;
+  return { name, url, pid, rssBytes: () => rss(pid), cpuMicros: () => cpuMicros(pid), stop: stopper(child) };
+}
+
 function rss(pid: number): number {
   const status = readFileSync(`/proc/${pid}/status`, "utf8");
   const kilobytes = /VmRSS:\s+(\d+) kB/.exec(status)?.[1];
@@ -180,14 +185,7 @@ export async function startGateway(simulator: RunningSimulator, env: Record<stri
     stdio: ["ignore", extra.length ? "inherit" : "ignore", "inherit"],
   });
   await waitForHealth(`http://127.0.0.1:${port}/health`, child);
-  return {
-    name: "gateway",
-    url: `http://127.0.0.1:${port}/graphql`,
-    pid: child.pid!,
-    rssBytes: () => rss(child.pid!),
-    cpuMicros: () => cpuMicros(child.pid!),
-    stop: stopper(child),
-  };
+  return running("gateway", `http://127.0.0.1:${port}/graphql`, child);
 }
 
 export async function startBaseline(simulator: RunningSimulator): Promise<Running> {
@@ -197,14 +195,7 @@ export async function startBaseline(simulator: RunningSimulator): Promise<Runnin
     { DATA_API_URL: simulator.dataUrl, METRICS_API_URL: simulator.metricsUrl, PORT: "0" },
     (message) => (message.event === "listening" ? String(message.url) : undefined),
   );
-  return {
-    name: "baseline",
-    url,
-    pid: child.pid!,
-    rssBytes: () => rss(child.pid!),
-    cpuMicros: () => cpuMicros(child.pid!),
-    stop: stopper(child),
-  };
+  return running("baseline", url, child);
 }
 
 /** A bare `node:http` server answering every request with `body` (bench/bare-server.ts), with the gateway's V8 flags. */
@@ -215,12 +206,5 @@ export async function startBareServer(body: Buffer, contentType: string): Promis
     { BARE_BODY: body.toString("base64"), BARE_CONTENT_TYPE: contentType },
     (message) => (message.event === "listening" ? String(message.url) : undefined),
   );
-  return {
-    name: "bare",
-    url,
-    pid: child.pid!,
-    rssBytes: () => rss(child.pid!),
-    cpuMicros: () => cpuMicros(child.pid!),
-    stop: stopper(child),
-  };
+  return running("bare", url, child);
 }

@@ -58,11 +58,11 @@ interface Position {
   pageSize: number;
   /** -1: start at the beginning of the page. */
   index: number;
-  nodeKey: string | undefined;
 }
 
-/** What a cursor says: a position in the list whose filters hash to `filterHash`. */
+/** What a cursor says: a position (and the key of the node there) in the list whose filters hash to `filterHash`. */
 interface Cursor extends Position {
+  nodeKey: string | undefined;
   filterHash: string;
 }
 
@@ -217,11 +217,7 @@ class PageEdge<T> {
   ) {}
 
   get cursor(): string {
-    if (this.encoded === undefined) {
-      const nodeKey = this.nodeKey ? this.nodeKey(this.node) : this.position.nodeKey;
-      this.encoded = encodeCursor(this.position, nodeKey, this.list.filterHash);
-    }
-    return this.encoded;
+    return (this.encoded ??= encodeCursor(this.position, this.nodeKey?.(this.node), this.list.filterHash));
   }
 }
 
@@ -264,12 +260,12 @@ export async function toPageTokenConnection<T, Meta = undefined>(
     let index = from;
     for (; index < page.items.length && edges.length < first; index += 1) {
       const node = page.items[index] as T;
-      const lastOfPage = index === page.items.length - 1;
-      const position: Position =
-        lastOfPage && page.nextPageToken
-          ? { pageToken: page.nextPageToken, pageSize, index: -1, nodeKey: undefined }
-          : { pageToken, pageSize, index, nodeKey: undefined };
-      edges.push(new PageEdge(node, position, lastOfPage && page.nextPageToken ? undefined : options.nodeKey, list));
+      // The last edge of a page resumes at the start of the next one: no node key to find it by.
+      const endsPage = index === page.items.length - 1 && Boolean(page.nextPageToken);
+      const position: Position = endsPage
+        ? { pageToken: page.nextPageToken, pageSize, index: -1 }
+        : { pageToken, pageSize, index };
+      edges.push(new PageEdge(node, position, endsPage ? undefined : options.nodeKey, list));
     }
     more = index < page.items.length || Boolean(page.nextPageToken);
     return page.nextPageToken;
