@@ -1,9 +1,9 @@
 /**
  * `npm run bench:compare -- [ref] [KEY=value ...]`: the working tree against another commit, in
  * one run. `ref` (default `HEAD`, the last commit) is built in a temporary worktree; both builds
- * are started beside each other on one simulator, and each reference operation is loaded on one,
- * then the other, for BENCH_ROUNDS rounds (default 4; each side goes first in turn), with the
- * response cache on and off. Each round starts fresh processes: two processes of one build can
+ * are started beside each other on one simulator, and each reference operation is loaded on them
+ * in turn, in BENCH_SLICES short slices each (default 4; bench/interleaved-load.ts), for
+ * BENCH_ROUNDS rounds (default 4; each side goes first in turn), with the response cache on and off. Each round starts fresh processes: two processes of one build can
  * differ by a quarter in CPU per response for as long as they run (what their JIT and heap
  * happened to do), which would otherwise bias every round alike. Every figure is a ratio of the two in the same round: its median
  * over the rounds, with their spread. Writes bench/results/compare.{json,md}.
@@ -12,7 +12,7 @@
  * is what the same code measures as on this machine in this run, the noise a ratio must stand out
  * of (BENCH_CONTROL=0 leaves it out).
  *
- * Knobs: BENCH_SECONDS (per load, default 5), BENCH_CONNECTIONS (default 32), BENCH_OPERATIONS
+ * Knobs: BENCH_SECONDS (per side and operation in a round, default 5), BENCH_CONNECTIONS (default 32), BENCH_OPERATIONS
  * (comma-separated names), BENCH_CACHES (`cached`, `uncached` or both, the default), BENCH_ROUNDS;
  * `KEY=value` arguments are given to both gateways,
  * `ref:KEY=value` and `tree:KEY=value` to one of them (`npm run bench:compare -- HEAD
@@ -29,7 +29,8 @@ import { cpus, loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { buildGateway } from "./build.ts";
-import { gatewayBody, load, median, round, warmUp, type LoadResult, type Operation } from "./measure.ts";
+import { loadInterleaved, type InterleavedResult } from "./interleaved-load.ts";
+import { gatewayBody, median, round, warmUp, type Operation } from "./measure.ts";
 import { referenceOperations } from "./operations/index.ts";
 import { startBareServer, startGateway, startSimulator, type Running } from "./processes.ts";
 import { PlainUpstream } from "./upstream.ts";
@@ -39,6 +40,7 @@ const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 4);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 32);
 const SELECTED = process.env.BENCH_OPERATIONS?.split(",");
 const CONTROL = process.env.BENCH_CONTROL !== "0";
+const SLICES = Number(process.env.BENCH_SLICES ?? 4);
 const root = fileURLToPath(new URL("..", import.meta.url));
 const args = process.argv.slice(2);
 const ref = args.find((arg) => !arg.includes("=")) ?? "HEAD";
@@ -91,15 +93,16 @@ interface Figure {
   cpuPerRequest: { ref: number[]; tree: number[] };
   /** Per round: a second process of the tree's build over the tree, req/s and CPU per response. */
   control: { rps: number[]; cpu: number[] };
-  ref: LoadResult[];
-  tree: LoadResult[];
+  ref: InterleavedResult[];
+  tree: InterleavedResult[];
   /** Cached operations, per round: tree / a bare node:http server answering the same bytes. */
   ofBare: number[];
-  bare: LoadResult[];
+  bare: InterleavedResult[];
 }
 
 /** The exact bytes (and type) `url` answers `body` with. */
 async function answerOf(url: string, body: string): Promise<{ bytes: Buffer; contentType: string }> {
+  // Node's fetch asks for compression and decodes it: the bytes are the identity answer autocannon gets.
   const response = await fetch(url, {
     method: "POST",
     headers: { "content-type": "application/json", accept: "application/json" },
@@ -157,19 +160,24 @@ async function main(): Promise<void> {
         const control = CONTROL ? await startGateway(simulator, { ...env, ...sideEnv.tree }) : undefined;
         const sides = control ? [ref, tree, control] : [ref, tree];
         running.push(...sides);
-        // Each side goes first in turn.
-        const turn = roundIndex % sides.length;
-        const order = [...sides.slice(turn), ...sides.slice(0, turn)];
         for (const operation of operations) {
           const body = gatewayBody(operation);
           const figure = figuresOf.get(operation)!;
           for (const target of sides) await warmUp(target, body);
-          const results = new Map<Running, LoadResult & { cpuPerRequest: number }>();
-          for (const target of order) {
-            const cpuBefore = target.cpuMicros();
-            const result = await load({ url: target.url, body, connections: CONNECTIONS, seconds: SECONDS });
-            results.set(target, { ...result, cpuPerRequest: (target.cpuMicros() - cpuBefore) / Math.max(1, result.requests) });
+          // The physical limit of a hit, loaded in the same turns as the gateways.
+          const answer = cache === "cached" ? await answerOf(tree.url, body) : undefined;
+          const bare = answer ? await startBareServer(answer.bytes, answer.contentType) : undefined;
+          if (bare) {
+            running.push(bare);
+            await warmUp(bare, body);
           }
+          const results = await loadInterleaved(bare ? [...sides, bare] : sides, {
+            body,
+            connections: CONNECTIONS,
+            seconds: SECONDS,
+            slices: SLICES,
+            firstTurn: roundIndex,
+          });
           const [a, b] = [results.get(ref)!, results.get(tree)!];
           if (a.errors > 0 || b.errors > 0) log(`${operation.name} (${cache}): errors ref ${a.errors}, tree ${b.errors}`);
           figure.ref.push(a);
@@ -183,12 +191,8 @@ async function main(): Promise<void> {
             figure.control.rps.push(c.rps / b.rps);
             figure.control.cpu.push(c.cpuPerRequest / b.cpuPerRequest);
           }
-          if (cache === "cached") {
-            const answer = await answerOf(tree.url, body);
-            const bare = await startBareServer(answer.bytes, answer.contentType);
-            running.push(bare);
-            await warmUp(bare, body);
-            const limit = await load({ url: bare.url, body, connections: CONNECTIONS, seconds: SECONDS });
+          if (bare) {
+            const limit = results.get(bare)!;
             figure.bare.push(limit);
             figure.ofBare.push(b.rps / limit.rps);
             await bare.stop();
@@ -238,7 +242,13 @@ async function main(): Promise<void> {
           ref: { rps: round(median(figure.ref.map((r) => r.rps)), 0), p99: median(figure.ref.map((r) => r.p99)) },
           tree: { rps: round(median(figure.tree.map((r) => r.rps)), 0), p99: median(figure.tree.map((r) => r.p99)) },
           ...(figure.bare.length > 0
-            ? { bare: { rps: round(median(figure.bare.map((r) => r.rps)), 0) }, treeOfBare: spread(figure.ofBare) }
+            ? {
+                bare: {
+                  rps: round(median(figure.bare.map((r) => r.rps)), 0),
+                  cpuMicrosPerRequest: round(median(figure.bare.map((r) => r.cpuPerRequest)), 1),
+                },
+                treeOfBare: spread(figure.ofBare),
+              }
             : {}),
         },
       ]),
@@ -250,7 +260,7 @@ async function main(): Promise<void> {
       ? `${figure.control.rpsRatio.median} (${figure.control.rpsRatio.min}–${figure.control.rpsRatio.max}), CPU ${figure.control.cpuPerRequestRatio.median} (${figure.control.cpuPerRequestRatio.min}–${figure.control.cpuPerRequestRatio.max})`
       : "–";
     const ofBare = figure.treeOfBare
-      ? `${figure.bare!.rps} | ${figure.treeOfBare.median} (${figure.treeOfBare.min}–${figure.treeOfBare.max})`
+      ? `${figure.bare!.rps} (${figure.bare!.cpuMicrosPerRequest} µs) | ${figure.treeOfBare.median} (${figure.treeOfBare.min}–${figure.treeOfBare.max})`
       : "– | –";
     return `| ${name} | ${figure.ref.rps} | ${figure.tree.rps} | ${figure.rpsRatio.median} (${figure.rpsRatio.min}–${figure.rpsRatio.max}) | ${figure.ref.p99} | ${figure.tree.p99} | ${figure.p99Ratio.median} (${figure.p99Ratio.min}–${figure.p99Ratio.max}) | ${figure.cpuMicrosPerRequest.ref} | ${figure.cpuMicrosPerRequest.tree} | ${figure.cpuPerRequestRatio.median} (${figure.cpuPerRequestRatio.min}–${figure.cpuPerRequestRatio.max}) | ${noise} | ${ofBare} |`;
   });
@@ -259,9 +269,9 @@ async function main(): Promise<void> {
     "",
     `Written by \`npm run bench:compare\` on ${results.date}: the tree at ${head}${dirty ? " with uncommitted changes" : ""} against ${ref} (${built.commit})${built.sameLock ? "" : ", built with the tree's dependencies (its package-lock differs)"}; ${JSON.stringify(results.machine)}; load average ${loadAtStart.map((value) => round(value, 2)).join(", ")} at the start.`,
     "",
-    `Both production builds ran side by side on one simulator; each operation was loaded with ${CONNECTIONS} connections for ${SECONDS} s on one, then the other${CONTROL ? "s" : ""}, ${ROUNDS} rounds, each on freshly started processes and each side going first in turn. Ratios are tree / ref per round: the median, and the lowest and highest round in brackets. Gateway settings beyond the bench's: ${JSON.stringify(gatewayEnv)}${Object.keys(sideEnv.ref).length > 0 ? `; the ref's alone: ${JSON.stringify(sideEnv.ref)}` : ""}${Object.keys(sideEnv.tree).length > 0 ? `; the tree's alone: ${JSON.stringify(sideEnv.tree)}` : ""}.`,
+    `Both production builds ran side by side on one simulator; each operation was loaded with ${CONNECTIONS} connections for ${SECONDS} s on each side, in ${SLICES} slices taken in turn (so that a slow spell of the machine falls on every side alike), ${ROUNDS} rounds, each on freshly started processes and each side going first in turn. Ratios are tree / ref per round: the median, and the lowest and highest round in brackets. Gateway settings beyond the bench's: ${JSON.stringify(gatewayEnv)}${Object.keys(sideEnv.ref).length > 0 ? `; the ref's alone: ${JSON.stringify(sideEnv.ref)}` : ""}${Object.keys(sideEnv.tree).length > 0 ? `; the tree's alone: ${JSON.stringify(sideEnv.tree)}` : ""}.`,
     "",
-    "For cached operations each round also loads a bare `node:http` server (bench/bare-server.ts) answering the tree's exact bytes for the operation, after the gateways: the physical limit of a response-cache hit on this machine. `tree / bare` is the tree's req/s over it, per round.",
+    "For cached operations each round also loads a bare `node:http` server (bench/bare-server.ts) answering the tree's exact bytes for the operation, in the same turns as the gateways: the physical limit of a response-cache hit on this machine. `tree / bare` is the tree's req/s over it, per round; the bare server's main-thread CPU per response is in brackets beside its req/s.",
     "",
     "CPU µs/response is the CPU time of the gateway's main thread (its event loop, user and system, from /proc) over each load, per response: the work that bounds a process's throughput, whatever else the machine runs. V8's helper threads are left out; they vary by a fifth of it between loads of the same build. A ratio below 1 is less CPU per response.",
     "",
@@ -269,7 +279,7 @@ async function main(): Promise<void> {
       ? "The noise column loads a second process of the tree's build (tree′) in the same rounds: tree′ / tree, req/s and CPU per response, is what identical code measures as here. A ratio of tree / ref within that spread is not a difference this run can show."
       : "No second process of the tree's build ran (BENCH_CONTROL=0): this run does not show its own noise.",
     "",
-    "| operation (response cache) | ref req/s | tree req/s | req/s ratio | ref p99 ms | tree p99 ms | p99 ratio | ref CPU µs/response | tree CPU µs/response | CPU ratio | noise: tree′ / tree | bare node req/s | tree / bare |",
+    "| operation (response cache) | ref req/s | tree req/s | req/s ratio | ref p99 ms | tree p99 ms | p99 ratio | ref CPU µs/response | tree CPU µs/response | CPU ratio | noise: tree′ / tree | bare node req/s (CPU µs/response) | tree / bare |",
     "|---|---|---|---|---|---|---|---|---|---|---|---|---|",
     ...rows,
     "",

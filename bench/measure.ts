@@ -30,6 +30,8 @@ export interface LoadResult {
   rps: number;
   /** Responses received. */
   requests: number;
+  /** How long the load ran. */
+  seconds: number;
   errors: number;
 }
 
@@ -47,6 +49,7 @@ export async function load({ url, body, connections, seconds }: Load): Promise<L
     p99: result.latency.p99,
     rps: result.requests.average,
     requests: result.requests.total,
+    seconds: result.duration,
     errors: result.errors + result.timeouts + result.non2xx,
   };
 }

@@ -50,8 +50,9 @@ function start(
   entry: string,
   env: Record<string, string>,
   ready: (message: Record<string, unknown>) => string | undefined,
+  nodeFlags: string[] = [],
 ): Promise<{ child: ChildProcess; url: string }> {
-  const child = spawn(process.execPath, ["--import", "tsx", root(entry)], {
+  const child = spawn(process.execPath, [...nodeFlags, "--import", "tsx", root(entry)], {
     env: { ...process.env, ...env },
     stdio: ["pipe", "pipe", "inherit"],
   });
@@ -205,6 +206,7 @@ export async function startBareServer(body: Buffer, contentType: string): Promis
     "bench/bare-server.ts",
     { BARE_BODY: body.toString("base64"), BARE_CONTENT_TYPE: contentType },
     (message) => (message.event === "listening" ? String(message.url) : undefined),
+    productionNodeFlags(),
   );
   return running("bare", url, child);
 }

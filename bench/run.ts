@@ -122,6 +122,7 @@ async function compare(
     p99: median(runs.map((run) => run.p99)),
     rps: median(runs.map((run) => run.rps)),
     requests: runs.reduce((sum, run) => sum + run.requests, 0),
+    seconds: runs.reduce((sum, run) => sum + run.seconds, 0),
     errors: runs.reduce((sum, run) => sum + run.errors, 0),
   });
   return { gateway: summarize(gatewayRuns), baseline: summarize(baselineRuns) };
