@@ -1,26 +1,28 @@
 /**
  * `npm run bench:compare -- [ref] [KEY=value ...]`: the working tree against another commit, in
  * one run. `ref` (default `HEAD`, the last commit) is built in a temporary worktree; both builds
- * are started beside each other on one simulator, and each reference operation is loaded on them
- * in turn, in BENCH_SLICES short slices each (default 4; bench/interleaved-load.ts), for
- * BENCH_ROUNDS rounds (default 4; each side goes first in turn), with the response cache on and off. Each round starts fresh processes: two processes of one build can
- * differ by a quarter in CPU per response for as long as they run (what their JIT and heap
- * happened to do), which would otherwise bias every round alike. Every figure is a ratio of the two in the same round: its median
- * over the rounds, with their spread. Writes bench/results/compare.{json,md}.
+ * are started beside each other on one simulator, and each reference operation (and FIXED_COST)
+ * is loaded on them in turn, in BENCH_SLICES short slices each (default 4;
+ * bench/interleaved-load.ts), for BENCH_ROUNDS rounds (default 4; each side goes first in turn),
+ * with the response cache on and off. Each round starts fresh processes: two processes of one
+ * build can differ by a quarter in CPU per response for as long as they run (what their JIT and
+ * heap happened to do), which would otherwise bias every round alike. Every figure is a ratio of
+ * the two in the same round: its median over the rounds, with their spread. Writes
+ * bench/results/compare.{json,md}.
  *
- * A third process, a second one of the tree's build (tree′), is loaded in the same rounds: tree′ / tree
- * is what the same code measures as on this machine in this run, the noise a ratio must stand out
- * of (BENCH_CONTROL=0 leaves it out).
+ * A third process, a second one of the tree's build (tree′), is loaded in the same rounds:
+ * tree′ / tree is what the same code measures as on this machine in this run, the noise a ratio
+ * must stand out of (BENCH_CONTROL=0 leaves it out).
  *
- * Knobs: BENCH_SECONDS (per side and operation in a round, default 5), BENCH_CONNECTIONS (default 32), BENCH_OPERATIONS
- * (comma-separated names), BENCH_CACHES (`cached`, `uncached` or both, the default), BENCH_ROUNDS;
- * `KEY=value` arguments are given to both gateways,
- * `ref:KEY=value` and `tree:KEY=value` to one of them (`npm run bench:compare -- HEAD
- * ref:LOG_LEVEL=warn tree:LOG_LEVEL=info` measures what the request log costs).
- * Each round also loads a bare `node:http` server (bench/bare-server.ts) answering each cached
- * operation's exact bytes: the physical limit a response-cache hit is measured against.
- * The ref's build uses this checkout's node_modules: a ref whose package-lock differs is built
- * against today's dependencies (the report says so).
+ * Knobs: BENCH_SECONDS (per side and operation in a round, default 5), BENCH_CONNECTIONS
+ * (default 32), BENCH_OPERATIONS (comma-separated names), BENCH_CACHES (`cached`, `uncached` or
+ * both, the default), BENCH_ROUNDS, BENCH_SLICES; `KEY=value` arguments are given to both
+ * gateways, `ref:KEY=value` and `tree:KEY=value` to one of them (`npm run bench:compare -- HEAD
+ * ref:LOG_LEVEL=warn tree:LOG_LEVEL=info` measures what the request log costs). Each round also
+ * loads a bare `node:http` server (bench/bare-server.ts) answering each cached operation's exact
+ * bytes: the physical limit a response-cache hit is measured against. The ref's build uses this
+ * checkout's node_modules: a ref whose package-lock differs is built against today's
+ * dependencies (the report says so).
  */
 import { execFileSync, execSync } from "node:child_process";
 import { existsSync, mkdtempSync, rmSync, symlinkSync } from "node:fs";
@@ -55,6 +57,16 @@ const sideEnv = { ref: settingsOf("ref:"), tree: settingsOf("tree:") };
 const CACHES = Object.entries<Record<string, string>>({ cached: {}, uncached: { RESPONSE_CACHE_TTL_MS: "0" } }).filter(
   ([cache]) => !process.env.BENCH_CACHES || process.env.BENCH_CACHES.split(",").includes(cache),
 );
+
+/** What is loaded: a reference operation, or the fixed-cost probe. */
+type Compared = Pick<Operation, "name" | "document" | "variables">;
+
+/**
+ * A request that needs no upstream call and almost no execution: what every request costs the
+ * gateway whatever it asks (reading, admission, the plugin chain, writing the answer). A change
+ * to that path shows here undiluted by execution and the simulator.
+ */
+const FIXED_COST: Compared = { name: "typename", document: "query Typename { __typename }", variables: {} };
 
 function log(message: string): void {
   process.stderr.write(`[bench:compare] ${message}\n`);
@@ -146,9 +158,10 @@ async function main(): Promise<void> {
   const loadAtStart = loadavg();
   try {
     const selected = referenceOperations.filter((operation) => !SELECTED || SELECTED.includes(operation.name));
-    const operations: Operation[] = await Promise.all(
-      selected.map(async (operation) => ({ ...operation, ...(await operation.prepare(upstream)) })),
-    );
+    const operations: Compared[] = [
+      ...(await Promise.all(selected.map(async (operation) => ({ ...operation, ...(await operation.prepare(upstream)) })))),
+      ...(!SELECTED || SELECTED.includes(FIXED_COST.name) ? [FIXED_COST] : []),
+    ];
     for (const [cache, cacheEnv] of CACHES) {
       const env = { ...cacheEnv, ...gatewayEnv };
       const figuresOf = new Map(operations.map((operation) => [operation, emptyFigure()]));

@@ -54,7 +54,7 @@ export async function load({ url, body, connections, seconds }: Load): Promise<L
   };
 }
 
-export function gatewayBody(operation: Operation): string {
+export function gatewayBody(operation: Pick<Operation, "document" | "variables">): string {
   return JSON.stringify({ query: operation.document, variables: operation.variables });
 }
 
