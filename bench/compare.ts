@@ -41,6 +41,7 @@ const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 4);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 32);
 const SELECTED = process.env.BENCH_OPERATIONS?.split(",");
+const isSelected = (name: string) => !SELECTED || SELECTED.includes(name);
 const CONTROL = process.env.BENCH_CONTROL !== "0";
 const SLICES = Number(process.env.BENCH_SLICES ?? 4);
 const root = fileURLToPath(new URL("..", import.meta.url));
@@ -157,10 +158,10 @@ async function main(): Promise<void> {
   const figures: Record<string, Figure> = {};
   const loadAtStart = loadavg();
   try {
-    const selected = referenceOperations.filter((operation) => !SELECTED || SELECTED.includes(operation.name));
+    const selected = referenceOperations.filter((operation) => isSelected(operation.name));
     const operations: Compared[] = [
       ...(await Promise.all(selected.map(async (operation) => ({ ...operation, ...(await operation.prepare(upstream)) })))),
-      ...(!SELECTED || SELECTED.includes(FIXED_COST.name) ? [FIXED_COST] : []),
+      ...(isSelected(FIXED_COST.name) ? [FIXED_COST] : []),
     ];
     for (const [cache, cacheEnv] of CACHES) {
       const env = { ...cacheEnv, ...gatewayEnv };
@@ -237,7 +238,15 @@ async function main(): Promise<void> {
     tree: { commit: head, uncommittedChanges: dirty },
     machine: { cpus: cpus().length, model: cpus()[0]?.model ?? "unknown", node: process.version },
     loadAverage: { start: loadAtStart, end: loadavg() },
-    settings: { seconds: SECONDS, rounds: ROUNDS, connections: CONNECTIONS, gatewayEnv, sideEnv },
+    settings: {
+      seconds: SECONDS,
+      slices: SLICES,
+      rounds: ROUNDS,
+      connections: CONNECTIONS,
+      control: CONTROL,
+      gatewayEnv,
+      sideEnv,
+    },
     figures: Object.fromEntries(
       Object.entries(figures).map(([name, figure]) => [
         name,
