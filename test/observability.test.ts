@@ -108,6 +108,37 @@ describe("the response cache", () => {
     }
   });
 
+  it("keeps an answer that depends on the schema alone past the TTL, and nothing that reads upstream", async () => {
+    const ttlMs = 50;
+    const cached = await startHarness({ RESPONSE_CACHE_TTL_MS: String(ttlMs) });
+    try {
+      const introspection = `query Shape { __schema { queryType { name } } ...Named } fragment Named on Query { __type(name: "EvmBlock") { name } __typename }`;
+      const mixed = `{ __typename latestBlocks(first: 1) { nodes { blockHash } } }`;
+      const first = await execute(cached, introspection);
+      expect(first.body.errors).toBeUndefined();
+      expect(first.body.data).toEqual({
+        __schema: { queryType: { name: "Query" } },
+        __type: { name: "EvmBlock" },
+        __typename: "Query",
+      });
+      await execute(cached, mixed);
+      await new Promise((resolve) => setTimeout(resolve, ttlMs * 3));
+      cached.simulator.resetCounters();
+
+      const again = await execute(cached, introspection);
+      expect(again.headers.get("x-response-cache")).toBe("hit");
+      expect(again.body.data).toEqual(first.body.data);
+      const mixedAgain = await execute(cached, mixed);
+      expect(mixedAgain.headers.get("x-response-cache")).toBeNull();
+      expect(cached.simulator.counters()["GET /v1/blocks"]).toBe(1);
+      // Per caller key, as every answer is.
+      const otherKey = await execute(cached, introspection, {}, { "x-glacier-api-key": "another-caller" });
+      expect(otherKey.headers.get("x-response-cache")).toBeNull();
+    } finally {
+      await cached.close();
+    }
+  });
+
   it("never answers a mutation from the cache", async () => {
     const cached = await startHarness({ RESPONSE_CACHE_TTL_MS: "60000" });
     try {

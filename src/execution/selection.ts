@@ -9,7 +9,9 @@ import {
   getDirectiveValues,
   type FieldNode,
   type FragmentDefinitionNode,
+  type DocumentNode,
   type GraphQLResolveInfo,
+  type OperationDefinitionNode,
   type SelectionNode,
   type SelectionSetNode,
 } from "graphql";
@@ -92,6 +94,28 @@ export function fieldNamesUnder(
   };
   for (const node of fieldNodes) visit(node.selectionSet);
   return names;
+}
+
+/** The names of the fields an operation selects at its root, through fragments (whatever their `@skip` and `@include`). */
+export function rootFieldNames(document: DocumentNode, operation: OperationDefinitionNode): Set<string> {
+  const fragments: Record<string, FragmentDefinitionNode> = {};
+  for (const definition of document.definitions)
+    if (definition.kind === Kind.FRAGMENT_DEFINITION) fragments[definition.name.value] = definition;
+  const root: FieldNode = { kind: Kind.FIELD, name: { kind: Kind.NAME, value: "" }, selectionSet: operation.selectionSet };
+  return fieldNamesUnder([root], fragments);
+}
+
+const INTROSPECTION_FIELDS: ReadonlySet<string> = new Set(["__schema", "__type", "__typename"]);
+const introspectionOnly = new WeakMap<OperationDefinitionNode, boolean>();
+
+/** True when an operation selects nothing at its root but introspection (`__schema`, `__type`, `__typename`). */
+export function selectsOnlyIntrospection(document: DocumentNode, operation: OperationDefinitionNode): boolean {
+  let only = introspectionOnly.get(operation);
+  if (only === undefined) {
+    only = [...rootFieldNames(document, operation)].every((name) => INTROSPECTION_FIELDS.has(name));
+    introspectionOnly.set(operation, only);
+  }
+  return only;
 }
 
 /** True when every field selected under the field nodes is in `answerable`. */

@@ -23,7 +23,7 @@ import type { Socket } from "node:net";
 import { TOKEN_HEADER_KEY } from "graphql-sse";
 import { negotiateEncoding } from "../plugins/compression.ts";
 import { logRequest, requestIdFrom } from "../plugins/request-log.ts";
-import type { EncodedAnswer, ResponseStore } from "../plugins/response-cache.ts";
+import type { EncodedAnswer, ResponseStore } from "../plugins/response-store.ts";
 import { sendingCost } from "../limits/request-costs.ts";
 import type { CachedResponse } from "../shared-state/shared-tiers.ts";
 import type { RateLimitDecision } from "../limits/rate-limiter.ts";
