@@ -23,6 +23,7 @@ export interface Running {
 }
 
 export interface RunningSimulator {
+  pid: number;
   dataUrl: string;
   metricsUrl: string;
   knobs(knobs: Record<string, unknown>): Promise<void>;
@@ -95,14 +96,15 @@ export function productionNodeFlags(entry?: string): string[] {
   return manifest.config?.nodeFlags?.split(/\s+/).filter(Boolean) ?? [];
 }
 
-const CLOCK_TICKS_PER_SECOND = Number(execFileSync("getconf", ["CLK_TCK"], { encoding: "utf8" }).trim()) || 100;
+/** The unit of /proc's CPU times. */
+export const clockTicksPerSecond = Number(execFileSync("getconf", ["CLK_TCK"], { encoding: "utf8" }).trim()) || 100;
 
 function cpuMicros(pid: number): number {
   // The command name (field 2) is in brackets and may hold spaces: count fields after it.
   const stat = readFileSync(`/proc/${pid}/task/${pid}/stat`, "utf8");
   const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
   const ticks = Number(fields[11]) + Number(fields[12]);
-  return (ticks * 1_000_000) / CLOCK_TICKS_PER_SECOND;
+  return (ticks * 1_000_000) / clockTicksPerSecond;
 }
 
 function running(name: string, url: string, child: ChildProcess): Running {
@@ -138,6 +140,7 @@ export async function startSimulator(env: Record<string, string> = {}): Promise<
     return response.json() as Promise<Record<string, unknown>>;
   };
   return {
+    pid: child.pid!,
     dataUrl: url,
     metricsUrl,
     knobs: async (knobs) => void (await control("knobs", knobs)),
