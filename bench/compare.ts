@@ -32,8 +32,8 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { buildGateway } from "./build.ts";
 import { loadInterleaved, type InterleavedResult } from "./interleaved-load.ts";
-import { gatewayBody, median, round, warmUp, type Operation } from "./measure.ts";
-import { referenceOperations } from "./operations/index.ts";
+import { gatewayBody, median, round, warmUp } from "./measure.ts";
+import { FIXED_COST, referenceOperations, type Compared } from "./operations/index.ts";
 import { startBareServer, startGateway, startSimulator, type Running } from "./processes.ts";
 import { PlainUpstream } from "./upstream.ts";
 
@@ -58,16 +58,6 @@ const sideEnv = { ref: settingsOf("ref:"), tree: settingsOf("tree:") };
 const CACHES = Object.entries<Record<string, string>>({ cached: {}, uncached: { RESPONSE_CACHE_TTL_MS: "0" } }).filter(
   ([cache]) => !process.env.BENCH_CACHES || process.env.BENCH_CACHES.split(",").includes(cache),
 );
-
-/** What is loaded: a reference operation, or the fixed-cost probe. */
-type Compared = Pick<Operation, "name" | "document" | "variables">;
-
-/**
- * A request that needs no upstream call and almost no execution: what every request costs the
- * gateway whatever it asks (reading, admission, the plugin chain, writing the answer). A change
- * to that path shows here undiluted by execution and the simulator.
- */
-const FIXED_COST: Compared = { name: "typename", document: "query Typename { __typename }", variables: {} };
 
 function log(message: string): void {
   process.stderr.write(`[bench:compare] ${message}\n`);

@@ -11,34 +11,18 @@
  * BENCH_SECONDS (default 5) at BENCH_CONNECTIONS (default 32) after a warm-up, on one production
  * gateway; medians over the rounds. Writes bench/results/machine-budget.{json,md}.
  */
-import { readFileSync } from "node:fs";
 import { writeFile } from "node:fs/promises";
 import { cpus, loadavg } from "node:os";
 import { buildGateway } from "./build.ts";
 import { gatewayBody, load, median, round, warmUp } from "./measure.ts";
-import { referenceOperations } from "./operations/index.ts";
-import { clockTicksPerSecond, startGateway, startSimulator } from "./processes.ts";
+import { FIXED_COST, referenceOperations } from "./operations/index.ts";
+import { machineCpuMicros, processCpuMicros, startGateway, startSimulator } from "./processes.ts";
 import { PlainUpstream } from "./upstream.ts";
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 32);
 const CACHES = { uncached: { RESPONSE_CACHE_TTL_MS: "0" }, cached: {} } as const;
-
-/** CPU time of a whole process (every thread), user and system, µs. */
-function processMicros(pid: number): number {
-  const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
-  const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-  return ((Number(fields[11]) + Number(fields[12])) * 1_000_000) / clockTicksPerSecond;
-}
-
-/** The machine's busy and idle time so far, summed over its cores, µs. */
-function machineMicros(): { busy: number; idle: number } {
-  const times = readFileSync("/proc/stat", "utf8").split("\n", 1)[0]!.trim().split(/\s+/).slice(1).map(Number);
-  const idle = times[3]! + times[4]!;
-  const total = times.reduce((sum, time) => sum + time, 0);
-  return { busy: ((total - idle) * 1_000_000) / clockTicksPerSecond, idle: (idle * 1_000_000) / clockTicksPerSecond };
-}
 
 interface Budget {
   rps: number;
@@ -64,7 +48,7 @@ const operations = [
   ...(await Promise.all(
     referenceOperations.map(async (operation) => ({ ...operation, ...(await operation.prepare(upstream)) })),
   )),
-  { name: "typename", document: "query Typename { __typename }", variables: {} },
+  FIXED_COST,
 ];
 const loadAverageAtStart = loadavg().map((value) => round(value));
 const budgets: Record<string, Budget> = {};
@@ -79,22 +63,22 @@ try {
         for (let index = 0; index < ROUNDS; index += 1) {
           const before = {
             main: gateway.cpuMicros(),
-            gateway: processMicros(gateway.pid),
-            simulator: processMicros(simulator.pid),
-            self: processMicros(process.pid),
-            machine: machineMicros(),
+            gateway: processCpuMicros(gateway.pid),
+            simulator: processCpuMicros(simulator.pid),
+            self: processCpuMicros(process.pid),
+            machine: machineCpuMicros(),
           };
           const result = await load({ url: gateway.url, body, connections: CONNECTIONS, seconds: SECONDS });
-          const machine = machineMicros();
+          const machine = machineCpuMicros();
           const per = (micros: number) => round(micros / Math.max(1, result.requests), 1);
           const busy = machine.busy - before.machine.busy;
           const idle = machine.idle - before.machine.idle;
           rounds.push({
             rps: Math.round(result.requests / result.seconds),
             gatewayMain: per(gateway.cpuMicros() - before.main),
-            gatewayAll: per(processMicros(gateway.pid) - before.gateway),
-            simulator: per(processMicros(simulator.pid) - before.simulator),
-            loadGenerator: per(processMicros(process.pid) - before.self),
+            gatewayAll: per(processCpuMicros(gateway.pid) - before.gateway),
+            simulator: per(processCpuMicros(simulator.pid) - before.simulator),
+            loadGenerator: per(processCpuMicros(process.pid) - before.self),
             machineBusy: per(busy),
             gatewayMainCoreShare: round((gateway.cpuMicros() - before.main) / (result.seconds * 1_000_000), 3),
             machineIdleShare: round(idle / Math.max(1, busy + idle), 3),

@@ -96,15 +96,33 @@ export function productionNodeFlags(entry?: string): string[] {
   return manifest.config?.nodeFlags?.split(/\s+/).filter(Boolean) ?? [];
 }
 
-/** The unit of /proc's CPU times. */
-export const clockTicksPerSecond = Number(execFileSync("getconf", ["CLK_TCK"], { encoding: "utf8" }).trim()) || 100;
+const CLOCK_TICKS_PER_SECOND = Number(execFileSync("getconf", ["CLK_TCK"], { encoding: "utf8" }).trim()) || 100;
 
-function cpuMicros(pid: number): number {
+/** User and system CPU time from a /proc `stat` file, µs. */
+function statMicros(path: string): number {
   // The command name (field 2) is in brackets and may hold spaces: count fields after it.
-  const stat = readFileSync(`/proc/${pid}/task/${pid}/stat`, "utf8");
+  const stat = readFileSync(path, "utf8");
   const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
   const ticks = Number(fields[11]) + Number(fields[12]);
-  return (ticks * 1_000_000) / clockTicksPerSecond;
+  return (ticks * 1_000_000) / CLOCK_TICKS_PER_SECOND;
+}
+
+/** The CPU time of a process's main thread so far, µs. */
+function cpuMicros(pid: number): number {
+  return statMicros(`/proc/${pid}/task/${pid}/stat`);
+}
+
+/** The CPU time of a whole process so far (every thread), µs. */
+export function processCpuMicros(pid: number): number {
+  return statMicros(`/proc/${pid}/stat`);
+}
+
+/** The machine's busy and idle time so far, summed over its cores, µs. */
+export function machineCpuMicros(): { busy: number; idle: number } {
+  const times = readFileSync("/proc/stat", "utf8").split("\n", 1)[0]!.trim().split(/\s+/).slice(1).map(Number);
+  const idle = times[3]! + times[4]!;
+  const total = times.reduce((sum, time) => sum + time, 0);
+  return { busy: ((total - idle) * 1_000_000) / CLOCK_TICKS_PER_SECOND, idle: (idle * 1_000_000) / CLOCK_TICKS_PER_SECOND };
 }
 
 function running(name: string, url: string, child: ChildProcess): Running {

@@ -10,7 +10,7 @@ import { chainMetric90Days } from "./chain-metric-90-days.ts";
 import { deepQuery } from "./deep-query.ts";
 import { latestBlocks } from "./latest-blocks.ts";
 import { primaryNetworkTransactions } from "./primary-network-transactions.ts";
-import type { ReferenceOperation } from "./types.ts";
+import type { PreparedOperation, ReferenceOperation } from "./types.ts";
 
 export type { PreparedOperation, ReferenceOperation } from "./types.ts";
 
@@ -22,3 +22,13 @@ export const referenceOperations: ReferenceOperation[] = [
   deepQuery,
   chainMetric90Days,
 ];
+
+/** What a bench loads: a reference operation, or the fixed-cost probe. */
+export type Compared = Pick<ReferenceOperation & PreparedOperation, "name" | "document" | "variables">;
+
+/**
+ * A request that needs no upstream call and almost no execution: what every request costs the
+ * gateway whatever it asks (reading, admission, the plugin chain, writing the answer). A change
+ * to that path shows here undiluted by execution and the simulator.
+ */
+export const FIXED_COST: Compared = { name: "typename", document: "query Typename { __typename }", variables: {} };

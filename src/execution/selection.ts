@@ -6,6 +6,9 @@ import {
   GraphQLIncludeDirective,
   GraphQLSkipDirective,
   Kind,
+  SchemaMetaFieldDef,
+  TypeMetaFieldDef,
+  TypeNameMetaFieldDef,
   getDirectiveValues,
   type FieldNode,
   type FragmentDefinitionNode,
@@ -79,7 +82,7 @@ export const PRIMARY_NETWORK_BLOCK_FIELDS_KNOWN_FROM_UTXO: ReadonlySet<string> =
  * `included`, only through the selections it keeps (their `@skip` and `@include`).
  */
 export function fieldNamesUnder(
-  fieldNodes: readonly FieldNode[],
+  fieldNodes: readonly { readonly selectionSet?: SelectionSetNode | undefined }[],
   fragments: Readonly<Record<string, FragmentDefinitionNode | undefined>>,
   included: (selection: SelectionNode) => boolean = () => true,
 ): Set<string> {
@@ -96,26 +99,16 @@ export function fieldNamesUnder(
   return names;
 }
 
-/** The names of the fields an operation selects at its root, through fragments (whatever their `@skip` and `@include`). */
-export function rootFieldNames(document: DocumentNode, operation: OperationDefinitionNode): Set<string> {
+const INTROSPECTION_FIELDS: ReadonlySet<string> = new Set(
+  [SchemaMetaFieldDef, TypeMetaFieldDef, TypeNameMetaFieldDef].map((field) => field.name),
+);
+
+/** True when an operation selects nothing at its root but introspection (`__schema`, `__type`, `__typename`), through fragments. */
+export function selectsOnlyIntrospection(document: DocumentNode, operation: OperationDefinitionNode): boolean {
   const fragments: Record<string, FragmentDefinitionNode> = {};
   for (const definition of document.definitions)
     if (definition.kind === Kind.FRAGMENT_DEFINITION) fragments[definition.name.value] = definition;
-  const root: FieldNode = { kind: Kind.FIELD, name: { kind: Kind.NAME, value: "" }, selectionSet: operation.selectionSet };
-  return fieldNamesUnder([root], fragments);
-}
-
-const INTROSPECTION_FIELDS: ReadonlySet<string> = new Set(["__schema", "__type", "__typename"]);
-const introspectionOnly = new WeakMap<OperationDefinitionNode, boolean>();
-
-/** True when an operation selects nothing at its root but introspection (`__schema`, `__type`, `__typename`). */
-export function selectsOnlyIntrospection(document: DocumentNode, operation: OperationDefinitionNode): boolean {
-  let only = introspectionOnly.get(operation);
-  if (only === undefined) {
-    only = [...rootFieldNames(document, operation)].every((name) => INTROSPECTION_FIELDS.has(name));
-    introspectionOnly.set(operation, only);
-  }
-  return only;
+  return [...fieldNamesUnder([operation], fragments)].every((name) => INTROSPECTION_FIELDS.has(name));
 }
 
 /** True when every field selected under the field nodes is in `answerable`. */

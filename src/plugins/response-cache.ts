@@ -7,7 +7,7 @@
  * Only POST requests with a JSON body are cached: their key is the whole request, and CSRF
  * prevention never applies to them (a cross-site form cannot send JSON).
  */
-import { getOperationAST, type ExecutionResult } from "graphql";
+import { getOperationAST } from "graphql";
 import type { FetchAPI, Plugin } from "graphql-yoga";
 import { asBody, varyOnEncoding, type ContentEncoding } from "./compression.ts";
 import type { GatewayContext } from "../execution/context.ts";
@@ -35,14 +35,14 @@ export function useResponseCache(store: ResponseStore, options: ResponseCacheOpt
   const pending = new WeakMap<Request, string>();
   /** Requests that missed first for their key: how each says it has answered. */
   const leaders = new WeakMap<Request, () => void>();
-  const storable = new WeakMap<Request, ExecutionResult>();
   /**
-   * Storable results of introspection alone: they depend on the schema only, which does not change
-   * while the process runs, so they are kept past the TTL. The full introspection GraphiQL and
-   * code generators send (some 300 kB, over 10 ms of one core to answer) is then answered once
-   * per process, not once a TTL, where it held every other request up for as long.
+   * The results worth storing, and for how long: for the TTL, or (introspection alone) for as long
+   * as the process runs. An introspection answer depends on the schema only, which does not change
+   * while the process runs: the full introspection GraphiQL and code generators send (some 300 kB,
+   * over 10 ms of one core to answer) is then answered once per process, not once a TTL, where it
+   * held every other request up for as long.
    */
-  const lasting = new WeakSet<Request>();
+  const storable = new WeakMap<Request, "ttl" | "process">();
   const operations = new WeakMap<Request, string>();
   const lookup = options.onLookup ?? (() => {});
 
@@ -133,8 +133,7 @@ export function useResponseCache(store: ResponseStore, options: ResponseCacheOpt
       return {
         onExecuteDone({ result }) {
           if (Symbol.asyncIterator in result || result.errors?.length) return;
-          storable.set(request, result);
-          if (selectsOnlyIntrospection(args.document, operation)) lasting.add(request);
+          storable.set(request, selectsOnlyIntrospection(args.document, operation) ? "process" : "ttl");
         },
       };
     },
@@ -156,7 +155,8 @@ export function useResponseCache(store: ResponseStore, options: ResponseCacheOpt
     fetchAPI: { Response: typeof Response },
   ): Promise<void> {
     const key = pending.get(request);
-    if (key === undefined || !storable.has(request) || response.status !== 200) return;
+    const keptFor = storable.get(request);
+    if (key === undefined || keptFor === undefined || response.status !== 200) return;
     const body = await response.text();
     if (response.bodyUsed) setResponse(new fetchAPI.Response(body, { status: response.status, headers: response.headers }));
     const entry: CachedResponse = {
@@ -164,7 +164,7 @@ export function useResponseCache(store: ResponseStore, options: ResponseCacheOpt
       contentType: response.headers.get("content-type") ?? "application/json",
       operation: operations.get(request) ?? null,
     };
-    if (lasting.has(request)) store.setLasting(key, entry);
+    if (keptFor === "process") store.setLasting(key, entry);
     else store.set(key, entry);
     // The shared tier keeps it for the TTL only: another instance may run another schema (a deploy under way).
     options.shared?.set(key, entry, options.ttlMs);
