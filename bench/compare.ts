@@ -23,6 +23,11 @@
  * bytes: the physical limit a response-cache hit is measured against. The ref's build uses this
  * checkout's node_modules: a ref whose package-lock differs is built against today's
  * dependencies (the report says so).
+ *
+ * On two cores or more (with taskset), each gateway and the bare server run on CPU 0, all of
+ * their threads, and this process (the load) and the simulator on the others: loaded one at a
+ * time, a measured process then has a core to itself, and its CPU per response is not what it
+ * lost to the load generator's cache and preemption. BENCH_PINNING=off turns it off.
  */
 import { execFileSync, execSync } from "node:child_process";
 import { existsSync, mkdtempSync, rmSync, symlinkSync } from "node:fs";
@@ -34,7 +39,7 @@ import { buildGateway } from "./build.ts";
 import { loadInterleaved, type InterleavedResult } from "./interleaved-load.ts";
 import { gatewayBody, median, round, warmUp } from "./measure.ts";
 import { FIXED_COST, referenceOperations, type Compared } from "./operations/index.ts";
-import { startBareServer, startGateway, startSimulator, type Running } from "./processes.ts";
+import { canPin, OTHER_CORES, pin, startBareServer, startGateway, startSimulator, type Running } from "./processes.ts";
 import { PlainUpstream } from "./upstream.ts";
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
@@ -44,6 +49,7 @@ const SELECTED = process.env.BENCH_OPERATIONS?.split(",");
 const isSelected = (name: string) => !SELECTED || SELECTED.includes(name);
 const CONTROL = process.env.BENCH_CONTROL !== "0";
 const SLICES = Number(process.env.BENCH_SLICES ?? 4);
+const PINNED = canPin("BENCH_PINNING");
 const root = fileURLToPath(new URL("..", import.meta.url));
 const args = process.argv.slice(2);
 const ref = args.find((arg) => !arg.includes("=")) ?? "HEAD";
@@ -139,9 +145,17 @@ function spread(ratios: number[]): { median: number; min: number; max: number } 
   return { median: round(median(ratios), 3), min: round(Math.min(...ratios), 3), max: round(Math.max(...ratios), 3) };
 }
 
+/** A measured process, on the core kept for it when the bench pins. */
+function measured<T extends Running>(target: T): T {
+  if (PINNED) pin(target.pid, "0");
+  return target;
+}
+
 async function main(): Promise<void> {
   const built = buildRef();
   buildGateway(log);
+  // Children started from here on (the simulator) inherit these cores; measured ones are moved.
+  if (PINNED) pin(process.pid, OTHER_CORES);
   const simulator = await startSimulator();
   const upstream = new PlainUpstream(simulator.dataUrl, simulator.metricsUrl);
   const running: Running[] = [];
@@ -159,9 +173,9 @@ async function main(): Promise<void> {
       for (let roundIndex = 0; roundIndex < ROUNDS; roundIndex += 1) {
         // Fresh processes each round: what one process's JIT or heap happened to do then shows as
         // spread across the rounds, not as a bias of every round.
-        const ref = await startGateway(simulator, { ...env, ...sideEnv.ref, BENCH_GATEWAY_ENTRY: built.entry });
-        const tree = await startGateway(simulator, { ...env, ...sideEnv.tree });
-        const control = CONTROL ? await startGateway(simulator, { ...env, ...sideEnv.tree }) : undefined;
+        const ref = measured(await startGateway(simulator, { ...env, ...sideEnv.ref, BENCH_GATEWAY_ENTRY: built.entry }));
+        const tree = measured(await startGateway(simulator, { ...env, ...sideEnv.tree }));
+        const control = CONTROL ? measured(await startGateway(simulator, { ...env, ...sideEnv.tree })) : undefined;
         const sides = control ? [ref, tree, control] : [ref, tree];
         running.push(...sides);
         for (const operation of operations) {
@@ -170,7 +184,7 @@ async function main(): Promise<void> {
           for (const target of sides) await warmUp(target, body);
           // The physical limit of a hit, loaded in the same turns as the gateways.
           const answer = cache === "cached" ? await answerOf(tree.url, body) : undefined;
-          const bare = answer ? await startBareServer(answer.bytes, answer.contentType) : undefined;
+          const bare = answer ? measured(await startBareServer(answer.bytes, answer.contentType)) : undefined;
           if (bare) {
             running.push(bare);
             await warmUp(bare, body);
@@ -234,6 +248,7 @@ async function main(): Promise<void> {
       rounds: ROUNDS,
       connections: CONNECTIONS,
       control: CONTROL,
+      pinned: PINNED,
       gatewayEnv,
       sideEnv,
     },
@@ -284,6 +299,10 @@ async function main(): Promise<void> {
     `Both production builds ran side by side on one simulator; each operation was loaded with ${CONNECTIONS} connections for ${SECONDS} s on each side, in ${SLICES} slices taken in turn (so that a slow spell of the machine falls on every side alike), ${ROUNDS} rounds, each on freshly started processes and each side going first in turn. Ratios are tree / ref per round: the median, and the lowest and highest round in brackets. Gateway settings beyond the bench's: ${JSON.stringify(gatewayEnv)}${Object.keys(sideEnv.ref).length > 0 ? `; the ref's alone: ${JSON.stringify(sideEnv.ref)}` : ""}${Object.keys(sideEnv.tree).length > 0 ? `; the tree's alone: ${JSON.stringify(sideEnv.tree)}` : ""}.`,
     "",
     "For cached operations each round also loads a bare `node:http` server (bench/bare-server.ts) answering the tree's exact bytes for the operation, in the same turns as the gateways: the physical limit of a response-cache hit on this machine. `tree / bare` is the tree's req/s over it, per round; the bare server's main-thread CPU per response is in brackets beside its req/s.",
+    "",
+    PINNED
+      ? "Each gateway and the bare server ran on CPU 0 (taskset, all their threads), the load and the simulator on the other cores: the process measured had a core to itself."
+      : "Nothing was pinned to a core (BENCH_PINNING=off, one core, or no taskset): the load generator shared the cores with the process measured.",
     "",
     "CPU µs/response is the CPU time of the gateway's main thread (its event loop, user and system, from /proc) over each load, per response: the work that bounds a process's throughput, whatever else the machine runs. V8's helper threads are left out; they vary by a fifth of it between loads of the same build. A ratio below 1 is less CPU per response.",
     "",

@@ -13,8 +13,7 @@
  * got, and whether the targets held. BENCH_HOSTILE_ATTACKS (comma-separated row numbers) runs
  * some rows only. Writes bench/results/hostile.{json,md}; exits non-zero if a gateway died.
  */
-import { execFileSync, execSync, fork } from "node:child_process";
-import { readFileSync } from "node:fs";
+import { execSync, fork } from "node:child_process";
 import { writeFile } from "node:fs/promises";
 import { cpus, loadavg, setPriority } from "node:os";
 import { fileURLToPath } from "node:url";
@@ -23,7 +22,16 @@ import { DEFAULT_KNOBS } from "../simulator/http/knobs.ts";
 import { buildGateway } from "./build.ts";
 import { gatewayBody, post, round, type Operation } from "./measure.ts";
 import { referenceOperations } from "./operations/index.ts";
-import { startGateway, startSimulator, type Running, type RunningSimulator } from "./processes.ts";
+import {
+  canPin,
+  OTHER_CORES,
+  pin,
+  processCpuMicros,
+  startGateway,
+  startSimulator,
+  type Running,
+  type RunningSimulator,
+} from "./processes.ts";
 import { PlainUpstream } from "./upstream.ts";
 import { ATTACKS, SKIPPED } from "./hostile/attacks.ts";
 import type { Attack, AttackPlan, AttackReport, Fixtures } from "./hostile/types.ts";
@@ -48,8 +56,6 @@ const TARGETS = { p99Ratio: 2, errors: 0, peakRssMb: 250 };
  */
 const LOW_QUIET_P99_MS = Number(process.env.BENCH_HOSTILE_LOW_QUIET_P99_MS ?? 10);
 const RSS_SAMPLE_MS = 250;
-/** The unit of the CPU times in /proc/<pid>/stat (`getconf CLK_TCK`). */
-const CLOCK_TICKS_PER_SECOND = Number(execSync("getconf CLK_TCK", { encoding: "utf8" }).trim()) || 100;
 /** How long an attacker may take to prepare, and to report after its deadline, before it is killed. */
 const ATTACKER_GRACE_MS = 60_000;
 
@@ -61,21 +67,7 @@ const ATTACKER_GRACE_MS = 60_000;
  * what the gateway lets through. BENCH_HOSTILE_PINNING=off turns it off (and so does a machine
  * with one core, or without taskset).
  */
-const PINNED = process.env.BENCH_HOSTILE_PINNING !== "off" && cpus().length >= 2 && hasTaskset();
-
-function hasTaskset(): boolean {
-  try {
-    execFileSync("taskset", ["-p", String(process.pid)], { stdio: "ignore" });
-    return true;
-  } catch {
-    return false;
-  }
-}
-
-/** Binds a process and all its threads to `cpuList` (as taskset reads it, e.g. "0" or "1-3"). */
-function pin(pid: number, cpuList: string): void {
-  execFileSync("taskset", ["-a", "-p", "-c", cpuList, String(pid)], { stdio: "ignore" });
-}
+const PINNED = canPin("BENCH_HOSTILE_PINNING");
 
 // The defaults, not the bench's usual unlimited budget: per-caller budgets are what is tried here.
 const defaults = loadConfig({});
@@ -183,9 +175,7 @@ function pidAlive(pid: number): boolean {
 /** The gateway's CPU time so far in ms (user and system, from /proc), 0 once it is gone. */
 function cpuMsOf(gateway: Running): number {
   try {
-    const stat = readFileSync(`/proc/${gateway.pid}/stat`, "utf8");
-    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-    return ((Number(fields[11]) + Number(fields[12])) * 1_000) / CLOCK_TICKS_PER_SECOND;
+    return processCpuMicros(gateway.pid) / 1_000;
   } catch {
     return 0;
   }
@@ -339,7 +329,7 @@ async function main(): Promise<void> {
     targets: TARGETS,
   };
   // Children started from here on (the simulator, the attackers) inherit these cores.
-  if (PINNED) pin(process.pid, `1-${cpus().length - 1}`);
+  if (PINNED) pin(process.pid, OTHER_CORES);
   results.pinned = PINNED;
   const simulator = await startSimulator();
   const upstream = new PlainUpstream(simulator.dataUrl, simulator.metricsUrl);

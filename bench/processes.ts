@@ -1,11 +1,34 @@
 /** The benchmark's processes: the simulator, the gateway and the baseline, each a child on loopback. */
 import { execFileSync, spawn, type ChildProcess } from "node:child_process";
 import { readFileSync } from "node:fs";
+import { cpus } from "node:os";
 import { createInterface } from "node:readline";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { freePort } from "../test/support/free-port.ts";
 
 const root = (path: string) => fileURLToPath(new URL(`../${path}`, import.meta.url));
+
+/**
+ * Whether this machine can give a gateway a core of its own: two cores or more and taskset.
+ * `switchName` (e.g. BENCH_PINNING) set to `off` says no.
+ */
+export function canPin(switchName: string): boolean {
+  if (process.env[switchName] === "off" || cpus().length < 2) return false;
+  try {
+    execFileSync("taskset", ["-p", String(process.pid)], { stdio: "ignore" });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** Binds a process and all its threads to `cpuList` (as taskset reads it, e.g. "0" or "1-3"). */
+export function pin(pid: number, cpuList: string): void {
+  execFileSync("taskset", ["-a", "-p", "-c", cpuList, String(pid)], { stdio: "ignore" });
+}
+
+/** Every core but the first, as taskset reads it: where a pinned bench puts all but the gateway. */
+export const OTHER_CORES = `1-${Math.max(1, cpus().length - 1)}`;
 
 export interface Running {
   name: string;

@@ -4,14 +4,16 @@
  * (self time by function, and inclusive time by package) and leaves the `.cpuprofile` (open it in
  * Chrome DevTools) in bench/profiles/. KEY=value pairs are gateway environment variables, e.g.
  * RESPONSE_CACHE_TTL_MS=0 to profile execution rather than the response cache. BENCH_CONNECTIONS
- * (default 32) sets the load; 1 profiles what the overhead phase measures.
+ * (default 32) sets the load; 1 profiles what the overhead phase measures. The gateway runs on
+ * CPU 0 and the load and simulator on the other cores, as in bench:compare (BENCH_PINNING=off
+ * turns it off).
  */
 import { mkdirSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { buildGateway } from "./build.ts";
 import { gatewayBody, load } from "./measure.ts";
 import { referenceOperations } from "./operations/index.ts";
-import { startGateway, startSimulator } from "./processes.ts";
+import { canPin, OTHER_CORES, pin, startGateway, startSimulator } from "./processes.ts";
 import { PlainUpstream } from "./upstream.ts";
 
 interface ProfileNode {
@@ -71,6 +73,8 @@ function summarize(path: string): void {
 }
 
 buildGateway((message) => process.stderr.write(`[profile] ${message}\n`));
+const PINNED = canPin("BENCH_PINNING");
+if (PINNED) pin(process.pid, OTHER_CORES);
 const simulator = await startSimulator();
 const upstream = new PlainUpstream(simulator.dataUrl, simulator.metricsUrl);
 try {
@@ -80,6 +84,7 @@ try {
   process.env.BENCH_CPU_PROFILE_DIR = directory;
   const gateway = await startGateway(simulator, env);
   delete process.env.BENCH_CPU_PROFILE_DIR;
+  if (PINNED) pin(gateway.pid, "0");
   const result = await load({ url: gateway.url, body, connections: CONNECTIONS, seconds: SECONDS });
   await gateway.stop();
   process.stdout.write(`${name}: ${Math.round(result.rps)} requests/s while profiled, ${result.errors} errors\n`);
