@@ -1,6 +1,6 @@
 /**
  * `npx tsx bench/log-line.ts`: what one request's log line costs, in µs of this process's CPU,
- * written as the gateway writes it: `logRequest` to stdout's destination (lines gathered into few
+ * written as the gateway writes it: `requestLineWriter` to stdout's destination (lines gathered into few
  * asynchronous writes, src/telemetry/log-destination.ts; here to /dev/null), several lines per
  * turn of the event loop as a busy gateway answers them (BENCH_LINES_PER_TURN, default 8). Beside
  * it: each line its own write (how lines were written before they were gathered), the fields
@@ -8,20 +8,20 @@
  */
 import { cpuUsage } from "node:process";
 import { pino } from "pino";
-import { logRequest } from "../src/plugins/request-log.ts";
-import { BatchedLines } from "../src/telemetry/log-destination.ts";
+import { requestLineWriter } from "../src/plugins/request-log.ts";
+import { BatchedLines, byteDestination } from "../src/telemetry/log-destination.ts";
 import { createLogger, type Logger } from "../src/telemetry/logger.ts";
 
 const LINES = Number(process.env.BENCH_LINES ?? 200_000);
 const PER_TURN = Number(process.env.BENCH_LINES_PER_TURN ?? 8);
 
 /** CPU per line, lines written PER_TURN at a time in turns of the event loop (the turns' own cost included). */
-async function microsPerLine(logger: Logger, write: (logger: Logger, index: number) => void, lines: number): Promise<number> {
+async function microsPerLine(write: (index: number) => void, lines: number): Promise<number> {
   const start = cpuUsage();
   let index = 0;
   await new Promise<void>((resolve) => {
     const turn = () => {
-      for (let line = 0; line < PER_TURN; line += 1) write(logger, index++);
+      for (let line = 0; line < PER_TURN; line += 1) write(index++);
       if (index < lines) setImmediate(turn);
       else resolve();
     };
@@ -40,26 +40,26 @@ const fields = (index: number) => ({
 });
 
 const devNull = () => pino.destination({ dest: "/dev/null", sync: false });
-const kinds: Record<string, [Logger, (logger: Logger, index: number) => void]> = {
-  "info, logRequest, lines gathered (as the gateway writes)": [
-    createLogger("info", {}, new BatchedLines(devNull())),
-    (logger, index) => logRequest(logger, fields(index)),
-  ],
-  "info, logRequest, each line its own write": [
-    createLogger("info", {}, devNull()),
-    (logger, index) => logRequest(logger, fields(index)),
-  ],
-  "info, through the bounding walk, lines gathered": [
-    createLogger("info", {}, new BatchedLines(devNull())),
-    (logger, index) => {
+const asRequestsAre = (logger: Logger) => {
+  const logRequest = requestLineWriter(logger);
+  return (index: number) => logRequest(fields(index));
+};
+const kinds: Record<string, (index: number) => void> = {
+  "info, lines gathered (as the gateway writes)": asRequestsAre(
+    createLogger("info", {}, new BatchedLines(byteDestination("/dev/null"))),
+  ),
+  "info, each line its own write": asRequestsAre(createLogger("info", {}, devNull())),
+  "info, through the bounding walk, lines gathered": (() => {
+    const logger = createLogger("info", {}, new BatchedLines(byteDestination("/dev/null")));
+    return (index: number) => {
       const { startedAt, ...rest } = fields(index);
       logger.info({ ...rest, ms: Math.round((performance.now() - startedAt) * 10) / 10 }, "graphql request");
-    },
-  ],
-  "warn (no line written)": [createLogger("warn", {}, devNull()), (logger, index) => logRequest(logger, fields(index))],
+    };
+  })(),
+  "warn (no line written)": asRequestsAre(createLogger("warn", {}, devNull())),
 };
 
-for (const [name, [logger, write]] of Object.entries(kinds)) {
-  await microsPerLine(logger, write, 20_000);
-  process.stdout.write(`${name}: ${(await microsPerLine(logger, write, LINES)).toFixed(2)} µs of CPU per request\n`);
+for (const [name, write] of Object.entries(kinds)) {
+  await microsPerLine(write, 20_000);
+  process.stdout.write(`${name}: ${(await microsPerLine(write, LINES)).toFixed(2)} µs of CPU per request\n`);
 }

@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto";
 import type { Plugin } from "graphql-yoga";
 import type { GatewayContext } from "../execution/context.ts";
-import { truncated, writeBoundedLine, type Logger } from "../telemetry/logger.ts";
+import { infoLineWriter, jsonString, truncated, type Logger } from "../telemetry/logger.ts";
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
@@ -38,21 +38,22 @@ export interface RequestLine {
   startedAt: number;
 }
 
-/** The one line a GraphQL request is logged with (at info), whichever way it was answered. */
-export function logRequest(logger: Logger, line: RequestLine): void {
-  if (!logger.isLevelEnabled("info")) return;
-  writeBoundedLine(
-    logger,
-    {
-      requestId: line.requestId,
-      transport: line.transport || undefined,
-      method: truncated(line.method, 16),
-      operation: line.operation,
-      status: line.status,
-      ms: Math.round((performance.now() - line.startedAt) * 10) / 10,
-    },
-    "graphql request",
-  );
+/** Writes the one line a GraphQL request is logged with (at info), whichever way it was answered. */
+export type RequestLineWriter = (line: RequestLine) => void;
+
+export function requestLineWriter(logger: Logger): RequestLineWriter {
+  const write = infoLineWriter(logger, "graphql request");
+  return (line) => {
+    if (!logger.isLevelEnabled("info")) return;
+    // The request id is a sane token or a UUID (requestIdFrom); the rest is written as JSON needs.
+    const requestId = line.requestId === undefined ? "" : `"requestId":${jsonString(line.requestId)},`;
+    const transport = line.transport ? `"transport":${jsonString(line.transport)},` : "";
+    const operation = line.operation === null ? "null" : jsonString(line.operation);
+    const ms = Math.round((performance.now() - line.startedAt) * 10) / 10;
+    write(
+      `${requestId}${transport}"method":${jsonString(truncated(line.method, 16))},"operation":${operation},"status":${line.status},"ms":${ms}`,
+    );
+  };
 }
 
 /**
@@ -62,6 +63,7 @@ export function logRequest(logger: Logger, line: RequestLine): void {
 export function useRequestLog({ logger, requestIds, graphqlEndpoint = "/graphql" }: RequestLogOptions): Plugin<GatewayContext> {
   const started = new WeakMap<Request, number>();
   const operations = new WeakMap<Request, string>();
+  const logRequest = requestLineWriter(logger);
   return {
     onRequest({ request, url }) {
       requestIds.set(request, requestIdOf(request));
@@ -78,7 +80,7 @@ export function useRequestLog({ logger, requestIds, graphqlEndpoint = "/graphql"
       if (start === undefined) return;
       // A WebSocket operation runs this pipeline too (src/server/websocket.ts); its status is what HTTP would have answered.
       const transport = (serverContext as { transport?: string } | undefined)?.transport;
-      logRequest(logger, {
+      logRequest({
         requestId,
         transport,
         method: request.method,

@@ -22,7 +22,7 @@ import type { IncomingMessage, ServerResponse } from "node:http";
 import type { Socket } from "node:net";
 import { TOKEN_HEADER_KEY } from "graphql-sse";
 import { negotiateEncoding } from "../plugins/compression.ts";
-import { logRequest, requestIdFrom } from "../plugins/request-log.ts";
+import { requestIdFrom, requestLineWriter } from "../plugins/request-log.ts";
 import type { EncodedAnswer, ResponseStore } from "../plugins/response-store.ts";
 import { sendingCost } from "../limits/request-costs.ts";
 import type { CachedResponse } from "../shared-state/shared-tiers.ts";
@@ -82,7 +82,8 @@ function headerOf(request: IncomingMessage, name: string): string | undefined {
 }
 
 export function cacheHitLane(options: CacheHitLaneOptions) {
-  const { store, logger } = options;
+  const { store } = options;
+  const logRequest = requestLineWriter(options.logger);
   const lastKeyed = new WeakMap<Socket, KeyedBody>();
 
   function keyFor(request: IncomingMessage, apiKey: string | undefined, read: ReadBody): string {
@@ -127,7 +128,7 @@ export function cacheHitLane(options: CacheHitLaneOptions) {
     response.writeHead(200, headers);
     response.end(answer.body);
     options.onHit();
-    logRequest(logger, {
+    logRequest({
       requestId,
       method: "POST",
       // Truncated as the request that stored it was logged (src/plugins/response-cache.ts).

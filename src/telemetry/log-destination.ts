@@ -4,10 +4,14 @@
  * UNWRITTEN_LOG_BYTES are left unwritten for it, then lines are dropped (a stalled reader must
  * not grow the heap without bound).
  *
- * Lines are gathered for up to LINE_BATCH_MS, or LINE_BATCH_CHARS, and handed over as one write:
+ * Lines are gathered for up to LINE_BATCH_MS, or LINE_BATCH_BYTES, and handed over as one write:
  * written one by one, each line of a busy gateway was its own trip through the thread pool,
- * which cost a cache hit more than the hit's own work. What is gathered is written when the
- * process exits (an uncaught error or `process.exit` included; not when it is killed outright).
+ * which cost a cache hit more than the hit's own work. They are gathered as bytes, each line
+ * encoded into the batch as it comes: kept as strings, the batch was a tree of pieces that each
+ * young-generation collection copied while it waited, and that was encoded twice when written
+ * (once to write it, once more by sonic-boom's bookkeeping of what was written). What is
+ * gathered is written when the process exits (an uncaught error or `process.exit` included; not
+ * when it is killed outright).
  */
 import { pino, type DestinationStream } from "pino";
 
@@ -15,42 +19,71 @@ import { pino, type DestinationStream } from "pino";
 const UNWRITTEN_LOG_BYTES = 16 * 1024 * 1024;
 /** How long a line may wait for others to share its write. */
 const LINE_BATCH_MS = 20;
-/** How much is gathered before it is written at once, under the sonic-boom's largest write. */
-const LINE_BATCH_CHARS = 8 * 1024;
+/** How much is gathered before it is written at once (some 300 request lines). */
+export const LINE_BATCH_BYTES = 64 * 1024;
+/** The most bytes UTF-8 takes for one UTF-16 code unit. */
+const BYTES_PER_CHAR = 3;
 
-type SonicBoom = ReturnType<typeof pino.destination>;
+/** Where gathered bytes are handed: a sonic-boom in `contentMode: "buffer"`, or anything that takes bytes. */
+export interface ByteSink {
+  write(bytes: Buffer): unknown;
+  flushSync?(): void;
+}
 
 export class BatchedLines implements DestinationStream {
-  private pending = "";
+  private batch = Buffer.allocUnsafeSlow(LINE_BATCH_BYTES);
+  private used = 0;
   private timer: NodeJS.Timeout | undefined;
+  private readonly flushLater = () => this.flush();
 
-  constructor(private readonly target: SonicBoom) {}
+  constructor(private readonly target: ByteSink) {}
 
   write(line: string): void {
-    this.pending += line;
-    if (this.pending.length >= LINE_BATCH_CHARS) this.flush();
-    else this.timer ??= setTimeout(() => this.flush(), LINE_BATCH_MS).unref();
+    if (this.used + line.length * BYTES_PER_CHAR > LINE_BATCH_BYTES) {
+      this.flush();
+      if (line.length * BYTES_PER_CHAR > LINE_BATCH_BYTES) return void this.target.write(Buffer.from(line));
+    }
+    this.used += this.batch.write(line, this.used);
+    this.timer ??= setTimeout(this.flushLater, LINE_BATCH_MS).unref();
   }
 
   /** Hands what is gathered to the stream, which writes it asynchronously. */
   flush(): void {
     if (this.timer) clearTimeout(this.timer);
     this.timer = undefined;
-    if (this.pending === "") return;
-    const lines = this.pending;
-    this.pending = "";
-    this.target.write(lines);
+    if (this.used === 0) return;
+    // The stream keeps the bytes until they are written: the next lines go into a batch of their own.
+    const gathered = this.batch.subarray(0, this.used);
+    this.batch = Buffer.allocUnsafeSlow(LINE_BATCH_BYTES);
+    this.used = 0;
+    this.target.write(gathered);
   }
 
   /** Writes everything, gathered or under way, before returning (at exit). */
   flushSync(): void {
     this.flush();
     try {
-      this.target.flushSync();
+      this.target.flushSync?.();
     } catch {
       // Not open yet, or closed: nothing more can be written.
     }
   }
+}
+
+/**
+ * A sonic-boom writing bytes to `dest` (a file descriptor or path) asynchronously, at most
+ * UNWRITTEN_LOG_BYTES of them left unwritten.
+ */
+export function byteDestination(dest: number | string): ByteSink {
+  const stream = pino.destination({
+    dest,
+    sync: false,
+    maxLength: UNWRITTEN_LOG_BYTES,
+    contentMode: "buffer",
+    maxWrite: LINE_BATCH_BYTES,
+  });
+  // In buffer mode sonic-boom takes Buffers, which its types do not say.
+  return stream as unknown as ByteSink;
 }
 
 let stdoutLines: BatchedLines | undefined;
@@ -58,7 +91,7 @@ let stdoutLines: BatchedLines | undefined;
 /** The process's one stdout destination, shared by its loggers. */
 export function stdoutDestination(): BatchedLines {
   if (stdoutLines) return stdoutLines;
-  const lines = new BatchedLines(pino.destination({ dest: 1, sync: false, maxLength: UNWRITTEN_LOG_BYTES }));
+  const lines = new BatchedLines(byteDestination(1));
   process.once("exit", () => lines.flushSync());
   return (stdoutLines = lines);
 }

@@ -5,7 +5,7 @@
  *
  * The per-request line is written on every request, so it costs as little as a line can: its
  * fields are bounded where they are made and it is written as pino would write it, without
- * pino's per-line work (`writeBoundedLine`); lines go to stdout asynchronously, gathered into
+ * pino's per-line work (`infoLineWriter`); lines go to stdout asynchronously, gathered into
  * few writes (src/telemetry/log-destination.ts).
  */
 import { pino, stdSerializers, type DestinationStream, type Logger } from "pino";
@@ -28,37 +28,32 @@ export function truncated(value: string, max: number = LOGGED_BOUNDS.stringChars
 /** Keys whose values are secrets, at any depth: `apiKey`, and the header that carries it (API_KEY_HEADER). */
 const SECRET_KEYS = new Set(["apikey", "x-glacier-api-key"]);
 
-type LineValue = string | number | boolean | null | undefined;
-
 /**
- * Writes an info line of `fields` as pino would write it (level, time, the logger's bindings,
- * the fields, the message), without pino's per-line work (hooks, serializers, the bounding and
- * redacting walk): for a line written on every request whose fields are bounded where they are
- * made and hold no secret (no key, no header). A field `undefined` is left out, as pino does.
+ * A writer of info lines whose fields the caller gives as JSON already (`"key":value,…`), written
+ * as pino would write them (level, time, the logger's bindings, the fields, `message`), without
+ * pino's per-line work (hooks, serializers, the bounding and redacting walk): for a line written
+ * on every request, whose fields are bounded where they are made and hold no secret (no key, no
+ * header). What pino writes with is looked up once, here. Writes nothing below info.
  */
-export function writeBoundedLine(logger: Logger, fields: Record<string, LineValue>, message: string): void {
-  if (!logger.isLevelEnabled("info")) return;
+export function infoLineWriter(logger: Logger, message: string): (fields: string) => void {
   const own = logger as unknown as Record<symbol, unknown>;
   const stream = own[pino.symbols.streamSym] as { write(line: string): unknown } | undefined;
   const time = own[pino.symbols.timeSym] as (() => string) | undefined;
   const bindings = own[pino.symbols.chindingsSym];
-  if (!stream || !time || typeof bindings !== "string") return void logger.info(fields, message);
-  let line = `{"level":30${time()}${bindings}`;
-  for (const key in fields) {
-    const value = fields[key];
-    if (value !== undefined) line += `,"${key}":${jsonValue(value)}`;
-  }
-  stream.write(`${line},"msg":${jsonValue(message)}}\n`);
+  if (!stream || !time || typeof bindings !== "string")
+    return (fields) => void logger.info(JSON.parse(`{${fields}}`) as Record<string, unknown>, message);
+  const end = `,"msg":${jsonString(message)}}\n`;
+  return (fields) => {
+    if (logger.isLevelEnabled("info")) stream.write(`{"level":30${time()}${bindings},${fields}${end}`);
+  };
 }
 
 /** Printable ASCII but `"` and `\`: a string JSON writes as it is, between quotes. */
 const PLAIN = /^[ !#-[\]-~]*$/;
 
-/** `JSON.stringify(value)`, without its call for what needs no escaping (ids, names, finite numbers). */
-function jsonValue(value: Exclude<LineValue, undefined>): string {
-  if (typeof value === "number") return Number.isFinite(value) ? `${value}` : "null";
-  if (typeof value === "string" && PLAIN.test(value)) return `"${value}"`;
-  return JSON.stringify(value);
+/** `JSON.stringify(value)` of a string, without its call for what needs no escaping (ids, names). */
+export function jsonString(value: string): string {
+  return PLAIN.test(value) ? `"${value}"` : JSON.stringify(value);
 }
 
 function bounded(value: unknown, depth: number): unknown {
