@@ -3,8 +3,20 @@
  * line reaches the reader while the process runs, and every line written before it stops is on
  * stdout when it has stopped.
  */
+import { execFileSync } from "node:child_process";
+import { closeSync, constants, mkdtempSync, openSync, readSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { setFlagsFromString } from "node:v8";
+import { runInNewContext } from "node:vm";
 import { afterEach, describe, expect, it } from "vitest";
-import { BatchedLines, LINE_BATCH_BYTES, type ByteSink } from "../src/telemetry/log-destination.ts";
+import {
+  BatchedLines,
+  byteDestination,
+  LINE_BATCH_BYTES,
+  UNWRITTEN_LOG_BYTES,
+  type ByteSink,
+} from "../src/telemetry/log-destination.ts";
 import { startServerProcess, type LogLine, type ServerProcess } from "./support/server-process.ts";
 
 interface RequestLine extends LogLine {
@@ -99,4 +111,50 @@ describe("lines gathered into batches of bytes", () => {
     lines.flushSync();
     expect(sink.batches).toHaveLength(1);
   });
+});
+
+describe("stdout whose reader stalls", () => {
+  it("never blocks the event loop, and holds at most the unwritten bound of lines for it", async () => {
+    setFlagsFromString("--expose-gc");
+    const collectGarbage = runInNewContext("gc") as () => void;
+    const directory = mkdtempSync(join(tmpdir(), "stalled-stdout-"));
+    const fifo = join(directory, "stdout");
+    execFileSync("mkfifo", [fifo]);
+    // Both ends in one descriptor: opening does not wait for a reader, and nothing reads.
+    const writeEnd = openSync(fifo, "r+");
+    const lines = new BatchedLines(byteDestination(writeEnd));
+    const line = `{"level":30,"msg":"graphql request","requestId":"${"x".repeat(150)}"}\n`;
+    collectGarbage();
+    const before = process.memoryUsage().arrayBuffers;
+    // Four times the bound, written as a busy gateway writes: if any write waited for the reader, this would not return.
+    const lineCount = Math.ceil((4 * UNWRITTEN_LOG_BYTES) / line.length);
+    for (let index = 0; index < lineCount; index += 1) lines.write(line);
+    lines.flush();
+    await new Promise((resolve) => setImmediate(resolve));
+    collectGarbage();
+    const held = process.memoryUsage().arrayBuffers - before;
+    expect(held).toBeLessThan(UNWRITTEN_LOG_BYTES + 4 * LINE_BATCH_BYTES);
+    expect(held).toBeGreaterThan(UNWRITTEN_LOG_BYTES / 2);
+
+    // The reader wakes: what was held is written, and the write under way ends.
+    const readEnd = openSync(fifo, constants.O_RDONLY | constants.O_NONBLOCK);
+    const chunk = Buffer.allocUnsafe(1024 * 1024);
+    let read = 0;
+    for (let quiet = 0; quiet < 10;) {
+      let got = 0;
+      try {
+        got = readSync(readEnd, chunk);
+      } catch {
+        got = 0;
+      }
+      read += got;
+      quiet = got === 0 ? quiet + 1 : 0;
+      if (got === 0) await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    expect(read).toBeGreaterThan(UNWRITTEN_LOG_BYTES / 2);
+    expect(read).toBeLessThan(UNWRITTEN_LOG_BYTES + 4 * LINE_BATCH_BYTES);
+    closeSync(readEnd);
+    closeSync(writeEnd);
+    rmSync(directory, { recursive: true, force: true });
+  }, 60_000);
 });

@@ -16,7 +16,7 @@
 import { pino, type DestinationStream } from "pino";
 
 /** The most of the log a slow stdout may leave unwritten in memory. */
-const UNWRITTEN_LOG_BYTES = 16 * 1024 * 1024;
+export const UNWRITTEN_LOG_BYTES = 16 * 1024 * 1024;
 /** How long a line may wait for others to share its write. */
 const LINE_BATCH_MS = 20;
 /** How much is gathered before it is written at once (some 300 request lines). */
