@@ -7,8 +7,6 @@ import { execFileSync } from "node:child_process";
 import { closeSync, constants, mkdtempSync, openSync, readSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { setFlagsFromString } from "node:v8";
-import { runInNewContext } from "node:vm";
 import { afterEach, describe, expect, it } from "vitest";
 import {
   BatchedLines,
@@ -115,8 +113,6 @@ describe("lines gathered into batches of bytes", () => {
 
 describe("stdout whose reader stalls", () => {
   it("never blocks the event loop, and holds at most the unwritten bound of lines for it", async () => {
-    setFlagsFromString("--expose-gc");
-    const collectGarbage = runInNewContext("gc") as () => void;
     const directory = mkdtempSync(join(tmpdir(), "stalled-stdout-"));
     const fifo = join(directory, "stdout");
     execFileSync("mkfifo", [fifo]);
@@ -124,23 +120,17 @@ describe("stdout whose reader stalls", () => {
     const writeEnd = openSync(fifo, "r+");
     const lines = new BatchedLines(byteDestination(writeEnd));
     const line = `{"level":30,"msg":"graphql request","requestId":"${"x".repeat(150)}"}\n`;
-    collectGarbage();
-    const before = process.memoryUsage().arrayBuffers;
     // Four times the bound, written as a busy gateway writes: if any write waited for the reader, this would not return.
     const lineCount = Math.ceil((4 * UNWRITTEN_LOG_BYTES) / line.length);
     for (let index = 0; index < lineCount; index += 1) lines.write(line);
     lines.flush();
-    await new Promise((resolve) => setImmediate(resolve));
-    collectGarbage();
-    const held = process.memoryUsage().arrayBuffers - before;
-    expect(held).toBeLessThan(UNWRITTEN_LOG_BYTES + 4 * LINE_BATCH_BYTES);
-    expect(held).toBeGreaterThan(UNWRITTEN_LOG_BYTES / 2);
 
-    // The reader wakes: what was held is written, and the write under way ends.
+    // The reader wakes: what was held is written, and no more (the pipe's own 64 KiB aside); the rest was dropped.
     const readEnd = openSync(fifo, constants.O_RDONLY | constants.O_NONBLOCK);
     const chunk = Buffer.allocUnsafe(1024 * 1024);
     let read = 0;
-    for (let quiet = 0; quiet < 10;) {
+    // Done when a second passes without a byte: the writes left are handed to the thread pool one at a time.
+    for (let quiet = 0; quiet < 20;) {
       let got = 0;
       try {
         got = readSync(readEnd, chunk);
