@@ -2,9 +2,9 @@
  * `npm run bench:compare -- [ref] [KEY=value ...]`: the working tree against another commit, in
  * one run. `ref` (default `HEAD`, the last commit) is built in a temporary worktree; both builds
  * are started beside each other on one simulator, and each reference operation (and FIXED_COST)
- * is loaded on them in turn, in BENCH_SLICES short slices each (default 4;
- * bench/interleaved-load.ts), for BENCH_ROUNDS rounds (default 4; each side goes first in turn),
- * with the response cache on and off. Each round starts fresh processes: two processes of one
+ * is loaded on them in turn, in BENCH_SLICES short slices each (default 4; bench/interleaved-load.ts,
+ * ordered so that each side goes first and follows each other side alike), for BENCH_ROUNDS
+ * rounds (default 4), with the response cache on and off. Each round starts fresh processes: two processes of one
  * build can differ by a quarter in CPU per response for as long as they run (what their JIT and
  * heap happened to do), which would otherwise bias every round alike. Every figure is a ratio of
  * the two in the same round: its median over the rounds, with their spread. Writes
@@ -296,7 +296,7 @@ async function main(): Promise<void> {
     "",
     `Written by \`npm run bench:compare\` on ${results.date}: the tree at ${head}${dirty ? " with uncommitted changes" : ""} against ${ref} (${built.commit})${built.sameLock ? "" : ", built with the tree's dependencies (its package-lock differs)"}; ${JSON.stringify(results.machine)}; load average ${loadAtStart.map((value) => round(value, 2)).join(", ")} at the start.`,
     "",
-    `Both production builds ran side by side on one simulator; each operation was loaded with ${CONNECTIONS} connections for ${SECONDS} s on each side, in ${SLICES} slices taken in turn (so that a slow spell of the machine falls on every side alike), ${ROUNDS} rounds, each on freshly started processes and each side going first in turn. Ratios are tree / ref per round: the median, and the lowest and highest round in brackets. Gateway settings beyond the bench's: ${JSON.stringify(gatewayEnv)}${Object.keys(sideEnv.ref).length > 0 ? `; the ref's alone: ${JSON.stringify(sideEnv.ref)}` : ""}${Object.keys(sideEnv.tree).length > 0 ? `; the tree's alone: ${JSON.stringify(sideEnv.tree)}` : ""}.`,
+    `Both production builds ran side by side on one simulator; each operation was loaded with ${CONNECTIONS} connections for ${SECONDS} s on each side, in ${SLICES} slices taken in turn (so that a slow spell of the machine falls on every side alike), each slice's order a row of a Williams design (so that each side goes first, and follows each other side, equally often), ${ROUNDS} rounds, each on freshly started processes. Ratios are tree / ref per round: the median, and the lowest and highest round in brackets. Gateway settings beyond the bench's: ${JSON.stringify(gatewayEnv)}${Object.keys(sideEnv.ref).length > 0 ? `; the ref's alone: ${JSON.stringify(sideEnv.ref)}` : ""}${Object.keys(sideEnv.tree).length > 0 ? `; the tree's alone: ${JSON.stringify(sideEnv.tree)}` : ""}.`,
     "",
     "For cached operations each round also loads a bare `node:http` server (bench/bare-server.ts) answering the tree's exact bytes for the operation, in the same turns as the gateways: the physical limit of a response-cache hit on this machine. `tree / bare` is the tree's req/s over it, per round; the bare server's main-thread CPU per response is in brackets beside its req/s.",
     "",
