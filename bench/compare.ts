@@ -2,11 +2,12 @@
  * `npm run bench:compare -- [ref] [KEY=value ...]`: the working tree against another commit, in
  * one run. `ref` (default `HEAD`, the last commit) is built in a temporary worktree; both builds
  * are started beside each other on one simulator, and each reference operation (and FIXED_COST)
- * is loaded on them in turn, in BENCH_SLICES short slices each (default 4; bench/interleaved-load.ts,
- * ordered so that each side goes first and follows each other side alike), for BENCH_ROUNDS
- * rounds (default 4), with the response cache on and off. Each round starts fresh processes: two processes of one
- * build can differ by a quarter in CPU per response for as long as they run (what their JIT and
- * heap happened to do), which would otherwise bias every round alike. Every figure is a ratio of
+ * is loaded on them in turn, in BENCH_SLICES short slices each (default 4;
+ * bench/interleaved-load.ts, ordered so that each side goes first and follows each other side
+ * alike), for BENCH_ROUNDS rounds (default 4), with the response cache on and off. Each round
+ * starts fresh processes: two processes of one build can differ by a quarter in CPU per
+ * response for as long as they run (what their JIT and heap happened to do), which would
+ * otherwise bias every round alike. Every figure is a ratio of
  * the two in the same round: its median over the rounds, with their spread. Writes
  * bench/results/compare.{json,md}.
  *
@@ -39,7 +40,16 @@ import { buildGateway } from "./build.ts";
 import { loadInterleaved, type InterleavedResult } from "./interleaved-load.ts";
 import { gatewayBody, median, round, warmUp } from "./measure.ts";
 import { FIXED_COST, referenceOperations, type Compared } from "./operations/index.ts";
-import { canPin, OTHER_CORES, pin, startBareServer, startGateway, startSimulator, type Running } from "./processes.ts";
+import {
+  canPin,
+  MEASURED_CORE,
+  OTHER_CORES,
+  pin,
+  startBareServer,
+  startGateway,
+  startSimulator,
+  type Running,
+} from "./processes.ts";
 import { PlainUpstream } from "./upstream.ts";
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
@@ -147,7 +157,7 @@ function spread(ratios: number[]): { median: number; min: number; max: number } 
 
 /** A measured process, on the core kept for it when the bench pins. */
 function measured<T extends Running>(target: T): T {
-  if (PINNED) pin(target.pid, "0");
+  if (PINNED) pin(target.pid, MEASURED_CORE);
   return target;
 }
 

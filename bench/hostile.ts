@@ -24,6 +24,7 @@ import { gatewayBody, post, round, type Operation } from "./measure.ts";
 import { referenceOperations } from "./operations/index.ts";
 import {
   canPin,
+  MEASURED_CORE,
   OTHER_CORES,
   pin,
   processCpuMicros,
@@ -246,7 +247,7 @@ async function runPhase(
   log(`${phase}${attack ? `: ${attack.title}` : ""}`);
   await simulator.knobs({ ...DEFAULT_KNOBS, ...attack?.knobs?.(SECONDS) });
   const gateway = await startGateway(simulator, { ...DEFAULT_LIMITS, ...attack?.gatewayEnv });
-  if (PINNED) pin(gateway.pid, "0");
+  if (PINNED) pin(gateway.pid, MEASURED_CORE);
   try {
     const checkErrors: string[] = [];
     for (const body of bodies) {

@@ -27,6 +27,9 @@ export function pin(pid: number, cpuList: string): void {
   execFileSync("taskset", ["-a", "-p", "-c", cpuList, String(pid)], { stdio: "ignore" });
 }
 
+/** The core a pinned bench keeps for the process it measures, as taskset reads it. */
+export const MEASURED_CORE = "0";
+
 /** Every core but the first, as taskset reads it: where a pinned bench puts all but the gateway. */
 export const OTHER_CORES = `1-${Math.max(1, cpus().length - 1)}`;
 

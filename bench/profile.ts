@@ -13,7 +13,7 @@ import { fileURLToPath } from "node:url";
 import { buildGateway } from "./build.ts";
 import { gatewayBody, load } from "./measure.ts";
 import { referenceOperations } from "./operations/index.ts";
-import { canPin, OTHER_CORES, pin, startGateway, startSimulator } from "./processes.ts";
+import { canPin, MEASURED_CORE, OTHER_CORES, pin, startGateway, startSimulator } from "./processes.ts";
 import { PlainUpstream } from "./upstream.ts";
 
 interface ProfileNode {
@@ -84,7 +84,7 @@ try {
   process.env.BENCH_CPU_PROFILE_DIR = directory;
   const gateway = await startGateway(simulator, env);
   delete process.env.BENCH_CPU_PROFILE_DIR;
-  if (PINNED) pin(gateway.pid, "0");
+  if (PINNED) pin(gateway.pid, MEASURED_CORE);
   const result = await load({ url: gateway.url, body, connections: CONNECTIONS, seconds: SECONDS });
   await gateway.stop();
   process.stdout.write(`${name}: ${Math.round(result.rps)} requests/s while profiled, ${result.errors} errors\n`);

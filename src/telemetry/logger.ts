@@ -33,7 +33,8 @@ const SECRET_KEYS = new Set(["apikey", "x-glacier-api-key"]);
  * as pino would write them (level, time, the logger's bindings, the fields, `message`), without
  * pino's per-line work (hooks, serializers, the bounding and redacting walk): for a line written
  * on every request, whose fields are bounded where they are made and hold no secret (no key, no
- * header). What pino writes with is looked up once, here. Writes nothing below info.
+ * header). What pino writes with is looked up once, here. It writes whatever the level: the
+ * caller checks `isLevelEnabled("info")` first, before it builds the fields.
  */
 export function infoLineWriter(logger: Logger, message: string): (fields: string) => void {
   const own = logger as unknown as Record<symbol, unknown>;
@@ -43,9 +44,7 @@ export function infoLineWriter(logger: Logger, message: string): (fields: string
   if (!stream || !time || typeof bindings !== "string")
     return (fields) => void logger.info(JSON.parse(`{${fields}}`) as Record<string, unknown>, message);
   const end = `,"msg":${jsonString(message)}}\n`;
-  return (fields) => {
-    if (logger.isLevelEnabled("info")) stream.write(`{"level":30${time()}${bindings},${fields}${end}`);
-  };
+  return (fields) => void stream.write(`{"level":30${time()}${bindings},${fields}${end}`);
 }
 
 /** Printable ASCII but `"` and `\`: a string JSON writes as it is, between quotes. */
