@@ -1,6 +1,6 @@
 /**
  * `npm run bench:profile -- <operation> [KEY=value ...]`: loads the production gateway with one
- * reference operation at 32 connections while V8 profiles it, then prints where the time went
+ * reference operation (or `typename`, FIXED_COST: what every request costs) at 32 connections while V8 profiles it, then prints where the time went
  * (self time by function, and inclusive time by package) and leaves the `.cpuprofile` (open it in
  * Chrome DevTools) in bench/profiles/. KEY=value pairs are gateway environment variables, e.g.
  * RESPONSE_CACHE_TTL_MS=0 to profile execution rather than the response cache. BENCH_CONNECTIONS
@@ -12,7 +12,7 @@ import { mkdirSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { buildGateway } from "./build.ts";
 import { gatewayBody, load } from "./measure.ts";
-import { referenceOperations } from "./operations/index.ts";
+import { FIXED_COST, referenceOperations } from "./operations/index.ts";
 import { canPin, MEASURED_CORE, OTHER_CORES, pin, startGateway, startSimulator } from "./processes.ts";
 import { PlainUpstream } from "./upstream.ts";
 
@@ -24,8 +24,9 @@ interface ProfileNode {
 
 const [name = "", ...settings] = process.argv.slice(2);
 const operation = referenceOperations.find((candidate) => candidate.name === name);
-if (!operation) {
-  process.stderr.write(`usage: npm run bench:profile -- <${referenceOperations.map((o) => o.name).join("|")}> [KEY=value ...]\n`);
+if (!operation && name !== FIXED_COST.name) {
+  const names = [...referenceOperations.map((o) => o.name), FIXED_COST.name];
+  process.stderr.write(`usage: npm run bench:profile -- <${names.join("|")}> [KEY=value ...]\n`);
   process.exit(2);
 }
 const env = Object.fromEntries(settings.map((setting) => setting.split(/=(.*)/s).slice(0, 2) as [string, string]));
@@ -78,7 +79,7 @@ if (PINNED) pin(process.pid, OTHER_CORES);
 const simulator = await startSimulator();
 const upstream = new PlainUpstream(simulator.dataUrl, simulator.metricsUrl);
 try {
-  const body = gatewayBody({ ...operation, ...(await operation.prepare(upstream)) });
+  const body = gatewayBody(operation ? { ...operation, ...(await operation.prepare(upstream)) } : FIXED_COST);
   rmSync(directory, { recursive: true, force: true });
   mkdirSync(directory, { recursive: true });
   process.env.BENCH_CPU_PROFILE_DIR = directory;
