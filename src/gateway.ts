@@ -38,6 +38,7 @@ import type { BucketRef } from "./limits/token-buckets.ts";
 import { UpstreamReadiness, useReadiness } from "./plugins/readiness.ts";
 import { KeyVerdicts, useRefusedKeys } from "./plugins/refused-keys.ts";
 import { useRefusals, withLastResort } from "./plugins/refusals.ts";
+import { RefusalNotes } from "./plugins/refusal-notes.ts";
 import { requestIdOf, useRequestLog } from "./plugins/request-log.ts";
 import { useResponseCache } from "./plugins/response-cache.ts";
 import { ResponseStore, type ResponseCacheOptions } from "./plugins/response-store.ts";
@@ -151,6 +152,7 @@ export function createGateway(config: GatewayConfig, urls: UpstreamUrls, logger:
   const compression = createCompression(config.compression);
   const cached = responseCache(config, metrics, compression, rateLimit?.payInAll, cacheRedis);
   const requestIds = new WeakMap<Request, string>();
+  const refusalNotes = new RefusalNotes({ logger, metrics, hideSuggestions: !config.security.introspection });
   const deadlines = new RequestDeadlines(config.requestTimeoutMs);
   const streams = socketStreams();
   const chargeUnusableBody = rateLimiter ? unusableBodyCharge(rateLimiter, config.rateLimit) : () => {};
@@ -193,6 +195,7 @@ export function createGateway(config: GatewayConfig, urls: UpstreamUrls, logger:
         config,
         logger,
         metrics,
+        refusalNotes,
         first: options.plugins ?? [],
         deadlines,
         rateLimit,
@@ -438,6 +441,7 @@ function responseCache(
 
 interface PluginParts {
   config: GatewayConfig;
+  refusalNotes: RefusalNotes;
   logger: Logger;
   metrics: GatewayMetrics;
   first: Plugin[];
@@ -477,11 +481,9 @@ function pluginsInOrder(parts: PluginParts) {
       ? [useGraphiQLPage({ endpoint: GRAPHQL_ENDPOINT, negotiate: parts.compression.negotiate, pay: rateLimit?.payInAll })]
       : []),
     useRefusals({
-      logger,
-      metrics,
+      notes: parts.refusalNotes,
       maxNestingDepth: config.security.maxNestingDepth,
       isParsed: parts.isParsed,
-      hideSuggestions: !config.security.introspection,
       requestIdOf: (request) => requestIds.get(request),
     }),
     // Before the response cache: a key the upstream refused is never served what is held.

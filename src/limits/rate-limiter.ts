@@ -68,8 +68,17 @@ export class RateLimiter {
    * `take` without waiting, when the buckets are this process's (no Redis to ask): the decision;
    * else undefined, and `take` asks Redis. A cache hit answered by the listener pays this way.
    */
-  takeNow(buckets: readonly BucketRef[], cost: number): RateLimitDecision | undefined {
-    return this.shared ? undefined : this.takeHere(buckets, cost, false);
+  takeNow(buckets: readonly BucketRef[], cost: number, force = false): RateLimitDecision | undefined {
+    return this.shared ? undefined : this.takeHere(buckets, cost, force);
+  }
+
+  /**
+   * `take`, decided at once when the buckets are this process's: a request that pays on its way
+   * through the plugins waits for no promise then (each one a turn of the microtask queue for
+   * every hook after it).
+   */
+  takeSoon(buckets: readonly BucketRef[], cost: number, force = false): RateLimitDecision | Promise<RateLimitDecision> {
+    return this.takeNow(buckets, cost, force) ?? this.take(buckets, cost, force);
   }
 
   private takeHere(buckets: readonly BucketRef[], cost: number, force: boolean): RateLimitDecision {

@@ -41,6 +41,7 @@ import type { BucketRef } from "../limits/token-buckets.ts";
 import { bucketsOf, type CallerContext } from "../limits/caller-buckets.ts";
 import type { RateLimitDecision, RateLimiter } from "../limits/rate-limiter.ts";
 import { analyzeOperation, operationCost } from "../limits/operation-analysis.ts";
+import type { OperationCost } from "../limits/upstream-calls.ts";
 import { ENDPOINT_COSTS } from "../limits/request-costs.ts";
 import { StreamSlots } from "../limits/stream-slots.ts";
 import { Socket } from "node:net";
@@ -61,6 +62,9 @@ interface Admitted {
   buckets: BucketRef[];
   paidCalls: number;
 }
+
+/** What `admit` decides: what the operation paid for, or undefined when it was refused; later when it must wait. */
+type Admission = Admitted | undefined | Promise<Admitted | undefined>;
 
 function isAsyncIterable(value: unknown): value is AsyncIterable<unknown> {
   return typeof value === "object" && value !== null && Symbol.asyncIterator in value;
@@ -107,12 +111,20 @@ export function useRateLimit(config: RateLimitConfig, limiter: RateLimiter, opti
   const slots = new StreamSlots(config.subscriptionsPerCaller);
   const payForReading = readingCharge(config, limiter, options.isParsed, paid);
 
-  /** Charges an operation its estimate; what it paid for, or undefined when it was refused (and stopped). */
-  async function admit(args: ExecutionArgs, stop: (result: ExecutionResult) => void): Promise<Admitted | undefined> {
+  /**
+   * Charges an operation its estimate; what it paid for, or undefined when it was refused (and
+   * stopped). Decided at once when the estimate and the buckets are at hand (the chain list held,
+   * no Redis to ask), as they are for nearly every operation.
+   */
+  function admit(args: ExecutionArgs, stop: (result: ExecutionResult) => void): Admission {
+    // The cost MAX_QUERY_COST admitted the operation for (the same answer, worked out once).
+    const estimate = operationCost(args);
+    return estimate instanceof Promise ? estimate.then((known) => admitAt(args, known, stop)) : admitAt(args, estimate, stop);
+  }
+
+  function admitAt(args: ExecutionArgs, estimate: OperationCost, stop: (result: ExecutionResult) => void): Admission {
     const context = args.contextValue as CallerContext & GatewayContext;
     const analysis = analyzeOperation(args);
-    // The cost MAX_QUERY_COST admitted the operation for (the same answer, worked out once).
-    const estimate = await operationCost(args);
     const ownCost = Math.max(1, estimate.upstreamCalls + estimate.cpuCost);
     const before = paid.get(context.request);
     const buckets = before?.buckets ?? bucketsOf(context, config);
@@ -127,14 +139,17 @@ export function useRateLimit(config: RateLimitConfig, limiter: RateLimiter, opti
     const cost = ownCost - (before ? 1 : 0) + otherOperations;
     const admitted: Admitted = { buckets, paidCalls: ownCost - estimate.cpuCost };
     if (cost <= 0) return admitted;
-    const decision = await limiter.take(buckets, cost);
-    if (before) before.decision = decision;
-    else paid.set(context.request, { buckets, newDocument: false, decision });
-    const what = before
-      ? `running this operation (its estimated upstream calls and CPU, less the 1 the request paid${otherOperations > 0 ? `, plus ${otherOperations} for the document's other operations` : ""})`
-      : "this operation";
-    if (!decision.allowed) return void stop({ errors: [rateLimited(cost, what, decision)] });
-    return admitted;
+    const decided = (decision: RateLimitDecision): Admitted | undefined => {
+      if (before) before.decision = decision;
+      else paid.set(context.request, { buckets, newDocument: false, decision });
+      const what = before
+        ? `running this operation (its estimated upstream calls and CPU, less the 1 the request paid${otherOperations > 0 ? `, plus ${otherOperations} for the document's other operations` : ""})`
+        : "this operation";
+      if (!decision.allowed) return void stop({ errors: [rateLimited(cost, what, decision)] });
+      return admitted;
+    };
+    const decision = limiter.takeSoon(buckets, cost);
+    return decision instanceof Promise ? decision.then(decided) : decided(decision);
   }
 
   /**
@@ -144,15 +159,19 @@ export function useRateLimit(config: RateLimitConfig, limiter: RateLimiter, opti
    * the charge is the larger of the estimate and the real calls, so no estimate lets a caller
    * make more calls than it pays.
    */
-  async function settle(context: CallerContext & GatewayContext, admitted: Admitted): Promise<void> {
+  function settle(context: CallerContext & GatewayContext, admitted: Admitted): Promise<void> | undefined {
     const owed = context.call.sentRequests.count - admitted.paidCalls;
     if (owed <= 0) return;
     // A subscription's next event owes only what it sends itself.
     admitted.paidCalls += owed;
-    const decision = await limiter.take(admitted.buckets, owed, true);
-    const before = paid.get(context.request);
-    if (before) before.decision = decision;
-    else paid.set(context.request, { buckets: admitted.buckets, newDocument: false, decision });
+    const settled = (decision: RateLimitDecision) => {
+      const before = paid.get(context.request);
+      if (before) before.decision = decision;
+      else paid.set(context.request, { buckets: admitted.buckets, newDocument: false, decision });
+    };
+    const decision = limiter.takeSoon(admitted.buckets, owed, true);
+    if (decision instanceof Promise) return decision.then(settled);
+    settled(decision);
   }
 
   /** Charges a subscription's caller for one read of its poller; the error ends the stream. */
@@ -191,15 +210,18 @@ export function useRateLimit(config: RateLimitConfig, limiter: RateLimiter, opti
       if (cost === undefined) return;
       const req = (serverContext as Partial<CallerContext>).req;
       const buckets = bucketsOf({ request, req }, config);
-      // The listener's cache-hit lane took the 1 already, and was refused (src/server/cache-hit-lane.ts).
-      const taken = graphql ? (req as PaidIncoming | undefined)?.paidAsItCame : undefined;
-      return (taken ? Promise.resolve(taken) : limiter.take(buckets, cost)).then((decision) => {
+      const decided = (decision: RateLimitDecision) => {
         if (graphql) paid.set(request, { buckets, newDocument: false, decision });
         if (!decision.allowed) endResponse(refusedResponse(fetchAPI, cost, graphql ? "this request" : url.pathname, decision));
-      });
+      };
+      // The listener's cache-hit lane took the 1 already, and was refused (src/server/cache-hit-lane.ts).
+      const decision = (graphql ? (req as PaidIncoming | undefined)?.paidAsItCame : undefined) ?? limiter.takeSoon(buckets, cost);
+      if (decision instanceof Promise) return decision.then(decided);
+      decided(decision);
     },
-    async onParams({ params, request, context, setResult }) {
-      const refused = await payForReading(request, (context as Partial<CallerContext>).req, params);
+    onParams({ params, request, context, setResult }) {
+      const refused = payForReading(request, (context as Partial<CallerContext>).req, params);
+      if (refused instanceof Promise) return refused.then((result) => result && setResult(result));
       if (refused) setResult(refused);
     },
     onResponse({ request, response, serverContext }) {
@@ -220,15 +242,16 @@ export function useRateLimit(config: RateLimitConfig, limiter: RateLimiter, opti
   };
 
   const beforeExecution: Plugin<GatewayContext> = {
-    onExecute: async ({ args, setResultAndStopExecution }) => {
-      const admitted = await admit(args, setResultAndStopExecution);
-      if (!admitted) return;
+    onExecute({ args, setResultAndStopExecution }) {
       const context = args.contextValue as CallerContext & GatewayContext;
-      return {
-        // A stream of incremental results settles when it ends; a single result at once.
-        onExecuteDone: ({ result }) =>
-          isAsyncIterable(result) ? { onEnd: () => void settle(context, admitted) } : settle(context, admitted),
-      };
+      const hooks = (admitted: Admitted | undefined) =>
+        admitted && {
+          // A stream of incremental results settles when it ends; a single result at once.
+          onExecuteDone: ({ result }: { result: unknown }) =>
+            isAsyncIterable(result) ? { onEnd: () => void settle(context, admitted) } : settle(context, admitted),
+        };
+      const admission = admit(args, setResultAndStopExecution);
+      return admission instanceof Promise ? admission.then(hooks) : hooks(admission);
     },
     async onSubscribe({ args, setResultAndStopExecution, extendContext }) {
       const context = args.contextValue as CallerContext & GatewayContext;
