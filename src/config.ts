@@ -148,6 +148,12 @@ export interface ServerConfig {
   sseListenWithinMs: number;
   /** Refusals for a spent budget or a socket cap, answered after a delay (src/limits/refusal-holds.ts). */
   refusalHolds: RefusalHoldsConfig;
+  /**
+   * A plain JSON POST of a query whose document ran before is executed by the listener, past
+   * Yoga's HTTP layer (OPERATION_LANE, default on; src/server/operation-lane.ts). Off: every
+   * request goes through Yoga, as a request the lane does not take does.
+   */
+  operationLane: boolean;
 }
 
 /** How refusals are held back: one per connection per hold, however fast a refused client sends. */
@@ -418,6 +424,7 @@ function serverConfig(env: Env): ServerConfig {
       holdMs: integer(env, "REFUSAL_HOLD_MS", 1_000, 0, 10_000),
       maxHeld: integer(env, "REFUSAL_HOLD_MAX", maxConnections, 0),
     },
+    operationLane: boolean(env, "OPERATION_LANE", true),
   };
 }
 

@@ -43,6 +43,8 @@ import { requestIdOf, useRequestLog } from "./plugins/request-log.ts";
 import { useResponseCache } from "./plugins/response-cache.ts";
 import { ResponseStore, type ResponseCacheOptions } from "./plugins/response-store.ts";
 import { cacheHitLane } from "./server/cache-hit-lane.ts";
+import { operationLane } from "./server/operation-lane.ts";
+import { validatedDocuments } from "./plugins/validated-documents.ts";
 import { useSseSingleConnection, type Pipeline } from "./plugins/sse-single-connection.ts";
 import { securityPlugins } from "./plugins/security.ts";
 import { schema } from "./schema.ts";
@@ -153,6 +155,7 @@ export function createGateway(config: GatewayConfig, urls: UpstreamUrls, logger:
   const cached = responseCache(config, metrics, compression, rateLimit?.payInAll, cacheRedis);
   const requestIds = new WeakMap<Request, string>();
   const refusalNotes = new RefusalNotes({ logger, metrics, hideSuggestions: !config.security.introspection });
+  const validated = validatedDocuments();
   const deadlines = new RequestDeadlines(config.requestTimeoutMs);
   const streams = socketStreams();
   const chargeUnusableBody = rateLimiter ? unusableBodyCharge(rateLimiter, config.rateLimit) : () => {};
@@ -196,6 +199,7 @@ export function createGateway(config: GatewayConfig, urls: UpstreamUrls, logger:
         logger,
         metrics,
         refusalNotes,
+        validated: validated.plugin,
         first: options.plugins ?? [],
         deadlines,
         rateLimit,
@@ -221,6 +225,11 @@ export function createGateway(config: GatewayConfig, urls: UpstreamUrls, logger:
     },
   });
 
+  // With plugins of its own first (tracing), every request goes through Yoga, where they see it.
+  const lanes = (options.plugins ?? []).length === 0;
+  const payFirst =
+    rateLimiter && ((request: IncomingMessage) => rateLimiter.takeSoon(bucketsOfIncoming(request, config.rateLimit), 1));
+  const isRefusedKey = (apiKey: string) => upstream.keyVerdicts.refusal(apiKey) !== undefined;
   const listener = jsonBodyListener(yoga, {
     maxBodyBytes: config.security.maxBodyBytes,
     maxNestingDepth: config.security.maxNestingDepth,
@@ -229,22 +238,40 @@ export function createGateway(config: GatewayConfig, urls: UpstreamUrls, logger:
       : () => false,
     chargeUnusableBody,
     logger: clientLogger,
-    // With plugins of its own first (tracing), every request goes through Yoga, where they see it.
     answerFromCache:
-      cached && (options.plugins ?? []).length === 0
+      cached && lanes
         ? cacheHitLane({
             store: cached.store,
             graphqlEndpoint: GRAPHQL_ENDPOINT,
             sessionHeader: API_KEY_HEADER,
             compressionEnabled: config.compression.enabled,
-            pay:
-              rateLimiter &&
-              ((request) => {
-                const buckets = bucketsOfIncoming(request, config.rateLimit);
-                return rateLimiter.takeNow(buckets, 1) ?? rateLimiter.take(buckets, 1);
-              }),
-            isRefusedKey: (apiKey) => upstream.keyVerdicts.refusal(apiKey) !== undefined,
+            pay: payFirst,
+            isRefusedKey,
             onHit: () => metrics.responseCacheLookup("local"),
+            logger: clientLogger,
+          })
+        : undefined,
+    // Not with persisted documents only (their rule is Yoga's), nor with a shared response tier (looked up inside Yoga).
+    answerKnownOperation:
+      lanes && config.server.operationLane && !config.security.persistedOperationsOnly && !cached?.shared
+        ? operationLane({
+            yoga,
+            graphqlEndpoint: GRAPHQL_ENDPOINT,
+            sessionHeader: API_KEY_HEADER,
+            parsed: (query) => documents.documentCache.get(query),
+            validated: (document) => validated.has(document),
+            isRefusedKey,
+            payment: payFirst && rateLimit && { ...rateLimit.lane, pay: payFirst },
+            responseCache: cached && {
+              store: cached.store,
+              joinWithinMs: config.requestTimeoutMs,
+              onMiss: () => metrics.responseCacheLookup("miss"),
+            },
+            compression: config.compression,
+            refusalNotes,
+            requestIds,
+            deadlines,
+            onTaken: (outcome) => metrics.operationLaneRequest(outcome),
             logger: clientLogger,
           })
         : undefined,
@@ -436,12 +463,13 @@ function responseCache(
     payForSending,
   };
   const store = new ResponseStore(options);
-  return { store, plugin: useResponseCache(store, options) as Plugin };
+  return { store, shared: options.shared, plugin: useResponseCache(store, options) as Plugin };
 }
 
 interface PluginParts {
   config: GatewayConfig;
   refusalNotes: RefusalNotes;
+  validated: Plugin;
   logger: Logger;
   metrics: GatewayMetrics;
   first: Plugin[];
@@ -495,6 +523,8 @@ function pluginsInOrder(parts: PluginParts) {
     ...parts.responseCache,
     useRequestLog({ logger, requestIds, graphqlEndpoint: GRAPHQL_ENDPOINT }),
     ...securityPlugins(config.security, config.limits),
+    // Which documents the operation lane may take (src/server/operation-lane.ts): those that validated.
+    parts.validated,
     // Incremental delivery of queries: multipart/mixed or SSE over HTTP, `next` messages over WebSocket.
     useDeferStream(),
     ...(rateLimit ? [rateLimit.beforeExecution as Plugin] : []),

@@ -1,7 +1,10 @@
 /**
  * Who pays for a request: the buckets it pays from, named by its API key (as a hash) and its
- * address (the socket's, or behind a trusted proxy the last `X-Forwarded-For` hop; an IPv6 one by
- * its /64), so that inventing keys or addresses buys no budget.
+ * address (the socket's, or behind a trusted proxy the last `X-Forwarded-For` hop, the one the
+ * proxy appended, when it is an IP address; an IPv6 one by its /64), so that inventing keys or
+ * addresses buys no budget: an address spends one address's budget however many keys it sends,
+ * and a key one key's budget from however many addresses, and rotating addresses inside one
+ * subscriber's /64 buys no budget and no streams.
  */
 import type { IncomingHttpHeaders, IncomingMessage } from "node:http";
 import { isIP } from "node:net";

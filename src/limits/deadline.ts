@@ -36,12 +36,15 @@ export class RequestDeadlines {
     return (this.arrivals.get(request) ?? Date.now()) + this.timeoutMs;
   }
 
+  /** Notes that `request` arrived now: its deadline is REQUEST_TIMEOUT_MS from here. */
+  arrive(request: Request): void {
+    this.arrivals.set(request, Date.now());
+  }
+
   /** Notes when each request arrived; goes first in the plugin list. */
   arrival(): Plugin {
     return {
-      onRequest: ({ request }) => {
-        this.arrivals.set(request, Date.now());
-      },
+      onRequest: ({ request }) => this.arrive(request),
     };
   }
 

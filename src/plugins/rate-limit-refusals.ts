@@ -9,10 +9,15 @@ import type { DocumentShape } from "../limits/document-shape.ts";
 import type { RateLimitDecision } from "../limits/rate-limiter.ts";
 import { describeEstimate } from "./operation-limits.ts";
 
+/** What a decision says is left, as the `ratelimit-remaining` header and a refusal's message say it: whole tokens, never below 0. */
+export function remainingOf(decision: RateLimitDecision): number {
+  return Math.max(0, Math.floor(decision.remaining));
+}
+
 export function rateLimited(cost: number, what: string, decision: RateLimitDecision): GatewayError {
   const seconds = decision.retryAfterSeconds;
   return new GatewayError(
-    `Rate limit exceeded: ${what} costs ${cost} and ${Math.max(0, Math.floor(decision.remaining))} of your ${decision.burst} remain, refilling at ${decision.ratePerSecond} per second; retry after ${seconds} s`,
+    `Rate limit exceeded: ${what} costs ${cost} and ${remainingOf(decision)} of your ${decision.burst} remain, refilling at ${decision.ratePerSecond} per second; retry after ${seconds} s`,
     "RATE_LIMITED",
     {
       cost,

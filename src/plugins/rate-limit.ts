@@ -18,35 +18,30 @@
  * A caller over its budget gets HTTP 429 with `Retry-After`; an operation that costs more than a
  * full bucket holds can never run, and is refused as over a limit.
  *
- * Who pays: a request from an address pays from the address's bucket, and with an API key
- * (`x-glacier-api-key`, kept only as a hash) from the key's bucket as well, so that inventing keys
- * buys no budget: an address spends one address's budget however many keys it sends, and a key
- * one key's budget from however many addresses. The address is the socket's, or behind a trusted
- * proxy the last `X-Forwarded-For` hop (the one the proxy appended) when it is an IP address; an
- * IPv6 address is named by its /64 (`callerAddress`), so that rotating addresses inside one
- * subscriber's /64 buys no budget and no streams. Requests without a socket
- * (`yoga.fetch`, in process) have no address: they pay from their key's bucket, else from one
- * bucket, `local`. With Redis, all gateways share each bucket; while Redis cannot answer, each
- * gateway falls back to its own buckets.
+ * Who pays (src/limits/caller-buckets.ts): the address's bucket, and with an API key the key's
+ * as well, so that inventing keys or addresses (an IPv6 caller is its /64) buys no budget; a
+ * request without a socket (`yoga.fetch`) pays from its key's bucket, else from `local`. With
+ * Redis, all gateways share each bucket; while Redis cannot answer, each falls back to its own.
  *
  * What a request pays as it is read is ./reading-charge.ts; the refusals are ./rate-limit-refusals.ts;
  * the cap on open streams, src/limits/stream-slots.ts.
  */
 import type { ExecutionArgs, ExecutionResult } from "graphql";
-import type { FetchAPI, Plugin } from "graphql-yoga";
+import { isAsyncIterable, type FetchAPI, type Plugin } from "graphql-yoga";
 import type { RateLimitConfig } from "../config.ts";
 import type { GatewayContext } from "../execution/context.ts";
 import type { GatewayError } from "../errors.ts";
 import type { BucketRef } from "../limits/token-buckets.ts";
-import { bucketsOf, type CallerContext } from "../limits/caller-buckets.ts";
+import { bucketsOf, bucketsOfIncoming, type CallerContext } from "../limits/caller-buckets.ts";
 import type { RateLimitDecision, RateLimiter } from "../limits/rate-limiter.ts";
 import { analyzeOperation, operationCost } from "../limits/operation-analysis.ts";
 import type { OperationCost } from "../limits/upstream-calls.ts";
 import { ENDPOINT_COSTS } from "../limits/request-costs.ts";
 import { StreamSlots } from "../limits/stream-slots.ts";
+import type { IncomingMessage } from "node:http";
 import { Socket } from "node:net";
 import type { RefusalHolds } from "../limits/refusal-holds.ts";
-import { rateLimited, refusedResponse, tooCostly, tooManyStreams } from "./rate-limit-refusals.ts";
+import { rateLimited, refusedResponse, remainingOf, tooCostly, tooManyStreams } from "./rate-limit-refusals.ts";
 import { readingCharge, type Paid } from "./reading-charge.ts";
 
 /** Node's request, when the listener took its 1 before Yoga. */
@@ -59,16 +54,12 @@ export interface PaidIncoming {
  * charge less its CPU, then what each settlement took).
  */
 interface Admitted {
-  buckets: BucketRef[];
+  buckets: readonly BucketRef[];
   paidCalls: number;
 }
 
 /** What `admit` decides: what the operation paid for, or undefined when it was refused; later when it must wait. */
 type Admission = Admitted | undefined | Promise<Admitted | undefined>;
-
-function isAsyncIterable(value: unknown): value is AsyncIterable<unknown> {
-  return typeof value === "object" && value !== null && Symbol.asyncIterator in value;
-}
 
 export interface RateLimitPluginOptions {
   /** The path GraphQL is served at: each request to it pays 1 as it comes. */
@@ -99,6 +90,17 @@ export interface RateLimitPlugins {
    * rest as any request does, and not its 1 again.
    */
   carryPayment(carrier: Request, operation: Request): void;
+  /** What the listener's operation lane (src/server/operation-lane.ts) pays through: it runs an operation under a Request of its own. */
+  lane: LanePayments;
+}
+
+export interface LanePayments {
+  /** `operation` paid its 1 as it came, from the buckets of `req`: its operation pays the rest as any does. */
+  paidAsItCame(operation: Request, req: IncomingMessage, decision: RateLimitDecision): void;
+  /** The last decision its buckets gave, for the answer's `ratelimit-*` headers. */
+  lastDecision(operation: Request): RateLimitDecision | undefined;
+  /** A 429 waits on its connection (REFUSAL_HOLD_MS) before it is sent, as one answered through Yoga does. */
+  holdRefusal(req: IncomingMessage, retryAfterSeconds: number): Promise<void> | undefined;
 }
 
 /**
@@ -183,13 +185,7 @@ export function useRateLimit(config: RateLimitConfig, limiter: RateLimiter, opti
     };
   }
 
-  async function payInAll(
-    request: Request,
-    req: CallerContext["req"],
-    cost: number,
-    what: string,
-    fetchAPI: FetchAPI,
-  ): Promise<Response | undefined> {
+  const payInAll: RateLimitPlugins["payInAll"] = async (request, req, cost, what, fetchAPI) => {
     const before = paid.get(request);
     const buckets = before?.buckets ?? bucketsOf({ request, req }, config);
     const rest = cost - (before ? 1 : 0);
@@ -197,7 +193,7 @@ export function useRateLimit(config: RateLimitConfig, limiter: RateLimiter, opti
     const decision = await limiter.take(buckets, rest);
     paid.set(request, { buckets, newDocument: false, decision });
     return decision.allowed ? undefined : refusedResponse(fetchAPI, cost, what, decision);
-  }
+  };
 
   const beforeParsing: Plugin<GatewayContext> = {
     // The endpoints beside /graphql pay too: a health check costs the upstream calls it may make,
@@ -228,16 +224,13 @@ export function useRateLimit(config: RateLimitConfig, limiter: RateLimiter, opti
       const decision = paid.get(request)?.decision;
       if (decision !== undefined) {
         response.headers.set("ratelimit-limit", String(decision.burst));
-        response.headers.set("ratelimit-remaining", String(Math.max(0, Math.floor(decision.remaining))));
+        response.headers.set("ratelimit-remaining", String(remainingOf(decision)));
       }
-      // A refusal read and parsed costs more than one refused unread: held as long, so that a
-      // caller who sends what it can never pay for (a query beyond what its bucket holds) is
-      // answered once per connection per hold too.
       if (response.status !== 429) return;
-      // Over HTTP only: a WebSocket's operations have their own refusals (src/server/websocket-frames.ts).
-      const socket = (serverContext as Partial<CallerContext> | undefined)?.req?.socket;
-      if (!(socket instanceof Socket)) return;
-      return options.refusalHolds.wait(socket, Number(response.headers.get("retry-after") ?? 1) * 1_000);
+      return holdRefusal(
+        (serverContext as Partial<CallerContext> | undefined)?.req,
+        Number(response.headers.get("retry-after") ?? 1),
+      );
     },
   };
 
@@ -281,5 +274,24 @@ export function useRateLimit(config: RateLimitConfig, limiter: RateLimiter, opti
     if (carried) paid.set(operation, { ...carried, newDocument: false });
   }
 
-  return { beforeParsing, beforeExecution, payInAll, carryPayment };
+  /**
+   * A refusal read and parsed costs more than one refused unread: held as long, so that a caller
+   * who sends what it can never pay for (a query beyond what its bucket holds) is answered once
+   * per connection per hold too. Over HTTP only: a WebSocket's operations have their own refusals
+   * (src/server/websocket-frames.ts).
+   */
+  function holdRefusal(req: CallerContext["req"], retryAfterSeconds: number): Promise<void> | undefined {
+    const socket = req?.socket;
+    if (!(socket instanceof Socket)) return;
+    return options.refusalHolds.wait(socket, retryAfterSeconds * 1_000);
+  }
+
+  const lane: LanePayments = {
+    paidAsItCame: (operation, req, decision) =>
+      paid.set(operation, { buckets: bucketsOfIncoming(req, config), newDocument: false, decision }),
+    lastDecision: (operation) => paid.get(operation)?.decision,
+    holdRefusal,
+  };
+
+  return { beforeParsing, beforeExecution, payInAll, carryPayment, lane };
 }

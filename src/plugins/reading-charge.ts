@@ -15,7 +15,7 @@ import { documentTooCostly, rateLimited } from "./rate-limit-refusals.ts";
 
 /** What a request has paid for at the start, for its operation to pay the rest. */
 export interface Paid {
-  buckets: BucketRef[];
+  buckets: readonly BucketRef[];
   /** The parse cache did not hold the document: it paid for its reading (`NEW_DOCUMENT_COST`, size, definitions) already. */
   newDocument: boolean;
   /** For the response's ratelimit headers: the last decision. */
@@ -79,7 +79,7 @@ export function readingCharge(
 
   async function payForSize(
     request: Request,
-    buckets: BucketRef[],
+    buckets: readonly BucketRef[],
     paidAsItCame: RateLimitDecision | undefined,
     { query, operationName, newDocument, shape, documentCost, nameCost, valuesCost }: Reading,
   ): Promise<ExecutionResult | undefined> {

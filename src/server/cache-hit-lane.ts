@@ -28,6 +28,7 @@ import { sendingCost } from "../limits/request-costs.ts";
 import type { CachedResponse } from "../shared-state/shared-tiers.ts";
 import type { RateLimitDecision } from "../limits/rate-limiter.ts";
 import type { PaidIncoming } from "../plugins/rate-limit.ts";
+import { remainingOf } from "../plugins/rate-limit-refusals.ts";
 import type { Logger } from "../telemetry/logger.ts";
 
 export interface CacheHitLaneOptions {
@@ -123,7 +124,7 @@ export function cacheHitLane(options: CacheHitLaneOptions) {
     if (options.compressionEnabled) headers.vary = "accept-encoding";
     if (decision) {
       headers["ratelimit-limit"] = decision.burst;
-      headers["ratelimit-remaining"] = Math.max(0, Math.floor(decision.remaining));
+      headers["ratelimit-remaining"] = remainingOf(decision);
     }
     response.writeHead(200, headers);
     response.end(answer.body);

@@ -4,6 +4,7 @@ import { refusalBody } from "../plugins/refusals.ts";
 import type { KeyedRequest } from "../plugins/response-cache.ts";
 import { textOf, type CacheHitOutcome, type ReadBody } from "./cache-hit-lane.ts";
 import type { Logger } from "../telemetry/logger.ts";
+import type { OperationLane } from "./operation-lane.ts";
 
 export interface JsonBodyListenerOptions {
   /** MAX_BODY_BYTES: larger bodies, and bodies without a declared length, go to Yoga unread. */
@@ -24,6 +25,8 @@ export interface JsonBodyListenerOptions {
         startedAt: number,
       ) => CacheHitOutcome | Promise<CacheHitOutcome>)
     | undefined;
+  /** The operation lane (src/server/operation-lane.ts): executes a known query itself, else leaves it to Yoga. */
+  answerKnownOperation?: OperationLane | undefined;
 }
 
 type ReadRequest = IncomingMessage & { body?: unknown } & KeyedRequest;
@@ -40,7 +43,8 @@ type NodeHandler = (request: ReadRequest, response: ServerResponse) => unknown;
  * response cache's lane, which answers a hit before anything is parsed.
  */
 export function jsonBodyListener(yoga: NodeHandler, options: JsonBodyListenerOptions) {
-  const { maxBodyBytes, maxNestingDepth, refusesSpentCaller, chargeUnusableBody, logger, answerFromCache } = options;
+  const { maxBodyBytes, maxNestingDepth, refusesSpentCaller, chargeUnusableBody, logger, answerFromCache, answerKnownOperation } =
+    options;
 
   function failed(error: unknown, response: ServerResponse): void {
     // The last resort: whatever failed, the client gets JSON, never a stack trace.
@@ -52,7 +56,7 @@ export function jsonBodyListener(yoga: NodeHandler, options: JsonBodyListenerOpt
         .end(refusalBody("Unexpected error.", "INTERNAL_SERVER_ERROR"));
   }
 
-  function toYoga(request: ReadRequest, response: ServerResponse, text: string): void {
+  function toYoga(request: ReadRequest, response: ServerResponse, text: string, startedAt: number): void {
     let parsed: unknown;
     try {
       // V8 parses JSON without recursion, so any nesting parses; the parsed value is then walked,
@@ -67,7 +71,9 @@ export function jsonBodyListener(yoga: NodeHandler, options: JsonBodyListenerOpt
     const usable = typeof parsed === "object" && parsed !== null && !Array.isArray(parsed) && Object.keys(parsed).length > 0;
     if (!usable) chargeUnusableBody(request, text.length);
     request.body = usable ? parsed : text;
-    void yoga(request, response);
+    const handOn = () => void yoga(request, response);
+    if (usable && answerKnownOperation?.(request, response, parsed as Record<string, unknown>, startedAt, handOn)) return;
+    handOn();
   }
 
   return function listener(request: ReadRequest, response: ServerResponse): void {
@@ -84,11 +90,11 @@ export function jsonBodyListener(yoga: NodeHandler, options: JsonBodyListenerOpt
     request.once("end", () => {
       try {
         const body: ReadBody = { bytes: chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks) };
-        if (!answerFromCache) return toYoga(request, response, textOf(body));
+        if (!answerFromCache) return toYoga(request, response, textOf(body), startedAt);
         const onOutcome = (outcome: CacheHitOutcome) => {
           if (outcome === true) return;
           request.responseCacheKey = outcome;
-          toYoga(request, response, textOf(body));
+          toYoga(request, response, textOf(body), startedAt);
         };
         const outcome = answerFromCache(request, response, body, startedAt);
         if (outcome instanceof Promise) outcome.then(onOutcome).catch((error: unknown) => failed(error, response));

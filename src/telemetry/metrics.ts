@@ -58,6 +58,7 @@ export class GatewayMetrics implements UpstreamObserver {
   private readonly refusalHolds: Counter<"outcome">;
   private readonly documentsCompiled: Counter;
   private readonly responseCacheLookups: Record<"local" | "shared" | "miss", TallySlot>;
+  private readonly operationLaneRequests: Record<"executed" | "handed_on", TallySlot>;
   private readonly redisAvailable: Gauge;
   /** Made with the first cache link (REDIS_CACHE_URL), so that a gateway without one shows none. */
   private redisCacheAvailable: Gauge | undefined;
@@ -117,6 +118,20 @@ export class GatewayMetrics implements UpstreamObserver {
       registers,
       collect() {
         lookups.addTo(this);
+      },
+    });
+    const laneRequests = new CounterTally<"outcome">();
+    this.operationLaneRequests = {
+      executed: laneRequests.slot({ outcome: "executed" }),
+      handed_on: laneRequests.slot({ outcome: "handed_on" }),
+    };
+    new Counter({
+      name: "gateway_operation_lane_requests_total",
+      help: "Known queries the listener took past Yoga's HTTP layer (src/server/operation-lane.ts): executed there, or handed on to Yoga before anything ran (the caller could not pay, or an identical request came first).",
+      labelNames: ["outcome"],
+      registers,
+      collect() {
+        laneRequests.addTo(this);
       },
     });
     this.redisAvailable = new Gauge({
@@ -266,6 +281,10 @@ export class GatewayMetrics implements UpstreamObserver {
   /** A look-up in the shared (Redis) tier of the record cache or the response cache. */
   sharedCacheLookup(tier: "record" | "response", hit: boolean): void {
     this.sharedCacheLookups.inc({ tier, result: hit ? "hit" : "miss" });
+  }
+
+  operationLaneRequest(outcome: "executed" | "handed_on"): void {
+    this.operationLaneRequests[outcome].count += 1;
   }
 
   responseCacheLookup(result: "local" | "shared" | "miss"): void {

@@ -3,7 +3,9 @@
  * (GRAPHQL_JIT=false) give the same answer, data and errors, to every document the project has,
  * each with its arguments as variables and inline, and to a thousand seeded documents generated
  * from the schema (selections merged again under conditions, fragments spread again, `first: 0`
- * and `first` at its largest among them), subscriptions included. Both gateways share one simulator.
+ * and `first` at its largest among them), subscriptions included. And the listener's operation
+ * lane (src/server/operation-lane.ts), which executes a known query past Yoga's HTTP layer,
+ * answers each query as Yoga does. The gateways share one simulator.
  *
  * DIFFERENTIAL_SEED=<n> reruns the generated documents of another seed; a failure names its seed.
  */
@@ -11,7 +13,7 @@ import { buildSchema, isInterfaceType, isObjectType, parse, type GraphQLSchema }
 import { appendFileSync, readFileSync } from "node:fs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startSimulator } from "../../simulator/server.ts";
-import { startInstance, type Instance, type RunningSimulator } from "../support/harness.ts";
+import { serveGateway, startInstance, type Instance, type RunningSimulator, type ServedGateway } from "../support/harness.ts";
 import { projectOperations, type NamedOperation } from "./corpus.ts";
 import { mergesConditionally } from "../../src/plugins/compiled-execution.ts";
 import { ROUTES } from "../../src/upstream/routes.ts";
@@ -40,6 +42,9 @@ const GATEWAY_ENV = {
 let simulator: RunningSimulator;
 let compiled: Instance;
 let interpreted: Instance;
+/** Compiled too, served on a socket: a query sent to it again is executed by its operation lane. */
+let laned: Instance;
+let lanedServed: ServedGateway;
 let schema: GraphQLSchema;
 let pool: ValuePool;
 let project: NamedOperation[];
@@ -160,6 +165,8 @@ beforeAll(async () => {
   simulator = await startSimulator({ dataPort: 0, metricsPort: 0 });
   compiled = await startInstance(simulator, { ...GATEWAY_ENV, GRAPHQL_JIT: "true", GRAPHQL_JIT_FROM_RUN: "1" });
   interpreted = await startInstance(simulator, { ...GATEWAY_ENV, GRAPHQL_JIT: "false" });
+  laned = await startInstance(simulator, { ...GATEWAY_ENV, GRAPHQL_JIT: "true", GRAPHQL_JIT_FROM_RUN: "1" });
+  lanedServed = await serveGateway(laned);
   const get = async <T>(path: string): Promise<T> => {
     const response = await fetch(simulator.dataUrl + path);
     if (!response.ok) throw new Error(`simulator ${path}: HTTP ${response.status}`);
@@ -173,6 +180,8 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
+  await lanedServed?.close();
+  await laned?.close();
   await compiled?.close();
   await interpreted?.close();
   await simulator?.close();
@@ -385,4 +394,47 @@ describe("compiled execution and graphql-js", () => {
     expect(statuses[0]).toBe("RUNNING");
     expect(statuses.at(-1)).toMatch(/^COMPLETED/);
   }, 30_000);
+});
+
+describe("the listener's operation lane and Yoga", () => {
+  const lanedExecuted = async () =>
+    Number(
+      /gateway_operation_lane_requests_total\{outcome="executed"\} (\d+)/.exec(
+        await laned.gateway.metrics.registry.metrics(),
+      )?.[1] ?? 0,
+    );
+
+  /** Each query sent twice to the laned gateway's socket (the second run is the lane's) and once to `compiled` through Yoga. */
+  async function laneDivergences(cases: { source: string; form: string; operation: Operation }[]): Promise<Divergence[]> {
+    const found = await boundedMap(cases, CONCURRENCY, async (item) => {
+      await send(laned.gateway, item.operation, false, lanedServed.port);
+      const [viaLane, viaYoga] = await Promise.all([
+        send(laned.gateway, item.operation, false, lanedServed.port),
+        send(compiled.gateway, item.operation, false),
+      ]);
+      return agree(viaLane, viaYoga) ? undefined : { ...item, compiled: viaLane, interpreted: viaYoga };
+    });
+    return found.filter((item) => item !== undefined) as Divergence[];
+  }
+
+  it("answer every query of the project and a thousand generated ones alike, each in its forms", async () => {
+    const before = await lanedExecuted();
+    const projectCases = project
+      .filter((operation) => operation.kind === "query")
+      .flatMap((operation) =>
+        forms(operation).map(([form, variant]) => ({ source: operation.source, form, operation: variant })),
+      );
+    const generated = Array.from({ length: GENERATED }, (_, index) => {
+      const seed = SEED * 1_000_003 + index;
+      const variants = forms(generateOperation(schema, pool, seed));
+      const [form, variant] = variants[index % variants.length]!;
+      return { source: `generated seed ${seed}`, form, operation: variant };
+    });
+    const cases = [...projectCases, ...generated];
+    const found = await laneDivergences(cases);
+    // "compiled" and "interpreted" read here as the lane's answer and Yoga's.
+    expect(found, report(found, SEED)).toEqual([]);
+    // Most second runs were the lane's: the test would otherwise hold Yoga to itself.
+    expect((await lanedExecuted()) - before).toBeGreaterThan(cases.length * 0.8);
+  }, 180_000);
 });

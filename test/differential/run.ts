@@ -18,15 +18,22 @@ const CLOCK_FIELDS = new Set(["createdAtTimestamp", "updatedAtTimestamp"]);
 /** Extensions that are legitimately not the same twice: when to retry, and the request's own id. */
 const VOLATILE_EXTENSIONS = new Set(["retryAfter", "requestId"]);
 
-export async function send(gateway: Gateway, operation: Operation, subscription: boolean): Promise<Answer> {
-  const response = await gateway.yoga.fetch("http://gateway.test/graphql", {
+/**
+ * Sends `operation` to `gateway` through `yoga.fetch`, or over a real socket to the port it is
+ * served on (the Node listener, and its lanes before Yoga: src/server/operation-lane.ts).
+ */
+export async function send(gateway: Gateway, operation: Operation, subscription: boolean, port?: number): Promise<Answer> {
+  const init = {
     method: "POST",
     headers: {
       "content-type": "application/json",
       accept: subscription ? "text/event-stream" : "application/graphql-response+json",
     },
     body: JSON.stringify({ query: operation.query, variables: operation.variables }),
-  });
+  };
+  const response = await (port === undefined
+    ? gateway.yoga.fetch("http://gateway.test/graphql", init)
+    : fetch(`http://127.0.0.1:${port}/graphql`, init));
   if (!subscription || !response.headers.get("content-type")?.startsWith("text/event-stream")) {
     const text = await response.text();
     let body: unknown;

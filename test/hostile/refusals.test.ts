@@ -99,7 +99,8 @@ async function sendOver(client: TransportClient, body: string): Promise<Answer[]
  */
 function expectRefusal(result: Answer, status: number, code: string): { message: string; extensions: Record<string, unknown> } {
   if (result.transport !== "websocket") expect(result.status).toBe(status);
-  if (result.transport === "http") expect(result.contentType).toMatch(/^application\/(graphql-response\+)?json/);
+  if (result.transport === "http" || result.transport === "http-socket")
+    expect(result.contentType).toMatch(/^application\/(graphql-response\+)?json/);
   expect(result.body.data).toBeUndefined();
   expect(result.body.errors?.[0]?.extensions?.code).toBe(code);
   expect(result.text).not.toContain("/work/");

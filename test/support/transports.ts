@@ -1,8 +1,10 @@
 /**
  * One operation, sent over any of the gateway's transports, so that a rule is tested on each:
- * `http` (a JSON POST through `yoga.fetch`, as the other suites send it), `websocket` (graphql-ws
- * frames over a real socket to the served gateway) and `sse` (a POST asking for
- * `text/event-stream` over a real socket). What differs on the wire is said in the answer: HTTP
+ * `http` (a JSON POST through `yoga.fetch`, as the other suites send it), `http-socket` (the same
+ * POST over a real socket to the served gateway: the Node listener's admission before Yoga, its
+ * response-cache lane and its operation lane, which executes a known query itself), `websocket`
+ * (graphql-ws frames over a real socket) and `sse` (a POST asking for `text/event-stream` over a
+ * real socket). What differs on the wire is said in the answer: HTTP
  * has a status and headers; a socket has the `error` message that refuses an operation, or `next`
  * messages, and its budget in `extensions.rateLimit`.
  *
@@ -20,9 +22,9 @@ import WebSocket from "ws";
 import { serveGateway, type Harness, type ServedGateway } from "./harness.ts";
 import { subscribeSseBody, type SseEvent } from "./subscriptions.ts";
 
-export type Transport = "http" | "websocket" | "sse";
+export type Transport = "http" | "http-socket" | "websocket" | "sse";
 /** The transports every rule of the public-traffic work is held to. */
-export const TRANSPORTS: readonly Transport[] = ["http", "websocket", "sse"];
+export const TRANSPORTS: readonly Transport[] = ["http", "http-socket", "websocket", "sse"];
 
 export interface Operation {
   query?: string;
@@ -113,12 +115,14 @@ export function over(
     transport,
     async send(operation, headers = {}) {
       if (transport === "http") return sendHttp(harness, operation, headers);
+      if (transport === "http-socket") return sendHttp(harness, operation, headers, await port());
       if (transport === "sse") return sendSse(await port(), operation, headers);
       const open = await socketOf(headers);
       return open instanceof GraphqlWsSocket ? open.run(String((ids += 1)), operation) : open;
     },
     async subscribe(operation, headers = {}) {
-      if (transport === "http") throw new Error("a subscription streams over SSE or WebSocket, not over a plain POST");
+      if (transport === "http" || transport === "http-socket")
+        throw new Error("a subscription streams over SSE or WebSocket, not over a plain POST");
       if (transport === "sse") {
         // subscribeSse's POST, sent to the served port instead of yoga.fetch.
         const url = `http://127.0.0.1:${await port()}/graphql`;
@@ -187,15 +191,24 @@ async function serve(harness: Harness): Promise<ServedGateway> {
 /** The body of a POST, or the payload of a `subscribe` frame. */
 const jsonOf = (operation: Operation | string) => (typeof operation === "string" ? operation : JSON.stringify(operation));
 
-async function sendHttp(harness: Harness, operation: Operation | string, headers: Record<string, string>): Promise<Answer> {
-  const response = await harness.gateway.yoga.fetch("http://gateway.test/graphql", {
+/** A JSON POST through `yoga.fetch`, or to the served gateway on `port` over a real socket. */
+async function sendHttp(
+  harness: Harness,
+  operation: Operation | string,
+  headers: Record<string, string>,
+  port?: number,
+): Promise<Answer> {
+  const init = {
     method: "POST",
     headers: { "content-type": "application/json", accept: "application/graphql-response+json", ...headers },
     body: jsonOf(operation),
-  });
+  };
+  const response = await (port === undefined
+    ? harness.gateway.yoga.fetch("http://gateway.test/graphql", init)
+    : fetch(`http://127.0.0.1:${port}/graphql`, init));
   const body = (await response.json()) as Answer["body"];
   return {
-    transport: "http",
+    transport: port === undefined ? "http" : "http-socket",
     status: response.status,
     headers: response.headers,
     body,
