@@ -1,22 +1,21 @@
 /**
- * A query whose document ran before, executed by the listener past Yoga's HTTP layer. A cache
- * hit already skips it (./cache-hit-lane.ts); a miss of a known query spends more on Yoga's
- * `Request`/`Response` machinery and its hooks than on its own execution. The lane runs the same
- * execution Yoga runs (`yoga.getEnveloped`: every plugin's parse, validate, context and execute
- * hooks, the limits, the budget's charge and settlement, compiled execution, the deadline, the
- * masking of errors, the metrics) and answers as Yoga's HTTP hooks would: the same status, body
- * and headers (`ratelimit-*`, `x-request-id`, `vary`, compression by `accept-encoding`), the
- * answer stored in the response cache, a 429 held on its connection, the refusal counted and
- * logged, the request logged with its line.
+ * A query whose document ran before, executed by the listener past Yoga's HTTP layer: a miss of
+ * a known query spends more on Yoga's `Request`/`Response` machinery and hooks than on its own
+ * execution (a cache hit skips them already: ./cache-hit-lane.ts). The lane runs the execution
+ * Yoga runs (`yoga.getEnveloped`: every plugin's parse, validate, context and execute hooks, the
+ * limits, the budget's charge and settlement, compiled execution, the deadline, the masking of
+ * errors, the metrics) and answers as Yoga's HTTP hooks would: the same status, body and
+ * headers (`ratelimit-*`, `x-request-id`, `vary`, compression by `accept-encoding`), the answer
+ * stored in the response cache, a 429 held on its connection, the refusal counted and logged,
+ * the request logged with its line.
  *
  * It takes only what it answers exactly so: a JSON POST to the endpoint, from no browser (no
- * `Origin`: CORS is Yoga's) and no graphql-sse stream, asking for JSON, whose body holds
- * `query` (a document the parse cache holds and that validated before), `operationName` and
- * `variables` and nothing else; a query (not a mutation or subscription) that delivers nothing
- * incrementally; a caller who owes nothing beyond the 1 every request pays, whose key the
- * upstream has not refused lately, who can pay now; an answer no identical request is already
- * being executed for; no persisted-only mode, no shared response tier. Anything else goes to
- * Yoga as it came, having paid nothing here, or its 1 only (which Yoga does not take again).
+ * `Origin`: CORS is Yoga's) and no graphql-sse stream, asking for JSON, whose body holds `query`
+ * (a document the parse cache holds and that validated before), `operationName` and
+ * `variables` and nothing else; a query that delivers nothing incrementally; a caller who owes
+ * only the 1 every request pays, whose key the upstream has not refused lately, who can pay
+ * now; no identical request under way; no persisted-only mode, no shared response tier.
+ * Anything else goes to Yoga as it came, having paid nothing here, or its 1 only (not taken again).
  */
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { GraphQLError, getOperationAST, type DocumentNode, type ExecutionResult, type OperationDefinitionNode } from "graphql";
@@ -259,26 +258,29 @@ export function operationLane(options: OperationLaneOptions): OperationLane {
     headers["x-request-id"] = requestId;
     const operation = known.operationName === undefined ? null : truncated(known.operationName, OPERATION_NAME_CHARS);
     const encoding = options.compression.enabled ? negotiateEncoding(headerText(request.headers["accept-encoding"])) : undefined;
-    let sending: { body: Buffer; encoding: ContentEncoding | undefined };
+    // The text itself when it goes as it is and is not stored: Node encodes it as it writes, with no copy of it as bytes here.
+    let sending: { body: Buffer | string; length: number; encoding: ContentEncoding | undefined };
     if (responseCache && cacheKey !== undefined && plain) {
       const entry: CachedResponse = { body: text, contentType: String(headers["content-type"]), operation };
       if (selectsOnlyIntrospection(known.document, known.operation)) responseCache.store.setLasting(cacheKey, entry);
       else responseCache.store.set(cacheKey, entry);
       options.refusalNotes.note(status, refused, requestId);
       logRequest({ requestId, method: "POST", operation, status, startedAt });
-      sending = await responseCache.store.encoded(cacheKey, entry, encoding);
+      const answer = await responseCache.store.encoded(cacheKey, entry, encoding);
+      sending = { body: answer.body, length: answer.body.byteLength, encoding: answer.encoding };
     } else {
       options.refusalNotes.note(status, refused, requestId);
       logRequest({ requestId, method: "POST", operation, status, startedAt });
-      const bytes = Buffer.from(text);
-      sending =
-        encoding !== undefined && bytes.byteLength >= options.compression.minBytes
-          ? { body: await compress(bytes, encoding), encoding }
-          : { body: bytes, encoding: undefined };
+      const length = Buffer.byteLength(text);
+      if (encoding === undefined || length < options.compression.minBytes) sending = { body: text, length, encoding: undefined };
+      else {
+        const body = await compress(Buffer.from(text), encoding);
+        sending = { body, length: body.byteLength, encoding };
+      }
     }
     if (options.compression.enabled) headers.vary = "accept-encoding";
     if (sending.encoding) headers["content-encoding"] = sending.encoding;
-    headers["content-length"] = sending.body.byteLength;
+    headers["content-length"] = sending.length;
     if (response.destroyed) return;
     response.writeHead(status, headers);
     response.end(sending.body);
