@@ -72,6 +72,11 @@ export function valueCharacters(value: unknown): number {
   return characters;
 }
 
+/** What a request's operation name costs beyond the 1 every request pays: 1 per `CHARACTERS_PER_TOKEN` of its characters. */
+export function operationNameCost(operationName: unknown): number {
+  return Math.floor((typeof operationName === "string" ? operationName.length : 0) / CHARACTERS_PER_TOKEN);
+}
+
 /** What a request's variables and extensions cost beyond the 1 every request pays: 1 per `CHARACTERS_PER_TOKEN` of their characters. */
 export function inputCost(variables: unknown, extensions: unknown): number {
   return Math.floor((valueCharacters(variables) + valueCharacters(extensions)) / CHARACTERS_PER_TOKEN);

@@ -9,7 +9,7 @@ import type { RateLimitConfig } from "../config.ts";
 import { documentShapeOf, type DocumentShape } from "../limits/document-shape.ts";
 import { bucketsOf, type CallerContext } from "../limits/caller-buckets.ts";
 import type { RateLimitDecision, RateLimiter } from "../limits/rate-limiter.ts";
-import { CHARACTERS_PER_TOKEN, costOfReading, inputCost, wasBodyCharged } from "../limits/request-costs.ts";
+import { CHARACTERS_PER_TOKEN, costOfReading, inputCost, operationNameCost, wasBodyCharged } from "../limits/request-costs.ts";
 import type { BucketRef } from "../limits/token-buckets.ts";
 import { documentTooCostly, rateLimited } from "./rate-limit-refusals.ts";
 
@@ -63,7 +63,7 @@ export function readingCharge(
       newDocument,
       shape,
       documentCost: shape ? costOfReading(shape, query.length) : 0,
-      nameCost: Math.floor(operationName.length / CHARACTERS_PER_TOKEN),
+      nameCost: operationNameCost(operationName),
       // A body read but not usable paid for all its characters as it was read (src/plugins/spent-callers.ts).
       valuesCost: wasBodyCharged(req) ? 0 : inputCost(params.variables, params.extensions),
     };

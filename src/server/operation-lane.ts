@@ -26,7 +26,7 @@ import type { GatewayContext } from "../execution/context.ts";
 import { selectsOnlyIntrospection } from "../execution/selection.ts";
 import type { RequestDeadlines } from "../limits/deadline.ts";
 import type { RateLimitDecision } from "../limits/rate-limiter.ts";
-import { CHARACTERS_PER_TOKEN, inputCost } from "../limits/request-costs.ts";
+import { inputCost, operationNameCost } from "../limits/request-costs.ts";
 import { deliversIncrementally } from "../plugins/compiled-execution.ts";
 import { compress, negotiateEncoding, type ContentEncoding } from "../plugins/compression.ts";
 import type { LanePayments, PaidIncoming } from "../plugins/rate-limit.ts";
@@ -122,7 +122,7 @@ export function operationLane(options: OperationLaneOptions): OperationLane {
     if (operation?.operation !== "query") return;
     const name = (operationName as string | null | undefined) ?? undefined;
     // A request that owes more than its 1 for what was read pays it through Yoga (src/plugins/reading-charge.ts).
-    if (payment && (Math.floor((name?.length ?? 0) / CHARACTERS_PER_TOKEN) > 0 || inputCost(variables, undefined) > 0)) return;
+    if (payment && (operationNameCost(name) > 0 || inputCost(variables, undefined) > 0)) return;
     return {
       query,
       operationName: name,
