@@ -16,6 +16,7 @@ import type {
   UpstreamNetwork,
 } from "../../upstream/types.ts";
 import { observed, type BatchObserver } from "./observed.ts";
+import { PagePrimedLoader } from "./page-primed.ts";
 import { settle } from "./settle.ts";
 
 export interface BlockKey {
@@ -40,11 +41,11 @@ export interface EvmLoaders {
   /** Chain records by EVM chain id or blockchain id; null when unknown. */
   chain: DataLoader<string, ChainInfo | null>;
   /** Blocks by chain and number or hash; null when unknown. */
-  block: DataLoader<BlockKey, EvmBlock | null, string>;
+  block: PagePrimedLoader<BlockKey, EvmBlock | null, string>;
   /** How the Metrics API knows a chain, by EVM chain id; null when it does not. */
   metricsChain: DataLoader<string, MetricsChain | null>;
   /** Native transactions by chain and hash, as a list page gave them or from the complete view; null when unknown. */
-  transaction: DataLoader<TransactionKey, EvmTransactionRecord | null, string>;
+  transaction: PagePrimedLoader<TransactionKey, EvmTransactionRecord | null, string>;
   /** The complete view of a transaction (all transfers and calls); null when unknown. */
   completeTransaction: DataLoader<TransactionKey, CompleteTransaction | null, string>;
   /** List pages, each read once by the route it names; their records prime the loaders above. */
@@ -93,9 +94,9 @@ export function createEvmLoaders({ evm, metrics }: Upstreams, call: CallOptions,
     }),
   );
 
-  const block = new DataLoader<BlockKey, EvmBlock | null, string>(
+  const block = new PagePrimedLoader<BlockKey, EvmBlock | null, string>(
     observed("block", observe, (keys) => Promise.all(keys.map((key) => settle(evm.getBlock(key.chainId, key.blockId, call))))),
-    { cacheKeyFn: blockKey },
+    blockKey,
   );
 
   const metricsChain = new DataLoader<string, MetricsChain | null>(
@@ -111,11 +112,11 @@ export function createEvmLoaders({ evm, metrics }: Upstreams, call: CallOptions,
 
   // Keys that no list page primed are answered by the complete view (one call per key, shared
   // with `completeTransaction`), which holds the native record.
-  const transaction = new DataLoader<TransactionKey, EvmTransactionRecord | null, string>(
+  const transaction = new PagePrimedLoader<TransactionKey, EvmTransactionRecord | null, string>(
     observed("transaction", observe, (keys) =>
       Promise.all(keys.map((key) => settle(completeTransaction.load(key).then((found) => found?.nativeTransaction ?? null)))),
     ),
-    { cacheKeyFn: transactionKey },
+    transactionKey,
   );
 
   const evmPages: EvmPages = {
@@ -153,13 +154,17 @@ function transactionKey({ chainId, txHash }: TransactionKey): string {
 
 /** Puts a page's blocks into the block loader under their hash and number. */
 function primeBlocks(loaders: Pick<EvmLoaders, "block">, blocks: readonly EvmBlock[]): void {
-  for (const item of blocks) {
-    loaders.block.prime({ chainId: item.chainId, blockId: item.blockHash }, item);
-    loaders.block.prime({ chainId: item.chainId, blockId: item.blockNumber }, item);
-  }
+  loaders.block.primePage((add) => {
+    for (const item of blocks) {
+      add({ chainId: item.chainId, blockId: item.blockHash }, item);
+      add({ chainId: item.chainId, blockId: item.blockNumber }, item);
+    }
+  });
 }
 
 /** Puts a page's native transactions into the transaction loader under their chain and hash. */
 export function primeTransactions(loaders: Pick<EvmLoaders, "transaction">, transactions: readonly EvmTransactionRecord[]): void {
-  for (const item of transactions) loaders.transaction.prime({ chainId: item.chainId, txHash: item.txHash }, item);
+  loaders.transaction.primePage((add) => {
+    for (const item of transactions) add({ chainId: item.chainId, txHash: item.txHash }, item);
+  });
 }

@@ -1,5 +1,4 @@
 /** Per-request loaders for primary-network blocks, transactions, X-Chain vertices and L1 validators. */
-import DataLoader from "dataloader";
 import type { Upstreams } from "../../upstream/upstreams.ts";
 import type { CallOptions, PageRequest } from "../../upstream/http.ts";
 import type {
@@ -17,6 +16,7 @@ import type {
   XChainVertex,
 } from "../../upstream/types.ts";
 import { observed, type BatchObserver } from "./observed.ts";
+import { PagePrimedLoader } from "./page-primed.ts";
 import { settle } from "./settle.ts";
 
 /** A record of one chain of a network, by the id its route takes. */
@@ -34,13 +34,13 @@ export interface NetworkRecordKey {
 
 export interface PrimaryNetworkLoaders {
   /** Blocks by chain and height or hash; null when unknown. */
-  primaryNetworkBlock: DataLoader<ChainRecordKey, PrimaryNetworkBlock | null, string>;
+  primaryNetworkBlock: PagePrimedLoader<ChainRecordKey, PrimaryNetworkBlock | null, string>;
   /** Transactions by chain and hash; null when the chain has none with that hash. */
-  primaryNetworkTransaction: DataLoader<ChainRecordKey, PrimaryNetworkTransaction | null, string>;
+  primaryNetworkTransaction: PagePrimedLoader<ChainRecordKey, PrimaryNetworkTransaction | null, string>;
   /** X-Chain vertices by network and hash; null when unknown. */
-  xChainVertex: DataLoader<NetworkRecordKey, XChainVertex | null, string>;
+  xChainVertex: PagePrimedLoader<NetworkRecordKey, XChainVertex | null, string>;
   /** L1 validators, active or not, by network and validation id; null when unknown. */
-  l1Validator: DataLoader<NetworkRecordKey, L1Validator | null, string>;
+  l1Validator: PagePrimedLoader<NetworkRecordKey, L1Validator | null, string>;
   /** List pages, each read once by the route it names; their records prime the loaders above. */
   primaryNetworkPages: PrimaryNetworkPages;
 }
@@ -94,7 +94,7 @@ export function createPrimaryNetworkLoaders(
   call: CallOptions,
   observe: BatchObserver,
 ): PrimaryNetworkLoaders {
-  const primaryNetworkBlock: PrimaryNetworkLoaders["primaryNetworkBlock"] = new DataLoader(
+  const primaryNetworkBlock: PrimaryNetworkLoaders["primaryNetworkBlock"] = new PagePrimedLoader(
     observed("primaryNetworkBlock", observe, (keys) =>
       Promise.all(
         keys.map(async (key) => {
@@ -105,25 +105,25 @@ export function createPrimaryNetworkLoaders(
         }),
       ),
     ),
-    { cacheKeyFn: chainRecordKey },
+    chainRecordKey,
   );
 
-  const primaryNetworkTransaction: PrimaryNetworkLoaders["primaryNetworkTransaction"] = new DataLoader(
+  const primaryNetworkTransaction: PrimaryNetworkLoaders["primaryNetworkTransaction"] = new PagePrimedLoader(
     observed("primaryNetworkTransaction", observe, (keys) =>
       Promise.all(keys.map((key) => settle(primaryNetwork.getTransaction(key.origin, key.id, call)))),
     ),
-    { cacheKeyFn: chainRecordKey },
+    chainRecordKey,
   );
 
-  const xChainVertex: PrimaryNetworkLoaders["xChainVertex"] = new DataLoader(
+  const xChainVertex: PrimaryNetworkLoaders["xChainVertex"] = new PagePrimedLoader(
     observed("xChainVertex", observe, (keys) =>
       Promise.all(keys.map((key) => settle(primaryNetwork.getVertex(key.network, key.id, call)))),
     ),
-    { cacheKeyFn: networkRecordKey },
+    networkRecordKey,
   );
 
   // The list route finds one validator by its validation id, whether it is active or not.
-  const l1Validator: PrimaryNetworkLoaders["l1Validator"] = new DataLoader(
+  const l1Validator: PrimaryNetworkLoaders["l1Validator"] = new PagePrimedLoader(
     observed("l1Validator", observe, (keys) =>
       Promise.all(
         keys.map(async (key) => {
@@ -139,7 +139,7 @@ export function createPrimaryNetworkLoaders(
         }),
       ),
     ),
-    { cacheKeyFn: networkRecordKey },
+    networkRecordKey,
   );
 
   const loaders = { primaryNetworkTransaction, xChainVertex, l1Validator };
@@ -170,10 +170,12 @@ export function primeBlocks(
   origin: PrimaryNetworkOrigin,
   blocks: readonly PrimaryNetworkBlock[],
 ): void {
-  for (const block of blocks) {
-    loaders.primaryNetworkBlock.prime({ origin, id: block.blockNumber }, block);
-    loaders.primaryNetworkBlock.prime({ origin, id: block.blockHash }, block);
-  }
+  loaders.primaryNetworkBlock.primePage((add) => {
+    for (const block of blocks) {
+      add({ origin, id: block.blockNumber }, block);
+      add({ origin, id: block.blockHash }, block);
+    }
+  });
 }
 
 /** Puts a page's transactions into the transaction loader. */
@@ -182,7 +184,9 @@ function primeTransactions(
   origin: PrimaryNetworkOrigin,
   transactions: readonly PrimaryNetworkTransaction[],
 ): void {
-  for (const tx of transactions) loaders.primaryNetworkTransaction.prime({ origin, id: tx.txHash }, tx);
+  loaders.primaryNetworkTransaction.primePage((add) => {
+    for (const tx of transactions) add({ origin, id: tx.txHash }, tx);
+  });
 }
 
 function primeVertices(
@@ -190,7 +194,9 @@ function primeVertices(
   network: PrimaryNetworkName,
   vertices: readonly XChainVertex[],
 ): void {
-  for (const vertex of vertices) loaders.xChainVertex.prime({ network, id: vertex.vertexHash }, vertex);
+  loaders.xChainVertex.primePage((add) => {
+    for (const vertex of vertices) add({ network, id: vertex.vertexHash }, vertex);
+  });
 }
 
 function primeL1Validators(
@@ -198,5 +204,7 @@ function primeL1Validators(
   network: PrimaryNetworkName,
   validators: readonly L1Validator[],
 ): void {
-  for (const validator of validators) loaders.l1Validator.prime({ network, id: validator.validationId }, validator);
+  loaders.l1Validator.primePage((add) => {
+    for (const validator of validators) add({ network, id: validator.validationId }, validator);
+  });
 }
