@@ -77,7 +77,8 @@ interface KeyedBody {
   key: string;
 }
 
-function headerOf(request: IncomingMessage, name: string): string | undefined {
+/** A request header's value as one text (repeated ones joined, as Headers joins them). */
+export function headerOf(request: IncomingMessage, name: string): string | undefined {
   const value = request.headers[name];
   return Array.isArray(value) ? value.join(", ") : value;
 }

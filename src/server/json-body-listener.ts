@@ -1,10 +1,10 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { valueNestsDeeperThan } from "../limits/document-shape.ts";
-import { refusalBody } from "../plugins/refusals.ts";
 import type { KeyedRequest } from "../plugins/response-cache.ts";
 import { textOf, type CacheHitOutcome, type ReadBody } from "./cache-hit-lane.ts";
 import type { Logger } from "../telemetry/logger.ts";
 import type { OperationLane } from "./operation-lane.ts";
+import { answerUnexpected } from "./refusal-answer.ts";
 
 export interface JsonBodyListenerOptions {
   /** MAX_BODY_BYTES: larger bodies, and bodies without a declared length, go to Yoga unread. */
@@ -46,15 +46,7 @@ export function jsonBodyListener(yoga: NodeHandler, options: JsonBodyListenerOpt
   const { maxBodyBytes, maxNestingDepth, refusesSpentCaller, chargeUnusableBody, logger, answerFromCache, answerKnownOperation } =
     options;
 
-  function failed(error: unknown, response: ServerResponse): void {
-    // The last resort: whatever failed, the client gets JSON, never a stack trace.
-    logger.error({ err: error }, "unexpected error reading a request");
-    if (response.headersSent) response.destroy();
-    else
-      response
-        .writeHead(500, { "content-type": "application/json; charset=utf-8" })
-        .end(refusalBody("Unexpected error.", "INTERNAL_SERVER_ERROR"));
-  }
+  const failed = (error: unknown, response: ServerResponse) => answerUnexpected(response, error, logger, "reading a request");
 
   function toYoga(request: ReadRequest, response: ServerResponse, text: string, startedAt: number): void {
     let parsed: unknown;

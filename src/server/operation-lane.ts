@@ -31,7 +31,9 @@ import { deliversIncrementally } from "../plugins/compiled-execution.ts";
 import { compress, negotiateEncoding, type ContentEncoding } from "../plugins/compression.ts";
 import type { LanePayments, PaidIncoming } from "../plugins/rate-limit.ts";
 import { remainingOf } from "../plugins/rate-limit-refusals.ts";
-import { refusalBody, type RefusalNotes, type Refused } from "../plugins/refusal-notes.ts";
+import type { RefusalNotes, Refused } from "../plugins/refusal-notes.ts";
+import { answerUnexpected } from "./refusal-answer.ts";
+import { headerOf } from "./cache-hit-lane.ts";
 import { OPERATION_NAME_CHARS, requestIdFrom, requestLineWriter } from "../plugins/request-log.ts";
 import type { KeyedRequest } from "../plugins/response-cache.ts";
 import type { ResponseStore } from "../plugins/response-store.ts";
@@ -257,7 +259,7 @@ export function operationLane(options: OperationLaneOptions): OperationLane {
     if (status === 429) await payment?.holdRefusal(request, Number(headers["retry-after"] ?? 1));
     headers["x-request-id"] = requestId;
     const operation = known.operationName === undefined ? null : truncated(known.operationName, OPERATION_NAME_CHARS);
-    const encoding = options.compression.enabled ? negotiateEncoding(headerText(request.headers["accept-encoding"])) : undefined;
+    const encoding = options.compression.enabled ? negotiateEncoding(headerOf(request, "accept-encoding")) : undefined;
     // The text itself when it goes as it is and is not stored: Node encodes it as it writes, with no copy of it as bytes here.
     let sending: { body: Buffer | string; length: number; encoding: ContentEncoding | undefined };
     if (responseCache && cacheKey !== undefined && plain) {
@@ -286,16 +288,6 @@ export function operationLane(options: OperationLaneOptions): OperationLane {
     response.end(sending.body);
   }
 
-  function failed(error: unknown, response: ServerResponse): void {
-    options.logger.error({ err: error }, "unexpected error answering an operation");
-    if (response.headersSent) response.destroy();
-    else
-      response
-        .writeHead(500, { "content-type": "application/json; charset=utf-8" })
-        .end(refusalBody("Unexpected error.", "INTERNAL_SERVER_ERROR"));
-  }
-}
-
-function headerText(value: string | string[] | undefined): string | undefined {
-  return Array.isArray(value) ? value.join(", ") : value;
+  const failed = (error: unknown, response: ServerResponse) =>
+    answerUnexpected(response, error, options.logger, "answering an operation");
 }
