@@ -15,11 +15,17 @@ import {
   UNWRITTEN_LOG_BYTES,
   type ByteSink,
 } from "../src/telemetry/log-destination.ts";
+import { tenthsOfMs } from "../src/plugins/request-log.ts";
 import { startServerProcess, type LogLine, type ServerProcess } from "./support/server-process.ts";
 
 interface RequestLine extends LogLine {
   requestId?: string;
   status?: number;
+  level?: number;
+  time?: number;
+  ms?: number;
+  method?: string;
+  operation?: string | null;
 }
 
 let running: ServerProcess<RequestLine> | undefined;
@@ -48,10 +54,14 @@ describe("the log on stdout", () => {
     const { url, line, lines, child, exit } = running;
     await line((candidate) => candidate.msg === "gateway listening");
 
+    const sentAt = Date.now();
     expect(await query(url, "alone-1")).toBe(200);
     // Gathered for a moment, not held until more lines come.
     const written = await line((candidate) => candidate.msg === "graphql request" && candidate.requestId === "alone-1", 2_000);
-    expect(written.status).toBe(200);
+    expect(written).toMatchObject({ level: 30, status: 200, method: "POST", operation: null });
+    expect(written.time).toBeGreaterThanOrEqual(sentAt);
+    expect(written.time).toBeLessThanOrEqual(Date.now());
+    expect(written.ms).toBeGreaterThanOrEqual(0);
 
     const ids = Array.from({ length: 40 }, (_, index) => `burst-${index}`);
     expect(await Promise.all(ids.map((id) => query(url, id)))).toEqual(ids.map(() => 200));
@@ -61,6 +71,14 @@ describe("the log on stdout", () => {
     const logged = lines.filter((candidate) => candidate.msg === "graphql request").map((candidate) => candidate.requestId);
     expect(logged).toEqual(expect.arrayContaining(ids));
     expect(lines.at(-1)?.msg).toBe("stopped");
+  });
+});
+
+describe("a request line's milliseconds", () => {
+  it("are written as Math.round(ms * 10) / 10 writes them", () => {
+    const samples = [0, 0.04, 0.05, 0.1, 0.95, 1, 1.25, 9.99, 10, 123.456, 1e6 + 0.37, 2 ** 40 + 0.5];
+    for (let index = 0; index < 5_000; index += 1) samples.push(Math.random() * 10 ** (index % 7));
+    for (const ms of samples) expect(tenthsOfMs(ms)).toBe(String(Math.round(ms * 10) / 10));
   });
 });
 

@@ -44,7 +44,19 @@ export function infoLineWriter(logger: Logger, message: string): (fields: string
   if (!stream || !time || typeof bindings !== "string")
     return (fields) => void logger.info(JSON.parse(`{${fields}}`) as Record<string, unknown>, message);
   const end = `,"msg":${jsonString(message)}}\n`;
-  return (fields) => void stream.write(`{"level":30${time()}${bindings},${fields}${end}`);
+  if (time !== pino.stdTimeFunctions.epochTime)
+    return (fields) => void stream.write(`{"level":30${time()}${bindings},${fields}${end}`);
+  // pino's own time, its number written once per millisecond: a busy gateway writes tens of lines in one.
+  let writtenAt = 0;
+  let start = "";
+  return (fields) => {
+    const now = Date.now();
+    if (now !== writtenAt) {
+      writtenAt = now;
+      start = `{"level":30,"time":${now}${bindings},`;
+    }
+    stream.write(`${start}${fields}${end}`);
+  };
 }
 
 /** Printable ASCII but `"` and `\`: a string JSON writes as it is, between quotes. */
