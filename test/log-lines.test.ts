@@ -11,6 +11,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import {
   BatchedLines,
   byteDestination,
+  KEPT_LINES,
   LINE_BATCH_BYTES,
   UNWRITTEN_LOG_BYTES,
   type ByteSink,
@@ -126,6 +127,50 @@ describe("lines gathered into batches of bytes", () => {
     lines.flush();
     lines.flushSync();
     expect(sink.batches).toHaveLength(1);
+  });
+});
+
+describe("lines kept as their fields", () => {
+  /** A line whose text is made when asked, counting how often it is. */
+  const keptLine = (text: string, made: { count: number }) => ({
+    text: () => {
+      made.count += 1;
+      return text;
+    },
+  });
+
+  it("reach the sink in the order they came among written lines, each text made once", () => {
+    const sink = new KeptBatches();
+    const lines = new BatchedLines(sink);
+    const made = { count: 0 };
+    const expected: string[] = [];
+    for (let index = 0; index < 1_000; index += 1) {
+      const line = `{"index":${index},"name":"Blöcke ${"€".repeat(index % 3)}"}\n`;
+      if (index % 7 === 3) lines.write(line);
+      else lines.keep(keptLine(line, made));
+      expected.push(line);
+    }
+    lines.flush();
+    expect(sink.text()).toBe(expected.join(""));
+    expect(made.count).toBe(expected.length - Math.ceil((1_000 - 3) / 7));
+  });
+
+  it("are made into text once KEPT_LINES wait, after a moment, or as the process exits, and never held longer", async () => {
+    const sink = new KeptBatches();
+    const lines = new BatchedLines(sink);
+    const made = { count: 0 };
+    for (let index = 0; index < KEPT_LINES - 1; index += 1) lines.keep(keptLine(`${index}\n`, made));
+    expect(made.count).toBe(0);
+    lines.keep(keptLine("last\n", made));
+    // Their text is made at once and gathered; the batch itself waits for its moment.
+    expect(made.count).toBe(KEPT_LINES);
+    lines.keep(keptLine("later\n", made));
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(made.count).toBe(KEPT_LINES + 1);
+    expect(sink.text().endsWith("last\nlater\n")).toBe(true);
+    lines.keep(keptLine("at exit\n", made));
+    lines.flushSync();
+    expect(sink.text().endsWith("later\nat exit\n")).toBe(true);
   });
 });
 

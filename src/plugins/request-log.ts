@@ -1,7 +1,8 @@
 import { randomUUID } from "node:crypto";
 import type { Plugin } from "graphql-yoga";
 import type { GatewayContext } from "../execution/context.ts";
-import { infoLineWriter, jsonString, truncated, type Logger } from "../telemetry/logger.ts";
+import { BatchedLines, type KeptLine } from "../telemetry/log-destination.ts";
+import { infoLineFrame, infoLineWriter, jsonString, truncated, type InfoLineFrame, type Logger } from "../telemetry/logger.ts";
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
@@ -41,18 +42,72 @@ export interface RequestLine {
 /** Writes the one line a GraphQL request is logged with (at info), whichever way it was answered. */
 export type RequestLineWriter = (line: RequestLine) => void;
 
+/**
+ * The line writer of a logger. When the logger writes to stdout's batches, a request keeps its
+ * line as its fields (KeptRequestLine) and the line's text is made when its batch is written; a
+ * logger writing elsewhere (a test's capture) gets each line's text at once. Either way the text
+ * is the same.
+ */
 export function requestLineWriter(logger: Logger): RequestLineWriter {
-  const write = infoLineWriter(logger, "graphql request");
+  const frame = infoLineFrame(logger, REQUEST_MESSAGE);
+  if (frame?.stream instanceof BatchedLines) {
+    const batches = frame.stream;
+    return (line) => {
+      if (!logger.isLevelEnabled("info")) return;
+      batches.keep(new KeptRequestLine(frame, line, Date.now(), performance.now() - line.startedAt));
+    };
+  }
+  const write = infoLineWriter(logger, REQUEST_MESSAGE);
   return (line) => {
     if (!logger.isLevelEnabled("info")) return;
-    // The request id is a sane token or a UUID (requestIdFrom); the rest is written as JSON needs.
-    const requestId = line.requestId === undefined ? "" : `"requestId":${jsonString(line.requestId)},`;
-    const transport = line.transport ? `"transport":${jsonString(line.transport)},` : "";
-    const operation = line.operation === null ? "null" : jsonString(line.operation);
     write(
-      `${requestId}${transport}"method":${methodJson(line.method)},"operation":${operation},"status":${line.status},"ms":${tenthsOfMs(performance.now() - line.startedAt)}`,
+      requestFields(line.requestId, line.transport, line.method, line.operation, line.status, performance.now() - line.startedAt),
     );
   };
+}
+
+const REQUEST_MESSAGE = "graphql request";
+
+/** A request's line as its fields, until its batch is written. */
+class KeptRequestLine implements KeptLine {
+  private readonly requestId: string | undefined;
+  private readonly transport: string | undefined;
+  private readonly method: string;
+  private readonly operation: string | null;
+  private readonly status: number;
+
+  constructor(
+    private readonly frame: InfoLineFrame,
+    line: RequestLine,
+    private readonly at: number,
+    private readonly ms: number,
+  ) {
+    this.requestId = line.requestId;
+    this.transport = line.transport;
+    this.method = line.method;
+    this.operation = line.operation;
+    this.status = line.status;
+  }
+
+  text(): string {
+    const fields = requestFields(this.requestId, this.transport, this.method, this.operation, this.status, this.ms);
+    return `${this.frame.head(this.at)}${fields}${this.frame.tail}`;
+  }
+}
+
+function requestFields(
+  requestId: string | undefined,
+  transport: string | undefined,
+  method: string,
+  operation: string | null,
+  status: number,
+  ms: number,
+): string {
+  // The request id is a sane token or a UUID (requestIdFrom); the rest is written as JSON needs.
+  const id = requestId === undefined ? "" : `"requestId":${jsonString(requestId)},`;
+  const via = transport ? `"transport":${jsonString(transport)},` : "";
+  const name = operation === null ? "null" : jsonString(operation);
+  return `${id}${via}"method":${methodJson(method)},"operation":${name},"status":${status},"ms":${tenthsOfMs(ms)}`;
 }
 
 /** The method as JSON: POST and GET as constants, anything else bounded and escaped. */

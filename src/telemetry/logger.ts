@@ -29,34 +29,55 @@ export function truncated(value: string, max: number = LOGGED_BOUNDS.stringChars
 const SECRET_KEYS = new Set(["apikey", "x-glacier-api-key"]);
 
 /**
- * A writer of info lines whose fields the caller gives as JSON already (`"key":value,…`), written
- * as pino would write them (level, time, the logger's bindings, the fields, `message`), without
- * pino's per-line work (hooks, serializers, the bounding and redacting walk): for a line written
- * on every request, whose fields are bounded where they are made and hold no secret (no key, no
- * header). What pino writes with is looked up once, here. It writes whatever the level: the
- * caller checks `isLevelEnabled("info")` first, before it builds the fields.
+ * What an info line of one message is written with, looked up once from pino: a line is
+ * `head(now)` + its own fields as JSON (`"key":value,…`) + `tail`, as pino would write it (level,
+ * time, the logger's bindings, the fields, `msg`), without pino's per-line work (hooks,
+ * serializers, the bounding and redacting walk): for a line written on every request, whose
+ * fields are bounded where they are made and hold no secret (no key, no header). Undefined when
+ * the logger is not one this can write for.
  */
-export function infoLineWriter(logger: Logger, message: string): (fields: string) => void {
+export interface InfoLineFrame {
+  /** Where the logger's lines go. */
+  stream: { write(line: string): unknown };
+  /** The line up to its fields, for a line of `now` (Date.now()). */
+  head(now: number): string;
+  /** The line after its fields: its message and newline. */
+  tail: string;
+}
+
+export function infoLineFrame(logger: Logger, message: string): InfoLineFrame | undefined {
   const own = logger as unknown as Record<symbol, unknown>;
   const stream = own[pino.symbols.streamSym] as { write(line: string): unknown } | undefined;
   const time = own[pino.symbols.timeSym] as (() => string) | undefined;
   const bindings = own[pino.symbols.chindingsSym];
-  if (!stream || !time || typeof bindings !== "string")
-    return (fields) => void logger.info(JSON.parse(`{${fields}}`) as Record<string, unknown>, message);
-  const end = `,"msg":${jsonString(message)}}\n`;
-  if (time !== pino.stdTimeFunctions.epochTime)
-    return (fields) => void stream.write(`{"level":30${time()}${bindings},${fields}${end}`);
+  if (!stream || !time || typeof bindings !== "string") return undefined;
+  const tail = `,"msg":${jsonString(message)}}\n`;
+  if (time !== pino.stdTimeFunctions.epochTime) return { stream, tail, head: () => `{"level":30${time()}${bindings},` };
   // pino's own time, its number written once per millisecond: a busy gateway writes tens of lines in one.
-  let writtenAt = 0;
-  let start = "";
-  return (fields) => {
-    const now = Date.now();
-    if (now !== writtenAt) {
-      writtenAt = now;
-      start = `{"level":30,"time":${now}${bindings},`;
-    }
-    stream.write(`${start}${fields}${end}`);
+  let headAt = Number.NaN;
+  let head = "";
+  return {
+    stream,
+    tail,
+    head: (now) => {
+      if (now !== headAt) {
+        headAt = now;
+        head = `{"level":30,"time":${now}${bindings},`;
+      }
+      return head;
+    },
   };
+}
+
+/**
+ * A writer of info lines of `message` whose fields the caller gives as JSON already (see
+ * InfoLineFrame). It writes whatever the level: the caller checks `isLevelEnabled("info")` first,
+ * before it builds the fields.
+ */
+export function infoLineWriter(logger: Logger, message: string): (fields: string) => void {
+  const frame = infoLineFrame(logger, message);
+  if (!frame) return (fields) => void logger.info(JSON.parse(`{${fields}}`) as Record<string, unknown>, message);
+  return (fields) => void frame.stream.write(`${frame.head(Date.now())}${fields}${frame.tail}`);
 }
 
 /** Printable ASCII but `"` and `\`: a string JSON writes as it is, between quotes. */
