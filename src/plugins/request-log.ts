@@ -60,54 +60,32 @@ export function requestLineWriter(logger: Logger): RequestLineWriter {
   const write = infoLineWriter(logger, REQUEST_MESSAGE);
   return (line) => {
     if (!logger.isLevelEnabled("info")) return;
-    write(
-      requestFields(line.requestId, line.transport, line.method, line.operation, line.status, performance.now() - line.startedAt),
-    );
+    write(requestFields(line, performance.now() - line.startedAt));
   };
 }
 
 const REQUEST_MESSAGE = "graphql request";
 
-/** A request's line as its fields, until its batch is written. */
+/** A request's line as its fields (the caller's record, made for this line), until its batch is written. */
 class KeptRequestLine implements KeptLine {
-  private readonly requestId: string | undefined;
-  private readonly transport: string | undefined;
-  private readonly method: string;
-  private readonly operation: string | null;
-  private readonly status: number;
-
   constructor(
     private readonly frame: InfoLineFrame,
-    line: RequestLine,
+    private readonly line: RequestLine,
     private readonly at: number,
     private readonly ms: number,
-  ) {
-    this.requestId = line.requestId;
-    this.transport = line.transport;
-    this.method = line.method;
-    this.operation = line.operation;
-    this.status = line.status;
-  }
+  ) {}
 
   text(): string {
-    const fields = requestFields(this.requestId, this.transport, this.method, this.operation, this.status, this.ms);
-    return `${this.frame.head(this.at)}${fields}${this.frame.tail}`;
+    return `${this.frame.head(this.at)}${requestFields(this.line, this.ms)}${this.frame.tail}`;
   }
 }
 
-function requestFields(
-  requestId: string | undefined,
-  transport: string | undefined,
-  method: string,
-  operation: string | null,
-  status: number,
-  ms: number,
-): string {
+function requestFields(line: RequestLine, ms: number): string {
   // The request id is a sane token or a UUID (requestIdFrom); the rest is written as JSON needs.
-  const id = requestId === undefined ? "" : `"requestId":${jsonString(requestId)},`;
-  const via = transport ? `"transport":${jsonString(transport)},` : "";
-  const name = operation === null ? "null" : jsonString(operation);
-  return `${id}${via}"method":${methodJson(method)},"operation":${name},"status":${status},"ms":${tenthsOfMs(ms)}`;
+  const id = line.requestId === undefined ? "" : `"requestId":${jsonString(line.requestId)},`;
+  const via = line.transport ? `"transport":${jsonString(line.transport)},` : "";
+  const name = line.operation === null ? "null" : jsonString(line.operation);
+  return `${id}${via}"method":${methodJson(line.method)},"operation":${name},"status":${line.status},"ms":${tenthsOfMs(ms)}`;
 }
 
 /** The method as JSON: POST and GET as constants, anything else bounded and escaped. */
