@@ -8,7 +8,7 @@
  */
 import { cpuUsage } from "node:process";
 import { pino } from "pino";
-import { requestLineWriter } from "../src/plugins/request-log.ts";
+import { requestLineWriter, type RequestId } from "../src/plugins/request-log.ts";
 import { BatchedLines, byteDestination } from "../src/telemetry/log-destination.ts";
 import { createLogger, type Logger } from "../src/telemetry/logger.ts";
 
@@ -32,7 +32,8 @@ async function microsPerLine(write: (index: number) => void, lines: number): Pro
 }
 
 const fields = (index: number) => ({
-  requestId: `3f1c2a9e-5b7d-4c1e-9a2b-${String(index).padStart(12, "0")}`,
+  // A UUID, as requestIdFrom keeps it.
+  requestId: `3f1c2a9e-5b7d-4c1e-9a2b-${String(index).padStart(12, "0")}` as RequestId,
   method: "POST",
   operation: "LatestBlocks",
   status: 200,

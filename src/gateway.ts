@@ -39,7 +39,7 @@ import { UpstreamReadiness, useReadiness } from "./plugins/readiness.ts";
 import { KeyVerdicts, useRefusedKeys } from "./plugins/refused-keys.ts";
 import { useRefusals, withLastResort } from "./plugins/refusals.ts";
 import { RefusalNotes } from "./plugins/refusal-notes.ts";
-import { requestIdOf, useRequestLog } from "./plugins/request-log.ts";
+import { requestIdOf, useRequestLog, type RequestId } from "./plugins/request-log.ts";
 import { useResponseCache } from "./plugins/response-cache.ts";
 import { ResponseStore, type ResponseCacheOptions } from "./plugins/response-store.ts";
 import { cacheHitLane } from "./server/cache-hit-lane.ts";
@@ -153,7 +153,7 @@ export function createGateway(config: GatewayConfig, urls: UpstreamUrls, logger:
     });
   const compression = createCompression(config.compression);
   const cached = responseCache(config, metrics, compression, rateLimit?.payInAll, cacheRedis);
-  const requestIds = new WeakMap<Request, string>();
+  const requestIds = new WeakMap<Request, RequestId>();
   const refusalNotes = new RefusalNotes({ logger, metrics, hideSuggestions: !config.security.introspection });
   const validated = validatedDocuments();
   const deadlines = new RequestDeadlines(config.requestTimeoutMs);
@@ -479,7 +479,7 @@ interface PluginParts {
   isParsed(source: string): boolean;
   keyVerdicts: KeyVerdicts;
   responseCache: Plugin[];
-  requestIds: WeakMap<Request, string>;
+  requestIds: WeakMap<Request, RequestId>;
   readiness: UpstreamReadiness;
   compression: Compression;
   streams: SocketStreams;

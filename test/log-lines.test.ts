@@ -16,7 +16,8 @@ import {
   UNWRITTEN_LOG_BYTES,
   type ByteSink,
 } from "../src/telemetry/log-destination.ts";
-import { tenthsOfMs } from "../src/plugins/request-log.ts";
+import { requestIdFrom, requestLineWriter, tenthsOfMs, type RequestLine as WrittenLine } from "../src/plugins/request-log.ts";
+import { createLogger } from "../src/telemetry/logger.ts";
 import { startServerProcess, type LogLine, type ServerProcess } from "./support/server-process.ts";
 
 interface RequestLine extends LogLine {
@@ -80,6 +81,53 @@ describe("a request line's milliseconds", () => {
     const samples = [0, 0.04, 0.05, 0.1, 0.95, 1, 1.25, 9.99, 10, 123.456, 1e6 + 0.37, 2 ** 40 + 0.5];
     for (let index = 0; index < 5_000; index += 1) samples.push(Math.random() * 10 ** (index % 7));
     for (const ms of samples) expect(tenthsOfMs(ms)).toBe(String(Math.round(ms * 10) / 10));
+  });
+});
+
+describe("a writer's request lines", () => {
+  it("each carry their own operation name, escaped as JSON escapes it, kept in batches or written at once", () => {
+    const names = ["Blocks", "Blocks", 'Quo"ted\\ \u2028 Blöcke', "Blocks", null, null, "Tail", 'Quo"ted\\ \u2028 Blöcke'];
+    const requests: WrittenLine[] = names.map((operation, index) => ({
+      requestId: requestIdFrom(index % 2 ? `id-${index}` : 'not a "sane" id'),
+      transport: index === 3 ? "websocket" : undefined,
+      method: index === 5 ? "GET" : "POST",
+      operation,
+      status: 200 + index,
+      startedAt: performance.now(),
+    }));
+    const sink = new KeptBatches();
+    const batched = new BatchedLines(sink);
+    const atOnce: string[] = [];
+    const writers = [
+      requestLineWriter(createLogger("info", {}, batched)),
+      requestLineWriter(createLogger("info", {}, { write: (line: string) => void atOnce.push(line) })),
+    ];
+    for (const request of requests) for (const write of writers) write(request);
+    batched.flush();
+    const fieldsOf = (text: string) =>
+      text
+        .trimEnd()
+        .split("\n")
+        .map((line) => {
+          const { time, ms, ...fields } = JSON.parse(line) as Record<string, unknown>;
+          expect([typeof time, typeof ms]).toEqual(["number", "number"]);
+          return fields;
+        });
+    const expected = requests.map((request) => ({
+      level: 30,
+      service: "avalanche-graphql-gateway",
+      pid: process.pid,
+      requestId: request.requestId,
+      ...(request.transport ? { transport: request.transport } : {}),
+      method: request.method,
+      operation: request.operation,
+      status: request.status,
+      msg: "graphql request",
+    }));
+    expect(fieldsOf(sink.text())).toEqual(expected);
+    expect(fieldsOf(atOnce.join(""))).toEqual(expected);
+    // An id that is not a sane token was replaced by a UUID, which needs no escaping.
+    expect(expected[0]!.requestId).toMatch(/^[0-9a-f-]{36}$/);
   });
 });
 

@@ -9,27 +9,30 @@ const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 /** The most of an operation name a log line carries. */
 export const OPERATION_NAME_CHARS = 128;
 
+/** A request id as requestIdFrom makes it: a sane token or a UUID, which JSON writes as it is. */
+export type RequestId = string & { readonly saneToken: unique symbol };
+
 /** The caller's request id when it is a sane token, else a new one; sent upstream and returned. */
-export function requestIdOf(request: Request): string {
+export function requestIdOf(request: Request): RequestId {
   return requestIdFrom(request.headers.get("x-request-id"));
 }
 
 /** The request id for an `x-request-id` header's value: itself when it is a sane token, else a new one. */
-export function requestIdFrom(header: string | string[] | null | undefined): string {
+export function requestIdFrom(header: string | string[] | null | undefined): RequestId {
   const given = typeof header === "string" ? header.trim() : undefined;
-  return given && REQUEST_ID.test(given) ? given : randomUUID();
+  return (given && REQUEST_ID.test(given) ? given : randomUUID()) as RequestId;
 }
 
 export interface RequestLogOptions {
   logger: Logger;
   /** Where the request's id is kept for the context and other plugins (filled here, on each request). */
-  requestIds: WeakMap<Request, string>;
+  requestIds: WeakMap<Request, RequestId>;
   /** Requests under this path are logged (default `/graphql`); others only get their id. */
   graphqlEndpoint?: string;
 }
 
 export interface RequestLine {
-  requestId: string | undefined;
+  requestId: RequestId | undefined;
   transport?: string | undefined;
   method: string;
   /** The operation name as the client sent it, truncated already. */
@@ -49,18 +52,19 @@ export type RequestLineWriter = (line: RequestLine) => void;
  * is the same.
  */
 export function requestLineWriter(logger: Logger): RequestLineWriter {
+  const fields = new RequestFields();
   const frame = infoLineFrame(logger, REQUEST_MESSAGE);
   if (frame?.stream instanceof BatchedLines) {
     const batches = frame.stream;
     return (line) => {
       if (!logger.isLevelEnabled("info")) return;
-      batches.keep(new KeptRequestLine(frame, line, Date.now(), performance.now() - line.startedAt));
+      batches.keep(new KeptRequestLine(frame, fields, line, Date.now(), performance.now() - line.startedAt));
     };
   }
   const write = infoLineWriter(logger, REQUEST_MESSAGE);
   return (line) => {
     if (!logger.isLevelEnabled("info")) return;
-    write(requestFields(line, performance.now() - line.startedAt));
+    write(fields.of(line, performance.now() - line.startedAt));
   };
 }
 
@@ -70,22 +74,39 @@ const REQUEST_MESSAGE = "graphql request";
 class KeptRequestLine implements KeptLine {
   constructor(
     private readonly frame: InfoLineFrame,
+    private readonly fields: RequestFields,
     private readonly line: RequestLine,
     private readonly at: number,
     private readonly ms: number,
   ) {}
 
   text(): string {
-    return `${this.frame.head(this.at)}${requestFields(this.line, this.ms)}${this.frame.tail}`;
+    return `${this.frame.head(this.at)}${this.fields.of(this.line, this.ms)}${this.frame.tail}`;
   }
 }
 
-function requestFields(line: RequestLine, ms: number): string {
-  // The request id is a sane token or a UUID (requestIdFrom); the rest is written as JSON needs.
-  const id = line.requestId === undefined ? "" : `"requestId":${jsonString(line.requestId)},`;
-  const via = line.transport ? `"transport":${jsonString(line.transport)},` : "";
-  const name = line.operation === null ? "null" : jsonString(line.operation);
-  return `${id}${via}"method":${methodJson(line.method)},"operation":${name},"status":${line.status},"ms":${tenthsOfMs(ms)}`;
+/**
+ * A writer's request lines' fields as JSON. The request id needs no escaping (RequestId); the
+ * operation name is escaped once for a run of lines that carry it: a busy gateway logs the same
+ * few names over and over.
+ */
+class RequestFields {
+  private operation: string | null = null;
+  private operationJson = "null";
+
+  of(line: RequestLine, ms: number): string {
+    const id = line.requestId === undefined ? "" : `"requestId":"${line.requestId}",`;
+    const via = line.transport ? `"transport":${jsonString(line.transport)},` : "";
+    return `${id}${via}"method":${methodJson(line.method)},"operation":${this.operationOf(line.operation)},"status":${line.status},"ms":${tenthsOfMs(ms)}`;
+  }
+
+  private operationOf(name: string | null): string {
+    if (name !== this.operation) {
+      this.operation = name;
+      this.operationJson = name === null ? "null" : jsonString(name);
+    }
+    return this.operationJson;
+  }
 }
 
 /** The method as JSON: POST and GET as constants, anything else bounded and escaped. */

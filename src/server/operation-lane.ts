@@ -34,7 +34,7 @@ import { remainingOf } from "../plugins/rate-limit-refusals.ts";
 import type { RefusalNotes, Refused } from "../plugins/refusal-notes.ts";
 import { answerUnexpected } from "./refusal-answer.ts";
 import { headerOf } from "./cache-hit-lane.ts";
-import { OPERATION_NAME_CHARS, requestIdFrom, requestLineWriter } from "../plugins/request-log.ts";
+import { OPERATION_NAME_CHARS, requestIdFrom, requestLineWriter, type RequestId } from "../plugins/request-log.ts";
 import type { KeyedRequest } from "../plugins/response-cache.ts";
 import type { ResponseStore } from "../plugins/response-store.ts";
 import type { CachedResponse } from "../shared-state/shared-tiers.ts";
@@ -62,7 +62,7 @@ export interface OperationLaneOptions {
   compression: CompressionConfig;
   refusalNotes: RefusalNotes;
   /** Where each request's id is kept for the context (Yoga's request log fills it for its own requests). */
-  requestIds: WeakMap<Request, string>;
+  requestIds: WeakMap<Request, RequestId>;
   deadlines: RequestDeadlines;
   /** Told of each request taken: executed here, or handed on to Yoga before anything ran. */
   onTaken(outcome: "executed" | "handed_on"): void;
@@ -229,7 +229,7 @@ export function operationLane(options: OperationLaneOptions): OperationLane {
     known: KnownOperation,
     result: ExecutionResult,
     operationRequest: Request,
-    requestId: string,
+    requestId: RequestId,
     startedAt: number,
     cacheKey: string | undefined,
   ): Promise<void> {
