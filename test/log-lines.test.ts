@@ -203,6 +203,17 @@ describe("lines kept as their fields", () => {
     expect(made.count).toBe(expected.length - Math.ceil((1_000 - 3) / 7));
   });
 
+  it("fill their batches: one is handed over when the next lines' text would not fit in it", () => {
+    const sink = new KeptBatches();
+    const lines = new BatchedLines(sink);
+    const line = `{"requestId":"${"a".repeat(36)}","operation":"LatestBlocks","status":200,"ms":1.5,"msg":"graphql request"}\n`;
+    for (let index = 0; index < 5_000; index += 1) lines.keep(keptLine(line, { count: 0 }));
+    lines.flush();
+    expect(sink.text()).toBe(line.repeat(5_000));
+    const run = KEPT_LINES * line.length;
+    for (const batch of sink.batches.slice(0, -1)) expect(batch.byteLength).toBeGreaterThan(LINE_BATCH_BYTES - run);
+  });
+
   it("are made into text once KEPT_LINES wait, after a moment, or as the process exits, and never held longer", async () => {
     const sink = new KeptBatches();
     const lines = new BatchedLines(sink);

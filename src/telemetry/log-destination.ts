@@ -73,9 +73,13 @@ export class BatchedLines implements DestinationStream {
   }
 
   private gather(text: string): void {
+    // Counted exactly only when the most it could take would not fit: batches are written full.
     if (this.used + text.length * BYTES_PER_CHAR > LINE_BATCH_BYTES) {
-      this.handOver();
-      if (text.length * BYTES_PER_CHAR > LINE_BATCH_BYTES) return void this.target.write(Buffer.from(text));
+      const bytes = Buffer.byteLength(text);
+      if (this.used + bytes > LINE_BATCH_BYTES) {
+        this.handOver();
+        if (bytes > LINE_BATCH_BYTES) return void this.target.write(Buffer.from(text));
+      }
     }
     this.used += this.batch.write(text, this.used);
     this.timer ??= setTimeout(this.flushLater, LINE_BATCH_MS).unref();
