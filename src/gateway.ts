@@ -4,7 +4,6 @@
  * `createGateway` reads as the list of those steps; each step below is one of them.
  */
 import { useDeferStream } from "@graphql-yoga/plugin-defer-stream";
-import { usePrometheus } from "@graphql-yoga/plugin-prometheus";
 import type { DocumentNode } from "graphql";
 import { createYoga, type Plugin, type YogaServerInstance } from "graphql-yoga";
 import { LRUCache } from "lru-cache";
@@ -27,6 +26,7 @@ import { useBodyLimit } from "./plugins/body-limit.ts";
 import { useCompiledExecution } from "./plugins/compiled-execution.ts";
 import { useEventExecution } from "./plugins/event-execution.ts";
 import { useGraphiQLPage } from "./plugins/graphiql-page.ts";
+import { useOperationMetrics } from "./plugins/operation-metrics.ts";
 import { persistedOperationNames } from "./plugins/persisted-documents.ts";
 import { useRateLimit } from "./plugins/rate-limit.ts";
 import { refuseSpentCallers, scrapeCharge, unusableBodyCharge } from "./plugins/spent-callers.ts";
@@ -58,6 +58,7 @@ import type { Logger } from "./telemetry/logger.ts";
 import { RepeatedLines, summingRepeats } from "./telemetry/repeated-lines.ts";
 import { GatewayMetrics } from "./telemetry/metrics.ts";
 import { OperationNameLabels } from "./telemetry/operation-name-labels.ts";
+import { OperationSeries } from "./telemetry/operation-series.ts";
 import { RecordCache } from "./upstream/cache.ts";
 import { EvmApi } from "./upstream/evm-api.ts";
 import { ExportJobsApi } from "./upstream/export-jobs-api.ts";
@@ -537,30 +538,19 @@ function pluginsInOrder(parts: PluginParts) {
     useReadiness("/ready", parts.readiness),
     // WebSocket operations run this pipeline too: their streams are handed to the socket, not written to an HTTP body.
     parts.streams.plugin,
-    usePrometheus({
+    // Count and latency by operation, and errors. Operation names are a bounded set of label
+    // values, whatever names clients send.
+    useOperationMetrics({
       endpoint: "/metrics",
       registry: metrics.registry,
-      // Count and latency by operation, and errors; per-phase timings cost more than they tell.
-      // Operation names are a bounded set of label values, whatever names clients send.
-      metrics: {
-        ...metrics.graphqlMetrics(
-          new OperationNameLabels({
-            max: config.security.metricsOperationNames,
-            windowMs: config.security.metricsOperationNamesWindowMs,
-            seeds: persistedOperationNames(config.security.persistedOperationsFile),
-          }),
-        ),
-        graphql_envelop_deprecated_field: false,
-        graphql_envelop_request: false,
-        graphql_envelop_request_time_summary: false,
-        graphql_envelop_phase_parse: false,
-        graphql_envelop_phase_validate: false,
-        graphql_envelop_phase_context: false,
-        graphql_envelop_phase_execute: false,
-        graphql_envelop_phase_subscribe: false,
-        graphql_envelop_schema_change: false,
-        graphql_yoga_http_duration: false,
-      },
+      series: new OperationSeries(
+        metrics.registry,
+        new OperationNameLabels({
+          max: config.security.metricsOperationNames,
+          windowMs: config.security.metricsOperationNamesWindowMs,
+          seeds: persistedOperationNames(config.security.persistedOperationsFile),
+        }),
+      ),
     }),
     // Last: every plugin before it may read or replace the answer's body.
     parts.compression.plugin,

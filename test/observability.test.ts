@@ -71,6 +71,67 @@ describe("Prometheus metrics", () => {
     expect(text).toMatch(/gateway_loader_batch_size_count\{loader="block"\} [1-9]/);
     expect(text).not.toContain("secret-key-123");
   });
+
+  it("count each operation that ran by its name and type, and its errors by phase: parse, validate, execute", async () => {
+    // The value of the series `name` whose labels include every one of `labels`.
+    const sample = async (name: string, labels: Record<string, string>) => {
+      const text = await (await get("/metrics")).text();
+      const wanted = Object.entries(labels).map(([label, value]) => `${label}="${value}"`);
+      const line = text.split("\n").find((row) => row.startsWith(`${name}{`) && wanted.every((pair) => row.includes(pair)));
+      return line === undefined ? 0 : Number(line.slice(line.lastIndexOf(" ") + 1));
+    };
+    const ran = (operationName: string) =>
+      sample("graphql_envelop_request_duration_count", { operationName, operationType: "query" });
+    const failed = (operationName: string, operationType: string, phase: string) =>
+      sample("graphql_envelop_error_result", { operationName, operationType, phase });
+    const before = {
+      probe: await ran("MetricsProbe"),
+      parse: await failed("Anonymous", "unknown", "parse"),
+      validate: await failed("MetricsInvalid", "query", "validate"),
+      execute: await failed("MetricsBadBlock", "query", "execute"),
+      badBlockRan: await ran("MetricsBadBlock"),
+    };
+    await execute(harness, `query MetricsProbe { __typename }`);
+    await execute(harness, `query MetricsProbe { __typename }`);
+    expect((await execute(harness, `{ latestBlocks(`)).body.errors).toHaveLength(1);
+    expect((await execute(harness, `query MetricsInvalid { noSuchField }`)).body.errors).toHaveLength(1);
+    const bad = await execute(
+      harness,
+      `query MetricsBadBlock { a: chain(id: "43114") { block(id: "not a block") { blockHash } } b: chain(id: "43114") { block(id: "also not") { blockHash } } }`,
+    );
+    expect(bad.body.errors).toHaveLength(2);
+    expect(await ran("MetricsProbe")).toBe(before.probe + 2);
+    expect(await failed("Anonymous", "unknown", "parse")).toBe(before.parse + 1);
+    expect(await failed("MetricsInvalid", "query", "validate")).toBe(before.validate + 1);
+    // An operation that ran with errors ran: its time is counted, and each of its errors.
+    expect(await failed("MetricsBadBlock", "query", "execute")).toBe(before.execute + 2);
+    expect(await ran("MetricsBadBlock")).toBe(before.badBlockRan + 1);
+    // What did not run has no time.
+    expect(await ran("MetricsInvalid")).toBe(0);
+  });
+
+  it("count an incrementally delivered operation once, when its last part is sent", async () => {
+    const query = `query MetricsDeferred { latestBlocks(first: 2) { edges { node { blockNumber ... @defer { chain { chainName } } } } } }`;
+    const count = async () => {
+      const text = await (await get("/metrics")).text();
+      const line = text
+        .split("\n")
+        .find(
+          (row) => row.startsWith("graphql_envelop_request_duration_count{") && row.includes('operationName="MetricsDeferred"'),
+        );
+      return line === undefined ? 0 : Number(line.slice(line.lastIndexOf(" ") + 1));
+    };
+    const before = await count();
+    const response = await harness.gateway.yoga.fetch("http://gateway.test/graphql", {
+      method: "POST",
+      headers: { "content-type": "application/json", accept: "multipart/mixed" },
+      body: JSON.stringify({ query }),
+    });
+    expect(response.headers.get("content-type")).toMatch(/^multipart\/mixed/);
+    const body = await response.text();
+    expect(body).toContain('"hasNext":false');
+    expect(await count()).toBe(before + 1);
+  });
 });
 
 describe("the response cache", () => {

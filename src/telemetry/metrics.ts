@@ -1,23 +1,16 @@
 /**
  * Prometheus metrics of the gateway (prom-client), on a registry of its own per gateway so
  * that several gateways in one process (tests) never share counters. GraphQL request counts
- * and latencies by operation come from Yoga's Prometheus plugin on the same registry.
+ * and latencies by operation are kept by OperationSeries (./operation-series.ts) on the same registry.
  *
  * Every label value comes from a fixed set (services, route templates, loader names, statuses,
  * refusal reasons) or, for operation names, from a bounded one (OperationNameLabels), whose names
  * that lose their label have their series removed: nothing a client sends can add series without
  * bound.
  */
-import {
-  createCounter,
-  createHistogram,
-  type FillLabelsFnParams,
-  type PrometheusTracingPluginConfig,
-} from "@graphql-yoga/plugin-prometheus";
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from "prom-client";
 import type { RedisRole } from "../config.ts";
 import { CounterTally, type TallySlot } from "./counter-tally.ts";
-import type { OperationNameLabels } from "./operation-name-labels.ts";
 import type { BreakerState, UpstreamObserver, WatchedCache } from "./observers.ts";
 
 const BREAKER_LEVEL: Record<BreakerState, number> = { closed: 0, "half-open": 1, open: 2 };
@@ -43,10 +36,6 @@ export const REFUSAL_REASONS = [
   "other",
 ] as const;
 export type RefusalReason = (typeof REFUSAL_REASONS)[number];
-
-const OPERATION_TYPES = new Set(["query", "mutation", "subscription"]);
-
-type OperationLabels = Record<string, string> & { operationName: string; operationType: string };
 
 export class GatewayMetrics implements UpstreamObserver {
   readonly registry = new Registry();
@@ -198,64 +187,6 @@ export class GatewayMetrics implements UpstreamObserver {
 
   refusal(reason: RefusalReason): void {
     this.refusals.inc({ reason: REFUSAL_REASONS.includes(reason) ? reason : "other" });
-  }
-
-  /**
-   * The GraphQL metrics of Yoga's Prometheus plugin: request duration and errors by operation,
-   * with operation names from `operationNames` and without the errors' paths (aliases are the
-   * client's to choose). A name that loses its label loses its series in both; in a cluster's
-   * /metrics, each worker's series of a name are summed, from the workers that label it.
-   */
-  graphqlMetrics(operationNames: OperationNameLabels): NonNullable<PrometheusTracingPluginConfig["metrics"]> {
-    const registry = this.registry;
-    // Each labelled name's series, as the way to remove each, kept until the name loses its label.
-    const series = new Map<string, Map<string, () => void>>();
-    const tracked = <L extends OperationLabels>(metric: string, labels: L, key: string): L => {
-      let ofName = series.get(labels.operationName);
-      if (ofName === undefined) series.set(labels.operationName, (ofName = new Map()));
-      if (!ofName.has(key)) ofName.set(key, () => (registry.getSingleMetric(metric) as Counter | undefined)?.remove(labels));
-      return labels;
-    };
-    operationNames.onUnlabelled((names) => {
-      for (const name of names) {
-        for (const remove of series.get(name)?.values() ?? []) remove();
-        series.delete(name);
-      }
-    });
-    const operationLabels = (params: FillLabelsFnParams, counted: boolean): OperationLabels => ({
-      operationName: operationNames.label(params.operationName, counted),
-      operationType: params.operationType && OPERATION_TYPES.has(params.operationType) ? params.operationType : "unknown",
-    });
-    return {
-      graphql_envelop_request_duration: createHistogram({
-        registry,
-        histogram: {
-          name: "graphql_envelop_request_duration",
-          help: "Time spent on running the GraphQL operation from parse to execute",
-          labelNames: ["operationType", "operationName"] as const,
-        },
-        // Observed once per operation that ran: what earns its name a label.
-        fillLabelsFn: (params: FillLabelsFnParams) => {
-          const labels = operationLabels(params, true);
-          return tracked("graphql_envelop_request_duration", labels, labels.operationType);
-        },
-      }),
-      graphql_envelop_error_result: createCounter({
-        registry,
-        counter: {
-          name: "graphql_envelop_error_result",
-          help: "Counts the amount of errors reported from all phases",
-          labelNames: ["operationType", "operationName", "phase"] as const,
-        },
-        fillLabelsFn: (params: FillLabelsFnParams) => {
-          const phase = ["parse", "validate", "context", "execute", "subscribe"].includes(params.errorPhase ?? "")
-            ? params.errorPhase!
-            : "execute";
-          const labels = { ...operationLabels(params, false), phase };
-          return tracked("graphql_envelop_error_result", labels, `${labels.operationType}:${phase}`);
-        },
-      }),
-    };
   }
 
   rateLimitDecision(result: "allowed" | "limited", store: "redis" | "local"): void {
