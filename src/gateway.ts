@@ -420,7 +420,7 @@ function upstreamReadiness(config: GatewayConfig, upstream: ConnectedUpstreams):
   );
 }
 
-/** Yoga's parse and validation caches, keyed by query text and bounded by entries and by characters of it. */
+/** Yoga's parse caches, keyed by query text and bounded by entries and by characters of it. */
 function documentCaches(config: GatewayConfig, metrics: GatewayMetrics) {
   const bySource = <T extends object>() =>
     new LRUCache<string, T>({
@@ -439,7 +439,8 @@ function documentCaches(config: GatewayConfig, metrics: GatewayMetrics) {
     },
     () => ({ entries: documentCache.size, bytes: documentCache.calculatedSize }),
   );
-  return { documentCache, errorCache: bySource<object>() };
+  // Validation is kept per document by src/plugins/validated-documents.ts.
+  return { documentCache, errorCache: bySource<object>(), validationCache: false };
 }
 
 /** The short-TTL response cache (RESPONSE_CACHE_TTL_MS > 0), with its Redis tier when there is one: its store and its plugin. */
@@ -524,7 +525,9 @@ function pluginsInOrder(parts: PluginParts) {
     ...parts.responseCache,
     useRequestLog({ logger, requestIds, graphqlEndpoint: GRAPHQL_ENDPOINT }),
     ...securityPlugins(config.security, config.limits),
-    // Which documents the operation lane may take (src/server/operation-lane.ts): those that validated.
+    // Each document's validation, kept (after the security plugins: one of them adds the
+    // introspection rule to some requests), and which documents the operation lane may take
+    // (src/server/operation-lane.ts): those that validated.
     parts.validated,
     // Incremental delivery of queries: multipart/mixed or SSE over HTTP, `next` messages over WebSocket.
     useDeferStream(),

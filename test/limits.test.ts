@@ -5,7 +5,7 @@ import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { execute, upstreamCalls, useHarness, startHarness } from "./support/harness.ts";
+import { execute, serveGateway, upstreamCalls, useHarness, startHarness } from "./support/harness.ts";
 
 const harness = useHarness({
   env: {
@@ -229,6 +229,42 @@ describe("production switches", () => {
       const ordinary = await execute(closed, `{ chain(id: "43114") { chainName } }`);
       expect(ordinary.body.errors).toBeUndefined();
     } finally {
+      await closed.close();
+    }
+  });
+
+  it("INTROSPECTION=false refuses an introspection document every time, over HTTP, while a validated query is run by the lane", async () => {
+    const closed = await startHarness({ INTROSPECTION: "false" });
+    const served = await serveGateway(closed);
+    const post = async (query: string) => {
+      const response = await fetch(`http://127.0.0.1:${served.port}/graphql`, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ query }),
+      });
+      return (await response.json()) as { data?: unknown; errors?: { message: string }[] };
+    };
+    const executedByLane = async () => {
+      const text = await (await closed.gateway.yoga.fetch("http://gateway.test/metrics")).text();
+      return Number(/gateway_operation_lane_requests_total\{outcome="executed"\} (\d+)/.exec(text)?.[1] ?? 0);
+    };
+    try {
+      // Validated once, then its validation is answered from what was kept: refused each time.
+      for (let round = 0; round < 3; round += 1) {
+        const refused = await post(`{ __schema { queryType { name } } }`);
+        expect(refused.data).toBeUndefined();
+        expect(refused.errors?.[0]?.message).toMatch(/introspection/i);
+      }
+      const ordinary = `{ chain(id: "43114") { chainName } }`;
+      expect((await post(ordinary)).errors).toBeUndefined();
+      const before = await executedByLane();
+      expect((await post(ordinary)).data).toEqual({ chain: { chainName: expect.any(String) } });
+      expect(await executedByLane()).toBe(before + 1);
+      // The refused document never runs in the lane, however often it comes.
+      expect((await post(`{ __schema { queryType { name } } }`)).errors?.[0]?.message).toMatch(/introspection/i);
+      expect(await executedByLane()).toBe(before + 1);
+    } finally {
+      await served.close();
       await closed.close();
     }
   });
