@@ -22,8 +22,8 @@
  * ref:LOG_LEVEL=warn tree:LOG_LEVEL=info` measures what the request log costs). Each round also
  * loads a bare `node:http` server (bench/bare-server.ts) answering each cached operation's exact
  * bytes: the physical limit a response-cache hit is measured against. The ref's build uses this
- * checkout's node_modules: a ref whose package-lock differs is built against today's
- * dependencies (the report says so).
+ * checkout's node_modules when its package-lock is the tree's; a ref whose lock differs gets its
+ * own (npm ci in its worktree; the report says so).
  *
  * On two cores or more (with taskset), each gateway and the bare server run on CPU 0, all of
  * their threads, and this process (the load) and the simulator on the others: loaded one at a
@@ -89,15 +89,22 @@ function buildRef(): { entry: string; commit: string; sameLock: boolean; remove:
     rmSync(dir, { recursive: true, force: true });
   };
   try {
-    symlinkSync(join(root, "node_modules"), join(dir, "node_modules"));
+    const lock = (cwd: string) => execFileSync("git", ["hash-object", "package-lock.json"], { cwd, encoding: "utf8" }).trim();
+    const sameLock = lock(dir) === lock(root);
+    // The ref's own dependencies when its lock differs: a package the tree dropped or changed would
+    // otherwise be missing from, or different in, the ref's build.
+    if (sameLock) symlinkSync(join(root, "node_modules"), join(dir, "node_modules"));
+    else {
+      log(`installing ${ref}'s own dependencies (npm ci: its package-lock differs)`);
+      execSync("npm ci --ignore-scripts --no-audit --no-fund", { cwd: dir, stdio: ["ignore", "ignore", "inherit"] });
+    }
     log(`building ${ref} (${commit}) in ${dir}`);
     try {
       execSync("npm run -s build", { cwd: dir, stdio: ["ignore", "pipe", "inherit"] });
     } catch {
       if (!existsSync(join(dir, "dist/src/server.js"))) throw new Error(`${ref} emitted no dist/src/server.js`);
     }
-    const lock = (cwd: string) => execFileSync("git", ["hash-object", "package-lock.json"], { cwd, encoding: "utf8" }).trim();
-    return { entry: join(dir, "dist/src/server.js"), commit, sameLock: lock(dir) === lock(root), remove };
+    return { entry: join(dir, "dist/src/server.js"), commit, sameLock, remove };
   } catch (error) {
     remove();
     throw error;
@@ -304,7 +311,7 @@ async function main(): Promise<void> {
   const markdown = [
     "# The working tree against a commit, in one run",
     "",
-    `Written by \`npm run bench:compare\` on ${results.date}: the tree at ${head}${dirty ? " with uncommitted changes" : ""} against ${ref} (${built.commit})${built.sameLock ? "" : ", built with the tree's dependencies (its package-lock differs)"}; ${JSON.stringify(results.machine)}; load average ${loadAtStart.map((value) => round(value, 2)).join(", ")} at the start.`,
+    `Written by \`npm run bench:compare\` on ${results.date}: the tree at ${head}${dirty ? " with uncommitted changes" : ""} against ${ref} (${built.commit})${built.sameLock ? "" : ", built with its own dependencies (npm ci: its package-lock differs)"}; ${JSON.stringify(results.machine)}; load average ${loadAtStart.map((value) => round(value, 2)).join(", ")} at the start.`,
     "",
     `Both production builds ran side by side on one simulator; each operation was loaded with ${CONNECTIONS} connections for ${SECONDS} s on each side, in ${SLICES} slices taken in turn (so that a slow spell of the machine falls on every side alike), each slice's order a row of a Williams design (so that each side goes first, and follows each other side, equally often), ${ROUNDS} rounds, each on freshly started processes. Ratios are tree / ref per round: the median, and the lowest and highest round in brackets. Gateway settings beyond the bench's: ${JSON.stringify(gatewayEnv)}${Object.keys(sideEnv.ref).length > 0 ? `; the ref's alone: ${JSON.stringify(sideEnv.ref)}` : ""}${Object.keys(sideEnv.tree).length > 0 ? `; the tree's alone: ${JSON.stringify(sideEnv.tree)}` : ""}.`,
     "",
