@@ -450,6 +450,19 @@ describe("latest transactions: the route's rules", () => {
     expect(upstreamCalls(harness)).toEqual({});
   });
 
+  it("refuses an address of one network on the other after it passed on its own, however often it passed", async () => {
+    const fujiAddress = encodeBech32("fuji", Buffer.alloc(20, 7));
+    for (let round = 0; round < 2; round += 1) {
+      const fuji = await execute(harness, PChainTransactionHashesDocument, { network: "FUJI", addresses: [fujiAddress] });
+      expect(fuji.body.errors).toBeUndefined();
+    }
+    const calls = upstreamCalls(harness);
+    const mainnet = await execute(harness, PChainTransactionHashesDocument, { network: "MAINNET", addresses: [fujiAddress] });
+    expect(mainnet.body.errors?.[0]?.extensions).toMatchObject({ code: "BAD_USER_INPUT", argument: "addresses" });
+    expect(mainnet.body.errors?.[0]?.message).toContain("not avax");
+    expect(upstreamCalls(harness)).toEqual(calls);
+  });
+
   it("refuses type and time filters without addresses on the X- and C-Chain too, where l1ValidationId does not exist", async () => {
     const x = await execute(harness, XChainTransactionsPageDocument, { network: "MAINNET", txTypes: ["BASE_TX"] });
     expect(x.body.errors?.[0]?.extensions).toMatchObject({ code: "BAD_USER_INPUT", argument: "txTypes" });

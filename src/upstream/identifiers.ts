@@ -1,4 +1,5 @@
 /** Checks of identifier arguments, made before any upstream call. */
+import { LRUCache } from "lru-cache";
 import { decodeBech32 } from "./bech32.ts";
 import { decodeCb58, encodeCb58 } from "./cb58.ts";
 import { badUserInput } from "../errors.ts";
@@ -126,6 +127,21 @@ export function addressCountArgument(argument: string, addresses: readonly unkno
  * network when undefined): its checksum, its 20 bytes, its network's prefix; undefined when it is one.
  */
 export function bech32AddressProblem(value: string, network?: "mainnet" | "fuji"): string | undefined {
+  const key = `${network ?? "*"}:${value}`;
+  if (knownAddresses.has(key)) return undefined;
+  const problem = addressProblem(value, network);
+  if (problem === undefined) knownAddresses.set(key, true);
+  return problem;
+}
+
+/**
+ * Addresses that passed, by network: a wallet asks for the same few again and again, and a
+ * bech32 checksum costs more than finding the address here. Bounded, so a caller sending new
+ * addresses only costs itself the checks.
+ */
+const knownAddresses = new LRUCache<string, true>({ max: 10_000 });
+
+function addressProblem(value: string, network: "mainnet" | "fuji" | undefined): string | undefined {
   const decoded = decodeBech32(value.replace(/^[PXC]-/, ""));
   if (decoded === undefined) return "its bech32 checksum does not hold";
   if (decoded.payload.length !== 20) return `it holds ${decoded.payload.length} bytes, not 20`;
