@@ -295,6 +295,28 @@ describe("Subscription.exportOperation over Server-Sent Events", () => {
     expect(operations[1]!.metadata!.downloadUrl).toMatch(new RegExp(`/${started.operationId}\\.csv$`));
   });
 
+  it("is counted in /metrics once, as a subscription, when its stream ends", async () => {
+    const count = async () => {
+      const text = await (await harness.gateway.yoga.fetch("http://gateway.test/metrics")).text();
+      const line = text
+        .split("\n")
+        .find(
+          (row) =>
+            row.startsWith("graphql_envelop_request_duration_count{") &&
+            row.includes('operationName="WatchExportOperation"') &&
+            row.includes('operationType="subscription"'),
+        );
+      return line === undefined ? 0 : Number(line.slice(line.lastIndexOf(" ") + 1));
+    };
+    const before = await count();
+    const started = await startExport({ primaryNetwork: PRIMARY_ALL });
+    const subscription = await subscribe(started.operationId);
+    expect(await subscription.next()).toMatchObject({ event: "next" });
+    expect(await count()).toBe(before);
+    expect((await subscription.rest()).at(-1)?.event).toBe("complete");
+    expect(await count()).toBe(before + 1);
+  });
+
   it("shares one poller between two concurrent subscribers of one job", async () => {
     harness.simulator.setKnobs({ exportJobMs: 600 });
     const started = await startExport({ primaryNetwork: PRIMARY_ALL });

@@ -38,7 +38,20 @@ function firstOperationOf(
 const askedName = (context: unknown) =>
   (context as { params?: { operationName?: string | null } } | undefined)?.params?.operationName;
 
-const errorCount = (result: ExecutionResult) => result.errors?.length ?? 0;
+/** An operation from the moment it starts: `ran` when it has answered, `counted` for each result's errors. */
+function timed(series: OperationSeries, args: { document: DocumentNode; operationName?: string | null | undefined }) {
+  const startedAt = performance.now();
+  const { name, type } = operationOf(args.document, args.operationName);
+  return {
+    name,
+    type,
+    ran: () => series.ran(name, type, (performance.now() - startedAt) / 1000),
+    counted: (result: ExecutionResult) => {
+      const errors = result.errors?.length ?? 0;
+      if (errors > 0) series.failed(name, type, "execute", errors);
+    },
+  };
+}
 
 export function useOperationMetrics({ series, registry, endpoint }: OperationMetricsOptions): Plugin {
   return {
@@ -64,13 +77,7 @@ export function useOperationMetrics({ series, registry, endpoint }: OperationMet
       };
     },
     onExecute({ args }) {
-      const startedAt = performance.now();
-      const { name, type } = operationOf(args.document, args.operationName);
-      const ran = () => series.ran(name, type, (performance.now() - startedAt) / 1000);
-      const counted = (result: ExecutionResult) => {
-        const errors = errorCount(result);
-        if (errors > 0) series.failed(name, type, "execute", errors);
-      };
+      const { ran, counted } = timed(series, args);
       return {
         onExecuteDone({ result }) {
           if (isAsyncIterable(result)) return { onNext: ({ result: part }) => counted(part), onEnd: ran };
@@ -81,13 +88,7 @@ export function useOperationMetrics({ series, registry, endpoint }: OperationMet
       };
     },
     onSubscribe({ args }) {
-      const startedAt = performance.now();
-      const { name, type } = operationOf(args.document, args.operationName);
-      const ran = () => series.ran(name, type, (performance.now() - startedAt) / 1000);
-      const counted = (result: ExecutionResult) => {
-        const errors = errorCount(result);
-        if (errors > 0) series.failed(name, type, "execute", errors);
-      };
+      const { ran, counted, name, type } = timed(series, args);
       return {
         onSubscribeResult({ result }) {
           if (isAsyncIterable(result)) return { onNext: ({ result: event }) => counted(event), onEnd: ran };
