@@ -26,29 +26,30 @@ function operationOf(
   return { name: operationName || operation?.name?.value, type: operation?.operation };
 }
 
-function firstOperationOf(
-  document: DocumentNode,
-  asked: string | null | undefined,
-): { name: string | undefined; type: string | undefined } {
-  const first = document.definitions[0];
-  const operation = first?.kind === "OperationDefinition" ? first : undefined;
-  return { name: asked || operation?.name?.value, type: operation?.operation };
-}
+const askedName = (context: unknown): string | undefined =>
+  (context as { params?: { operationName?: string | null } } | undefined)?.params?.operationName || undefined;
 
-const askedName = (context: unknown) =>
-  (context as { params?: { operationName?: string | null } } | undefined)?.params?.operationName;
-
-/** An operation from the moment it starts: `ran` when it has answered, `counted` for each result's errors. */
+/**
+ * An operation from the moment it starts. `finished` takes what it answered: a single result is
+ * counted (its time and errors) at once, a stream's parts as they come and its time at its end.
+ */
 function timed(series: OperationSeries, args: { document: DocumentNode; operationName?: string | null | undefined }) {
   const startedAt = performance.now();
   const { name, type } = operationOf(args.document, args.operationName);
+  const ran = () => series.ran(name, type, (performance.now() - startedAt) / 1000);
+  const counted = (result: ExecutionResult) => {
+    const errors = result.errors?.length ?? 0;
+    if (errors > 0) series.failed(name, type, "execute", errors);
+  };
   return {
     name,
     type,
-    ran: () => series.ran(name, type, (performance.now() - startedAt) / 1000),
-    counted: (result: ExecutionResult) => {
-      const errors = result.errors?.length ?? 0;
-      if (errors > 0) series.failed(name, type, "execute", errors);
+    finished(result: ExecutionResult | AsyncIterable<ExecutionResult>) {
+      if (isAsyncIterable(result))
+        return { onNext: ({ result: part }: { result: ExecutionResult }) => counted(part), onEnd: ran };
+      counted(result);
+      ran();
+      return undefined;
     },
   };
 }
@@ -62,7 +63,7 @@ export function useOperationMetrics({ series, registry, endpoint }: OperationMet
       });
     },
     onPluginInit({ registerContextErrorHandler }) {
-      registerContextErrorHandler(({ context }) => series.failed(askedName(context) ?? undefined, undefined, "context"));
+      registerContextErrorHandler(({ context }) => series.failed(askedName(context), undefined, "context"));
     },
     onParse() {
       return ({ result }) => {
@@ -72,31 +73,19 @@ export function useOperationMetrics({ series, registry, endpoint }: OperationMet
     onValidate({ params, context }) {
       return ({ valid }) => {
         if (valid) return;
-        const { name, type } = firstOperationOf(params.documentAST, askedName(context));
+        const { name, type } = operationOf(params.documentAST, askedName(context));
         series.failed(name, type, "validate");
       };
     },
     onExecute({ args }) {
-      const { ran, counted } = timed(series, args);
-      return {
-        onExecuteDone({ result }) {
-          if (isAsyncIterable(result)) return { onNext: ({ result: part }) => counted(part), onEnd: ran };
-          counted(result);
-          ran();
-          return undefined;
-        },
-      };
+      const operation = timed(series, args);
+      return { onExecuteDone: ({ result }) => operation.finished(result) };
     },
     onSubscribe({ args }) {
-      const { ran, counted, name, type } = timed(series, args);
+      const operation = timed(series, args);
       return {
-        onSubscribeResult({ result }) {
-          if (isAsyncIterable(result)) return { onNext: ({ result: event }) => counted(event), onEnd: ran };
-          counted(result);
-          ran();
-          return undefined;
-        },
-        onSubscribeError: () => series.failed(name, type, "subscribe"),
+        onSubscribeResult: ({ result }) => operation.finished(result),
+        onSubscribeError: () => series.failed(operation.name, operation.type, "subscribe"),
       };
     },
   };

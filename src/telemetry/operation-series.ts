@@ -57,28 +57,34 @@ export class OperationSeries {
 
   /** An operation that ran (its name earns a label by it), for `seconds`. */
   ran(operationName: string | undefined, operationType: string | undefined, seconds: number): void {
-    this.duration.observe(this.labels(this.names.label(operationName, true), typeOf(operationType)), seconds);
+    const name = this.names.label(operationName, true);
+    const type = typeOf(operationType);
+    this.duration.observe(
+      labelSet(this.labelsOf, name, type, () => ({ operationName: name, operationType: type })),
+      seconds,
+    );
   }
 
   /** `count` errors of an operation in `phase` (counted without earning its name a label again). */
   failed(operationName: string | undefined, operationType: string | undefined, phase: ErrorPhase, count = 1): void {
     const name = this.names.label(operationName, false);
     const type = typeOf(operationType);
-    let ofName = this.errorLabelsOf.get(name);
-    if (ofName === undefined) this.errorLabelsOf.set(name, (ofName = new Map()));
-    const key = `${type}:${phase}`;
-    let labels = ofName.get(key);
-    if (labels === undefined) ofName.set(key, (labels = { operationName: name, operationType: type, phase }));
+    const labels = labelSet(this.errorLabelsOf, name, `${type}:${phase}`, () => ({
+      operationName: name,
+      operationType: type,
+      phase,
+    }));
     this.errors.inc(labels, count);
   }
+}
 
-  private labels(operationName: string, operationType: string): Labels {
-    let ofName = this.labelsOf.get(operationName);
-    if (ofName === undefined) this.labelsOf.set(operationName, (ofName = new Map()));
-    let labels = ofName.get(operationType);
-    if (labels === undefined) ofName.set(operationType, (labels = { operationName, operationType }));
-    return labels;
-  }
+/** The label set `key` of the name `operationName`, made once and kept with the name's others. */
+function labelSet<L>(byName: Map<string, Map<string, L>>, operationName: string, key: string, make: () => L): L {
+  let ofName = byName.get(operationName);
+  if (ofName === undefined) byName.set(operationName, (ofName = new Map()));
+  let labels = ofName.get(key);
+  if (labels === undefined) ofName.set(key, (labels = make()));
+  return labels;
 }
 
 function typeOf(operationType: string | undefined): string {

@@ -128,7 +128,8 @@ export function addressCountArgument(argument: string, addresses: readonly unkno
  */
 export function bech32AddressProblem(value: string, network?: "mainnet" | "fuji"): string | undefined {
   const key = `${network ?? "*"}:${value}`;
-  if (knownAddresses.has(key)) return undefined;
+  // `get`, not `has`: an address asked for again stays among the most recent.
+  if (knownAddresses.get(key)) return undefined;
   const problem = addressProblem(value, network);
   if (problem === undefined) knownAddresses.set(key, true);
   return problem;
