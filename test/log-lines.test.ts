@@ -270,3 +270,54 @@ describe("stdout whose reader stalls", () => {
     rmSync(directory, { recursive: true, force: true });
   }, 60_000);
 });
+
+describe("a stopping process's last lines", () => {
+  it("are written after the ones still under way, and waited for until the reader has taken them", async () => {
+    const directory = mkdtempSync(join(tmpdir(), "stopping-stdout-"));
+    const fifo = join(directory, "stdout");
+    execFileSync("mkfifo", [fifo]);
+    const writeEnd = openSync(fifo, "r+");
+    const lines = new BatchedLines(byteDestination(writeEnd));
+    // More than the pipe holds: a write is under way, waiting for the reader, when the last line comes.
+    const expected: string[] = [];
+    for (let index = 0; index < 3_000; index += 1) {
+      const line = `{"msg":"graphql request","requestId":"r-${index}","pad":"${"x".repeat(60)}"}\n`;
+      expected.push(line);
+      lines.write(line);
+    }
+    lines.flush();
+    lines.write('{"msg":"stopped"}\n');
+    expected.push('{"msg":"stopped"}\n');
+    let written = false;
+    const writing = lines.written(10_000).then(() => (written = true));
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    expect(written).toBe(false);
+
+    const readEnd = openSync(fifo, constants.O_RDONLY | constants.O_NONBLOCK);
+    const chunk = Buffer.allocUnsafe(64 * 1024);
+    const read: Buffer[] = [];
+    while (!written) {
+      let got = 0;
+      try {
+        got = readSync(readEnd, chunk);
+      } catch {
+        got = 0;
+      }
+      if (got > 0) read.push(Buffer.from(chunk.subarray(0, got)));
+      else await new Promise((resolve) => setTimeout(resolve, 5));
+    }
+    await writing;
+    for (let got = 1; got > 0;) {
+      try {
+        got = readSync(readEnd, chunk);
+      } catch {
+        got = 0;
+      }
+      if (got > 0) read.push(Buffer.from(chunk.subarray(0, got)));
+    }
+    expect(Buffer.concat(read).toString()).toBe(expected.join(""));
+    closeSync(readEnd);
+    closeSync(writeEnd);
+    rmSync(directory, { recursive: true, force: true });
+  });
+});

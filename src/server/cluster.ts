@@ -10,6 +10,7 @@ import cluster, { type Worker } from "node:cluster";
 import { answerClusterMetrics, ClusterMetrics } from "../telemetry/cluster-metrics.ts";
 import type { GatewayConfig } from "../config.ts";
 import { CrashLoopGuard } from "./crash-loop.ts";
+import { untilStdoutWritten } from "../telemetry/log-destination.ts";
 import { createLogger } from "../telemetry/logger.ts";
 import { upstreamsOrSimulator } from "./simulator-process.ts";
 import { workerExecArgv } from "./worker-flags.ts";
@@ -93,6 +94,7 @@ export async function superviseWorkers(config: GatewayConfig): Promise<void> {
     clearTimeout(deadline);
     await simulator?.stop();
     logger.info({ exitCode }, "stopped");
+    await untilStdoutWritten();
     process.exit(exitCode);
   }
 

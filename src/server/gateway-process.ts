@@ -8,6 +8,7 @@ import { withClusterMetrics } from "../telemetry/cluster-metrics.ts";
 import type { GatewayConfig } from "../config.ts";
 import { createGatewayServer } from "./http-server.ts";
 import { createWebSocketTransport } from "./websocket.ts";
+import { untilStdoutWritten } from "../telemetry/log-destination.ts";
 import { createLogger } from "../telemetry/logger.ts";
 import { GatewayMetrics } from "../telemetry/metrics.ts";
 import { RedisLink } from "../shared-state/redis.ts";
@@ -73,6 +74,7 @@ export async function runGatewayProcess(config: GatewayConfig): Promise<void> {
     await tracing?.shutdown();
     await simulator?.stop();
     logger.info("stopped");
+    await untilStdoutWritten();
     process.exit(0);
   }
   process.once("SIGTERM", () => void shutdown("SIGTERM"));

@@ -11,7 +11,9 @@
  * young-generation collection copied while it waited, and that was encoded twice when written
  * (once to write it, once more by sonic-boom's bookkeeping of what was written). What is
  * gathered is written when the process exits (an uncaught error or `process.exit` included; not
- * when it is killed outright).
+ * when it is killed outright). A process that stops on purpose waits for its lines first
+ * (`untilStdoutWritten`): at exit, lines can only be written past a write still under way, which
+ * would put the last lines before the ones it carries.
  *
  * A line written on every request may be kept as its fields instead (`keep`), its text made
  * when its batch is: its request then pays for a record, and the text of up to KEPT_LINES lines
@@ -33,6 +35,8 @@ const BYTES_PER_CHAR = 3;
 export interface ByteSink {
   write(bytes: Buffer): unknown;
   flushSync?(): void;
+  /** Resolves once every byte handed over is written, or dropped for a stalled reader. */
+  written?(): Promise<void>;
 }
 
 /** A line kept as its fields until its batch is written (`BatchedLines.keep`). */
@@ -102,6 +106,16 @@ export class BatchedLines implements DestinationStream {
     this.target.write(gathered);
   }
 
+  /** Hands over what is gathered; resolves when the sink has written it, or after `withinMs`. */
+  async written(withinMs: number): Promise<void> {
+    this.flush();
+    if (!this.target.written) return;
+    let timer: NodeJS.Timeout | undefined;
+    const late = new Promise<void>((resolve) => (timer = setTimeout(resolve, withinMs).unref()));
+    await Promise.race([this.target.written(), late]);
+    clearTimeout(timer);
+  }
+
   /** Writes everything, gathered or under way, before returning (at exit). */
   flushSync(): void {
     this.flush();
@@ -126,7 +140,28 @@ export function byteDestination(dest: number | string): ByteSink {
     maxWrite: LINE_BATCH_BYTES,
   });
   // In buffer mode sonic-boom takes Buffers, which its types do not say.
-  return stream as unknown as ByteSink;
+  const bytesStream = stream as unknown as Required<Pick<ByteSink, "write" | "flushSync">>;
+  // sonic-boom says when it is idle only through private fields: the bytes it reports are counted instead.
+  let handed = 0;
+  let settled = 0;
+  let waiting: (() => void)[] = [];
+  const settle = (bytes: number): void => {
+    settled += bytes;
+    if (settled < handed || waiting.length === 0) return;
+    const resolved = waiting;
+    waiting = [];
+    for (const resolve of resolved) resolve();
+  };
+  stream.on("write", settle);
+  stream.on("drop", (bytes: Buffer) => settle(bytes.length));
+  return {
+    write(bytes) {
+      handed += bytes.length;
+      return bytesStream.write(bytes);
+    },
+    flushSync: () => bytesStream.flushSync(),
+    written: () => (settled >= handed ? Promise.resolve() : new Promise((resolve) => waiting.push(resolve))),
+  };
 }
 
 let stdoutLines: BatchedLines | undefined;
@@ -137,4 +172,12 @@ export function stdoutDestination(): BatchedLines {
   const lines = new BatchedLines(byteDestination(1));
   process.once("exit", () => lines.flushSync());
   return (stdoutLines = lines);
+}
+
+/** How long a stopping process waits for its lines to be written before it exits regardless. */
+const STOPPING_WRITE_MS = 2_000;
+
+/** Resolves when the lines gathered for stdout are written: a process awaits it before `process.exit`. */
+export function untilStdoutWritten(): Promise<void> {
+  return stdoutLines?.written(STOPPING_WRITE_MS) ?? Promise.resolve();
 }
