@@ -28,7 +28,14 @@ const ROOMS = [
   ["./src/shared-state"],
   ["./src/limits"],
   ["./src/plugins"],
-  ["./src/schema.ts", "./src/gateway.ts", "./src/server", "./src/server.ts"],
+  [
+    "./src/schema.ts",
+    "./src/gateway.ts",
+    "./src/gateway-parts.ts",
+    "./src/gateway-plugins.ts",
+    "./src/server",
+    "./src/server.ts",
+  ],
 ];
 const layers = ROOMS.flatMap((room, floor) =>
   room.flatMap((target) =>
