@@ -233,14 +233,42 @@ describe("lines kept as their fields", () => {
   });
 });
 
+/**
+ * Stdout as a pipe nobody reads yet: both ends in one descriptor, so that opening does not wait for
+ * a reader, with the gateway's destination writing to it. `openReader` wakes a reader, whose reads
+ * never wait (0 when the pipe is empty).
+ */
+function unreadPipe(): { lines: BatchedLines; openReader(): (chunk: Buffer) => number; close(): void } {
+  const directory = mkdtempSync(join(tmpdir(), "unread-stdout-"));
+  const fifo = join(directory, "stdout");
+  execFileSync("mkfifo", [fifo]);
+  const writeEnd = openSync(fifo, "r+");
+  let readEnd: number | undefined;
+  return {
+    lines: new BatchedLines(byteDestination(writeEnd)),
+    openReader() {
+      const reader = openSync(fifo, constants.O_RDONLY | constants.O_NONBLOCK);
+      readEnd = reader;
+      return (chunk) => {
+        try {
+          return readSync(reader, chunk);
+        } catch {
+          return 0;
+        }
+      };
+    },
+    close() {
+      if (readEnd !== undefined) closeSync(readEnd);
+      closeSync(writeEnd);
+      rmSync(directory, { recursive: true, force: true });
+    },
+  };
+}
+
 describe("stdout whose reader stalls", () => {
   it("never blocks the event loop, and holds at most the unwritten bound of lines for it", async () => {
-    const directory = mkdtempSync(join(tmpdir(), "stalled-stdout-"));
-    const fifo = join(directory, "stdout");
-    execFileSync("mkfifo", [fifo]);
-    // Both ends in one descriptor: opening does not wait for a reader, and nothing reads.
-    const writeEnd = openSync(fifo, "r+");
-    const lines = new BatchedLines(byteDestination(writeEnd));
+    const pipe = unreadPipe();
+    const { lines } = pipe;
     const line = `{"level":30,"msg":"graphql request","requestId":"${"x".repeat(150)}"}\n`;
     // Four times the bound, written as a busy gateway writes: if any write waited for the reader, this would not return.
     const lineCount = Math.ceil((4 * UNWRITTEN_LOG_BYTES) / line.length);
@@ -248,36 +276,26 @@ describe("stdout whose reader stalls", () => {
     lines.flush();
 
     // The reader wakes: what was held is written, and no more (the pipe's own 64 KiB aside); the rest was dropped.
-    const readEnd = openSync(fifo, constants.O_RDONLY | constants.O_NONBLOCK);
+    const readSome = pipe.openReader();
     const chunk = Buffer.allocUnsafe(1024 * 1024);
     let read = 0;
     // Done when a second passes without a byte: the writes left are handed to the thread pool one at a time.
     for (let quiet = 0; quiet < 20;) {
-      let got = 0;
-      try {
-        got = readSync(readEnd, chunk);
-      } catch {
-        got = 0;
-      }
+      const got = readSome(chunk);
       read += got;
       quiet = got === 0 ? quiet + 1 : 0;
       if (got === 0) await new Promise((resolve) => setTimeout(resolve, 50));
     }
     expect(read).toBeGreaterThan(UNWRITTEN_LOG_BYTES / 2);
     expect(read).toBeLessThan(UNWRITTEN_LOG_BYTES + 4 * LINE_BATCH_BYTES);
-    closeSync(readEnd);
-    closeSync(writeEnd);
-    rmSync(directory, { recursive: true, force: true });
+    pipe.close();
   }, 60_000);
 });
 
 describe("a stopping process's last lines", () => {
   it("are written after the ones still under way, and waited for until the reader has taken them", async () => {
-    const directory = mkdtempSync(join(tmpdir(), "stopping-stdout-"));
-    const fifo = join(directory, "stdout");
-    execFileSync("mkfifo", [fifo]);
-    const writeEnd = openSync(fifo, "r+");
-    const lines = new BatchedLines(byteDestination(writeEnd));
+    const pipe = unreadPipe();
+    const { lines } = pipe;
     // More than the pipe holds: a write is under way, waiting for the reader, when the last line comes.
     const expected: string[] = [];
     for (let index = 0; index < 3_000; index += 1) {
@@ -293,31 +311,18 @@ describe("a stopping process's last lines", () => {
     await new Promise((resolve) => setTimeout(resolve, 200));
     expect(written).toBe(false);
 
-    const readEnd = openSync(fifo, constants.O_RDONLY | constants.O_NONBLOCK);
+    const readSome = pipe.openReader();
     const chunk = Buffer.allocUnsafe(64 * 1024);
     const read: Buffer[] = [];
-    while (!written) {
-      let got = 0;
-      try {
-        got = readSync(readEnd, chunk);
-      } catch {
-        got = 0;
-      }
+    const take = () => {
+      const got = readSome(chunk);
       if (got > 0) read.push(Buffer.from(chunk.subarray(0, got)));
-      else await new Promise((resolve) => setTimeout(resolve, 5));
-    }
+      return got;
+    };
+    while (!written) if (take() === 0) await new Promise((resolve) => setTimeout(resolve, 5));
     await writing;
-    for (let got = 1; got > 0;) {
-      try {
-        got = readSync(readEnd, chunk);
-      } catch {
-        got = 0;
-      }
-      if (got > 0) read.push(Buffer.from(chunk.subarray(0, got)));
-    }
+    while (take() > 0);
     expect(Buffer.concat(read).toString()).toBe(expected.join(""));
-    closeSync(readEnd);
-    closeSync(writeEnd);
-    rmSync(directory, { recursive: true, force: true });
+    pipe.close();
   });
 });
