@@ -31,7 +31,7 @@ import type { Logger } from "./telemetry/logger.ts";
 import { RepeatedLines, summingRepeats } from "./telemetry/repeated-lines.ts";
 import { GatewayMetrics } from "./telemetry/metrics.ts";
 import type { RecordCache } from "./upstream/cache.ts";
-import { API_KEY_HEADER } from "./upstream/http.ts";
+import { API_KEY_HEADER } from "./upstream/call-options.ts";
 import {
   connectUpstreams,
   documentCaches,

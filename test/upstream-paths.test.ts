@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { buildPath, buildQuery } from "../src/upstream/http.ts";
+import { buildPath, buildQuery } from "../src/upstream/request-target.ts";
 
 /**
  * Arguments are validated before they reach a path, but the path builder must hold on its own:

@@ -11,7 +11,7 @@ import { createPrimaryNetworkLoaders, type PrimaryNetworkLoaders } from "./loade
 import type { GatewayError } from "../errors.ts";
 import type { ExportWatch } from "../live/export-watch.ts";
 import type { BatchObserver } from "./loaders/observed.ts";
-import type { CallOptions, SentRequests } from "../upstream/http.ts";
+import type { CallOptions, SentRequests } from "../upstream/call-options.ts";
 import type { Upstreams } from "../upstream/upstreams.ts";
 import type { WarpVerifier } from "../warp/verifier.ts";
 

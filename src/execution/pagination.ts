@@ -71,7 +71,7 @@ const CURSOR_VERSION = 1;
  * Cursors come back from clients, so each part is bounded before anything is sent: the page
  * token to an upstream token's length (with room for the gateway's own wrapping of one) in
  * printable characters, the node key to an id's. The upstream client checks the token it
- * finally sends again (src/upstream/http.ts).
+ * finally sends again (src/upstream/request-target.ts).
  */
 export const MAX_CURSOR_LENGTH = 4096;
 const CURSOR_PAGE_TOKEN = new RegExp(`^[\\x21-\\x7e]{1,${MAX_PAGE_TOKEN_LENGTH + 64}}$`);

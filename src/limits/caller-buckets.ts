@@ -9,7 +9,7 @@
 import type { IncomingHttpHeaders, IncomingMessage } from "node:http";
 import { isIP } from "node:net";
 import type { RateLimitConfig } from "../config.ts";
-import { API_KEY_HEADER, apiKeyHash } from "../upstream/http.ts";
+import { API_KEY_HEADER, apiKeyHash } from "../upstream/call-options.ts";
 import { callerAddress } from "./caller-address.ts";
 import type { BucketRef } from "./token-buckets.ts";
 

@@ -17,7 +17,7 @@
  */
 import { GatewayError } from "../errors.ts";
 import { isTransientForPollers } from "../upstream/outcomes.ts";
-import { apiKeyHash, type CallOptions } from "../upstream/http.ts";
+import { apiKeyHash, type CallOptions } from "../upstream/call-options.ts";
 import type { ExportOperation, ExportOperationStatus } from "../upstream/types.ts";
 import { SharedPoller, SubscriberStream, type ChargeRead } from "./subscriber-stream.ts";
 import type { PollerRelay, PollerTopic, Turn } from "./poller-relay.ts";

@@ -27,7 +27,7 @@
  * second together, each waiting its turn.
  */
 import { GatewayError } from "../errors.ts";
-import type { CallOptions } from "../upstream/http.ts";
+import type { CallOptions } from "../upstream/call-options.ts";
 import type { LiveEvent, LiveQuestion } from "./live-question.ts";
 import { LivePoller, type LiveBatch, type LivePollerOptions } from "./live-poller.ts";
 import { PollerPool, type PollerPoolLimits } from "./poller-pool.ts";

@@ -5,7 +5,7 @@
  */
 import { GatewayError } from "../errors.ts";
 import { isTransientForPollers } from "../upstream/outcomes.ts";
-import type { CallOptions } from "../upstream/http.ts";
+import type { CallOptions } from "../upstream/call-options.ts";
 import type { LiveEvent, LiveQuestion, Position } from "./live-question.ts";
 import { LiveSubscriber, type Delivery } from "./live-subscriber.ts";
 import type { PollerTopic, TopicListener, Turn } from "./poller-relay.ts";

@@ -3,7 +3,7 @@
  * item it reads stands in the question's order. `live-questions.ts` builds the questions.
  */
 import type { GatewayError } from "../errors.ts";
-import type { CallOptions } from "../upstream/http.ts";
+import type { CallOptions } from "../upstream/call-options.ts";
 
 /** Where an item stands in its question's order. */
 export interface Position {

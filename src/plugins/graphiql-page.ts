@@ -15,7 +15,7 @@ import { createHash } from "node:crypto";
 import type { IncomingMessage } from "node:http";
 import type { GraphiQLOptions, Plugin } from "graphql-yoga";
 import { asBody, compress, type ContentEncoding } from "./compression.ts";
-import { API_KEY_HEADER } from "../upstream/http.ts";
+import { API_KEY_HEADER } from "../upstream/call-options.ts";
 import { GRAPHIQL_EXAMPLES } from "./graphiql-examples.ts";
 import { sendingCost } from "../limits/request-costs.ts";
 import type { RateLimitPlugins } from "./rate-limit.ts";

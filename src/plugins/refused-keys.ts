@@ -10,7 +10,7 @@
 import type { Plugin } from "graphql-yoga";
 import { LRUCache } from "lru-cache";
 import type { ApiKeyConfig } from "../config.ts";
-import { API_KEY_HEADER, apiKeyHash, type KeyVerdictNotes } from "../upstream/http.ts";
+import { API_KEY_HEADER, apiKeyHash, type KeyVerdictNotes } from "../upstream/call-options.ts";
 
 export interface Refusal {
   status: 401 | 403;

@@ -11,7 +11,7 @@ import { isIP } from "node:net";
 import type { GatewayConfig } from "../config.ts";
 import type { BucketRef } from "../limits/token-buckets.ts";
 import type { SocketBudget } from "../gateway.ts";
-import { API_KEY_HEADER } from "../upstream/http.ts";
+import { API_KEY_HEADER } from "../upstream/call-options.ts";
 import { callerAddress } from "../limits/caller-address.ts";
 
 /** A refusal as the HTTP answer to the upgrade: status, reason phrase, code, message, extensions. */

@@ -16,7 +16,7 @@
  */
 import { CloseCode, MessageType } from "graphql-ws";
 import { nestsDeeperThan, valueNestsDeeperThan } from "../limits/document-shape.ts";
-import { API_KEY_HEADER } from "../upstream/http.ts";
+import { API_KEY_HEADER } from "../upstream/call-options.ts";
 
 /** The largest `connection_init` frame taken; a larger one closes the socket (4400). */
 export const MAX_INIT_BYTES = 4_096;

@@ -19,7 +19,7 @@ import {
 import type { OperationResult, SubscribePayload } from "graphql-ws";
 import type { Gateway } from "../gateway.ts";
 import { clientErrors } from "../plugins/socket-streams.ts";
-import { API_KEY_HEADER } from "../upstream/http.ts";
+import { API_KEY_HEADER } from "../upstream/call-options.ts";
 
 /** Headers of the upgrade request an operation's Request carries: who the caller is, and its request id. */
 const CARRIED_HEADERS = ["x-forwarded-for", "x-request-id", "user-agent"] as const;

@@ -26,7 +26,7 @@ import { WebSocketServer, type WebSocket } from "ws";
 import type { GatewayConfig } from "../config.ts";
 import type { BucketRef } from "../limits/token-buckets.ts";
 import type { Gateway } from "../gateway.ts";
-import { API_KEY_HEADER } from "../upstream/http.ts";
+import { API_KEY_HEADER } from "../upstream/call-options.ts";
 import type { Logger } from "../telemetry/logger.ts";
 import { CHARACTERS_PER_TOKEN } from "../limits/request-costs.ts";
 import { deepFrame, documentWithoutQuery, initFrame, spentCallerFrame, type FrameVerdict } from "./websocket-frames.ts";

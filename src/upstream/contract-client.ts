@@ -2,7 +2,9 @@
  * A client typed by the contract: routes are the contract's path templates, and their
  * parameters and 2xx bodies are the types openapi-typescript generated from it.
  */
-import type { CallOptions, QueryValue, UpstreamService } from "./http.ts";
+import type { CallOptions } from "./call-options.ts";
+import type { UpstreamService } from "./http.ts";
+import type { QueryValue } from "./request-target.ts";
 
 type Method = "get" | "post";
 

@@ -5,7 +5,8 @@
 import { nullIfNotFound } from "../errors.ts";
 import { ContractClient } from "./contract-client.ts";
 import { ROUTES } from "./routes.ts";
-import type { CallOptions, UpstreamService } from "./http.ts";
+import type { CallOptions } from "./call-options.ts";
+import type { UpstreamService } from "./http.ts";
 import type { DataPaths, ExportOperation, TransactionExportRequest } from "./types.ts";
 
 export class ExportJobsApi {

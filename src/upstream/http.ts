@@ -5,172 +5,30 @@
  * idempotent GETs retried within a budget, and a circuit breaker that fails fast while the
  * service fails; both the budget and the breaker are per route (./route-breakers.ts).
  */
-import { hash } from "node:crypto";
 import { setTimeout as sleep } from "node:timers/promises";
 import CircuitBreaker from "opossum";
-import { Pool, errors as undiciErrors } from "undici";
+import { Pool } from "undici";
 import type { Dispatcher } from "undici";
 import type { UpstreamConfig } from "../config.ts";
-import { GatewayError, badUserInput, type UpstreamError } from "../errors.ts";
+import type { UpstreamError } from "../errors.ts";
 import { CallDeadline } from "./call-deadline.ts";
-import { pageTokenArgument } from "./identifiers.ts";
+import { API_KEY_HEADER, type CallOptions, type KeyPolicy, type SentRequests } from "./call-options.ts";
 import {
   countsAgainstService,
+  describeNetworkError,
   isRetryable,
   parseRetryAfter,
   upstreamMalformed,
+  upstreamMessage,
   upstreamStatusError,
   upstreamUnreachable,
 } from "./outcomes.ts";
+import { requestTarget, type UpstreamCall } from "./request-target.ts";
 import { ProbeWaitExpired, RouteBreakers } from "./route-breakers.ts";
 import type { BreakerState, UpstreamObserver } from "../telemetry/observers.ts";
 
-export const API_KEY_HEADER = "x-glacier-api-key";
-
-/** What names a caller's API key wherever the gateway keeps or shares it (buckets, pollers): never the key. */
-export function apiKeyHash(apiKey: string): string {
-  return hash("sha256", apiKey, "base64url");
-}
-
-/** A query parameter's value; a list goes as the parameter repeated (OpenAPI's default `form` style, exploded). */
-export type QueryValue = string | number | boolean | readonly (string | number | boolean)[] | null | undefined;
-
-/**
- * Where the upstream's refusals (401, 403) of callers' keys are noted, and its acceptances, as the
- * client notes and reads them (src/plugins/refused-keys.ts's KeyVerdicts keeps them).
- */
-export interface KeyVerdictNotes {
-  isAccepted(apiKey: string): boolean;
-  refuse(apiKey: string, refusal: { status: 401 | 403; service: string }): void;
-  accept(apiKey: string): void;
-}
-
-/** What the service does with callers' keys. */
-export interface KeyPolicy {
-  /** Where the upstream's refusals (401, 403) of callers' keys are noted, and its acceptances. */
-  verdicts: KeyVerdictNotes;
-  /** The service checks every key it is sent, so a 2xx says the key is good (the Metrics API needs none). */
-  checksKeys: boolean;
-}
-
-export interface CallOptions {
-  /** The caller's API key, else the configured one. Sent only to this service's own origin. */
-  apiKey?: string | undefined;
-  requestId?: string | undefined;
-  /** Epoch milliseconds by which the GraphQL request must be answered; no upstream call outlives it. */
-  deadline?: number | undefined;
-  /** Reads a 2xx body in place of `JSON.parse` (metric series: numbers past 2^53 kept exact). */
-  parseBody?: ((text: string) => unknown) | undefined;
-  /** Counts the HTTP requests sent on this GraphQL request's behalf (what the rate limiter settles). */
-  sentRequests?: SentRequests | undefined;
-}
-
-/**
- * The HTTP requests one GraphQL request made the gateway send upstream: every attempt that left
- * for the service, retries included. A record served from a cache, or a GET that joined another
- * caller's identical request in flight, was not sent for it; a request refused before it left
- * (circuit open, deadline passed) neither.
- */
-export interface SentRequests {
-  count: number;
-}
-
-/** One page of an upstream list: `pageSize` within the route's bounds, `pageToken` from the previous page. */
-export interface PageRequest {
-  pageSize: number;
-  pageToken?: string | undefined;
-}
-
-export interface UpstreamCall {
-  /** Route template from the contract, e.g. `/v1/chains/{chainId}`; also the metrics label. */
-  route: string;
-  /** Values for the template's `{placeholders}`; always percent-encoded. */
-  params?: Record<string, string | number>;
-  query?: Record<string, QueryValue>;
-}
-
 /** What the client reports as it works (src/telemetry/observers.ts), when nothing watches it. */
 export const silentObserver: UpstreamObserver = { call() {}, retry() {}, breaker() {} };
-
-/** Longest value of one path segment: the ids routes take are at most 128 characters (an operation id). */
-export const MAX_PATH_VALUE_LENGTH = 256;
-/** Longest path and query sent upstream: well under the 16 kB request head that servers accept (else 431). */
-export const MAX_REQUEST_TARGET_LENGTH = 8192;
-
-/**
- * Fills a route template; every value is encoded so that no argument can reach another path.
- * Arguments are validated before they get here; this holds on its own as well: an empty value,
- * a dot segment or an over-long value is refused, never sent.
- */
-export function buildPath(route: string, params: Record<string, string | number> = {}): string {
-  return route.replace(/\{(\w+)\}/g, (_, name: string) => {
-    const value = params[name];
-    if (value === undefined) throw new Error(`missing path parameter ${name} for ${route}`);
-    const text = String(value);
-    if (text === "" || text === "." || text === ".." || text.length > MAX_PATH_VALUE_LENGTH) {
-      throw badUserInput(name, `${name} must be 1 to ${MAX_PATH_VALUE_LENGTH} characters and not . or ..`, {
-        maxLength: MAX_PATH_VALUE_LENGTH,
-      });
-    }
-    return encodeURIComponent(text);
-  });
-}
-
-/** The query string; a page token (from a client's cursor) is checked like an argument before it is sent. */
-export function buildQuery(query: Record<string, QueryValue> = {}): string {
-  const search = new URLSearchParams();
-  for (const [name, value] of Object.entries(query)) {
-    if (value === undefined || value === null) continue;
-    if (Array.isArray(value)) for (const item of value as readonly unknown[]) search.append(name, String(item));
-    else search.append(name, name === "pageToken" ? pageTokenArgument("after", String(value)) : String(value));
-  }
-  const text = search.toString();
-  return text ? `?${text}` : "";
-}
-
-/** The path and query of a call, or BAD_USER_INPUT when they could not be sent as they are. */
-function requestTarget(basePath: string, call: UpstreamCall): string {
-  const target = basePath + buildPath(call.route, call.params) + buildQuery(call.query);
-  if (target.length > MAX_REQUEST_TARGET_LENGTH) {
-    throw new GatewayError(
-      `The arguments make an upstream request longer than ${MAX_REQUEST_TARGET_LENGTH} characters; ask for fewer values at once`,
-      "BAD_USER_INPUT",
-      {
-        max: MAX_REQUEST_TARGET_LENGTH,
-      },
-    );
-  }
-  return target;
-}
-
-interface ErrorBody {
-  message?: unknown;
-}
-
-function upstreamMessage(body: string): string | null {
-  try {
-    const parsed = JSON.parse(body) as ErrorBody;
-    if (typeof parsed.message === "string") return parsed.message;
-    if (Array.isArray(parsed.message)) return parsed.message.map(String).join("; ");
-  } catch {
-    // not JSON: no message rather than echo an arbitrary body
-  }
-  return null;
-}
-
-function describeNetworkError(error: unknown): string {
-  if (error instanceof undiciErrors.ConnectTimeoutError) return "connect timeout";
-  if (error instanceof undiciErrors.HeadersTimeoutError) return "no response headers before the request's deadline";
-  if (error instanceof undiciErrors.BodyTimeoutError) return "the response body stalled past the request's deadline";
-  if (error instanceof undiciErrors.RequestAbortedError) return "the request's deadline passed";
-  if (error instanceof DOMException && (error.name === "TimeoutError" || error.name === "AbortError")) {
-    return "the request's deadline passed";
-  }
-  if (error instanceof undiciErrors.SocketError) return "connection closed";
-  const code = (error as { code?: unknown }).code;
-  if (typeof code === "string") return code;
-  return error instanceof Error ? error.name : "unknown error";
-}
 
 interface Attempt {
   method: "GET" | "POST";

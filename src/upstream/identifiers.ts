@@ -103,7 +103,7 @@ export function nodeIdArgument(argument: string, value: string): string {
 /**
  * The most addresses one address argument holds: the GET routes take them comma-joined in the
  * query, and 100 (some 4,800 characters) keep every request well within the request line the
- * gateway sends (`MAX_REQUEST_TARGET_LENGTH`, src/upstream/http.ts).
+ * gateway sends (`MAX_REQUEST_TARGET_LENGTH`, src/upstream/request-target.ts).
  */
 export const MAX_ADDRESSES = 100;
 

@@ -16,7 +16,9 @@ import { UpstreamError, nullIfNotFound, type UpstreamErrorDetails } from "../err
 import type { RecordCache } from "./cache.ts";
 import { ContractClient } from "./contract-client.ts";
 import { ROUTES } from "./routes.ts";
-import type { CallOptions, PageRequest, UpstreamService } from "./http.ts";
+import type { CallOptions } from "./call-options.ts";
+import type { UpstreamService } from "./http.ts";
+import type { PageRequest } from "./request-target.ts";
 import type {
   AddressBalancesResponse,
   ChainMetricName,

@@ -7,6 +7,7 @@
  * A 4xx is an answer about the request (its input, its key, its rate), never about the service's
  * health: no caller can open the breaker for everyone by sending requests the service refuses.
  */
+import { errors as undiciErrors } from "undici";
 import { GatewayError, UpstreamError, type ErrorCode } from "../errors.ts";
 
 export interface OutcomeMeaning {
@@ -177,4 +178,35 @@ export function upstreamMalformed(service: string, status: number): UpstreamErro
     status,
     message: null,
   });
+}
+
+interface ErrorBody {
+  message?: unknown;
+}
+
+/** The message of an upstream's error body, when it is JSON that carries one. */
+export function upstreamMessage(body: string): string | null {
+  try {
+    const parsed = JSON.parse(body) as ErrorBody;
+    if (typeof parsed.message === "string") return parsed.message;
+    if (Array.isArray(parsed.message)) return parsed.message.map(String).join("; ");
+  } catch {
+    // not JSON: no message rather than echo an arbitrary body
+  }
+  return null;
+}
+
+/** What went wrong with a call that got no answer, in words a client may see (no address, no key). */
+export function describeNetworkError(error: unknown): string {
+  if (error instanceof undiciErrors.ConnectTimeoutError) return "connect timeout";
+  if (error instanceof undiciErrors.HeadersTimeoutError) return "no response headers before the request's deadline";
+  if (error instanceof undiciErrors.BodyTimeoutError) return "the response body stalled past the request's deadline";
+  if (error instanceof undiciErrors.RequestAbortedError) return "the request's deadline passed";
+  if (error instanceof DOMException && (error.name === "TimeoutError" || error.name === "AbortError")) {
+    return "the request's deadline passed";
+  }
+  if (error instanceof undiciErrors.SocketError) return "connection closed";
+  const code = (error as { code?: unknown }).code;
+  if (typeof code === "string") return code;
+  return error instanceof Error ? error.name : "unknown error";
 }

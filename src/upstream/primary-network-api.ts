@@ -13,7 +13,9 @@ import { nullIfNotFound } from "../errors.ts";
 import type { RecordCache } from "./cache.ts";
 import { ContractClient } from "./contract-client.ts";
 import { ROUTES } from "./routes.ts";
-import type { CallOptions, PageRequest, UpstreamService } from "./http.ts";
+import type { CallOptions } from "./call-options.ts";
+import type { UpstreamService } from "./http.ts";
+import type { PageRequest } from "./request-target.ts";
 import type {
   BlockchainId,
   DataPaths,

@@ -6,7 +6,8 @@
 import { nullIfNotFound } from "../errors.ts";
 import { ContractClient } from "./contract-client.ts";
 import { ROUTES } from "./routes.ts";
-import type { CallOptions, UpstreamService } from "./http.ts";
+import type { CallOptions } from "./call-options.ts";
+import type { UpstreamService } from "./http.ts";
 import type { PrimaryNetworkName } from "./primary-network-api.ts";
 import type { DataPaths, SignatureAggregationRequest, SignatureAggregationResponse } from "./types.ts";
 

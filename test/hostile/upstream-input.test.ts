@@ -10,7 +10,7 @@
  */
 import { print } from "graphql";
 import { describe, expect, it } from "vitest";
-import { buildPath, buildQuery } from "../../src/upstream/http.ts";
+import { buildPath, buildQuery } from "../../src/upstream/request-target.ts";
 import { WatchExportOperationDocument } from "../generated/graphql.ts";
 import { upstreamCalls, useHarness } from "../support/harness.ts";
 import { TRANSPORTS, useClient, type Operation, type Transport } from "../support/transports.ts";

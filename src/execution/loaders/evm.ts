@@ -2,7 +2,8 @@
 import DataLoader from "dataloader";
 import type { Upstreams } from "../../upstream/upstreams.ts";
 import type { AddressTransactionsFilter } from "../../upstream/evm-api.ts";
-import type { CallOptions, PageRequest } from "../../upstream/http.ts";
+import type { CallOptions } from "../../upstream/call-options.ts";
+import type { PageRequest } from "../../upstream/request-target.ts";
 import { countsAgainstService } from "../../upstream/outcomes.ts";
 import type {
   ChainInfo,

@@ -1,6 +1,6 @@
 /** Per-request loaders for the Data API's export jobs. */
 import DataLoader from "dataloader";
-import type { CallOptions } from "../../upstream/http.ts";
+import type { CallOptions } from "../../upstream/call-options.ts";
 import type { ExportOperation } from "../../upstream/types.ts";
 import type { Upstreams } from "../../upstream/upstreams.ts";
 import { observed, type BatchObserver } from "./observed.ts";

@@ -1,6 +1,7 @@
 /** Per-request loaders for primary-network blocks, transactions, X-Chain vertices and L1 validators. */
 import type { Upstreams } from "../../upstream/upstreams.ts";
-import type { CallOptions, PageRequest } from "../../upstream/http.ts";
+import type { CallOptions } from "../../upstream/call-options.ts";
+import type { PageRequest } from "../../upstream/request-target.ts";
 import type {
   L1ValidatorFilters,
   PrimaryNetworkName,
