@@ -37,15 +37,19 @@ export function boolean(env: Env, name: string, fallback: boolean): boolean {
   throw new Error(`${name} must be true or false, got "${env[name]}"`);
 }
 
+/** `raw` as a URL, or an Error of `refusal` (which says what the value must be, never more of it than the caller chose). */
+function parsedUrl(raw: string, refusal: string): URL {
+  try {
+    return new URL(raw);
+  } catch {
+    throw new Error(refusal);
+  }
+}
+
 export function url(env: Env, name: string): string | undefined {
   const raw = env[name]?.trim();
   if (!raw) return undefined;
-  let parsed: URL;
-  try {
-    parsed = new URL(raw);
-  } catch {
-    throw new Error(`${name} must be an absolute http(s) URL, got "${raw}"`);
-  }
+  const parsed = parsedUrl(raw, `${name} must be an absolute http(s) URL, got "${raw}"`);
   if (parsed.protocol !== "http:" && parsed.protocol !== "https:") {
     throw new Error(`${name} must be an http(s) URL, got "${raw}"`);
   }
@@ -56,12 +60,7 @@ export function url(env: Env, name: string): string | undefined {
 export function redisUrl(env: Env, name: "REDIS_URL" | "REDIS_CACHE_URL"): string | undefined {
   const raw = env[name]?.trim();
   if (!raw) return undefined;
-  let parsed: URL;
-  try {
-    parsed = new URL(raw);
-  } catch {
-    throw new Error(`${name} must be a redis:// or rediss:// URL`);
-  }
+  const parsed = parsedUrl(raw, `${name} must be a redis:// or rediss:// URL`);
   // The URL may carry a password: never echo it.
   if (parsed.protocol !== "redis:" && parsed.protocol !== "rediss:")
     throw new Error(`${name} must be a redis:// or rediss:// URL`);

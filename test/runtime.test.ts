@@ -120,6 +120,10 @@ describe("configuration", () => {
     expect(() => loadConfig({ METRICS_API_URL: "ftp://metrics" })).toThrow(/METRICS_API_URL must be an http\(s\) URL/);
     expect(() => loadConfig({ DATA_API_URL: "https://user:pw@glacier" })).toThrow(/must not carry credentials/);
     expect(() => loadConfig({ GRAPHIQL: "maybe" })).toThrow(/GRAPHIQL must be true or false/);
+    // A Redis URL may carry a password: its refusal never echoes the value, parsed or not.
+    for (const REDIS_URL of ["redis://:hunter2@[cache", "https://:hunter2@cache"]) {
+      expect(() => loadConfig({ REDIS_URL })).toThrow(/^REDIS_URL must be a redis:\/\/ or rediss:\/\/ URL$/);
+    }
   });
 
   it("keeps a reading gateway's lock LIVE_TAKEOVER_MS, which outlasts three Redis waits", () => {
