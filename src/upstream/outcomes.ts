@@ -6,6 +6,8 @@
  *
  * A 4xx is an answer about the request (its input, its key, its rate), never about the service's
  * health: no caller can open the breaker for everyone by sending requests the service refuses.
+ * The words an error carries are made here too: the upstream's own message, or what kept an
+ * answer from coming.
  */
 import { errors as undiciErrors } from "undici";
 import { GatewayError, UpstreamError, type ErrorCode } from "../errors.ts";
