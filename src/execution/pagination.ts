@@ -16,6 +16,7 @@ import { LRUCache } from "lru-cache";
 import { badUserInput } from "../errors.ts";
 import { MIN_FIRST, type PageBounds } from "../upstream/bounds.ts";
 import { MAX_PAGE_TOKEN_LENGTH } from "../upstream/identifiers.ts";
+import { jsonString } from "../json-text.ts";
 
 export interface ConnectionArgs {
   first?: number | null | undefined;
@@ -108,16 +109,26 @@ class ListFilters {
   }
 }
 
-const jsonOrNull = (text: string | undefined) => (text === undefined ? "null" : JSON.stringify(text));
+const jsonOrNull = (text: string | undefined) => (text === undefined ? "null" : jsonString(text));
 
 /**
- * The cursor is the base64url of the JSON array [version, pageToken, pageSize, index, nodeKey,
- * filterHash]. It is written out as text rather than by JSON.stringify of an array: a page's 20 to
- * 100 cursors cost a third of the time (the integers print as JSON prints them).
+ * A page its edges' cursors point into. The cursor is the base64url of the JSON array
+ * [version, pageToken, pageSize, index, nodeKey, filterHash], written out as text rather than by
+ * JSON.stringify of an array (the integers print as JSON prints them): the part up to the index
+ * is the same for every edge of the page, and is written once for it.
  */
-function encodeCursor(position: Position, nodeKey: string | undefined, filterHash: string): string {
-  const body = `[${CURSOR_VERSION},${jsonOrNull(position.pageToken)},${position.pageSize},${position.index},${jsonOrNull(nodeKey)},${JSON.stringify(filterHash)}]`;
-  return Buffer.from(body).toString("base64url");
+class CursorPage {
+  private head: string | undefined;
+
+  constructor(
+    readonly pageToken: string | undefined,
+    readonly pageSize: number,
+  ) {}
+
+  cursorAt(index: number, nodeKey: string | undefined, filterHash: string): string {
+    this.head ??= `[${CURSOR_VERSION},${jsonOrNull(this.pageToken)},${this.pageSize},`;
+    return Buffer.from(`${this.head}${index},${jsonOrNull(nodeKey)},${jsonString(filterHash)}]`).toString("base64url");
+  }
 }
 
 function decodeCursor(text: string): Cursor {
@@ -211,13 +222,15 @@ class PageEdge<T> {
 
   constructor(
     readonly node: T,
-    private readonly position: Position,
+    private readonly page: CursorPage,
+    /** -1: the edge resumes at the start of `page`. */
+    private readonly index: number,
     private readonly nodeKey: ((node: T) => string) | undefined,
     private readonly list: ListFilters,
   ) {}
 
   get cursor(): string {
-    return (this.encoded ??= encodeCursor(this.position, this.nodeKey?.(this.node), this.list.filterHash));
+    return (this.encoded ??= this.page.cursorAt(this.index, this.nodeKey?.(this.node), this.list.filterHash));
   }
 }
 
@@ -257,15 +270,17 @@ export async function toPageTokenConnection<T, Meta = undefined>(
 
   const take = (page: UpstreamPage<T, Meta>, pageToken: string | undefined, pageSize: number, from: number) => {
     meta = page.meta;
+    const here = new CursorPage(pageToken, pageSize);
     let index = from;
     for (; index < page.items.length && edges.length < first; index += 1) {
       const node = page.items[index] as T;
       // The last edge of a page resumes at the start of the next one: no node key to find it by.
       const endsPage = index === page.items.length - 1 && Boolean(page.nextPageToken);
-      const position: Position = endsPage
-        ? { pageToken: page.nextPageToken, pageSize, index: -1 }
-        : { pageToken, pageSize, index };
-      edges.push(new PageEdge(node, position, endsPage ? undefined : options.nodeKey, list));
+      edges.push(
+        endsPage
+          ? new PageEdge(node, new CursorPage(page.nextPageToken, pageSize), -1, undefined, list)
+          : new PageEdge(node, here, index, options.nodeKey, list),
+      );
     }
     more = index < page.items.length || Boolean(page.nextPageToken);
     return page.nextPageToken;

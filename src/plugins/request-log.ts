@@ -2,7 +2,8 @@ import { randomUUID } from "node:crypto";
 import type { Plugin } from "graphql-yoga";
 import type { GatewayContext } from "../execution/context.ts";
 import { BatchedLines, type KeptLine } from "../telemetry/log-destination.ts";
-import { infoLineFrame, infoLineWriter, jsonString, truncated, type InfoLineFrame, type Logger } from "../telemetry/logger.ts";
+import { jsonString } from "../json-text.ts";
+import { infoLineFrame, infoLineWriter, truncated, type InfoLineFrame, type Logger } from "../telemetry/logger.ts";
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 

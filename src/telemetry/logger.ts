@@ -9,6 +9,7 @@
  * few writes (src/telemetry/log-destination.ts).
  */
 import { pino, stdSerializers, type DestinationStream, type Logger } from "pino";
+import { jsonString } from "../json-text.ts";
 import { stdoutDestination } from "./log-destination.ts";
 
 /** The most a line carries of any one value. */
@@ -78,14 +79,6 @@ export function infoLineWriter(logger: Logger, message: string): (fields: string
   const frame = infoLineFrame(logger, message);
   if (!frame) return (fields) => void logger.info(JSON.parse(`{${fields}}`) as Record<string, unknown>, message);
   return (fields) => void frame.stream.write(`${frame.head(Date.now())}${fields}${frame.tail}`);
-}
-
-/** Printable ASCII but `"` and `\`: a string JSON writes as it is, between quotes. */
-const PLAIN = /^[ !#-[\]-~]*$/;
-
-/** `JSON.stringify(value)` of a string, without its call for what needs no escaping (ids, names). */
-export function jsonString(value: string): string {
-  return PLAIN.test(value) ? `"${value}"` : JSON.stringify(value);
 }
 
 function bounded(value: unknown, depth: number): unknown {
