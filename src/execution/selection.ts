@@ -121,9 +121,21 @@ export function selectsOnlyFrom(
   return true;
 }
 
+/**
+ * What `selectsOnly` found for a field's nodes, per set asked about. A list's items share their
+ * field's nodes (graphql-jit's across requests too, for as long as the document is compiled):
+ * the walk is made once for them, not once per item. Nodes belong to one document, whose
+ * fragments they are read with.
+ */
+const selectionAnswers = new WeakMap<readonly FieldNode[], Map<ReadonlySet<string>, boolean>>();
+
 /** True when every field the query selects is in `answerable`. */
 export function selectsOnly(info: GraphQLResolveInfo, answerable: ReadonlySet<string>): boolean {
-  return selectsOnlyFrom(info.fieldNodes, info.fragments, answerable);
+  let answers = selectionAnswers.get(info.fieldNodes);
+  if (answers === undefined) selectionAnswers.set(info.fieldNodes, (answers = new Map()));
+  let answer = answers.get(answerable);
+  if (answer === undefined) answers.set(answerable, (answer = selectsOnlyFrom(info.fieldNodes, info.fragments, answerable)));
+  return answer;
 }
 
 /**

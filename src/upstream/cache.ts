@@ -87,12 +87,13 @@ export class RecordCache {
 
   /**
    * Stores a record that does not change, unless it is already held (no copy, no re-measure,
-   * and no rewrite of the shared tier by every page that lists it).
+   * and no rewrite of the shared tier by every page that lists it). True when it stored it.
    */
-  remember(key: string, value: unknown): void {
-    if (!this.keepsFinalRecords || this.lru.has(key)) return;
+  remember(key: string, value: unknown): boolean {
+    if (!this.keepsFinalRecords || this.lru.has(key)) return false;
     this.lru.set(key, { value });
     this.shared?.set(key, value, undefined);
+    return true;
   }
 
   /**

@@ -203,10 +203,15 @@ export class EvmApi {
   /** Keeps blocks in the shared cache under their chain id (and the id they were asked by). */
   private rememberBlocks(blocks: readonly EvmBlock[], requestedChainId?: string): void {
     for (const block of blocks) {
-      for (const chainId of new Set([block.chainId, requestedChainId ?? block.chainId])) {
-        this.cache.remember(blockCacheKey(chainId, block.blockHash), block);
-        this.cache.remember(blockCacheKey(chainId, block.blockNumber), block);
-      }
+      this.rememberBlock(block.chainId, block);
+      if (requestedChainId !== undefined && requestedChainId !== block.chainId) this.rememberBlock(requestedChainId, block);
+    }
+  }
+
+  /** By hash, and by number when it was not held yet: a page that lists a block again looks up one key, not two. */
+  private rememberBlock(chainId: string, block: EvmBlock): void {
+    if (this.cache.remember(blockCacheKey(chainId, block.blockHash), block)) {
+      this.cache.remember(blockCacheKey(chainId, block.blockNumber), block);
     }
   }
 }
