@@ -7,8 +7,8 @@ import tseslint from "typescript-eslint";
 
 /**
  * The rooms of src/, lowest first: a module may import from its own room and the rooms below it,
- * never from one above. The order is the request path read from its end: the configuration and
- * the error vocabulary every room answers with; the
+ * never from one above. The order is the request path read from its end: the configuration,
+ * the error vocabulary every room answers with and the JSON text written by hand; the
  * telemetry everything reports to; the upstream clients (with the identifier rules and page
  * bounds they check a value against before it goes upstream); the Warp codec and signature check; the
  * live pollers; execution (the context carries the clients and the live services, the loaders
