@@ -1,6 +1,7 @@
 import { getNamedType, isObjectType } from "graphql";
 import { describe, expect, it } from "vitest";
 import { schema } from "../src/schema.ts";
+import { toPageTokenConnection } from "../src/execution/pagination.ts";
 import { queryMinimum } from "../src/upstream/bounds.ts";
 import { ChainBlocksPageDocument, LatestBlocksWithChainAndParentDocument } from "./generated/graphql.ts";
 import { execute, upstreamCalls, useHarness } from "./support/harness.ts";
@@ -75,6 +76,43 @@ describe("a cursor's written form", () => {
       expect(edge.cursor).toBe(Buffer.from(JSON.stringify(decoded[index])).toString("base64url"));
     }
     expect(result.body.data!.latestBlocks!.pageInfo.endCursor).toBe(edges[2]!.cursor);
+  });
+});
+
+describe("a cursor's written form, for keys JSON must escape", () => {
+  // Upstream ids are not ours: a quote, a backslash, a control character or text beyond ASCII in a
+  // node key or page token must come out as JSON.stringify writes it, and read back.
+  const keys = ["plain:0xab", 'quote"d', "back\\slash", "tab\tand\u2028", "caf\u00e9", "\u{1f409}", "0"];
+  const nextPageToken = 'next"page\\1';
+  const pages: Record<string, { items: string[]; nextPageToken?: string }> = {
+    start: { items: keys, nextPageToken },
+    [nextPageToken]: { items: ["after"] },
+  };
+  const connection = (after?: string) =>
+    toPageTokenConnection(
+      { first: keys.length, after },
+      {
+        bounds: { min: 1, max: 100, default: 10 },
+        filters: { field: "test.escaped" },
+        nodeKey: (key: string) => key,
+        fetchPage: async ({ pageToken }) => pages[pageToken ?? "start"] ?? { items: [] },
+      },
+    );
+
+  it("is JSON.stringify's text of the array, byte for byte, and resumes after its edge", async () => {
+    const { edges } = await connection();
+    const filterHash = (JSON.parse(Buffer.from(edges[0]!.cursor, "base64url").toString("utf8")) as unknown[])[5];
+    for (const [index, edge] of edges.entries()) {
+      const ends = index === keys.length - 1;
+      const expected = ends
+        ? [1, nextPageToken, keys.length, -1, null, filterHash]
+        : [1, null, keys.length, index, keys[index], filterHash];
+      expect(edge.cursor).toBe(Buffer.from(JSON.stringify(expected)).toString("base64url"));
+    }
+    const resumed = await connection(edges[2]!.cursor);
+    expect(resumed.edges.map((edge) => edge.node)).toEqual([...keys.slice(3), "after"]);
+    const next = await connection(edges.at(-1)!.cursor);
+    expect(next.edges.map((edge) => edge.node)).toEqual(["after"]);
   });
 });
 
