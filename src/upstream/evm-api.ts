@@ -101,7 +101,7 @@ export class EvmApi {
       { params: { chainId }, query: { pageSize: page.pageSize, pageToken: page.pageToken } },
       options,
     );
-    this.rememberBlocks(response.blocks);
+    this.rememberListed(response.blocks);
     return response;
   }
 
@@ -116,7 +116,7 @@ export class EvmApi {
       { query: { network, pageSize: page.pageSize, pageToken: page.pageToken } },
       options,
     );
-    this.rememberBlocks(response.blocks);
+    this.rememberListed(response.blocks);
     return response;
   }
 
@@ -128,7 +128,7 @@ export class EvmApi {
     const cached = this.readable(options) ? await this.cache.find<EvmBlock>(blockCacheKey(chainId, blockId)) : undefined;
     if (cached) return cached;
     const block = await nullIfNotFound(this.client.get(ROUTES.block.path, { params: { chainId, blockId } }, options));
-    if (block) this.rememberBlocks([block], chainId);
+    if (block) this.rememberFetched(block, chainId);
     return block;
   }
 
@@ -200,17 +200,26 @@ export class EvmApi {
     return this.client.service.vouchesFor(options);
   }
 
-  /** Keeps blocks in the shared cache under their chain id (and the id they were asked by). */
-  private rememberBlocks(blocks: readonly EvmBlock[], requestedChainId?: string): void {
+  /**
+   * Keeps a page's blocks in the shared cache by hash, and by number when it did not hold them by
+   * hash yet (a block is stored under both at once): a page that lists held blocks again looks
+   * each up once, not twice.
+   */
+  private rememberListed(blocks: readonly EvmBlock[]): void {
     for (const block of blocks) {
-      this.rememberBlock(block.chainId, block);
-      if (requestedChainId !== undefined && requestedChainId !== block.chainId) this.rememberBlock(requestedChainId, block);
+      if (this.cache.remember(blockCacheKey(block.chainId, block.blockHash), block)) {
+        this.cache.remember(blockCacheKey(block.chainId, block.blockNumber), block);
+      }
     }
   }
 
-  /** By hash, and by number when it was not held yet: a page that lists a block again looks up one key, not two. */
-  private rememberBlock(chainId: string, block: EvmBlock): void {
-    if (this.cache.remember(blockCacheKey(chainId, block.blockHash), block)) {
+  /**
+   * Keeps a block fetched by id under its chain id and the id it was asked by, by hash and by
+   * number each: a fetch by number follows a miss by number, whatever is held by hash.
+   */
+  private rememberFetched(block: EvmBlock, requestedChainId: string): void {
+    for (const chainId of requestedChainId === block.chainId ? [block.chainId] : [block.chainId, requestedChainId]) {
+      this.cache.remember(blockCacheKey(chainId, block.blockHash), block);
       this.cache.remember(blockCacheKey(chainId, block.blockNumber), block);
     }
   }
