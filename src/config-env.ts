@@ -60,10 +60,10 @@ export function url(env: Env, name: string): string | undefined {
 export function redisUrl(env: Env, name: "REDIS_URL" | "REDIS_CACHE_URL"): string | undefined {
   const raw = env[name]?.trim();
   if (!raw) return undefined;
-  const parsed = parsedUrl(raw, `${name} must be a redis:// or rediss:// URL`);
   // The URL may carry a password: never echo it.
-  if (parsed.protocol !== "redis:" && parsed.protocol !== "rediss:")
-    throw new Error(`${name} must be a redis:// or rediss:// URL`);
+  const refusal = `${name} must be a redis:// or rediss:// URL`;
+  const parsed = parsedUrl(raw, refusal);
+  if (parsed.protocol !== "redis:" && parsed.protocol !== "rediss:") throw new Error(refusal);
   return raw;
 }
 
