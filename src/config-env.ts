@@ -49,11 +49,11 @@ function parsedUrl(raw: string, refusal: string): URL {
 export function url(env: Env, name: string): string | undefined {
   const raw = env[name]?.trim();
   if (!raw) return undefined;
-  const parsed = parsedUrl(raw, `${name} must be an absolute http(s) URL, got "${raw}"`);
-  if (parsed.protocol !== "http:" && parsed.protocol !== "https:") {
-    throw new Error(`${name} must be an http(s) URL, got "${raw}"`);
-  }
+  // Credentials come before an "@": a value that has one is not echoed, whichever refusal it meets.
+  const got = raw.includes("@") ? "" : `, got "${raw}"`;
+  const parsed = parsedUrl(raw, `${name} must be an absolute http(s) URL${got}`);
   if (parsed.username || parsed.password) throw new Error(`${name} must not carry credentials`);
+  if (parsed.protocol !== "http:" && parsed.protocol !== "https:") throw new Error(`${name} must be an http(s) URL${got}`);
   return parsed.toString().replace(/\/+$/, "");
 }
 

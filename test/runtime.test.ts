@@ -119,6 +119,12 @@ describe("configuration", () => {
     expect(() => loadConfig({ DATA_API_URL: "glacier" })).toThrow(/DATA_API_URL must be an absolute http\(s\) URL/);
     expect(() => loadConfig({ METRICS_API_URL: "ftp://metrics" })).toThrow(/METRICS_API_URL must be an http\(s\) URL/);
     expect(() => loadConfig({ DATA_API_URL: "https://user:pw@glacier" })).toThrow(/must not carry credentials/);
+    // Nor does an upstream URL's refusal echo a value that may carry credentials.
+    for (const DATA_API_URL of ["ftp://user:hunter2@glacier", "user:hunter2@[glacier", "https://user:hunter2@glacier"]) {
+      expect(() => loadConfig({ DATA_API_URL })).toThrow(
+        /^DATA_API_URL must (be an (absolute )?http\(s\) URL|not carry credentials)$/,
+      );
+    }
     expect(() => loadConfig({ GRAPHIQL: "maybe" })).toThrow(/GRAPHIQL must be true or false/);
     // A Redis URL may carry a password: its refusal never echoes the value, parsed or not.
     for (const REDIS_URL of ["redis://:hunter2@[cache", "https://:hunter2@cache"]) {
