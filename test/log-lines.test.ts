@@ -11,13 +11,13 @@ import { afterEach, describe, expect, it } from "vitest";
 import {
   BatchedLines,
   byteDestination,
-  KEPT_LINES,
   LINE_BATCH_BYTES,
   UNWRITTEN_LOG_BYTES,
   type ByteSink,
 } from "../src/telemetry/log-destination.ts";
 import { requestIdFrom, requestLineWriter, tenthsOfMs, type RequestLine as WrittenLine } from "../src/plugins/request-log.ts";
-import { createLogger } from "../src/telemetry/logger.ts";
+import { createLogger, infoLineFrame } from "../src/telemetry/logger.ts";
+import { RequestLineBytes, type RequestLineFields } from "../src/plugins/request-line-bytes.ts";
 import { startServerProcess, type LogLine, type ServerProcess } from "./support/server-process.ts";
 
 interface RequestLine extends LogLine {
@@ -178,58 +178,121 @@ describe("lines gathered into batches of bytes", () => {
   });
 });
 
-describe("lines kept as their fields", () => {
-  /** A line whose text is made when asked, counting how often it is. */
-  const keptLine = (text: string, made: { count: number }) => ({
-    text: () => {
-      made.count += 1;
-      return text;
-    },
-  });
-
-  it("reach the sink in the order they came among written lines, each text made once", () => {
-    const sink = new KeptBatches();
+describe("request lines encoded into the batch in place", () => {
+  const MESSAGE = "graphql request";
+  /** An encoder on its own batches, and the text its line must be, made the plain way. */
+  function encoderOn(sink: KeptBatches) {
     const lines = new BatchedLines(sink);
-    const made = { count: 0 };
+    const frame = infoLineFrame(createLogger("info", {}, lines), MESSAGE)!;
+    expect(frame.afterTime).toBeDefined();
+    const encoder = new RequestLineBytes(lines, frame.afterTime!, frame.tail);
+    const textOf = (fields: RequestLineFields, now: number, ms: number) =>
+      `${frame.head(now)}${fields.requestId === undefined ? "" : `"requestId":"${fields.requestId}",`}` +
+      `${fields.transport ? `"transport":${JSON.stringify(fields.transport)},` : ""}"method":${fields.methodJson},` +
+      `"operation":${JSON.stringify(fields.operation)},"status":${fields.status},"ms":${tenthsOfMs(ms)}${frame.tail}`;
+    return { lines, encoder, textOf };
+  }
+
+  it("are the bytes their text would be, in order among written lines, whatever their names, numbers and statuses", () => {
+    const sink = new KeptBatches();
+    const { lines, encoder, textOf } = encoderOn(sink);
+    const names = [
+      "Blocks",
+      'Quo"ted\\ \u2028 Blöcke 𝄞',
+      "é".repeat(128),
+      null,
+      ...Array.from({ length: 90 }, (_, i) => `Name${i}`),
+    ];
+    const times = [1_700_000_000_000, 1_700_000_000_000, 1_700_000_000_001, 9, 0, 99_999_999_999_999];
+    const milliseconds = [0, 0.04, 0.05, 1.25, 16.66, 999.95, 1e21, 123_456_789.87, Number.NaN, -3.2, Infinity];
+    const statuses = [200, 0, 999, 1000, 413, -1, 2.5];
+    const methods = [`"POST"`, `"GET"`, JSON.stringify("pAtCh\u0000")];
     const expected: string[] = [];
-    for (let index = 0; index < 1_000; index += 1) {
-      const line = `{"index":${index},"name":"Blöcke ${"€".repeat(index % 3)}"}\n`;
-      if (index % 7 === 3) lines.write(line);
-      else lines.keep(keptLine(line, made));
-      expected.push(line);
+    for (let index = 0; index < 1_200; index += 1) {
+      if (index % 11 === 5) {
+        const line = `{"written":${index},"name":"Blöcke €"}\n`;
+        lines.write(line);
+        expected.push(line);
+        continue;
+      }
+      const fields: RequestLineFields = {
+        requestId: index % 3 === 0 ? undefined : requestIdFrom(index % 2 ? `id-${index}` : null),
+        transport: index % 4 === 1 ? (index % 8 === 1 ? "websocket" : "sse") : undefined,
+        methodJson: methods[index % methods.length]!,
+        operation: names[index % names.length]!,
+        status: statuses[index % statuses.length]!,
+      };
+      const now = times[index % times.length]!;
+      const ms = milliseconds[index % milliseconds.length]!;
+      expect(encoder.write(fields, now, ms)).toBe(true);
+      expected.push(textOf(fields, now, ms));
     }
     lines.flush();
+    const written = sink.text().split("\n");
+    const wanted = expected.join("").split("\n");
+    for (let index = 0; index < wanted.length; index += 1) expect(written[index]).toBe(wanted[index]);
     expect(sink.text()).toBe(expected.join(""));
-    expect(made.count).toBe(expected.length - Math.ceil((1_000 - 3) / 7));
   });
 
-  it("fill their batches: one is handed over when the next lines' text would not fit in it", () => {
+  it("fill their batches: one is handed over only when the most the next line could take would not fit", () => {
     const sink = new KeptBatches();
-    const lines = new BatchedLines(sink);
-    const line = `{"requestId":"${"a".repeat(36)}","operation":"LatestBlocks","status":200,"ms":1.5,"msg":"graphql request"}\n`;
-    for (let index = 0; index < 5_000; index += 1) lines.keep(keptLine(line, { count: 0 }));
+    const { lines, encoder, textOf } = encoderOn(sink);
+    const fields: RequestLineFields = {
+      requestId: requestIdFrom(null),
+      methodJson: `"POST"`,
+      operation: "LatestBlocks",
+      status: 200,
+    };
+    for (let index = 0; index < 5_000; index += 1) encoder.write(fields, 1_700_000_000_000 + index, 1.5);
     lines.flush();
-    expect(sink.text()).toBe(line.repeat(5_000));
-    const run = KEPT_LINES * line.length;
-    for (const batch of sink.batches.slice(0, -1)) expect(batch.byteLength).toBeGreaterThan(LINE_BATCH_BYTES - run);
+    const line = textOf(fields, 1_700_000_000_000, 1.5);
+    expect(sink.text().length).toBe(5_000 * line.length);
+    expect(sink.batches.length).toBeGreaterThan(5);
+    for (const batch of sink.batches.slice(0, -1))
+      expect(batch.byteLength).toBeGreaterThan(LINE_BATCH_BYTES - 2 * line.length - 64);
   });
 
-  it("are made into text once KEPT_LINES wait, after a moment, or as the process exits, and never held longer", async () => {
+  it("are refused when they could never fit a batch, and the writer then writes them as text", () => {
     const sink = new KeptBatches();
-    const lines = new BatchedLines(sink);
-    const made = { count: 0 };
-    for (let index = 0; index < KEPT_LINES - 1; index += 1) lines.keep(keptLine(`${index}\n`, made));
-    expect(made.count).toBe(0);
-    lines.keep(keptLine("last\n", made));
-    // Their text is made at once and gathered; the batch itself waits for its moment.
-    expect(made.count).toBe(KEPT_LINES);
-    lines.keep(keptLine("later\n", made));
+    const { lines, encoder } = encoderOn(sink);
+    const huge = "x".repeat(LINE_BATCH_BYTES);
+    expect(encoder.write({ requestId: undefined, methodJson: `"POST"`, operation: huge, status: 200 }, 1, 1)).toBe(false);
+    lines.flush();
+    expect(sink.batches).toEqual([]);
+    const write = requestLineWriter(createLogger("info", {}, lines));
+    write({ requestId: requestIdFrom("huge"), method: "POST", operation: huge, status: 200, startedAt: performance.now() });
+    write({ requestId: requestIdFrom("after"), method: "POST", operation: "After", status: 200, startedAt: performance.now() });
+    lines.flush();
+    const [first, second] = sink
+      .text()
+      .trimEnd()
+      .split("\n")
+      .map((text) => JSON.parse(text) as RequestLine);
+    expect([first!.requestId, first!.operation, second!.requestId, second!.operation]).toEqual(["huge", huge, "after", "After"]);
+  });
+
+  it("are written after a moment without more lines, or as the process exits, and never held longer", async () => {
+    const sink = new KeptBatches();
+    const { lines, encoder } = encoderOn(sink);
+    const fields = (operation: string): RequestLineFields => ({
+      requestId: undefined,
+      methodJson: `"POST"`,
+      operation,
+      status: 200,
+    });
+    encoder.write(fields("Soon"), 5, 1);
+    expect(sink.batches).toEqual([]);
     await new Promise((resolve) => setTimeout(resolve, 100));
-    expect(made.count).toBe(KEPT_LINES + 1);
-    expect(sink.text().endsWith("last\nlater\n")).toBe(true);
-    lines.keep(keptLine("at exit\n", made));
+    expect(sink.text()).toContain(`"operation":"Soon"`);
+    encoder.write(fields("AtExit"), 6, 1);
     lines.flushSync();
-    expect(sink.text().endsWith("later\nat exit\n")).toBe(true);
+    expect(
+      sink
+        .text()
+        .trimEnd()
+        .split("\n")
+        .map((text) => (JSON.parse(text) as RequestLine).operation),
+    ).toEqual(["Soon", "AtExit"]);
   });
 });
 

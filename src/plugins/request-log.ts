@@ -1,9 +1,10 @@
 import { randomUUID } from "node:crypto";
 import type { Plugin } from "graphql-yoga";
 import type { GatewayContext } from "../execution/context.ts";
-import { BatchedLines, type KeptLine } from "../telemetry/log-destination.ts";
+import { BatchedLines } from "../telemetry/log-destination.ts";
 import { jsonString } from "../json-text.ts";
-import { infoLineFrame, infoLineWriter, truncated, type InfoLineFrame, type Logger } from "../telemetry/logger.ts";
+import { infoLineFrame, infoLineWriter, truncated, type Logger } from "../telemetry/logger.ts";
+import { RequestLineBytes } from "./request-line-bytes.ts";
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
@@ -47,22 +48,29 @@ export interface RequestLine {
 export type RequestLineWriter = (line: RequestLine) => void;
 
 /**
- * The line writer of a logger. When the logger writes to stdout's batches, a request keeps its
- * line as its fields (KeptRequestLine) and the line's text is made when its batch is written; a
- * logger writing elsewhere (a test's capture) gets each line's text at once. Either way the text
- * is the same.
+ * The line writer of a logger. When the logger writes to stdout's batches with pino's own time,
+ * a request's line is encoded straight into the batch (RequestLineBytes); a logger writing
+ * elsewhere (a test's capture) gets each line's text. Either way the bytes are the same.
  */
 export function requestLineWriter(logger: Logger): RequestLineWriter {
   const fields = new RequestFields();
   const frame = infoLineFrame(logger, REQUEST_MESSAGE);
-  if (frame?.stream instanceof BatchedLines) {
-    const batches = frame.stream;
+  const write = infoLineWriter(logger, REQUEST_MESSAGE);
+  if (frame?.stream instanceof BatchedLines && frame.afterTime !== undefined) {
+    const encoded = new RequestLineBytes(frame.stream, frame.afterTime, frame.tail);
     return (line) => {
       if (!logger.isLevelEnabled("info")) return;
-      batches.keep(new KeptRequestLine(frame, fields, line, Date.now(), performance.now() - line.startedAt));
+      const ms = performance.now() - line.startedAt;
+      const lineFields = {
+        requestId: line.requestId,
+        transport: line.transport,
+        methodJson: methodJson(line.method),
+        operation: line.operation,
+        status: line.status,
+      };
+      if (!encoded.write(lineFields, Date.now(), ms)) write(fields.of(line, ms));
     };
   }
-  const write = infoLineWriter(logger, REQUEST_MESSAGE);
   return (line) => {
     if (!logger.isLevelEnabled("info")) return;
     write(fields.of(line, performance.now() - line.startedAt));
@@ -70,21 +78,6 @@ export function requestLineWriter(logger: Logger): RequestLineWriter {
 }
 
 const REQUEST_MESSAGE = "graphql request";
-
-/** A request's line as its fields (the caller's record, made for this line), until its batch is written. */
-class KeptRequestLine implements KeptLine {
-  constructor(
-    private readonly frame: InfoLineFrame,
-    private readonly fields: RequestFields,
-    private readonly line: RequestLine,
-    private readonly at: number,
-    private readonly ms: number,
-  ) {}
-
-  text(): string {
-    return `${this.frame.head(this.at)}${this.fields.of(this.line, this.ms)}${this.frame.tail}`;
-  }
-}
 
 /**
  * A writer's request lines' fields as JSON. The request id needs no escaping (RequestId); the

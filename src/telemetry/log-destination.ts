@@ -15,10 +15,9 @@
  * (`untilStdoutWritten`): at exit, lines can only be written past a write still under way, which
  * would put the last lines before the ones it carries.
  *
- * A line written on every request may be kept as its fields instead (`keep`), its text made
- * when its batch is: its request then pays for a record, and the text of up to KEPT_LINES lines
- * is made in one loop and encoded in one call. Kept and written lines reach the sink in the
- * order they came.
+ * A line written on every request may be encoded into the batch in place instead (`roomFor`,
+ * `wrote`): its bytes are written where they go, with no string made for it. Encoded and written
+ * lines reach the sink in the order they came.
  */
 import { pino, type DestinationStream } from "pino";
 
@@ -39,44 +38,15 @@ export interface ByteSink {
   written?(): Promise<void>;
 }
 
-/** A line kept as its fields until its batch is written (`BatchedLines.keep`). */
-export interface KeptLine {
-  /** The line's text, its newline included. */
-  text(): string;
-}
-
-/** The most lines kept as fields before their text is made. */
-export const KEPT_LINES = 64;
-
 export class BatchedLines implements DestinationStream {
   private batch = Buffer.allocUnsafeSlow(LINE_BATCH_BYTES);
   private used = 0;
-  private kept: KeptLine[] = [];
   private timer: NodeJS.Timeout | undefined;
   private readonly flushLater = () => this.flush();
 
   constructor(private readonly target: ByteSink) {}
 
-  write(line: string): void {
-    if (this.kept.length > 0) this.writeKept();
-    this.gather(line);
-  }
-
-  /** Keeps a line as its fields: its text is made when its batch is written, in its place among the lines. */
-  keep(line: KeptLine): void {
-    if (this.kept.push(line) >= KEPT_LINES) this.writeKept();
-    this.timer ??= setTimeout(this.flushLater, LINE_BATCH_MS).unref();
-  }
-
-  private writeKept(): void {
-    const kept = this.kept;
-    this.kept = [];
-    let text = "";
-    for (const line of kept) text += line.text();
-    this.gather(text);
-  }
-
-  private gather(text: string): void {
+  write(text: string): void {
     // Counted exactly only when the most it could take would not fit: batches are written full.
     if (this.used + text.length * BYTES_PER_CHAR > LINE_BATCH_BYTES) {
       const bytes = Buffer.byteLength(text);
@@ -89,9 +59,30 @@ export class BatchedLines implements DestinationStream {
     this.timer ??= setTimeout(this.flushLater, LINE_BATCH_MS).unref();
   }
 
+  /**
+   * The batch, with at least `bytes` free from `end` (what is gathered is handed over first when
+   * they would not fit), for a line to be encoded into in place; `wrote` then takes it. Undefined
+   * when a line of `bytes` would never fit: it is written as text instead.
+   */
+  roomFor(bytes: number): Buffer | undefined {
+    if (bytes > LINE_BATCH_BYTES) return undefined;
+    if (this.used + bytes > LINE_BATCH_BYTES) this.handOver();
+    return this.batch;
+  }
+
+  /** Where the next line's bytes go in the batch `roomFor` gave. */
+  get end(): number {
+    return this.used;
+  }
+
+  /** Takes the bytes a line was encoded into, up to `end`, in the batch `roomFor` gave (no other line between). */
+  wrote(end: number): void {
+    this.used = end;
+    this.timer ??= setTimeout(this.flushLater, LINE_BATCH_MS).unref();
+  }
+
   /** Hands what is gathered to the stream, which writes it asynchronously. */
   flush(): void {
-    if (this.kept.length > 0) this.writeKept();
     this.handOver();
   }
 

@@ -44,6 +44,11 @@ export interface InfoLineFrame {
   head(now: number): string;
   /** The line after its fields: its message and newline. */
   tail: string;
+  /**
+   * With pino's own time, what follows the time in `head`: the logger's bindings and the comma
+   * before the fields (the head is `{"level":30,"time":` + now + this). Undefined for another time.
+   */
+  afterTime?: string;
 }
 
 export function infoLineFrame(logger: Logger, message: string): InfoLineFrame | undefined {
@@ -60,6 +65,7 @@ export function infoLineFrame(logger: Logger, message: string): InfoLineFrame | 
   return {
     stream,
     tail,
+    afterTime: `${bindings},`,
     head: (now) => {
       if (now !== headAt) {
         headAt = now;
