@@ -180,6 +180,9 @@ describe("lines gathered into batches of bytes", () => {
 
 describe("request lines encoded into the batch in place", () => {
   const MESSAGE = "graphql request";
+  /** A method as the line carries it: at most 16 characters, then how many more. */
+  const methodText = (method: string) =>
+    JSON.stringify(method.length <= 16 ? method : `${method.slice(0, 16)}…(+${method.length - 16} chars)`);
   /** An encoder on its own batches, and the text its line must be, made the plain way. */
   function encoderOn(sink: KeptBatches) {
     const lines = new BatchedLines(sink);
@@ -188,7 +191,7 @@ describe("request lines encoded into the batch in place", () => {
     const encoder = new RequestLineBytes(lines, frame.afterTime!, frame.tail);
     const textOf = (fields: RequestLineFields, now: number, ms: number) =>
       `${frame.head(now)}${fields.requestId === undefined ? "" : `"requestId":"${fields.requestId}",`}` +
-      `${fields.transport ? `"transport":${JSON.stringify(fields.transport)},` : ""}"method":${fields.methodJson},` +
+      `${fields.transport ? `"transport":${JSON.stringify(fields.transport)},` : ""}"method":${methodText(fields.method)},` +
       `"operation":${JSON.stringify(fields.operation)},"status":${fields.status},"ms":${tenthsOfMs(ms)}${frame.tail}`;
     return { lines, encoder, textOf };
   }
@@ -206,7 +209,7 @@ describe("request lines encoded into the batch in place", () => {
     const times = [1_700_000_000_000, 1_700_000_000_000, 1_700_000_000_001, 9, 0, 99_999_999_999_999];
     const milliseconds = [0, 0.04, 0.05, 1.25, 16.66, 999.95, 1e21, 123_456_789.87, Number.NaN, -3.2, Infinity];
     const statuses = [200, 0, 999, 1000, 413, -1, 2.5];
-    const methods = [`"POST"`, `"GET"`, JSON.stringify("pAtCh\u0000")];
+    const methods = ["POST", "GET", "pAtCh\u0000", "A".repeat(40)];
     const expected: string[] = [];
     for (let index = 0; index < 1_200; index += 1) {
       if (index % 11 === 5) {
@@ -218,7 +221,7 @@ describe("request lines encoded into the batch in place", () => {
       const fields: RequestLineFields = {
         requestId: index % 3 === 0 ? undefined : requestIdFrom(index % 2 ? `id-${index}` : null),
         transport: index % 4 === 1 ? (index % 8 === 1 ? "websocket" : "sse") : undefined,
-        methodJson: methods[index % methods.length]!,
+        method: methods[index % methods.length]!,
         operation: names[index % names.length]!,
         status: statuses[index % statuses.length]!,
       };
@@ -239,7 +242,7 @@ describe("request lines encoded into the batch in place", () => {
     const { lines, encoder, textOf } = encoderOn(sink);
     const fields: RequestLineFields = {
       requestId: requestIdFrom(null),
-      methodJson: `"POST"`,
+      method: "POST",
       operation: "LatestBlocks",
       status: 200,
     };
@@ -256,7 +259,7 @@ describe("request lines encoded into the batch in place", () => {
     const sink = new KeptBatches();
     const { lines, encoder } = encoderOn(sink);
     const huge = "x".repeat(LINE_BATCH_BYTES);
-    expect(encoder.write({ requestId: undefined, methodJson: `"POST"`, operation: huge, status: 200 }, 1, 1)).toBe(false);
+    expect(encoder.write({ requestId: undefined, method: "POST", operation: huge, status: 200 }, 1, 1)).toBe(false);
     lines.flush();
     expect(sink.batches).toEqual([]);
     const write = requestLineWriter(createLogger("info", {}, lines));
@@ -276,7 +279,7 @@ describe("request lines encoded into the batch in place", () => {
     const { lines, encoder } = encoderOn(sink);
     const fields = (operation: string): RequestLineFields => ({
       requestId: undefined,
-      methodJson: `"POST"`,
+      method: "POST",
       operation,
       status: 200,
     });

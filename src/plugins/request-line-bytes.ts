@@ -8,14 +8,14 @@
  */
 import type { BatchedLines } from "../telemetry/log-destination.ts";
 import { jsonString } from "../json-text.ts";
+import { truncated } from "../telemetry/logger.ts";
 
-/** What a request line carries, as request-log.ts gives it. */
+/** What a request line carries: request-log.ts's RequestLine, as it is. */
 export interface RequestLineFields {
   /** A sane token or a UUID (requestIdFrom): printable ASCII that JSON writes as it is. */
   requestId: string | undefined;
   transport?: string | undefined;
-  /** JSON text of the method, bounded already. */
-  methodJson: string;
+  method: string;
   operation: string | null;
   status: number;
 }
@@ -43,7 +43,7 @@ export class RequestLineBytes {
   private headAt = Number.NaN;
   private head: Buffer = Buffer.alloc(0);
   private readonly jsonOf = new BytesMemo(jsonString);
-  private readonly textOf = new BytesMemo((text) => text);
+  private readonly methodOf = new BytesMemo(methodJson);
   private readonly statuses: (Buffer | undefined)[] = [];
 
   /** `afterTime` and `tail` as the logger's InfoLineFrame gives them. */
@@ -74,7 +74,7 @@ export class RequestLineBytes {
     const id = fields.requestId;
     if (!(Number.isSafeInteger(now) && now >= 0)) return false;
     const transport = fields.transport ? this.jsonOf.of(fields.transport) : undefined;
-    const method = fields.methodJson === `"POST"` ? POST : this.textOf.of(fields.methodJson);
+    const method = fields.method === "POST" ? POST : this.methodOf.of(fields.method);
     const operation = fields.operation === null ? NULL : this.jsonOf.of(fields.operation);
     const most = this.fixedBytes + (id?.length ?? 0) + (transport?.length ?? 0) + method.length + operation.length;
     const batch = this.batches.roomFor(most);
@@ -150,6 +150,13 @@ class BytesMemo {
 }
 
 const POST = ascii(`"POST"`);
+
+/** The method as JSON: POST and GET as constants, anything else bounded and escaped. */
+export function methodJson(method: string): string {
+  if (method === "POST") return `"POST"`;
+  if (method === "GET") return `"GET"`;
+  return jsonString(truncated(method, 16));
+}
 const COMMA = 0x2c;
 const ZERO = 0x30;
 

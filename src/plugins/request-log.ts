@@ -4,7 +4,7 @@ import type { GatewayContext } from "../execution/context.ts";
 import { BatchedLines } from "../telemetry/log-destination.ts";
 import { jsonString } from "../json-text.ts";
 import { infoLineFrame, infoLineWriter, truncated, type Logger } from "../telemetry/logger.ts";
-import { RequestLineBytes } from "./request-line-bytes.ts";
+import { methodJson, RequestLineBytes } from "./request-line-bytes.ts";
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
@@ -61,14 +61,7 @@ export function requestLineWriter(logger: Logger): RequestLineWriter {
     return (line) => {
       if (!logger.isLevelEnabled("info")) return;
       const ms = performance.now() - line.startedAt;
-      const lineFields = {
-        requestId: line.requestId,
-        transport: line.transport,
-        methodJson: methodJson(line.method),
-        operation: line.operation,
-        status: line.status,
-      };
-      if (!encoded.write(lineFields, Date.now(), ms)) write(fields.of(line, ms));
+      if (!encoded.write(line, Date.now(), ms)) write(fields.of(line, ms));
     };
   }
   return (line) => {
@@ -101,13 +94,6 @@ class RequestFields {
     }
     return this.operationJson;
   }
-}
-
-/** The method as JSON: POST and GET as constants, anything else bounded and escaped. */
-function methodJson(method: string): string {
-  if (method === "POST") return `"POST"`;
-  if (method === "GET") return `"GET"`;
-  return jsonString(truncated(method, 16));
 }
 
 /**
